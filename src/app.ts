@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import type { HTTPMethods } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import apiReference from '@scalar/fastify-api-reference';
+import { registerErrorHandling } from './plugins/error-handler.js';
+import { registerRoutes } from './routes/index.js';
+import type { AppSettings, Services } from './services/services.js';
+
+export interface AppOptions {
+  settings: AppSettings;
+  logger?: FastifyServerOptions['logger'];
+  https?: { cert: Buffer; key: Buffer };
+}
+
+/** Log options: request ids on every line; API keys and bodies (images) never logged. */
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.body'], censor: '[redacted]' },
+  };
+}
+
+/** Builds the whole HTTP app from injected services. Never listens and never reads the environment. */
+export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.settings.bodyLimitBytes,
+    genReqId: () => randomUUID(),
+    // Ids come from us only: a caller-chosen id could forge or flood log lines.
+    requestIdHeader: false,
+    // Each route's schema is the contract: no type coercion ("5" stays a string and fails an integer
+    // field), and unknown fields are kept, because /face/search forwards them.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, allowUnionTypes: true } },
+    ...(options.https ? { https: options.https } : {}),
+  }) as unknown as FastifyInstance;
+
+  // JSON only: without the text/plain parser, any other Content-Type is rejected (400, decisions.md 2).
+  app.removeContentTypeParser(['text/plain']);
+
+  const routeMethods = new Map<string, Set<HTTPMethods>>();
+  app.addHook('onRoute', (route) => {
+    const methods = routeMethods.get(route.url) ?? new Set<HTTPMethods>();
+    for (const method of [route.method].flat()) methods.add(method as HTTPMethods);
+    routeMethods.set(route.url, methods);
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandling(app, routeMethods);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'metered-search',
+        version: options.settings.serviceVersion,
+        description:
+          'Credit-metered search and document API. Billable endpoints cost one credit per validated request; ' +
+          'errors are {"status", "message"} with status equal to the HTTP code.',
+      },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+    },
+  });
+  await registerRoutes(app, services, options.settings);
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(apiReference, { routePrefix: '/docs', configuration: { url: '/openapi.json' } });
+  return app;
+}

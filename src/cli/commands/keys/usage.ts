@@ -1,0 +1,24 @@
+import { KeyAdmin } from '../../../services/keys.js';
+import type { ChargeRecord, CreditGrant, KeyRecord, Store } from '../../../store/store.js';
+import { CliError } from '../../errors.js';
+
+export interface KeyUsage {
+  key: KeyRecord;
+  granted: number;
+  charged: number;
+  grants: CreditGrant[];
+  recentCharges: ChargeRecord[];
+}
+
+export async function keyUsage(store: Store, keyOrId: string, options: { limit?: string }): Promise<KeyUsage> {
+  const key = await new KeyAdmin(store).find(keyOrId);
+  if (!key) throw new CliError(`No key matches "${keyOrId}" (give the plain key or its id, see "keys list").`);
+  const limit = options.limit === undefined ? 20 : Number(options.limit);
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new CliError(`--limit must be an integer >= 0, got "${options.limit}"`);
+  const [grants, charged, recentCharges] = await Promise.all([
+    store.listGrants(key.id),
+    store.countCharges(key.id),
+    store.listCharges(key.id, limit),
+  ]);
+  return { key, granted: grants.reduce((sum, grant) => sum + grant.amount, 0), charged, grants, recentCharges };
+}

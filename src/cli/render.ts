@@ -1,0 +1,51 @@
+import type { ChargeRecord, KeyRecord } from '../store/store.js';
+import type { IngestSummary } from './commands/ingest.js';
+import type { CreatedKey } from './commands/keys/create.js';
+import type { KeyUsage } from './commands/keys/usage.js';
+
+/** Text renderings of command results; --json prints the result itself instead. */
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+}
+
+export function renderCreatedKey(created: CreatedKey): string {
+  return [
+    `Created key ${created.id}${created.name ? ` (${created.name})` : ''} with ${created.balance} credits.`,
+    `API key (shown once, store it now): ${created.key}`,
+  ].join('\n');
+}
+
+export function renderKey(key: KeyRecord, verb: string): string {
+  return `Key ${key.id}${key.name ? ` (${key.name})` : ''} ${verb}: status ${key.status}, balance ${key.balance}.`;
+}
+
+export function renderKeyList(keys: KeyRecord[]): string {
+  if (keys.length === 0) return 'No keys yet. Create one with: metered-search keys create --credits N';
+  return table([
+    ['ID', 'NAME', 'STATUS', 'BALANCE', 'CREATED'],
+    ...keys.map((key) => [key.id, key.name || '-', key.status, String(key.balance), key.createdAt]),
+  ]);
+}
+
+function renderCharges(charges: ChargeRecord[]): string {
+  if (charges.length === 0) return 'No charges yet.';
+  return table([
+    ['TIME', 'ENDPOINT', 'OUTCOME'],
+    ...charges.map((charge) => [charge.at, charge.endpoint, charge.outcomeStatus === null ? 'unknown' : String(charge.outcomeStatus)]),
+  ]);
+}
+
+export function renderUsage(usage: KeyUsage): string {
+  return [
+    renderKey(usage.key, 'usage'),
+    `Credits granted: ${usage.granted}; charges recorded: ${usage.charged}; balance: ${usage.key.balance}.`,
+    `Most recent charges:`,
+    renderCharges(usage.recentCharges),
+  ].join('\n');
+}
+
+export function renderIngest(summary: IngestSummary): string {
+  return `Ingested ${summary.documents} documents from ${summary.file} in ${summary.seconds} s (${summary.documentsPerSecond} docs/s).`;
+}

@@ -1,0 +1,143 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { IngestError } from '../services/ingest.js';
+import { openStore } from '../store/open.js';
+import type { Store } from '../store/store.js';
+import { ingestFile } from './commands/ingest.js';
+import { createKey } from './commands/keys/create.js';
+import { listKeys } from './commands/keys/list.js';
+import { setKeyStatus } from './commands/keys/status.js';
+import { topUpKey } from './commands/keys/topup.js';
+import { keyUsage } from './commands/keys/usage.js';
+import { serve } from './commands/serve.js';
+import { CliError } from './errors.js';
+import { renderCreatedKey, renderIngest, renderKey, renderKeyList, renderUsage } from './render.js';
+
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Whether stderr is a terminal: progress lines are shown only there. */
+  interactive: boolean;
+}
+
+/** Runs one command against the store the environment names; returns the process exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let config: Config | undefined;
+  const getConfig = () => (config ??= loadConfig(io.env));
+
+  async function withStore<T>(action: (store: Store) => Promise<T>): Promise<T> {
+    const store = openStore(getConfig());
+    try {
+      return await action(store);
+    } finally {
+      await store.close();
+    }
+  }
+
+  function output<T>(json: boolean | undefined, result: T, render: (result: T) => string): void {
+    io.stdout(`${json ? JSON.stringify(result, null, 2) : render(result)}\n`);
+  }
+
+  const program = new Command('metered-search')
+    .description('Credit-metered search and document API: run the service and operate it.')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+
+  program
+    .command('serve')
+    .description('Run the HTTP service (configured by environment variables, see README).')
+    .action(async () => {
+      const { url } = await serve(getConfig());
+      io.stderr(`metered-search listening on ${url}\n`);
+    });
+
+  program
+    .command('ingest')
+    .description('Load documents from a JSONL file or a JSON array file; all or nothing.')
+    .argument('<file>', 'JSONL (one document per line) or a JSON array')
+    .option('--json', 'print the result as JSON')
+    .action(async (file: string, options: { json?: boolean }) => {
+      const progress = io.interactive && !options.json
+        ? (documents: number, rate: number) => io.stderr(`\r${documents} documents, ${rate} docs/s`)
+        : undefined;
+      const summary = await withStore((store) => ingestFile(store, file, progress));
+      if (progress) io.stderr('\n');
+      output(options.json, summary, renderIngest);
+    });
+
+  const keys = program.command('keys').description('Create and manage API keys.');
+  keys
+    .command('create')
+    .description('Create a key; the plain key is printed once.')
+    .requiredOption('--credits <n>', 'starting balance (integer >= 0)')
+    .option('--name <name>', 'a label for the key')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { credits: string; name?: string; json?: boolean }) => {
+      const created = await withStore((store) => createKey(store, options));
+      output(options.json, { key: created.key, id: created.id, name: created.name, balance: created.balance }, renderCreatedKey);
+    });
+  keys
+    .command('topup')
+    .description('Add credits to a key.')
+    .argument('<key-or-id>', 'the plain key or its id')
+    .requiredOption('--credits <n>', 'credits to add (integer >= 1)')
+    .option('--json', 'print the result as JSON')
+    .action(async (keyOrId: string, options: { credits: string; json?: boolean }) => {
+      const key = await withStore((store) => topUpKey(store, keyOrId, options));
+      output(options.json, key, (result) => renderKey(result, 'topped up'));
+    });
+  for (const [command, status, verb, description] of [
+    ['revoke', 'revoked', 'revoked', 'Revoke a key permanently.'],
+    ['disable', 'disabled', 'disabled', 'Disable a key (reversible with enable).'],
+    ['enable', 'active', 'enabled', 'Enable a disabled key.'],
+  ] as const) {
+    keys
+      .command(command)
+      .description(description)
+      .argument('<key-or-id>', 'the plain key or its id')
+      .option('--json', 'print the result as JSON')
+      .action(async (keyOrId: string, options: { json?: boolean }) => {
+        const key = await withStore((store) => setKeyStatus(store, keyOrId, status));
+        output(options.json, key, (result) => renderKey(result, verb));
+      });
+  }
+  keys
+    .command('list')
+    .description('List keys (never the plain keys).')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { json?: boolean }) => {
+      output(options.json, await withStore(listKeys), renderKeyList);
+    });
+  keys
+    .command('usage')
+    .description('Show credits granted, charges recorded and the most recent charges of a key.')
+    .argument('<key-or-id>', 'the plain key or its id')
+    .option('--limit <n>', 'how many recent charges to show', '20')
+    .option('--json', 'print the result as JSON')
+    .action(async (keyOrId: string, options: { limit?: string; json?: boolean }) => {
+      output(options.json, await withStore((store) => keyUsage(store, keyOrId, options)), renderUsage);
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof IngestError) {
+      io.stderr(`error: ${error.message}\nNothing from this file was written.\n`);
+      return 1;
+    }
+    if (error instanceof CliError || error instanceof ConfigError) {
+      io.stderr(`error: ${error.message}\n`);
+      return 1;
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
+      io.stderr(`error: ${(error as Error).message}\n`);
+      return 1;
+    }
+    io.stderr(`error: ${(error as Error).stack ?? String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  faceServiceUrl: string | undefined;
+  faceServiceTimeoutMs: number;
+  faceBreakerFailures: number;
+  faceBreakerCooldownMs: number;
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  serviceVersion: string;
+  bodyLimitBytes: number;
+  imageMaxBytes: number;
+  logLevel: string;
+  seedDemo: boolean;
+}
+
+export class ConfigError extends Error {}
+
+const packageVersion: string = JSON.parse(
+  readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8'),
+).version;
+
+const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) {
+    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** The only reader of environment variables; everything else receives a Config. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const faceServiceUrl = optional(env, 'FACE_SERVICE_URL');
+  if (faceServiceUrl !== undefined && !/^https?:\/\//i.test(faceServiceUrl)) {
+    throw new ConfigError(`FACE_SERVICE_URL must be an http:// or https:// URL, got "${faceServiceUrl}"`);
+  }
+  const serviceVersion = optional(env, 'SERVICE_VERSION') ?? packageVersion;
+  if (!SEMVER.test(serviceVersion)) {
+    throw new ConfigError(`SERVICE_VERSION must be a semantic version such as 1.3.0, got "${serviceVersion}"`);
+  }
+  const tlsCertFile = optional(env, 'TLS_CERT_FILE');
+  const tlsKeyFile = optional(env, 'TLS_KEY_FILE');
+  if ((tlsCertFile === undefined) !== (tlsKeyFile === undefined)) {
+    throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  return {
+    port: integer(env, 'PORT', 8080, 0),
+    host: optional(env, 'HOST') ?? '0.0.0.0',
+    dataDir: optional(env, 'DATA_DIR') ?? './data',
+    databaseUrl: optional(env, 'DATABASE_URL'),
+    faceServiceUrl,
+    faceServiceTimeoutMs: integer(env, 'FACE_SERVICE_TIMEOUT_MS', 5000, 1),
+    faceBreakerFailures: integer(env, 'FACE_BREAKER_FAILURES', 5, 1),
+    faceBreakerCooldownMs: integer(env, 'FACE_BREAKER_COOLDOWN_MS', 10_000, 0),
+    tlsCertFile,
+    tlsKeyFile,
+    serviceVersion,
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1),
+    imageMaxBytes: integer(env, 'IMAGE_MAX_BYTES', 10 * 1024 * 1024, 1),
+    logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    seedDemo: flag(env, 'SEED_DEMO', true),
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The error catalogue: every error the API answers with, by code. Each becomes the envelope
+ * {status, message} with status equal to the HTTP code.
+ */
+export const errorCatalogue = {
+  BAD_REQUEST: { status: 400, message: 'The request is invalid.' },
+  MISSING_API_KEY: { status: 400, message: 'The x-api-key header is required: send your 64-character hexadecimal API key.' },
+  MALFORMED_API_KEY: { status: 400, message: 'The x-api-key header must be exactly 64 hexadecimal characters (0-9, a-f).' },
+  MISSING_DOC_ID: { status: 400, message: 'The svc-doc-id header is required: send the identifier of the document to fetch.' },
+  MISSING_QUERY: { status: 400, message: 'The body must include a query field: a non-empty string, or a match clause such as {"match": {"text": "..."}}.' },
+  MISSING_IMAGE: { status: 400, message: 'The body must include image_b64: the image encoded in base64 (aliases: image_base64, probe_image_b64, probe_image_url).' },
+  INVALID_JSON: { status: 400, message: 'The body is not valid JSON.' },
+  WRONG_CONTENT_TYPE: { status: 400, message: 'The body must be JSON sent with Content-Type: application/json.' },
+  UNKNOWN_KEY: { status: 401, message: 'The API key is not recognised. Check the key, or ask the operator for one.' },
+  REVOKED_KEY: { status: 403, message: 'The API key has been revoked and can no longer be used.' },
+  DISABLED_KEY: { status: 403, message: 'The API key is disabled. Ask the operator to enable it.' },
+  NO_CREDITS: { status: 402, message: 'The API key has no credits left. Buy more credits to continue.' },
+  NOT_FOUND: { status: 404, message: 'Not found.' },
+  DOCUMENT_NOT_FOUND: { status: 404, message: 'Document not found.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
+  BODY_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  IMAGE_TOO_LARGE: { status: 413, message: 'The image is too large.' },
+  INTERNAL: { status: 500, message: 'Internal error.' },
+  UPSTREAM_FAILURE: { status: 502, message: 'The face recognition service failed.' },
+  FACE_SERVICE_UNAVAILABLE: { status: 503, message: 'Face search is not available right now.' },
+  STORE_UNAVAILABLE: { status: 503, message: 'The data store is not available right now. Retry with exponential backoff.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+/** A fault or rejection that ends the request with an envelope. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly headers: Record<string, string>;
+  readonly extra: Record<string, unknown>;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options: { status?: number; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+  ) {
+    super(message ?? errorCatalogue[code].message);
+    this.code = code;
+    this.status = options.status ?? errorCatalogue[code].status;
+    this.headers = options.headers ?? {};
+    this.extra = options.extra ?? {};
+  }
+}
+
+export interface Envelope {
+  status: number;
+  message: string;
+  [field: string]: unknown;
+}
+
+export function envelope(status: number, message: string, extra: Record<string, unknown> = {}): Envelope {
+  return { status, message, ...extra };
+}

@@ -1,0 +1,89 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { ApiError, envelope, errorCatalogue } from '../errors.js';
+
+type ValidationIssue = NonNullable<FastifyError['validation']>[number];
+
+const HEADER_MESSAGES: Record<string, string> = {
+  'x-api-key:missing': errorCatalogue.MISSING_API_KEY.message,
+  'x-api-key:invalid': errorCatalogue.MALFORMED_API_KEY.message,
+  'svc-doc-id:missing': errorCatalogue.MISSING_DOC_ID.message,
+  'svc-doc-id:invalid': errorCatalogue.MISSING_DOC_ID.message,
+};
+
+/** The field an AJV issue is about: a missing property's name, else the first segment of its path. */
+function fieldOf(issue: ValidationIssue): { field: string; missing: boolean } {
+  const missing = issue.keyword === 'required';
+  const path = issue.instancePath.split('/').filter(Boolean);
+  const field = missing ? String((issue.params as { missingProperty?: string }).missingProperty ?? '') : (path[0] ?? '');
+  return { field: path.length > 0 && missing ? path[0]! : field, missing };
+}
+
+function validationMessage(error: FastifyError, request: FastifyRequest): string {
+  const issue = error.validation![0]!;
+  const { field, missing } = fieldOf(issue);
+  if (error.validationContext === 'headers') {
+    const known = HEADER_MESSAGES[`${field}:${missing ? 'missing' : 'invalid'}`];
+    if (known) return known;
+    return `The ${field} header ${missing ? 'is required' : issue.message}.`;
+  }
+  const messages = request.routeOptions.config.fieldMessages ?? {};
+  if (error.validationContext === 'body') {
+    if (issue.instancePath === '' && !missing) {
+      return messages[''] ?? 'The body must be a JSON object sent with Content-Type: application/json.';
+    }
+    if (messages[field]) return messages[field]!;
+  }
+  return `Invalid ${error.validationContext ?? 'request'}: ${field || 'value'} ${issue.message ?? 'is invalid'}.`;
+}
+
+/** Fastify's own errors, as the envelope's status and a message telling the caller what to fix. */
+function frameworkError(error: FastifyError, request: FastifyRequest): { status: number; message: string } | undefined {
+  if (error.validation) return { status: 400, message: validationMessage(error, request) };
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, message: errorCatalogue.WRONG_CONTENT_TYPE.message };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, message: 'The body is empty: send a JSON object.' };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return { status: 400, message: errorCatalogue.INVALID_JSON.message };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, message: `The request body is larger than the limit of ${request.server.initialConfig.bodyLimit} bytes.` };
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    return { status: 400, message: `${errorCatalogue.INVALID_JSON.message} ${error.message}`.trim() };
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return { status: error.statusCode, message: error.message };
+  }
+  return undefined;
+}
+
+export function registerErrorHandling(app: FastifyInstance, routeMethods: Map<string, Set<HTTPMethods>>): void {
+  app.setErrorHandler((error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ApiError) {
+      if (error.status >= 500) request.log.error({ err: error }, error.message);
+      return reply.code(error.status).headers(error.headers).send(envelope(error.status, error.message, error.extra));
+    }
+    const known = frameworkError(error, request);
+    if (known) return reply.code(known.status).send(envelope(known.status, known.message));
+    request.log.error({ err: error }, 'unexpected error');
+    return reply
+      .code(500)
+      .send(envelope(500, `Internal error. Quote request id ${request.id} when reporting it; retry with exponential backoff.`));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = routeMethods.get(path);
+    if (allowed && !allowed.has(request.method as HTTPMethods)) {
+      const allow = [...allowed].sort().join(', ');
+      return reply
+        .code(405)
+        .header('allow', allow)
+        .send(envelope(405, `Method ${request.method} is not allowed on ${path}. Allowed: ${allow}.`));
+    }
+    return reply.code(404).send(envelope(404, `No endpoint at ${request.method} ${path}. See GET /docs for the API.`));
+  });
+}

@@ -1,0 +1,51 @@
+import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import { ApiError } from '../errors.js';
+import { apiKeyHeader, billableErrorResponses, envelopeSchema, security } from '../schemas/common.js';
+import type { Services } from '../services/services.js';
+
+const schema = {
+  summary: 'One document by id (1 credit)',
+  description: 'Costs one credit once the headers are valid, whether or not the document exists.',
+  tags: ['billable'],
+  security,
+  headers: {
+    type: 'object',
+    required: ['x-api-key', 'svc-doc-id'],
+    properties: {
+      'x-api-key': apiKeyHeader,
+      'svc-doc-id': { type: 'string', pattern: '\\S', description: 'Identifier of the document to fetch.' },
+    },
+  },
+  response: {
+    200: {
+      type: 'object',
+      required: ['status', 'statusCode', 'body'],
+      properties: {
+        status: { type: 'integer' },
+        statusCode: { type: 'integer' },
+        body: {
+          type: 'object',
+          required: ['doc_id', 'title', 'text'],
+          properties: { doc_id: { type: 'string' }, title: { type: 'string' }, text: { type: 'string' } },
+          additionalProperties: true,
+          description: 'The document: doc_id, title, text and its metadata fields.',
+        },
+      },
+    },
+    ...billableErrorResponses,
+    404: { description: 'No document has this id (the credit is spent).', ...envelopeSchema },
+  },
+} as const;
+
+export function documentRoute(app: FastifyInstance, services: Services, charge: preHandlerAsyncHookHandler): void {
+  app.get('/document', { schema, preHandler: charge }, async (request) => {
+    const docId = request.headers['svc-doc-id'] as string;
+    const document = await services.store.getDocument(docId);
+    if (!document) throw new ApiError('DOCUMENT_NOT_FOUND', `Document "${docId}" not found.`);
+    return {
+      status: 200,
+      statusCode: 200,
+      body: { ...document.metadata, doc_id: document.docId, title: document.title, text: document.text },
+    };
+  });
+}

@@ -1,0 +1,170 @@
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { ApiError } from '../errors.js';
+import { billableErrorResponses, envelopeSchema, keyedHeaders, security } from '../schemas/common.js';
+import type { FaceMatch } from '../services/face/face-client.js';
+import { normaliseBase64 } from '../services/face/image.js';
+import type { AppSettings, Services } from '../services/services.js';
+
+/** Where the image may be sent, in order of precedence (decisions.md 14). */
+const BASE64_FIELDS = ['image_b64', 'image_base64', 'probe_image_b64'] as const;
+const URL_FIELD = 'probe_image_url';
+const IMAGE_FIELDS = [...BASE64_FIELDS, URL_FIELD];
+
+const imageField = (description: string) => ({ type: 'string', description }) as const;
+
+const schema = {
+  summary: 'Face search through the biometric service (1 credit)',
+  description:
+    'Forwards the whole body (extra and nested keys included) to the face service with the image under image_b64. ' +
+    'One of image_b64, image_base64, probe_image_b64 or probe_image_url is required.',
+  tags: ['billable'],
+  security,
+  headers: keyedHeaders,
+  body: {
+    type: 'object',
+    properties: {
+      image_b64: imageField('Base64 image (standard or URL-safe alphabet, padding optional).'),
+      image_base64: imageField('Alias of image_b64.'),
+      probe_image_b64: imageField('Alias of image_b64.'),
+      probe_image_url: imageField('HTTPS URL of the image.'),
+      top_k: { type: 'integer', minimum: 1, maximum: 10, description: 'At most this many matches.' },
+      threshold: { type: 'number', minimum: 0, maximum: 1, description: 'Minimum confidence of a returned match.' },
+    },
+    additionalProperties: true,
+  },
+  response: {
+    200: {
+      type: 'object',
+      required: ['status', 'matches'],
+      properties: {
+        status: { type: 'integer' },
+        matches: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              doc_id: { type: 'string' },
+              confidence: { type: 'number' },
+              face_file: { type: 'string' },
+              attributes: { type: 'object', additionalProperties: true },
+            },
+            additionalProperties: true,
+          },
+        },
+      },
+    },
+    ...billableErrorResponses,
+    413: { description: 'The image is larger than IMAGE_MAX_BYTES.', ...envelopeSchema },
+    502: { description: 'The face service failed, timed out or answered garbage (the credit is spent).', ...envelopeSchema },
+    503: { description: 'No face service is available now (not charged).', ...envelopeSchema },
+  },
+} as const;
+
+const fieldMessages = {
+  '': 'The body must be a JSON object with image_b64, sent with Content-Type: application/json.',
+  top_k: 'top_k must be a JSON integer from 1 to 10.',
+  threshold: 'threshold must be a number from 0 to 1.',
+  ...Object.fromEntries(IMAGE_FIELDS.map((field) => [field, `${field} must be a string.`])),
+};
+
+type ProbeImage = { kind: 'base64'; base64: string } | { kind: 'url'; url: URL };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    probeImage: ProbeImage | null;
+    /** Set once this request holds the face service's admission (see the circuit breaker). */
+    faceAdmitted: 'admitted' | 'used' | null;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The image checks that need no schema: which field, valid base64, size. All before authentication. */
+function readProbeImage(body: Record<string, unknown>, imageMaxBytes: number): ProbeImage | undefined {
+  const field = IMAGE_FIELDS.find((name) => body[name] !== undefined);
+  if (field === undefined) throw new ApiError('MISSING_IMAGE');
+  const value = body[field];
+  if (typeof value !== 'string') return undefined;
+  if (field === URL_FIELD) {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new ApiError('BAD_REQUEST', `${URL_FIELD} is not a valid URL.`);
+    }
+    if (url.protocol !== 'https:') throw new ApiError('BAD_REQUEST', `${URL_FIELD} must be an https:// URL.`);
+    return { kind: 'url', url };
+  }
+  const image = normaliseBase64(value);
+  if (!image.ok) throw new ApiError('BAD_REQUEST', `${field} ${image.reason}.`);
+  if (image.bytes > imageMaxBytes) {
+    throw new ApiError('IMAGE_TOO_LARGE', `The image is ${image.bytes} bytes; the limit is ${imageMaxBytes} bytes (IMAGE_MAX_BYTES).`);
+  }
+  return { kind: 'base64', base64: image.base64 };
+}
+
+function selectMatches(matches: FaceMatch[], topK: number | undefined, threshold: number | undefined): FaceMatch[] {
+  const kept =
+    threshold === undefined ? matches : matches.filter((match) => !(typeof match.confidence === 'number' && match.confidence < threshold));
+  return topK === undefined ? kept : kept.slice(0, topK);
+}
+
+export function faceSearchRoute(
+  app: FastifyInstance,
+  services: Services,
+  settings: AppSettings,
+  charge: preHandlerAsyncHookHandler,
+): void {
+  async function requireFaceService(request: FastifyRequest): Promise<void> {
+    if (!services.face) {
+      throw new ApiError('FACE_SERVICE_UNAVAILABLE', 'Face search is not configured on this deployment (FACE_SERVICE_URL is not set).');
+    }
+    if (!services.face.tryAcquire()) {
+      throw new ApiError('FACE_SERVICE_UNAVAILABLE', 'The face service is failing; face search is paused for a moment. Retry later.', {
+        headers: { 'retry-after': '10' },
+      });
+    }
+    request.faceAdmitted = 'admitted';
+  }
+
+  async function fetchProbeImage(request: FastifyRequest): Promise<void> {
+    if (request.probeImage?.kind === 'url') {
+      throw new ApiError(
+        'BAD_REQUEST',
+        'This deployment does not fetch probe_image_url yet; send the image itself in image_b64. You were not charged.',
+      );
+    }
+  }
+
+  app.decorateRequest('probeImage', null);
+  app.decorateRequest('faceAdmitted', null);
+  app.addHook('onResponse', async (request) => {
+    if (request.faceAdmitted === 'admitted') services.face?.release();
+  });
+
+  app.post(
+    '/face/search',
+    {
+      schema,
+      config: { fieldMessages },
+      preValidation: async (request) => {
+        if (isObject(request.body)) request.probeImage = readProbeImage(request.body, settings.imageMaxBytes) ?? null;
+      },
+      preHandler: [requireFaceService, fetchProbeImage, charge],
+    },
+    async (request) => {
+      const body = request.body as Record<string, unknown>;
+      const forwarded: Record<string, unknown> = { ...body };
+      for (const field of IMAGE_FIELDS) delete forwarded[field];
+      forwarded.image_b64 = (request.probeImage as { base64: string }).base64;
+      request.faceAdmitted = 'used';
+      const outcome = await services.face!.search(forwarded);
+      if (outcome.kind === 'failed') throw new ApiError('UPSTREAM_FAILURE', outcome.message);
+      if (outcome.kind === 'rejected') throw new ApiError('BAD_REQUEST', outcome.message, { status: outcome.status });
+      const matches = selectMatches(outcome.matches, body.top_k as number | undefined, body.threshold as number | undefined);
+      return { status: 200, matches };
+    },
+  );
+}

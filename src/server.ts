@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, loggerOptions } from './app.js';
+import type { Config } from './config.js';
+import { seedDemo } from './services/demo.js';
+import { appSettings, buildServices } from './services/build.js';
+import { openStore } from './store/open.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Opens the store, builds the app and listens; closes gracefully on SIGTERM and SIGINT. */
+export async function startServer(config: Config, options: { handleSignals?: boolean } = {}): Promise<RunningServer> {
+  const store = openStore(config);
+  const services = buildServices(store, config);
+  const https =
+    config.tlsCertFile && config.tlsKeyFile
+      ? { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) }
+      : undefined;
+  const app = await buildApp(services, { settings: appSettings(config), logger: loggerOptions(config.logLevel), https });
+
+  if (config.seedDemo) {
+    const seeded = await seedDemo(store);
+    if (seeded) {
+      app.log.info({ documents: seeded.documents }, 'first start: loaded the demo corpus and created a demo key');
+      process.stdout.write(
+        `\nFirst start: loaded ${seeded.documents} demo documents and created a demo key with ${seeded.credits} credits.\n` +
+          `Demo API key (shown once, keep it): ${seeded.key}\n\n`,
+      );
+    }
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await app.close();
+      await services.face?.close();
+      await store.close();
+    })());
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+
+  if (options.handleSignals) {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => {
+        app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+        close().then(
+          () => process.exit(0),
+          (error) => {
+            app.log.error({ err: error }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      });
+    }
+  }
+
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return { app, url: `${https ? 'https' : 'http'}://${host}:${port}`, close };
+}

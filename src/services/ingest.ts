@@ -1,0 +1,97 @@
+import { createReadStream } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import type { DocumentRecord, MetadataValue } from '../store/store.js';
+
+/** A bad record, located by 1-based line (JSONL) or 0-based index (JSON array). */
+export class IngestError extends Error {
+  constructor(
+    readonly location: { line: number } | { index: number },
+    reason: string,
+  ) {
+    super(`${'line' in location ? `line ${location.line}` : `index ${location.index}`}: ${reason}`);
+  }
+}
+
+const ID_FIELDS = ['doc_id', '_id', 'id'] as const;
+const TEXT_FIELDS = ['text', 'body'] as const;
+const RESERVED = new Set<string>([...ID_FIELDS, ...TEXT_FIELDS, 'title']);
+
+function optionalString(record: Record<string, unknown>, fields: readonly string[]): string | Error {
+  const field = fields.find((name) => record[name] !== undefined && record[name] !== null);
+  if (field === undefined) return '';
+  const value = record[field];
+  return typeof value === 'string' ? value : new Error(`${field} must be a string`);
+}
+
+/** One parsed JSON value as a document, or the reason it is not one. */
+export function toDocument(value: unknown): DocumentRecord | string {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'a document must be a JSON object';
+  const record = value as Record<string, unknown>;
+  const idField = ID_FIELDS.find((name) => record[name] !== undefined && record[name] !== null);
+  const id = idField === undefined ? undefined : record[idField];
+  let docId: string;
+  if (typeof id === 'string' && id.trim() !== '') docId = id;
+  else if (typeof id === 'number' && Number.isFinite(id)) docId = String(id);
+  else return 'doc_id (or _id, id) is required: a non-empty string or a number';
+  const title = optionalString(record, ['title']);
+  if (title instanceof Error) return title.message;
+  const text = optionalString(record, TEXT_FIELDS);
+  if (text instanceof Error) return text.message;
+  const metadata: Record<string, MetadataValue> = {};
+  for (const [field, fieldValue] of Object.entries(record)) {
+    if (!RESERVED.has(field)) metadata[field] = fieldValue as MetadataValue;
+  }
+  return { docId, title, text, metadata };
+}
+
+async function startsWithBracket(path: string): Promise<boolean> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(4096);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const head = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+    return head.startsWith('[');
+  } finally {
+    await handle.close();
+  }
+}
+
+async function* fromJsonArray(path: string): AsyncGenerator<DocumentRecord> {
+  let values: unknown;
+  try {
+    values = JSON.parse((await readFile(path, 'utf8')).replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new IngestError({ index: 0 }, `the file is not valid JSON (${(error as Error).message})`);
+  }
+  if (!Array.isArray(values)) throw new IngestError({ index: 0 }, 'a JSON file must hold an array of documents');
+  for (const [index, value] of values.entries()) {
+    const document = toDocument(value);
+    if (typeof document === 'string') throw new IngestError({ index }, document);
+    yield document;
+  }
+}
+
+async function* fromJsonLines(path: string): AsyncGenerator<DocumentRecord> {
+  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
+  let line = 0;
+  for await (const raw of lines) {
+    line++;
+    const text = line === 1 ? raw.replace(/^\uFEFF/, '') : raw;
+    if (text.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new IngestError({ line }, `not valid JSON (${(error as Error).message})`);
+    }
+    const document = toDocument(value);
+    if (typeof document === 'string') throw new IngestError({ line }, document);
+    yield document;
+  }
+}
+
+/** Documents from a JSONL file or a JSON array file, validated one by one as they are read. */
+export async function readDocuments(path: string): Promise<AsyncGenerator<DocumentRecord>> {
+  return (await startsWithBracket(path)) ? fromJsonArray(path) : fromJsonLines(path);
+}

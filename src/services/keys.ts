@@ -1,0 +1,54 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { KeyRecord, KeyStatus, Store } from '../store/store.js';
+
+export const API_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
+
+/** Hex is case-insensitive, so a key and its upper-case spelling hash alike. */
+export function hashApiKey(apiKey: string): string {
+  return createHash('sha256').update(apiKey.toLowerCase()).digest('hex');
+}
+
+/** Key ids carry a prefix and 16 hex digits, so an id can never be mistaken for a 64-hex key. */
+function newKeyId(): string {
+  return `key_${randomBytes(8).toString('hex')}`;
+}
+
+export type KeyLookup = { found: true; key: KeyRecord } | { found: false };
+
+export type StatusChange =
+  | { outcome: 'changed'; key: KeyRecord }
+  | { outcome: 'unchanged'; key: KeyRecord }
+  | { outcome: 'revoked'; key: KeyRecord }
+  | { outcome: 'not-found' };
+
+/** Operator actions on keys: what the CLI calls. */
+export class KeyAdmin {
+  constructor(private readonly store: Store) {}
+
+  async create(credits: number, name = ''): Promise<{ key: string; record: KeyRecord }> {
+    const key = randomBytes(32).toString('hex');
+    const record = await this.store.createKey({ keyHash: hashApiKey(key), id: newKeyId(), name, credits });
+    return { key, record };
+  }
+
+  /** Accepts a plain key (64 hex) or a key id. */
+  async find(keyOrId: string): Promise<KeyRecord | undefined> {
+    return API_KEY_PATTERN.test(keyOrId)
+      ? this.store.findKeyByHash(hashApiKey(keyOrId))
+      : this.store.findKeyById(keyOrId);
+  }
+
+  async topUp(keyOrId: string, credits: number): Promise<KeyRecord | undefined> {
+    const key = await this.find(keyOrId);
+    return key && this.store.topUp(key.id, credits);
+  }
+
+  async setStatus(keyOrId: string, status: KeyStatus): Promise<StatusChange> {
+    const key = await this.find(keyOrId);
+    if (!key) return { outcome: 'not-found' };
+    if (key.status === 'revoked') return status === 'revoked' ? { outcome: 'unchanged', key } : { outcome: 'revoked', key };
+    if (key.status === status) return { outcome: 'unchanged', key };
+    const updated = await this.store.setKeyStatus(key.id, status);
+    return { outcome: 'changed', key: updated! };
+  }
+}

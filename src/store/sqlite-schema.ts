@@ -1,0 +1,88 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Versioned schema for the two embedded databases. The ledger (keys, balances, charges) and the
+ * corpus (documents and their indexes) live in separate files so that a long ingest, which holds
+ * the corpus write lock, never delays a debit.
+ */
+const ledgerMigrations: string[] = [
+  `CREATE TABLE keys (
+     id TEXT PRIMARY KEY,
+     key_hash TEXT NOT NULL UNIQUE,
+     name TEXT NOT NULL,
+     status TEXT NOT NULL CHECK (status IN ('active', 'disabled', 'revoked')),
+     balance INTEGER NOT NULL CHECK (balance >= 0),
+     created_at TEXT NOT NULL
+   );
+   CREATE TABLE credit_grants (
+     id INTEGER PRIMARY KEY,
+     key_id TEXT NOT NULL REFERENCES keys(id),
+     amount INTEGER NOT NULL CHECK (amount >= 0),
+     reason TEXT NOT NULL,
+     at TEXT NOT NULL
+   );
+   CREATE TABLE charges (
+     id INTEGER PRIMARY KEY,
+     key_id TEXT NOT NULL REFERENCES keys(id),
+     endpoint TEXT NOT NULL,
+     at TEXT NOT NULL,
+     outcome_status INTEGER
+   );
+   CREATE INDEX charges_by_key ON charges(key_id, id);
+   CREATE TRIGGER charges_append_only BEFORE DELETE ON charges
+   BEGIN SELECT RAISE(ABORT, 'charges are append-only'); END;`,
+];
+
+const tokenizer = `tokenize = 'porter unicode61 remove_diacritics 2'`;
+
+const corpusMigrations: string[] = [
+  `CREATE TABLE documents (
+     id INTEGER PRIMARY KEY,
+     doc_id TEXT NOT NULL UNIQUE,
+     title TEXT NOT NULL,
+     text TEXT NOT NULL,
+     metadata TEXT NOT NULL
+   );
+   CREATE VIRTUAL TABLE documents_fts USING fts5(title, text, content = 'documents', content_rowid = 'id', ${tokenizer});
+   CREATE TRIGGER documents_ai AFTER INSERT ON documents BEGIN
+     INSERT INTO documents_fts(rowid, title, text) VALUES (new.id, new.title, new.text);
+   END;
+   CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
+     INSERT INTO documents_fts(documents_fts, rowid, title, text) VALUES ('delete', old.id, old.title, old.text);
+     DELETE FROM doc_fields WHERE doc_rowid = old.id;
+   END;
+   CREATE TABLE doc_fields (
+     id INTEGER PRIMARY KEY,
+     doc_rowid INTEGER NOT NULL,
+     field TEXT NOT NULL,
+     vtype TEXT NOT NULL CHECK (vtype IN ('s', 'n', 'b', 'z')),
+     value
+   );
+   CREATE INDEX doc_fields_by_value ON doc_fields(field, value);
+   CREATE INDEX doc_fields_by_doc ON doc_fields(doc_rowid);
+   CREATE VIRTUAL TABLE doc_fields_fts USING fts5(value, content = 'doc_fields', content_rowid = 'id', ${tokenizer});
+   CREATE TRIGGER doc_fields_ai AFTER INSERT ON doc_fields WHEN new.vtype = 's' BEGIN
+     INSERT INTO doc_fields_fts(rowid, value) VALUES (new.id, new.value);
+   END;
+   CREATE TRIGGER doc_fields_ad AFTER DELETE ON doc_fields WHEN old.vtype = 's' BEGIN
+     INSERT INTO doc_fields_fts(doc_fields_fts, rowid, value) VALUES ('delete', old.id, old.value);
+   END;`,
+];
+
+function migrate(db: Database.Database, migrations: string[]): void {
+  db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    for (let version = current; version < migrations.length; version++) {
+      db.exec(migrations[version]!);
+    }
+    if (current < migrations.length) db.pragma(`user_version = ${migrations.length}`);
+  }).immediate();
+}
+
+export function migrateLedger(db: Database.Database): void {
+  migrate(db, ledgerMigrations);
+}
+
+export function migrateCorpus(db: Database.Database): void {
+  migrate(db, corpusMigrations);
+}

@@ -1,0 +1,108 @@
+/**
+ * The persistence contract. Routes and services depend on this interface only, so a PostgreSQL
+ * implementation can replace the embedded SQLite one without touching them.
+ * Expected outcomes (unknown key, no credits) are values; only faults throw.
+ */
+
+export type KeyStatus = 'active' | 'disabled' | 'revoked';
+
+export interface KeyRecord {
+  id: string;
+  name: string;
+  status: KeyStatus;
+  balance: number;
+  createdAt: string;
+}
+
+export type DebitResult =
+  | { outcome: 'charged'; balance: number; chargeId: number }
+  | { outcome: 'no-credits' }
+  | { outcome: 'inactive'; status: KeyStatus }
+  | { outcome: 'unknown-key' };
+
+export interface ChargeRecord {
+  id: number;
+  keyId: string;
+  endpoint: string;
+  at: string;
+  /** HTTP status the charged request ended with; null until it is known (or if the process died first). */
+  outcomeStatus: number | null;
+}
+
+export interface CreditGrant {
+  keyId: string;
+  amount: number;
+  at: string;
+  reason: 'create' | 'topup';
+}
+
+export type MetadataValue = string | number | boolean | null | MetadataValue[] | { [field: string]: MetadataValue };
+
+export interface DocumentRecord {
+  docId: string;
+  title: string;
+  text: string;
+  metadata: Record<string, MetadataValue>;
+}
+
+export type FilterScalar = string | number | boolean | null;
+
+export interface SearchRequest {
+  /** Analysed query terms (stemming happens in the index); at least one. */
+  terms: string[];
+  /** Which field the terms must occur in: title and text together, one of them, or a metadata field. */
+  field: { kind: 'all' } | { kind: 'title' } | { kind: 'text' } | { kind: 'metadata'; name: string };
+  /** AND across fields; each field matches any of its values. An empty list matches nothing. */
+  filters: Array<{ field: string; anyOf: FilterScalar[] }>;
+  topK: number;
+}
+
+export interface SearchHit {
+  docId: string;
+  title: string;
+  /** Larger is better; unbounded, comparable across queries only through the confidence mapping. */
+  score: number;
+}
+
+export interface SearchResult {
+  total: number;
+  hits: SearchHit[];
+}
+
+export interface IngestProgress {
+  documents: number;
+}
+
+export interface Store {
+  readonly kind: string;
+
+  createKey(input: { keyHash: string; id: string; name: string; credits: number }): Promise<KeyRecord>;
+  findKeyByHash(keyHash: string): Promise<KeyRecord | undefined>;
+  findKeyById(id: string): Promise<KeyRecord | undefined>;
+  listKeys(): Promise<KeyRecord[]>;
+  /** Adds credits; undefined when the key does not exist. */
+  topUp(keyId: string, amount: number): Promise<KeyRecord | undefined>;
+  setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined>;
+
+  /**
+   * Spends one credit in one conditional write and records the charge with it, atomically.
+   * Resolves only once both are durable.
+   */
+  debit(keyHash: string, endpoint: string): Promise<DebitResult>;
+  /** Fills in the final HTTP status of a charged request. Not awaited on the request path. */
+  recordOutcome(chargeId: number, status: number): void;
+  listCharges(keyId: string, limit?: number): Promise<ChargeRecord[]>;
+  countCharges(keyId: string): Promise<number>;
+  listGrants(keyId: string): Promise<CreditGrant[]>;
+
+  getDocument(docId: string): Promise<DocumentRecord | undefined>;
+  /** Writes every document of the source in one transaction: all or nothing. Replaces existing ids. */
+  ingestDocuments(source: AsyncIterable<DocumentRecord>, onProgress?: (progress: IngestProgress) => void): Promise<number>;
+  deleteDocument(docId: string): Promise<boolean>;
+  countDocuments(): Promise<number>;
+  search(request: SearchRequest): Promise<SearchResult>;
+
+  /** Round-trip time of a trivial query, for /nettest. */
+  ping(): Promise<number>;
+  close(): Promise<void>;
+}
