@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { CreditService } from '../src/services/credits.js';
+import type { FaceSearchBackend } from '../src/services/face/face-client.js';
+import { KeyAdmin } from '../src/services/keys.js';
+import { SearchService } from '../src/services/search/search.js';
+import type { AppSettings } from '../src/services/services.js';
+import { SqliteStore } from '../src/store/sqlite.js';
+import type { DocumentRecord, Store } from '../src/store/store.js';
+
+export const DEFAULT_SETTINGS: AppSettings = {
+  serviceVersion: '1.3.0',
+  bodyLimitBytes: 16 * 1024 * 1024,
+  imageMaxBytes: 10 * 1024 * 1024,
+};
+
+export function tempDir(prefix = 'metered-search-test-'): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export async function* documentsOf(documents: DocumentRecord[]): AsyncGenerator<DocumentRecord> {
+  yield* documents;
+}
+
+export const SAMPLE_DOCUMENTS: DocumentRecord[] = [
+  {
+    docId: 'gdpr-17',
+    title: 'Right to erasure',
+    text: 'Data subjects may require erasure of personal data held by a controller.',
+    metadata: { jurisdiction: 'EU', category: 'privacy', year: 2016, binding: true, tags: ['gdpr', 'erasure'] },
+  },
+  {
+    docId: 'gdpr-33',
+    title: 'Notifying a personal data breach',
+    text: 'A controller notifies the supervisory authority of a breach within 72 hours.',
+    metadata: { jurisdiction: 'EU', category: 'privacy', year: 2016, binding: true, tags: ['gdpr', 'breach'] },
+  },
+  {
+    docId: 'ccpa',
+    title: 'California consumer privacy',
+    text: 'Consumers may ask a business to delete personal information and to stop selling it.',
+    metadata: { jurisdiction: 'US-CA', category: 'privacy', year: 2018, binding: true },
+  },
+  {
+    docId: 'flsa',
+    title: 'Overtime pay',
+    text: 'Employees working over 40 hours in a week receive overtime at one and a half times the regular rate.',
+    metadata: { jurisdiction: 'US', category: 'employment', year: 1938, binding: 'yes' },
+  },
+  {
+    docId: 'guidance',
+    title: 'Breach reporting guidance',
+    text: 'Non-binding guidance on how to report breaches and what to include.',
+    metadata: { jurisdiction: 'EU', category: 'privacy', year: '2016', binding: false, note: null },
+  },
+];
+
+export interface TestContext {
+  app: FastifyInstance;
+  store: Store;
+  /** Creates a key with this balance and returns the plain key. */
+  createKey(credits: number, name?: string): Promise<string>;
+  balanceOf(key: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(
+  options: { face?: FaceSearchBackend; settings?: Partial<AppSettings>; store?: Store; documents?: DocumentRecord[] } = {},
+): Promise<TestContext> {
+  const dir = tempDir();
+  const store = options.store ?? new SqliteStore(dir.path);
+  await store.ingestDocuments(documentsOf(options.documents ?? SAMPLE_DOCUMENTS));
+  const services = { store, credits: new CreditService(store), search: new SearchService(store), face: options.face };
+  const app = await buildApp(services, { settings: { ...DEFAULT_SETTINGS, ...options.settings } });
+  const admin = new KeyAdmin(store);
+  return {
+    app,
+    store,
+    createKey: async (credits, name) => (await admin.create(credits, name)).key,
+    balanceOf: async (key) => (await admin.find(key))!.balance,
+    close: async () => {
+      await app.close();
+      await options.face?.close();
+      await store.close();
+      dir.remove();
+    },
+  };
+}
+
+export function json(response: LightMyRequestResponse): Record<string, any> {
+  return response.json() as Record<string, any>;
+}
+
+/** Asserts the error envelope: {status, message} with status equal to the HTTP code. */
+export function assertEnvelope(response: LightMyRequestResponse, status: number, messagePattern?: RegExp): Record<string, any> {
+  const body = json(response);
+  if (response.statusCode !== status) {
+    throw new Error(`expected HTTP ${status}, got ${response.statusCode}: ${response.body}`);
+  }
+  if (body.status !== status) throw new Error(`envelope status ${body.status} != ${status}`);
+  if (typeof body.message !== 'string' || body.message.length === 0) throw new Error(`envelope without message: ${response.body}`);
+  if (messagePattern && !messagePattern.test(body.message)) {
+    throw new Error(`message "${body.message}" does not match ${messagePattern}`);
+  }
+  if (!String(response.headers['content-type']).startsWith('application/json')) throw new Error('envelope is not JSON');
+  return body;
+}

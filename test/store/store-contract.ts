@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hashApiKey } from '../../src/services/keys.js';
+import type { DocumentRecord, SearchRequest, Store } from '../../src/store/store.js';
+import { documentsOf, SAMPLE_DOCUMENTS } from '../helper.js';
+
+/** The behaviour every Store implementation promises; run by each implementation's test file. */
+export function storeContract(name: string, openStore: () => Promise<{ store: Store; cleanup: () => Promise<void> }>): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    let sequence = 0;
+
+    before(async () => {
+      ({ store, cleanup } = await openStore());
+      await store.ingestDocuments(documentsOf(SAMPLE_DOCUMENTS));
+    });
+    after(async () => cleanup());
+
+    async function newKey(credits: number) {
+      sequence++;
+      const plain = sequence.toString(16).padStart(64, 'a');
+      const record = await store.createKey({ keyHash: hashApiKey(plain), id: `key_${sequence}`, name: `k${sequence}`, credits });
+      return { plain, hash: hashApiKey(plain), record };
+    }
+
+    const search = (request: Partial<SearchRequest> & { terms: string[] }) =>
+      store.search({ field: { kind: 'all' }, filters: [], topK: 10, ...request });
+
+    describe('keys', () => {
+      it('creates a key findable by hash and by id, with its balance and a create grant', async () => {
+        const { hash, record } = await newKey(7);
+        assert.equal(record.balance, 7);
+        assert.equal(record.status, 'active');
+        assert.deepEqual(await store.findKeyByHash(hash), record);
+        assert.deepEqual(await store.findKeyById(record.id), record);
+        assert.deepEqual((await store.listGrants(record.id)).map((grant) => [grant.amount, grant.reason]), [[7, 'create']]);
+        assert.ok((await store.listKeys()).some((key) => key.id === record.id));
+      });
+
+      it('returns undefined for unknown keys', async () => {
+        assert.equal(await store.findKeyByHash(hashApiKey('f'.repeat(64))), undefined);
+        assert.equal(await store.findKeyById('key_none'), undefined);
+        assert.equal(await store.topUp('key_none', 5), undefined);
+        assert.equal(await store.setKeyStatus('key_none', 'disabled'), undefined);
+      });
+
+      it('tops up and records the grant', async () => {
+        const { record } = await newKey(1);
+        assert.equal((await store.topUp(record.id, 9))!.balance, 10);
+        assert.deepEqual((await store.listGrants(record.id)).map((grant) => grant.amount), [1, 9]);
+      });
+
+      it('disables and enables; a revoked key stays revoked', async () => {
+        const { record } = await newKey(1);
+        assert.equal((await store.setKeyStatus(record.id, 'disabled'))!.status, 'disabled');
+        assert.equal((await store.setKeyStatus(record.id, 'active'))!.status, 'active');
+        assert.equal((await store.setKeyStatus(record.id, 'revoked'))!.status, 'revoked');
+        assert.equal((await store.setKeyStatus(record.id, 'active'))!.status, 'revoked');
+      });
+    });
+
+    describe('debit', () => {
+      it('spends one credit per call and records each charge', async () => {
+        const { hash, record } = await newKey(2);
+        const first = await store.debit(hash, '/query');
+        assert.equal(first.outcome, 'charged');
+        assert.equal(first.outcome === 'charged' && first.balance, 1);
+        assert.equal((await store.debit(hash, '/document')).outcome, 'charged');
+        assert.deepEqual(await store.debit(hash, '/document'), { outcome: 'no-credits' });
+        assert.equal((await store.findKeyById(record.id))!.balance, 0);
+        assert.equal(await store.countCharges(record.id), 2);
+        assert.deepEqual((await store.listCharges(record.id)).map((charge) => charge.endpoint), ['/document', '/query']);
+      });
+
+      it('tells unknown, disabled and revoked keys apart and charges none of them', async () => {
+        assert.deepEqual(await store.debit(hashApiKey('e'.repeat(64)), '/query'), { outcome: 'unknown-key' });
+        const { hash, record } = await newKey(5);
+        await store.setKeyStatus(record.id, 'disabled');
+        assert.deepEqual(await store.debit(hash, '/query'), { outcome: 'inactive', status: 'disabled' });
+        await store.setKeyStatus(record.id, 'revoked');
+        assert.deepEqual(await store.debit(hash, '/query'), { outcome: 'inactive', status: 'revoked' });
+        assert.equal((await store.findKeyById(record.id))!.balance, 5);
+        assert.equal(await store.countCharges(record.id), 0);
+      });
+
+      it('serves exactly N debits for N credits under concurrency', async () => {
+        const { hash, record } = await newKey(50);
+        const results = await Promise.all(Array.from({ length: 200 }, () => store.debit(hash, '/query')));
+        assert.equal(results.filter((result) => result.outcome === 'charged').length, 50);
+        assert.equal(results.filter((result) => result.outcome === 'no-credits').length, 150);
+        const balances = results.flatMap((result) => (result.outcome === 'charged' ? [result.balance] : []));
+        assert.deepEqual([...balances].sort((a, b) => a - b), Array.from({ length: 50 }, (_, index) => index));
+        assert.equal((await store.findKeyById(record.id))!.balance, 0);
+        assert.equal(await store.countCharges(record.id), 50);
+      });
+
+      it('records the outcome status of a charge once', async () => {
+        const { hash, record } = await newKey(1);
+        const result = await store.debit(hash, '/document');
+        assert.equal(result.outcome, 'charged');
+        if (result.outcome !== 'charged') return;
+        assert.equal((await store.listCharges(record.id))[0]!.outcomeStatus, null);
+        store.recordOutcome(result.chargeId, 404);
+        store.recordOutcome(result.chargeId, 200);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.equal((await store.listCharges(record.id))[0]!.outcomeStatus, 404);
+      });
+    });
+
+    describe('documents', () => {
+      it('returns a document with its metadata', async () => {
+        const document = await store.getDocument('gdpr-17');
+        assert.deepEqual(document, SAMPLE_DOCUMENTS[0]);
+        assert.equal(await store.getDocument('missing'), undefined);
+      });
+
+      it('writes nothing from a source that fails part-way', async () => {
+        const before = await store.countDocuments();
+        async function* failing(): AsyncGenerator<DocumentRecord> {
+          yield { docId: 'partial-1', title: 'Partial', text: 'zebra', metadata: {} };
+          throw new Error('bad record');
+        }
+        await assert.rejects(store.ingestDocuments(failing()), /bad record/);
+        assert.equal(await store.countDocuments(), before);
+        assert.equal(await store.getDocument('partial-1'), undefined);
+        assert.equal((await search({ terms: ['zebra'] })).total, 0);
+      });
+
+      it('replaces a re-ingested id in the document, the index and the filters', async () => {
+        const original: DocumentRecord = { docId: 'replace-me', title: 'Walrus', text: 'tusks', metadata: { colour: 'grey' } };
+        await store.ingestDocuments(documentsOf([original]));
+        assert.equal((await search({ terms: ['walrus'] })).total, 1);
+        const replacement: DocumentRecord = { docId: 'replace-me', title: 'Narwhal', text: 'horn', metadata: { colour: 'white' } };
+        assert.equal(await store.ingestDocuments(documentsOf([replacement])), 1);
+        assert.deepEqual(await store.getDocument('replace-me'), replacement);
+        assert.equal((await search({ terms: ['walrus'] })).total, 0);
+        assert.equal((await search({ terms: ['narwhal'] })).total, 1);
+        const grey = await search({ terms: ['narwhal'], filters: [{ field: 'colour', anyOf: ['grey'] }] });
+        assert.equal(grey.total, 0);
+        assert.equal(await store.deleteDocument('replace-me'), true);
+        assert.equal(await store.deleteDocument('replace-me'), false);
+        assert.equal((await search({ terms: ['narwhal'] })).total, 0);
+      });
+    });
+
+    describe('search', () => {
+      it('matches any term (OR), stems, and ranks by relevance', async () => {
+        const result = await search({ terms: ['breaches'] });
+        assert.deepEqual(result.hits.map((hit) => hit.docId).sort(), ['gdpr-33', 'guidance']);
+        assert.equal(result.total, 2);
+        const either = await search({ terms: ['overtime', 'erasure'] });
+        assert.deepEqual(either.hits.map((hit) => hit.docId).sort(), ['flsa', 'gdpr-17']);
+        for (let index = 1; index < either.hits.length; index++) {
+          assert.ok(either.hits[index - 1]!.score >= either.hits[index]!.score);
+        }
+      });
+
+      it('counts every match in total while returning at most topK', async () => {
+        const result = await search({ terms: ['data', 'personal', 'breach'], topK: 1 });
+        assert.equal(result.hits.length, 1);
+        assert.ok(result.total >= 3, `total ${result.total}`);
+      });
+
+      it('filters by strict scalar equality, any-of lists, array fields, and ANDs fields', async () => {
+        const ids = async (filters: SearchRequest['filters']) =>
+          (await search({ terms: ['breach', 'data', 'personal', 'overtime', 'consumers'], filters })).hits.map((hit) => hit.docId).sort();
+        assert.deepEqual(await ids([{ field: 'jurisdiction', anyOf: ['US'] }]), ['flsa']);
+        assert.deepEqual(await ids([{ field: 'jurisdiction', anyOf: ['us'] }]), []);
+        assert.deepEqual(await ids([{ field: 'jurisdiction', anyOf: ['US', 'US-CA'] }]), ['ccpa', 'flsa']);
+        assert.deepEqual(await ids([{ field: 'jurisdiction', anyOf: [] }]), []);
+        assert.deepEqual(await ids([{ field: 'year', anyOf: [2016] }]), ['gdpr-17', 'gdpr-33']);
+        assert.deepEqual(await ids([{ field: 'year', anyOf: ['2016'] }]), ['guidance']);
+        assert.deepEqual(await ids([{ field: 'binding', anyOf: [true] }]), ['ccpa', 'gdpr-17', 'gdpr-33']);
+        assert.deepEqual(await ids([{ field: 'note', anyOf: [null] }]), ['guidance']);
+        assert.deepEqual(await ids([{ field: 'tags', anyOf: ['breach'] }]), ['gdpr-33']);
+        assert.deepEqual(
+          await ids([
+            { field: 'jurisdiction', anyOf: ['EU'] },
+            { field: 'binding', anyOf: [true] },
+          ]),
+          ['gdpr-17', 'gdpr-33'],
+        );
+        assert.deepEqual(await ids([{ field: 'no_such_field', anyOf: ['x'] }]), []);
+      });
+
+      it('searches one field: title, text or a metadata field', async () => {
+        const inTitle = await search({ terms: ['breach'], field: { kind: 'title' } });
+        assert.deepEqual(inTitle.hits.map((hit) => hit.docId).sort(), ['gdpr-33', 'guidance']);
+        const inText = await search({ terms: ['overtime'], field: { kind: 'text' } });
+        assert.deepEqual(inText.hits.map((hit) => hit.docId), ['flsa']);
+        const inMetadata = await search({ terms: ['employment'], field: { kind: 'metadata', name: 'category' } });
+        assert.deepEqual(inMetadata.hits.map((hit) => hit.docId), ['flsa']);
+        assert.equal(inMetadata.total, 1);
+        assert.equal((await search({ terms: ['employment'], field: { kind: 'metadata', name: 'nothing' } })).total, 0);
+      });
+
+      it('treats every term as plain text, whatever characters it holds', async () => {
+        for (const term of ['"', 'AND', 'NEAR', '*', 'a:b', '^x', '(', 'データ', 'x'.repeat(5000)]) {
+          const result = await search({ terms: [term] });
+          assert.equal(typeof result.total, 'number');
+        }
+      });
+    });
+
+    it('answers a ping', async () => {
+      assert.equal(typeof (await store.ping()), 'number');
+    });
+  });
+}
