@@ -36,7 +36,10 @@ export async function startServer(config: Config, options: { handleSignals?: boo
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      await app.close();
+      // Node closes idle keep-alive connections once, when closing starts; connections busy then
+      // would otherwise idle until their keep-alive timeout after their last response.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+      await app.close().finally(() => clearInterval(sweep));
       await services.face?.close();
       await store.close();
     })());

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { SqliteStore } from '../src/store/sqlite.js';
+import { assertEnvelope, createTestApp, json, tempDir, type TestContext } from './helper.js';
+
+describe('the app: envelopes, methods, ids, limits, docs', () => {
+  let context: TestContext;
+  before(async () => {
+    context = await createTestApp({ settings: { bodyLimitBytes: 2048 } });
+  });
+  after(async () => context.close());
+
+  it('answers an unknown path with a 404 envelope', async () => {
+    assertEnvelope(await context.app.inject({ url: '/nothing/here' }), 404);
+    assertEnvelope(await context.app.inject({ method: 'POST', url: '/nothing' }), 404);
+  });
+
+  it('answers a known path with the wrong method with 405 and an Allow header', async () => {
+    for (const [method, url, allow] of [
+      ['POST', '/credits', 'GET'],
+      ['GET', '/query', 'POST'],
+      ['DELETE', '/document', 'GET'],
+      ['PUT', '/face/search', 'POST'],
+      ['POST', '/', 'GET'],
+    ] as const) {
+      const response = await context.app.inject({ method, url });
+      assertEnvelope(response, 405);
+      assert.match(String(response.headers.allow), new RegExp(allow));
+    }
+  });
+
+  it('sends a unique x-request-id on every response, errors included', async () => {
+    const ids = new Set<string>();
+    for (const url of ['/', '/credits', '/nothing', '/version']) {
+      const id = (await context.app.inject({ url })).headers['x-request-id'];
+      assert.equal(typeof id, 'string');
+      ids.add(id as string);
+    }
+    assert.equal(ids.size, 4);
+  });
+
+  it('does not take a caller-chosen request id', async () => {
+    const response = await context.app.inject({ url: '/', headers: { 'x-request-id': 'forged' } });
+    assert.notEqual(response.headers['x-request-id'], 'forged');
+  });
+
+  it('answers a body over BODY_LIMIT_BYTES with a 413 envelope, uncharged', async () => {
+    const key = await context.createKey(2);
+    const response = await context.app.inject({
+      method: 'POST',
+      url: '/query',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: JSON.stringify({ query: 'x'.repeat(4096) }),
+    });
+    assertEnvelope(response, 413, /2048/);
+    assert.equal(await context.balanceOf(key), 2);
+  });
+
+  it('serves an OpenAPI 3.1 document generated from the route schemas', async () => {
+    const document = json(await context.app.inject({ url: '/openapi.json' }));
+    assert.equal(document.openapi, '3.1.0');
+    for (const path of ['/', '/version', '/profile', '/credits', '/document', '/query', '/face/search', '/nettest']) {
+      assert.ok(document.paths[path], `${path} is documented`);
+    }
+    const query = document.paths['/query'].post;
+    assert.ok(query.requestBody.content['application/json'].schema.properties.top_k);
+    assert.ok(query.responses['402']);
+    assert.deepEqual(document.components.securitySchemes.apiKey, { type: 'apiKey', in: 'header', name: 'x-api-key' });
+  });
+
+  it('serves interactive documentation at /docs', async () => {
+    const response = await context.app.inject({ url: '/docs/' });
+    assert.equal(response.statusCode, 200);
+    assert.match(String(response.headers['content-type']), /text\/html/);
+    assert.match(response.body, /openapi\.json/);
+    const script = await context.app.inject({ url: '/docs/js/scalar.js' });
+    assert.equal(script.statusCode, 200);
+  });
+});
+
+describe('unexpected faults', () => {
+  it('answer a 500 envelope with the request id; a charge already made stays recorded', async () => {
+    const dir = tempDir();
+    const store = new SqliteStore(dir.path);
+    store.getDocument = async () => {
+      throw new Error('disk on fire');
+    };
+    const context = await createTestApp({ store });
+    try {
+      const key = await context.createKey(3);
+      const response = await context.app.inject({ url: '/document', headers: { 'x-api-key': key, 'svc-doc-id': 'gdpr-17' } });
+      const body = assertEnvelope(response, 500);
+      assert.ok(body.message.includes(String(response.headers['x-request-id'])));
+      assert.ok(!response.body.includes('disk on fire'), 'no internals leak');
+      assert.equal(response.headers['x-credits-remaining'], '2');
+      assert.equal(await context.balanceOf(key), 2);
+    } finally {
+      await context.close();
+      dir.remove();
+    }
+  });
+});

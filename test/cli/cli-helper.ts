@@ -1,0 +1,20 @@
+import { runCli } from '../../src/cli/run.js';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the command line in-process against the store the env names. */
+export async function cli(env: Record<string, string>, ...argv: string[]): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, {
+    env,
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    interactive: false,
+  });
+  return { code, stdout, stderr };
+}

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { request } from 'undici';
+import { loadConfig } from '../../src/config.js';
+import { startServer } from '../../src/server.js';
+import { tempDir } from '../helper.js';
+import { cli } from './cli-helper.js';
+
+describe('metered-search keys', () => {
+  const dir = tempDir();
+  const env = { DATA_DIR: dir.path };
+  after(() => dir.remove());
+
+  const create = async (credits: string, ...extra: string[]) => {
+    const result = await cli(env, 'keys', 'create', '--credits', credits, '--json', ...extra);
+    assert.equal(result.code, 0, result.stderr);
+    return JSON.parse(result.stdout) as { key: string; id: string; balance: number };
+  };
+
+  it('create prints the key once with its id and balance; the id never looks like a key', async () => {
+    const created = await create('25', '--name', 'alice');
+    assert.match(created.key, /^[0-9a-f]{64}$/);
+    assert.doesNotMatch(created.id, /^[0-9a-fA-F]{64}$/);
+    assert.equal(created.balance, 25);
+    const text = await cli(env, 'keys', 'create', '--credits', '0');
+    assert.equal(text.code, 0);
+    assert.match(text.stdout, /[0-9a-f]{64}/);
+    assert.match(text.stdout, /0 credits/);
+  });
+
+  it('create refuses credits that are not an integer >= 0', async () => {
+    for (const credits of ['-1', 'abc', '1.5', '']) {
+      const result = await cli(env, 'keys', 'create', '--credits', credits);
+      assert.notEqual(result.code, 0);
+      assert.match(result.stderr, /credits/);
+    }
+    assert.notEqual((await cli(env, 'keys', 'create')).code, 0);
+  });
+
+  it('topup by key or by id; refuses 0 credits and unknown keys', async () => {
+    const created = await create('1');
+    const byKey = await cli(env, 'keys', 'topup', created.key, '--credits', '4', '--json');
+    assert.equal(JSON.parse(byKey.stdout).balance, 5);
+    const byId = await cli(env, 'keys', 'topup', created.id, '--credits', '5');
+    assert.match(byId.stdout, /balance 10/);
+    const zero = await cli(env, 'keys', 'topup', created.id, '--credits', '0');
+    assert.notEqual(zero.code, 0);
+    const unknown = await cli(env, 'keys', 'topup', 'key_nope', '--credits', '1');
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /No key matches/);
+  });
+
+  it('disable and enable are reversible; revoke is permanent', async () => {
+    const created = await create('1');
+    assert.match((await cli(env, 'keys', 'disable', created.id)).stdout, /disabled/);
+    assert.match((await cli(env, 'keys', 'enable', created.key)).stdout, /active/);
+    assert.match((await cli(env, 'keys', 'revoke', created.id)).stdout, /revoked/);
+    const enable = await cli(env, 'keys', 'enable', created.id);
+    assert.equal(enable.code, 1);
+    assert.match(enable.stderr, /revoked/);
+  });
+
+  it('list shows keys without their plain values', async () => {
+    const created = await create('3', '--name', 'listed');
+    const listed = await cli(env, 'keys', 'list', '--json');
+    const keys = JSON.parse(listed.stdout) as Array<{ id: string; name: string; balance: number }>;
+    assert.ok(keys.some((key) => key.id === created.id && key.name === 'listed' && key.balance === 3));
+    assert.ok(!listed.stdout.includes(created.key));
+    const text = await cli(env, 'keys', 'list');
+    assert.match(text.stdout, /ID\s+NAME\s+STATUS\s+BALANCE/);
+    assert.ok(!text.stdout.includes(created.key));
+  });
+
+  it('changes made while the service runs take effect on its next request; usage shows the charges', async () => {
+    const created = await create('1');
+    const server = await startServer(loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent' }));
+    try {
+      const call = () => request(`${server.url}/document`, { headers: { 'x-api-key': created.key, 'svc-doc-id': 'x' } });
+      assert.equal((await call()).statusCode, 404);
+      assert.equal((await call()).statusCode, 402);
+      await cli(env, 'keys', 'topup', created.id, '--credits', '2');
+      assert.equal((await call()).statusCode, 404);
+      await cli(env, 'keys', 'revoke', created.id);
+      assert.equal((await call()).statusCode, 403);
+    } finally {
+      await server.close();
+    }
+    const usage = JSON.parse((await cli(env, 'keys', 'usage', created.key, '--json')).stdout);
+    assert.equal(usage.granted, 3);
+    assert.equal(usage.charged, 2);
+    assert.equal(usage.key.balance, 1);
+    assert.deepEqual(usage.recentCharges.map((charge: { endpoint: string; outcomeStatus: number }) => [charge.endpoint, charge.outcomeStatus]), [
+      ['/document', 404],
+      ['/document', 404],
+    ]);
+    const text = await cli(env, 'keys', 'usage', created.id);
+    assert.match(text.stdout, /granted: 3; charges recorded: 2; balance: 1/);
+  });
+});
