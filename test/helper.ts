@@ -109,3 +109,16 @@ export function assertEnvelope(response: LightMyRequestResponse, status: number,
   if (!String(response.headers['content-type']).startsWith('application/json')) throw new Error('envelope is not JSON');
   return body;
 }
+
+/** Polls an assertion until it passes or two seconds pass (for writes the service defers). */
+export async function eventually(assertion: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    try {
+      return await assertion();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}

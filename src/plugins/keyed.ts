@@ -1,20 +1,25 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { ApiError } from '../errors.js';
 import type { CreditService } from '../services/credits.js';
+import { hashApiKey } from '../services/keys.js';
 import type { DebitResult, KeyRecord } from '../store/store.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The authenticated key as read at authentication; set by the keyed group. */
+    /** The authenticated key as read at authentication. */
     caller: { keyHash: string; key: KeyRecord } | null;
     /** The charge this request paid; set by the charge step. */
     charge: { chargeId: number; balance: number } | null;
   }
   interface FastifyContextConfig {
+    /** Marks a billable route: the endpoint name its charges are recorded under. */
+    billable?: string;
     /** Fields added to 401/403 bodies, such as /credits' "current_balance": null. */
     authErrorExtra?: Record<string, unknown>;
   }
 }
+
+type Step = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 function rejection(result: Exclude<DebitResult, { outcome: 'charged' }>, extra: Record<string, unknown>): ApiError {
   switch (result.outcome) {
@@ -28,39 +33,39 @@ function rejection(result: Exclude<DebitResult, { outcome: 'charged' }>, extra: 
 }
 
 /**
- * The keyed group: every route registered inside `register` authenticates its caller after schema
- * validation. Billable routes add `charge` (from the returned steps) to their own preHandlers.
+ * The keyed group. Every route registered in it gets, after schema validation, the steps
+ * authenticate (401/403) -> the route's own preHandlers -> charge (402), the last one only for
+ * routes whose config names them `billable`. A billable route with no steps of its own folds
+ * authentication into the debit: the one conditional statement that spends the credit also
+ * checks the key, so an unknown or inactive key is still refused before anything is spent.
  */
-export function keyedGroup(credits: CreditService) {
-  async function authenticate(request: FastifyRequest): Promise<void> {
+export function keyedGroup(scope: FastifyInstance, credits: CreditService): void {
+  const authenticate: Step = async (request) => {
     const extra = request.routeOptions.config.authErrorExtra ?? {};
     const result = await credits.authenticate(request.headers['x-api-key'] as string);
     if (result.outcome === 'unknown-key') throw rejection(result, extra);
     if (result.outcome === 'inactive') throw rejection({ outcome: 'inactive', status: result.key.status }, extra);
     request.caller = { keyHash: result.keyHash, key: result.key };
-  }
+  };
 
-  /** Spends one credit; the request goes on only if that succeeded. */
-  function charge(endpoint: string): preHandlerAsyncHookHandler {
-    return async function chargeCredit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-      const result = await credits.charge(request.caller!.keyHash, endpoint);
+  const charge =
+    (endpoint: string): Step =>
+    async (request) => {
+      const keyHash = request.caller?.keyHash ?? hashApiKey(request.headers['x-api-key'] as string);
+      const result = await credits.charge(keyHash, endpoint);
       if (result.outcome !== 'charged') throw rejection(result, {});
       request.charge = { chargeId: result.chargeId, balance: result.balance };
-      reply.header('x-credits-remaining', String(result.balance));
     };
-  }
 
-  function plugin(scope: FastifyInstance): void {
-    scope.decorateRequest('caller', null);
-    scope.decorateRequest('charge', null);
-    scope.addHook('preHandler', authenticate);
-    scope.addHook('onSend', async (request, reply) => {
-      if (request.charge) reply.header('x-credits-remaining', String(request.charge.balance));
-    });
-    scope.addHook('onResponse', async (request, reply) => {
-      if (request.charge) credits.recordOutcome(request.charge.chargeId, reply.statusCode);
-    });
-  }
-
-  return { plugin, charge };
+  scope.decorateRequest('caller', null);
+  scope.addHook('onRoute', (route) => {
+    const own = [route.preHandler ?? []].flat() as preHandlerHookHandler[];
+    const endpoint = route.config?.billable;
+    if (endpoint && own.length === 0) route.preHandler = [charge(endpoint)];
+    else route.preHandler = [authenticate, ...own, ...(endpoint ? [charge(endpoint)] : [])] as preHandlerHookHandler[];
+  });
+  scope.addHook('onResponse', (request, reply, done) => {
+    if (request.charge) credits.recordOutcome(request.charge.chargeId, reply.statusCode);
+    done();
+  });
 }

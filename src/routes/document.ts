@@ -1,4 +1,4 @@
-import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
 import { apiKeyHeader, billableErrorResponses, envelopeSchema, security } from '../schemas/common.js';
 import type { Services } from '../services/services.js';
@@ -37,8 +37,8 @@ const schema = {
   },
 } as const;
 
-export function documentRoute(app: FastifyInstance, services: Services, charge: preHandlerAsyncHookHandler): void {
-  app.get('/document', { schema, preHandler: charge }, async (request) => {
+export function documentRoute(app: FastifyInstance, services: Services): void {
+  app.get('/document', { schema, config: { billable: '/document' } }, async (request) => {
     const docId = request.headers['svc-doc-id'] as string;
     const document = await services.store.getDocument(docId);
     if (!document) throw new ApiError('DOCUMENT_NOT_FOUND', `Document "${docId}" not found.`);

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { billableErrorResponses, envelopeSchema, keyedHeaders, security } from '../schemas/common.js';
 import type { FaceMatch } from '../services/face/face-client.js';
@@ -115,7 +115,6 @@ export function faceSearchRoute(
   app: FastifyInstance,
   services: Services,
   settings: AppSettings,
-  charge: preHandlerAsyncHookHandler,
 ): void {
   async function requireFaceService(request: FastifyRequest): Promise<void> {
     if (!services.face) {
@@ -140,19 +139,21 @@ export function faceSearchRoute(
 
   app.decorateRequest('probeImage', null);
   app.decorateRequest('faceAdmitted', null);
-  app.addHook('onResponse', async (request) => {
-    if (request.faceAdmitted === 'admitted') services.face?.release();
-  });
 
   app.post(
     '/face/search',
     {
       schema,
-      config: { fieldMessages },
+      config: { billable: '/face/search', fieldMessages },
       preValidation: async (request) => {
         if (isObject(request.body)) request.probeImage = readProbeImage(request.body, settings.imageMaxBytes) ?? null;
       },
-      preHandler: [requireFaceService, fetchProbeImage, charge],
+      preHandler: [requireFaceService, fetchProbeImage],
+      onResponse: (request, _reply, done) => {
+        // Admitted but never sent downstream (no credits, say): give the breaker's probe slot back.
+        if (request.faceAdmitted === 'admitted') services.face?.release();
+        done();
+      },
     },
     async (request) => {
       const body = request.body as Record<string, unknown>;

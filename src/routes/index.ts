@@ -19,12 +19,11 @@ export async function registerRoutes(app: FastifyInstance, services: Services, s
     nettestRoute(publicScope, services);
   });
 
-  const keyed = keyedGroup(services.credits);
   await app.register(async (keyedScope) => {
-    keyed.plugin(keyedScope);
+    keyedGroup(keyedScope, services.credits);
     creditsRoute(keyedScope);
-    documentRoute(keyedScope, services, keyed.charge('/document'));
-    queryRoute(keyedScope, services, keyed.charge('/query'));
-    faceSearchRoute(keyedScope, services, settings, keyed.charge('/face/search'));
+    documentRoute(keyedScope, services);
+    queryRoute(keyedScope, services);
+    faceSearchRoute(keyedScope, services, settings);
   });
 }

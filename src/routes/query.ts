@@ -1,4 +1,4 @@
-import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { errorCatalogue } from '../errors.js';
 import { billableErrorResponses, keyedHeaders, security } from '../schemas/common.js';
 import type { MatchField } from '../services/search/search.js';
@@ -122,8 +122,8 @@ function matchTarget(query: QueryBody['query']): { text: string; field: MatchFie
   return { text, field: { kind: 'metadata', name } };
 }
 
-export function queryRoute(app: FastifyInstance, services: Services, charge: preHandlerAsyncHookHandler): void {
-  app.post('/query', { schema, preHandler: charge, config: { fieldMessages } }, async (request) => {
+export function queryRoute(app: FastifyInstance, services: Services): void {
+  app.post('/query', { schema, config: { billable: '/query', fieldMessages } }, async (request) => {
     const body = request.body as QueryBody;
     const { text, field } = matchTarget(body.query);
     const result = await services.search.search({ text, field, filters: body.filters ?? {}, topK: body.top_k });

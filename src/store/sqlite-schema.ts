@@ -12,7 +12,9 @@ const ledgerMigrations: string[] = [
      name TEXT NOT NULL,
      status TEXT NOT NULL CHECK (status IN ('active', 'disabled', 'revoked')),
      balance INTEGER NOT NULL CHECK (balance >= 0),
-     created_at TEXT NOT NULL
+     created_at TEXT NOT NULL,
+     -- How many credits the latest debit statement took: MIN(balance, requests in its batch).
+     last_debit INTEGER NOT NULL DEFAULT 0
    );
    CREATE TABLE credit_grants (
      id INTEGER PRIMARY KEY,

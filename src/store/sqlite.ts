@@ -33,6 +33,9 @@ interface DebitJob {
 
 const KEY_COLUMNS = 'id, name, status, balance, created_at';
 const STATEMENT_CACHE_LIMIT = 256;
+const KEY_CACHE_LIMIT = 100_000;
+const MULTI_ROW_CHUNK = 64;
+const OUTCOME_FLUSH_MS = 50;
 
 function toKey(row: KeyRow | undefined): KeyRecord | undefined {
   return row && { id: row.id, name: row.name, status: row.status, balance: row.balance, createdAt: row.created_at };
@@ -90,6 +93,14 @@ export class SqliteStore implements Store {
   private pendingOutcomes: Array<[number, number]> = [];
   private outcomeFlushScheduled = false;
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly ledgerStatements = new Map<string, Database.Statement>();
+  /**
+   * Keys by hash, as last read or written by this connection. Valid while PRAGMA data_version is
+   * unchanged, which SQLite changes exactly when another connection (the CLI, another worker)
+   * commits to the ledger; writes through this connection update the cache themselves.
+   */
+  private readonly keyCache = new Map<string, KeyRecord>();
+  private keyCacheVersion = -1;
   private readonly sql;
 
   constructor(dataDir: string) {
@@ -104,15 +115,15 @@ export class SqliteStore implements Store {
       insertKey: l.prepare('INSERT INTO keys (id, key_hash, name, status, balance, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
       insertGrant: l.prepare('INSERT INTO credit_grants (key_id, amount, reason, at) VALUES (?, ?, ?, ?)'),
       keyByHash: l.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE key_hash = ?`),
+      dataVersion: l.prepare('PRAGMA data_version').pluck(),
       keyById: l.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = ?`),
       allKeys: l.prepare(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, id`),
       topUp: l.prepare('UPDATE keys SET balance = balance + ? WHERE id = ?'),
       setStatus: l.prepare(`UPDATE keys SET status = ? WHERE id = ? AND status <> 'revoked'`),
       debit: l.prepare(
-        `UPDATE keys SET balance = balance - 1 WHERE key_hash = ? AND status = 'active' AND balance > 0 RETURNING id, balance`,
+        `UPDATE keys SET balance = balance - MIN(balance, @count), last_debit = MIN(balance, @count)
+         WHERE key_hash = @keyHash AND status = 'active' AND balance > 0 RETURNING id, balance, last_debit`,
       ),
-      insertCharge: l.prepare('INSERT INTO charges (key_id, endpoint, at) VALUES (?, ?, ?)'),
-      setOutcome: l.prepare('UPDATE charges SET outcome_status = ? WHERE id = ? AND outcome_status IS NULL'),
       chargesByKey: l.prepare(
         'SELECT id, key_id, endpoint, at, outcome_status FROM charges WHERE key_id = ? ORDER BY id DESC LIMIT ?',
       ),
@@ -138,7 +149,19 @@ export class SqliteStore implements Store {
   }
 
   async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
-    return toKey(this.sql.keyByHash.get(keyHash) as KeyRow | undefined);
+    const version = this.sql.dataVersion.get() as number;
+    if (version !== this.keyCacheVersion) {
+      this.keyCache.clear();
+      this.keyCacheVersion = version;
+    }
+    const cached = this.keyCache.get(keyHash);
+    if (cached) return cached;
+    const key = toKey(this.sql.keyByHash.get(keyHash) as KeyRow | undefined);
+    if (key) {
+      if (this.keyCache.size >= KEY_CACHE_LIMIT) this.keyCache.clear();
+      this.keyCache.set(keyHash, key);
+    }
+    return key;
   }
 
   async findKeyById(id: string): Promise<KeyRecord | undefined> {
@@ -150,6 +173,7 @@ export class SqliteStore implements Store {
   }
 
   async topUp(keyId: string, amount: number): Promise<KeyRecord | undefined> {
+    this.keyCache.clear();
     return this.ledger.transaction(() => {
       if (this.sql.topUp.run(amount, keyId).changes === 0) return undefined;
       this.sql.insertGrant.run(keyId, amount, 'topup', new Date().toISOString());
@@ -158,6 +182,7 @@ export class SqliteStore implements Store {
   }
 
   async setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined> {
+    this.keyCache.clear();
     return this.ledger.transaction(() => {
       this.sql.setStatus.run(status, keyId);
       return toKey(this.sql.keyById.get(keyId) as KeyRow | undefined);
@@ -168,40 +193,105 @@ export class SqliteStore implements Store {
     return this.debits.submit({ keyHash, endpoint });
   }
 
+  /**
+   * One transaction for the whole batch, and per key one conditional statement: it takes
+   * MIN(balance, n) credits for the key's n requests in the batch and records in last_debit how
+   * many it took (SET expressions read the row as it was), so the balance can never go negative
+   * and exactly that many requests are charged. The charges are appended in multi-row inserts.
+   */
   private runDebits(jobs: DebitJob[]): DebitResult[] {
-    return this.ledger.transaction(() => {
-      const at = new Date().toISOString();
-      const results = jobs.map((job): DebitResult => {
-        const charged = this.sql.debit.get(job.keyHash) as { id: string; balance: number } | undefined;
-        if (charged) {
-          const chargeId = Number(this.sql.insertCharge.run(charged.id, job.endpoint, at).lastInsertRowid);
-          return { outcome: 'charged', balance: charged.balance, chargeId };
-        }
-        const key = this.sql.keyByHash.get(job.keyHash) as KeyRow | undefined;
-        if (!key) return { outcome: 'unknown-key' };
-        if (key.status !== 'active') return { outcome: 'inactive', status: key.status };
-        return { outcome: 'no-credits' };
-      });
+    const run = this.ledger.transaction(() => {
       this.writeOutcomes();
+      const at = new Date().toISOString();
+      const results = new Array<DebitResult>(jobs.length);
+      const byKey = new Map<string, number[]>();
+      jobs.forEach((job, index) => {
+        const indexes = byKey.get(job.keyHash);
+        if (indexes) indexes.push(index);
+        else byKey.set(job.keyHash, [index]);
+      });
+      const charged: Array<{ index: number; keyId: string; balance: number }> = [];
+      for (const [keyHash, indexes] of byKey) {
+        const debited = this.sql.debit.get({ keyHash, count: indexes.length }) as
+          | { id: string; balance: number; last_debit: number }
+          | undefined;
+        const granted = debited?.last_debit ?? 0;
+        for (let order = 0; order < granted; order++) {
+          charged.push({ index: indexes[order]!, keyId: debited!.id, balance: debited!.balance + granted - 1 - order });
+        }
+        if (granted < indexes.length) {
+          const refusal = granted > 0 ? ({ outcome: 'no-credits' } as const) : this.refusal(keyHash);
+          for (const index of indexes.slice(granted)) results[index] = refusal;
+        }
+        const cached = this.keyCache.get(keyHash);
+        if (cached && debited) this.keyCache.set(keyHash, { ...cached, balance: debited.balance });
+      }
+      const rows = charged.map((charge) => [charge.keyId, jobs[charge.index]!.endpoint, at]);
+      let position = 0;
+      for (const chunk of this.inChunks(rows)) {
+        const lastId = Number(this.multiRow('INSERT INTO charges (key_id, endpoint, at) VALUES ', '(?, ?, ?)', '', chunk.length).run(chunk.flat()).lastInsertRowid);
+        // Rows of one INSERT take consecutive rowids in VALUES order (charges are never deleted).
+        for (let offset = 0; offset < chunk.length; offset++, position++) {
+          const charge = charged[position]!;
+          results[charge.index] = { outcome: 'charged', balance: charge.balance, chargeId: lastId - chunk.length + 1 + offset };
+        }
+      }
       return results;
-    }).immediate();
+    });
+    try {
+      return run.immediate();
+    } catch (error) {
+      this.keyCache.clear();
+      throw error;
+    }
+  }
+
+  private refusal(keyHash: string): DebitResult {
+    const key = this.sql.keyByHash.get(keyHash) as KeyRow | undefined;
+    if (!key) return { outcome: 'unknown-key' };
+    if (key.status !== 'active') return { outcome: 'inactive', status: key.status };
+    return { outcome: 'no-credits' };
   }
 
   recordOutcome(chargeId: number, status: number): void {
     this.pendingOutcomes.push([chargeId, status]);
     if (!this.outcomeFlushScheduled) {
       this.outcomeFlushScheduled = true;
-      setImmediate(() => {
+      // Under load the next debit batch writes these; the timer covers a quiet moment.
+      setTimeout(() => {
         this.outcomeFlushScheduled = false;
         if (this.pendingOutcomes.length > 0 && this.ledger.open) this.ledger.transaction(() => this.writeOutcomes()).immediate();
-      });
+      }, OUTCOME_FLUSH_MS).unref();
     }
   }
 
   private writeOutcomes(): void {
-    const outcomes = this.pendingOutcomes;
+    // First outcome per charge wins, as a later batch's "IS NULL" guard would ensure.
+    const outcomes = [...new Map(this.pendingOutcomes.reverse()).entries()];
     this.pendingOutcomes = [];
-    for (const [chargeId, status] of outcomes) this.sql.setOutcome.run(status, chargeId);
+    for (const chunk of this.inChunks(outcomes)) {
+      this.multiRow(
+        'UPDATE charges SET outcome_status = outcome.column2 FROM (VALUES ',
+        '(?, ?)',
+        ') AS outcome WHERE charges.id = outcome.column1 AND charges.outcome_status IS NULL',
+        chunk.length,
+      ).run(chunk.flat());
+    }
+  }
+
+  private *inChunks<T>(rows: T[]): Generator<T[]> {
+    for (let start = 0; start < rows.length; start += MULTI_ROW_CHUNK) yield rows.slice(start, start + MULTI_ROW_CHUNK);
+  }
+
+  /** A ledger statement repeating `row` count times, prepared once per shape. */
+  private multiRow(prefix: string, row: string, suffix: string, count: number): Database.Statement {
+    const sql = `${prefix}${Array.from({ length: count }, () => row).join(', ')}${suffix}`;
+    let statement = this.ledgerStatements.get(sql);
+    if (!statement) {
+      statement = this.ledger.prepare(sql);
+      this.ledgerStatements.set(sql, statement);
+    }
+    return statement;
   }
 
   async listCharges(keyId: string, limit = 100): Promise<ChargeRecord[]> {

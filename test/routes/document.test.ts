@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { assertEnvelope, createTestApp, json, SAMPLE_DOCUMENTS, type TestContext } from '../helper.js';
+import { assertEnvelope, createTestApp, eventually, json, SAMPLE_DOCUMENTS, type TestContext } from '../helper.js';
 
 describe('GET /document', () => {
   let context: TestContext;
@@ -59,16 +59,17 @@ describe('GET /document', () => {
       const key = await context.createKey(5);
       await fetchDocument(key, 'gdpr-17');
       await fetchDocument(key, 'missing');
-      await new Promise((resolve) => setTimeout(resolve, 20));
       const id = (await context.store.listKeys()).at(-1)!.id;
-      const charges = await context.store.listCharges(id);
-      assert.deepEqual(
-        charges.map((charge) => [charge.endpoint, charge.outcomeStatus]),
-        [
-          ['/document', 404],
-          ['/document', 200],
-        ],
-      );
+      await eventually(async () => {
+        const charges = await context.store.listCharges(id);
+        assert.deepEqual(
+          charges.map((charge) => [charge.endpoint, charge.outcomeStatus]),
+          [
+            ['/document', 404],
+            ['/document', 200],
+          ],
+        );
+      });
     });
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashApiKey } from '../../src/services/keys.js';
 import type { DocumentRecord, SearchRequest, Store } from '../../src/store/store.js';
-import { documentsOf, SAMPLE_DOCUMENTS } from '../helper.js';
+import { documentsOf, eventually, SAMPLE_DOCUMENTS } from '../helper.js';
 
 /** The behaviour every Store implementation promises; run by each implementation's test file. */
 export function storeContract(name: string, openStore: () => Promise<{ store: Store; cleanup: () => Promise<void> }>): void {
@@ -103,8 +103,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.equal((await store.listCharges(record.id))[0]!.outcomeStatus, null);
         store.recordOutcome(result.chargeId, 404);
         store.recordOutcome(result.chargeId, 200);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        assert.equal((await store.listCharges(record.id))[0]!.outcomeStatus, 404);
+        await eventually(async () => assert.equal((await store.listCharges(record.id))[0]!.outcomeStatus, 404));
       });
     });
 

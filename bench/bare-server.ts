@@ -1,0 +1,7 @@
+// The baseline: a bare Fastify JSON route, nothing else. Every figure in bench/api.ts is a ratio to it.
+import Fastify from 'fastify';
+
+const app = Fastify({ logger: false });
+app.get('/bare', async () => ({ status: 200, message: 'bare' }));
+const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
+process.stderr.write(`listening on ${address}\n`);
