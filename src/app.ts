@@ -38,18 +38,17 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   // JSON only: without the text/plain parser, any other Content-Type is rejected (400, decisions.md 2).
   app.removeContentTypeParser(['text/plain']);
 
-  app.decorateRequest('charge', null);
   const routeMethods = new Map<string, Set<HTTPMethods>>();
   app.addHook('onRoute', (route) => {
     const methods = routeMethods.get(route.url) ?? new Set<HTTPMethods>();
     for (const method of [route.method].flat()) methods.add(method as HTTPMethods);
     routeMethods.set(route.url, methods);
   });
-  app.addHook('onSend', (request, reply, payload, done) => {
+  // Set first thing, so that every answer carries it, errors included: Fastify keeps headers set
+  // on the reply when an error handler takes over.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    // Every response after a successful debit says what is left, whatever its status (decisions.md 11).
-    if (request.charge) reply.header('x-credits-remaining', String(request.charge.balance));
-    done(null, payload);
+    done();
   });
   registerErrorHandling(app, routeMethods);
 

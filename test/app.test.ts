@@ -82,7 +82,7 @@ describe('unexpected faults', () => {
   it('answer a 500 envelope with the request id; a charge already made stays recorded', async () => {
     const dir = tempDir();
     const store = new SqliteStore(dir.path);
-    store.getDocument = async () => {
+    store.getDocumentJson = async () => {
       throw new Error('disk on fire');
     };
     const context = await createTestApp({ store });

@@ -50,14 +50,17 @@ export function keyedGroup(scope: FastifyInstance, credits: CreditService): void
 
   const charge =
     (endpoint: string): Step =>
-    async (request) => {
+    async (request, reply) => {
       const keyHash = request.caller?.keyHash ?? hashApiKey(request.headers['x-api-key'] as string);
       const result = await credits.charge(keyHash, endpoint);
       if (result.outcome !== 'charged') throw rejection(result, {});
       request.charge = { chargeId: result.chargeId, balance: result.balance };
+      // Every response after a successful debit says what is left, whatever its status (decisions.md 11).
+      reply.header('x-credits-remaining', String(result.balance));
     };
 
   scope.decorateRequest('caller', null);
+  scope.decorateRequest('charge', null);
   scope.addHook('onRoute', (route) => {
     const own = [route.preHandler ?? []].flat() as preHandlerHookHandler[];
     const endpoint = route.config?.billable;

@@ -38,14 +38,11 @@ const schema = {
 } as const;
 
 export function documentRoute(app: FastifyInstance, services: Services): void {
-  app.get('/document', { schema, config: { billable: '/document' } }, async (request) => {
+  app.get('/document', { schema, config: { billable: '/document' } }, async (request, reply) => {
     const docId = request.headers['svc-doc-id'] as string;
-    const document = await services.store.getDocument(docId);
-    if (!document) throw new ApiError('DOCUMENT_NOT_FOUND', `Document "${docId}" not found.`);
-    return {
-      status: 200,
-      statusCode: 200,
-      body: { ...document.metadata, doc_id: document.docId, title: document.title, text: document.text },
-    };
+    const document = await services.store.getDocumentJson(docId);
+    if (document === undefined) throw new ApiError('DOCUMENT_NOT_FOUND', `Document "${docId}" not found.`);
+    // The stored JSON goes out as it is: the envelope is assembled around it, not re-serialised.
+    return reply.type('application/json; charset=utf-8').send(`{"status":200,"statusCode":200,"body":${document}}`);
   });
 }

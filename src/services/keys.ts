@@ -1,11 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { KeyRecord, KeyStatus, Store } from '../store/store.js';
 
 export const API_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
 
 /** Hex is case-insensitive, so a key and its upper-case spelling hash alike. */
 export function hashApiKey(apiKey: string): string {
-  return createHash('sha256').update(apiKey.toLowerCase()).digest('hex');
+  return hash('sha256', apiKey.toLowerCase(), 'hex');
 }
 
 /** Key ids carry a prefix and 16 hex digits, so an id can never be mistaken for a 64-hex key. */

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { FileChangeSignal } from './file-change-signal.js';
 import { GroupCommit } from './group-commit.js';
 import { migrateCorpus, migrateLedger } from './sqlite-schema.js';
 import type {
@@ -95,17 +96,20 @@ export class SqliteStore implements Store {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly ledgerStatements = new Map<string, Database.Statement>();
   /**
-   * Keys by hash, as last read or written by this connection. Valid while PRAGMA data_version is
-   * unchanged, which SQLite changes exactly when another connection (the CLI, another worker)
-   * commits to the ledger; writes through this connection update the cache themselves.
+   * Keys by hash, as last read or written by this connection. Dropped when another connection (the
+   * CLI, another worker) may have committed to the ledger: the file-change signal says so for free;
+   * where it cannot, PRAGMA data_version (changed by exactly such commits) is asked on every read.
+   * Writes through this connection update the cache themselves.
    */
   private readonly keyCache = new Map<string, KeyRecord>();
   private keyCacheVersion = -1;
+  private readonly ledgerChanges: FileChangeSignal;
   private readonly sql;
 
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true });
     this.ledger = open(join(dataDir, 'ledger.sqlite'));
+    this.ledgerChanges = new FileChangeSignal(dataDir, 'ledger.sqlite');
     this.corpus = open(join(dataDir, 'corpus.sqlite'));
     migrateLedger(this.ledger);
     migrateCorpus(this.corpus);
@@ -149,10 +153,12 @@ export class SqliteStore implements Store {
   }
 
   async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
-    const version = this.sql.dataVersion.get() as number;
-    if (version !== this.keyCacheVersion) {
-      this.keyCache.clear();
-      this.keyCacheVersion = version;
+    if (this.ledgerChanges.recentlyChanged()) {
+      const version = this.sql.dataVersion.get() as number;
+      if (version !== this.keyCacheVersion) {
+        this.keyCache.clear();
+        this.keyCacheVersion = version;
+      }
     }
     const cached = this.keyCache.get(keyHash);
     if (cached) return cached;
@@ -320,6 +326,13 @@ export class SqliteStore implements Store {
     return rows.map((row) => ({ keyId: row.key_id, amount: row.amount, reason: row.reason, at: row.at }));
   }
 
+  async getDocumentJson(docId: string): Promise<string | undefined> {
+    const row = this.sql.document.get(docId) as { doc_id: string; title: string; text: string; metadata: string } | undefined;
+    if (!row) return undefined;
+    const core = `{"doc_id":${JSON.stringify(row.doc_id)},"title":${JSON.stringify(row.title)},"text":${JSON.stringify(row.text)}`;
+    return row.metadata === '{}' ? `${core}}` : `${core},${row.metadata.slice(1)}`;
+  }
+
   async getDocument(docId: string): Promise<DocumentRecord | undefined> {
     const row = this.sql.document.get(docId) as { doc_id: string; title: string; text: string; metadata: string } | undefined;
     return row && { docId: row.doc_id, title: row.title, text: row.text, metadata: JSON.parse(row.metadata) };
@@ -415,6 +428,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.ledgerChanges.close();
     this.debits.flush();
     if (this.pendingOutcomes.length > 0) this.ledger.transaction(() => this.writeOutcomes()).immediate();
     this.ledger.close();

@@ -96,6 +96,11 @@ export interface Store {
   listGrants(keyId: string): Promise<CreditGrant[]>;
 
   getDocument(docId: string): Promise<DocumentRecord | undefined>;
+  /**
+   * The same document as JSON text of one object: doc_id, title, text, then the metadata fields.
+   * Lets /document answer without parsing and re-serialising what was stored as JSON.
+   */
+  getDocumentJson(docId: string): Promise<string | undefined>;
   /** Writes every document of the source in one transaction: all or nothing. Replaces existing ids. */
   ingestDocuments(source: AsyncIterable<DocumentRecord>, onProgress?: (progress: IngestProgress) => void): Promise<number>;
   deleteDocument(docId: string): Promise<boolean>;

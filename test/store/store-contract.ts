@@ -112,6 +112,9 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         const document = await store.getDocument('gdpr-17');
         assert.deepEqual(document, SAMPLE_DOCUMENTS[0]);
         assert.equal(await store.getDocument('missing'), undefined);
+        const { docId, title, text, metadata } = SAMPLE_DOCUMENTS[0]!;
+        assert.deepEqual(JSON.parse((await store.getDocumentJson('gdpr-17'))!), { doc_id: docId, title, text, ...metadata });
+        assert.equal(await store.getDocumentJson('missing'), undefined);
       });
 
       it('writes nothing from a source that fails part-way', async () => {

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Agent, request } from 'undici';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { tempDir } from '../helper.js';
+import { cli } from '../cli/cli-helper.js';
+
+describe('operator changes reach a busy running service on its next request', () => {
+  const dir = tempDir();
+  const env = { DATA_DIR: dir.path };
+  let server: RunningServer;
+  const agent = new Agent({ connections: 16 });
+
+  before(async () => {
+    server = await startServer(loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent' }));
+  });
+  after(async () => {
+    await server.close();
+    await agent.close();
+    dir.remove();
+  });
+
+  const balance = async (key: string) => {
+    const response = await request(`${server.url}/credits`, { dispatcher: agent, headers: { 'x-api-key': key } });
+    return { status: response.statusCode, body: (await response.body.json()) as { current_balance: number | null } };
+  };
+
+  it('sees every top-up, disable and enable made through another connection, while /credits is hammered', async () => {
+    const created = JSON.parse((await cli(env, 'keys', 'create', '--credits', '1', '--json')).stdout) as { key: string; id: string };
+    let hammering = true;
+    const hammer = (async () => {
+      while (hammering) await balance(created.key);
+    })();
+    try {
+      let expected = 1;
+      for (let round = 0; round < 25; round++) {
+        assert.equal((await cli(env, 'keys', 'topup', created.id, '--credits', '3')).code, 0);
+        expected += 3;
+        assert.equal((await balance(created.key)).body.current_balance, expected, `round ${round}`);
+        if (round % 5 === 0) {
+          await cli(env, 'keys', 'disable', created.id);
+          assert.equal((await balance(created.key)).status, 403);
+          await cli(env, 'keys', 'enable', created.id);
+          assert.equal((await balance(created.key)).status, 200);
+        }
+      }
+    } finally {
+      hammering = false;
+      await hammer;
+    }
+  });
+});
