@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, preHandlerHookHandler } from 'fastify';
 import { ApiError } from '../errors.js';
 import type { CreditService } from '../services/credits.js';
 import { hashApiKey } from '../services/keys.js';
@@ -59,6 +59,11 @@ export function keyedGroup(scope: FastifyInstance, credits: CreditService): void
       reply.header('x-credits-remaining', String(result.balance));
     };
 
+  const recordOutcome: onResponseHookHandler = (request, reply, done) => {
+    if (request.charge) credits.recordOutcome(request.charge.chargeId, reply.statusCode);
+    done();
+  };
+
   scope.decorateRequest('caller', null);
   scope.decorateRequest('charge', null);
   scope.addHook('onRoute', (route) => {
@@ -66,9 +71,6 @@ export function keyedGroup(scope: FastifyInstance, credits: CreditService): void
     const endpoint = route.config?.billable;
     if (endpoint && own.length === 0) route.preHandler = [charge(endpoint)];
     else route.preHandler = [authenticate, ...own, ...(endpoint ? [charge(endpoint)] : [])] as preHandlerHookHandler[];
-  });
-  scope.addHook('onResponse', (request, reply, done) => {
-    if (request.charge) credits.recordOutcome(request.charge.chargeId, reply.statusCode);
-    done();
+    if (endpoint) route.onResponse = [...[route.onResponse ?? []].flat(), recordOutcome] as onResponseHookHandler[];
   });
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { FileChangeSignal } from './file-change-signal.js';
+import { ExternalWrites } from './external-writes.js';
 import { GroupCommit } from './group-commit.js';
 import { migrateCorpus, migrateLedger } from './sqlite-schema.js';
 import type {
@@ -37,6 +37,7 @@ const STATEMENT_CACHE_LIMIT = 256;
 const KEY_CACHE_LIMIT = 100_000;
 const MULTI_ROW_CHUNK = 64;
 const OUTCOME_FLUSH_MS = 50;
+const DOCUMENT_CACHE_CHARS = 32 * 1024 * 1024;
 
 function toKey(row: KeyRow | undefined): KeyRecord | undefined {
   return row && { id: row.id, name: row.name, status: row.status, balance: row.balance, createdAt: row.created_at };
@@ -96,30 +97,32 @@ export class SqliteStore implements Store {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly ledgerStatements = new Map<string, Database.Statement>();
   /**
-   * Keys by hash, as last read or written by this connection. Dropped when another connection (the
-   * CLI, another worker) may have committed to the ledger: the file-change signal says so for free;
-   * where it cannot, PRAGMA data_version (changed by exactly such commits) is asked on every read.
-   * Writes through this connection update the cache themselves.
+   * Caches of rows, dropped whenever another connection (the CLI, another worker) has committed to
+   * their database; writes through this connection keep them current themselves. Keys by hash;
+   * documents (as /document's JSON) by id, least recently used first out past DOCUMENT_CACHE_CHARS.
    */
   private readonly keyCache = new Map<string, KeyRecord>();
-  private keyCacheVersion = -1;
-  private readonly ledgerChanges: FileChangeSignal;
+  private readonly documentCache = new Map<string, string | null>();
+  private documentCacheChars = 0;
+  private readonly ledgerWrites: ExternalWrites;
+  private readonly corpusWrites: ExternalWrites;
   private readonly sql;
 
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true });
     this.ledger = open(join(dataDir, 'ledger.sqlite'));
-    this.ledgerChanges = new FileChangeSignal(dataDir, 'ledger.sqlite');
+
     this.corpus = open(join(dataDir, 'corpus.sqlite'));
     migrateLedger(this.ledger);
     migrateCorpus(this.corpus);
+    this.ledgerWrites = new ExternalWrites(this.ledger, dataDir, 'ledger.sqlite');
+    this.corpusWrites = new ExternalWrites(this.corpus, dataDir, 'corpus.sqlite');
     const l = this.ledger;
     const c = this.corpus;
     this.sql = {
       insertKey: l.prepare('INSERT INTO keys (id, key_hash, name, status, balance, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
       insertGrant: l.prepare('INSERT INTO credit_grants (key_id, amount, reason, at) VALUES (?, ?, ?, ?)'),
       keyByHash: l.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE key_hash = ?`),
-      dataVersion: l.prepare('PRAGMA data_version').pluck(),
       keyById: l.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = ?`),
       allKeys: l.prepare(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, id`),
       topUp: l.prepare('UPDATE keys SET balance = balance + ? WHERE id = ?'),
@@ -153,13 +156,7 @@ export class SqliteStore implements Store {
   }
 
   async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
-    if (this.ledgerChanges.recentlyChanged()) {
-      const version = this.sql.dataVersion.get() as number;
-      if (version !== this.keyCacheVersion) {
-        this.keyCache.clear();
-        this.keyCacheVersion = version;
-      }
-    }
+    if (this.ledgerWrites.happened()) this.keyCache.clear();
     const cached = this.keyCache.get(keyHash);
     if (cached) return cached;
     const key = toKey(this.sql.keyByHash.get(keyHash) as KeyRow | undefined);
@@ -327,10 +324,37 @@ export class SqliteStore implements Store {
   }
 
   async getDocumentJson(docId: string): Promise<string | undefined> {
+    if (this.corpusWrites.happened()) this.dropDocumentCache();
+    const cached = this.documentCache.get(docId);
+    if (cached !== undefined) {
+      this.documentCache.delete(docId);
+      this.documentCache.set(docId, cached);
+      return cached ?? undefined;
+    }
     const row = this.sql.document.get(docId) as { doc_id: string; title: string; text: string; metadata: string } | undefined;
-    if (!row) return undefined;
-    const core = `{"doc_id":${JSON.stringify(row.doc_id)},"title":${JSON.stringify(row.title)},"text":${JSON.stringify(row.text)}`;
-    return row.metadata === '{}' ? `${core}}` : `${core},${row.metadata.slice(1)}`;
+    let json: string | null = null;
+    if (row) {
+      const core = `{"doc_id":${JSON.stringify(row.doc_id)},"title":${JSON.stringify(row.title)},"text":${JSON.stringify(row.text)}`;
+      json = row.metadata === '{}' ? `${core}}` : `${core},${row.metadata.slice(1)}`;
+    }
+    this.cacheDocument(docId, json);
+    return json ?? undefined;
+  }
+
+  /** Unknown ids are cached too (as null), so probing for missing documents costs no more reads. */
+  private cacheDocument(docId: string, json: string | null): void {
+    this.documentCache.set(docId, json);
+    this.documentCacheChars += docId.length + (json?.length ?? 0);
+    for (const [oldest, value] of this.documentCache) {
+      if (this.documentCacheChars <= DOCUMENT_CACHE_CHARS) break;
+      this.documentCache.delete(oldest);
+      this.documentCacheChars -= oldest.length + (value?.length ?? 0);
+    }
+  }
+
+  private dropDocumentCache(): void {
+    this.documentCache.clear();
+    this.documentCacheChars = 0;
   }
 
   async getDocument(docId: string): Promise<DocumentRecord | undefined> {
@@ -343,6 +367,7 @@ export class SqliteStore implements Store {
     onProgress?: (progress: IngestProgress) => void,
   ): Promise<number> {
     // One transaction across the whole source: a bad record anywhere leaves the corpus untouched.
+    this.dropDocumentCache();
     this.corpus.exec('BEGIN IMMEDIATE');
     let count = 0;
     try {
@@ -352,6 +377,7 @@ export class SqliteStore implements Store {
         if (onProgress && count % 1000 === 0) onProgress({ documents: count });
       }
       this.corpus.exec('COMMIT');
+      this.dropDocumentCache();
     } catch (error) {
       if (this.corpus.inTransaction) this.corpus.exec('ROLLBACK');
       throw error;
@@ -374,6 +400,7 @@ export class SqliteStore implements Store {
   }
 
   async deleteDocument(docId: string): Promise<boolean> {
+    this.dropDocumentCache();
     return this.sql.deleteDocument.run(docId).changes > 0;
   }
 
@@ -428,7 +455,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    this.ledgerChanges.close();
+    this.ledgerWrites.close();
+    this.corpusWrites.close();
     this.debits.flush();
     if (this.pendingOutcomes.length > 0) this.ledger.transaction(() => this.writeOutcomes()).immediate();
     this.ledger.close();

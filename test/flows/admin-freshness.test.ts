@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../../src/config.js';
@@ -48,6 +50,26 @@ describe('operator changes reach a busy running service on its next request', ()
     } finally {
       hammering = false;
       await hammer;
+    }
+  });
+
+  it('serves a document ingested, re-ingested or added by another connection on the next request', async () => {
+    const created = JSON.parse((await cli(env, 'keys', 'create', '--credits', '1000', '--json')).stdout) as { key: string };
+    const fetchTitle = async (docId: string) => {
+      const response = await request(`${server.url}/document`, {
+        dispatcher: agent,
+        headers: { 'x-api-key': created.key, 'svc-doc-id': docId },
+      });
+      const body = (await response.body.json()) as { status: number; body?: { title: string } };
+      return body.status === 200 ? body.body!.title : body.status;
+    };
+    const file = join(dir.path, 'doc.jsonl');
+    assert.equal(await fetchTitle('live-doc'), 404);
+    for (let version = 1; version <= 10; version++) {
+      writeFileSync(file, JSON.stringify({ doc_id: 'live-doc', title: `version ${version}`, text: 'changing' }));
+      assert.equal((await cli(env, 'ingest', file)).code, 0);
+      assert.equal(await fetchTitle('live-doc'), `version ${version}`);
+      assert.equal(await fetchTitle('live-doc'), `version ${version}`, 'and again, from the cache');
     }
   });
 });
