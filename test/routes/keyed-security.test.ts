@@ -57,6 +57,18 @@ describe('authentication on every protected route', () => {
         });
       }
 
+      it('answers 400 to a key header sent twice, without charging either key', async () => {
+        const key = await context.createKey(2);
+        const response = await context.app.inject({
+          method: route.method,
+          url: route.url,
+          headers: { ...route.headers, 'x-api-key': [key, key] },
+          ...('payload' in route ? { payload: route.payload } : {}),
+        });
+        assertEnvelope(response, 400, /x-api-key/);
+        assert.equal(await context.balanceOf(key), 2);
+      });
+
       it('answers 401 to a well-formed unknown key', async () => {
         const body = assertEnvelope(await call(route, 'ab'.repeat(32)), 401);
         if (route.url === '/credits') assert.equal(body.current_balance, null);

@@ -1,3 +1,8 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { KeyAdmin, hashApiKey } from '../../src/services/keys.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { tempDir } from '../helper.js';
 import { storeContract } from './store-contract.js';
@@ -12,4 +17,37 @@ storeContract('sqlite', async () => {
       dir.remove();
     },
   };
+});
+
+describe('sqlite specifics', () => {
+  it('keeps keys hashed at rest: no file of the data folder holds a plain key', async () => {
+    const dir = tempDir();
+    const store = new SqliteStore(dir.path);
+    try {
+      const { key } = await new KeyAdmin(store).create(5, 'at-rest');
+      await store.debit(hashApiKey(key), '/query');
+      const files = readdirSync(dir.path).map((name) => readFileSync(join(dir.path, name)).toString('latin1'));
+      assert.ok(files.some((content) => content.includes(hashApiKey(key))), 'the hash is stored');
+      assert.ok(files.every((content) => !content.includes(key) && !content.toLowerCase().includes(key)), 'the plain key is not');
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+
+  it('refuses to delete charge records (append-only)', async () => {
+    const dir = tempDir();
+    const store = new SqliteStore(dir.path);
+    await store.close();
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(join(dir.path, 'ledger.sqlite'));
+    try {
+      db.prepare(`INSERT INTO keys (id, key_hash, name, status, balance, created_at) VALUES ('k', 'h', '', 'active', 1, 'now')`).run();
+      db.prepare(`INSERT INTO charges (key_id, endpoint, at) VALUES ('k', '/query', 'now')`).run();
+      assert.throws(() => db.prepare('DELETE FROM charges').run(), /append-only/);
+    } finally {
+      db.close();
+      dir.remove();
+    }
+  });
 });

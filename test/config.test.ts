@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadConfig } from '../src/config.js';
+import { createTestApp, json } from './helper.js';
+
+describe('configuration from the environment', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.dataDir, './data');
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.faceServiceUrl, undefined);
+    assert.equal(config.faceServiceTimeoutMs, 5000);
+    assert.equal(config.faceBreakerFailures, 5);
+    assert.equal(config.faceBreakerCooldownMs, 10_000);
+    assert.equal(config.bodyLimitBytes, 16 * 1024 * 1024);
+    assert.equal(config.imageMaxBytes, 10 * 1024 * 1024);
+    assert.match(config.serviceVersion, /^\d+\.\d+\.\d+/);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '9000', HOST: '127.0.0.1', DATA_DIR: '/tmp/x', FACE_SERVICE_URL: 'http://127.0.0.1:1/search',
+      FACE_SERVICE_TIMEOUT_MS: '100', FACE_BREAKER_FAILURES: '2', FACE_BREAKER_COOLDOWN_MS: '50', SERVICE_VERSION: '1.3.0',
+      BODY_LIMIT_BYTES: '1000', IMAGE_MAX_BYTES: '500', LOG_LEVEL: 'debug', SEED_DEMO: 'false',
+    });
+    assert.deepEqual(
+      [config.port, config.host, config.dataDir, config.faceServiceUrl, config.faceServiceTimeoutMs, config.faceBreakerFailures],
+      [9000, '127.0.0.1', '/tmp/x', 'http://127.0.0.1:1/search', 100, 2],
+    );
+    assert.deepEqual(
+      [config.faceBreakerCooldownMs, config.serviceVersion, config.bodyLimitBytes, config.imageMaxBytes, config.logLevel, config.seedDemo],
+      [50, '1.3.0', 1000, 500, 'debug', false],
+    );
+  });
+
+  it('refuses invalid values with a message naming the variable', () => {
+    assert.throws(() => loadConfig({ PORT: 'eighty' }), /PORT/);
+    assert.throws(() => loadConfig({ FACE_SERVICE_TIMEOUT_MS: '0' }), /FACE_SERVICE_TIMEOUT_MS/);
+    assert.throws(() => loadConfig({ BODY_LIMIT_BYTES: '-5' }), /BODY_LIMIT_BYTES/);
+    assert.throws(() => loadConfig({ SERVICE_VERSION: 'v1' }), /SERVICE_VERSION/);
+    assert.throws(() => loadConfig({ FACE_SERVICE_URL: 'ftp://x' }), /FACE_SERVICE_URL/);
+    assert.throws(() => loadConfig({ SEED_DEMO: 'maybe' }), /SEED_DEMO/);
+  });
+
+  it('SERVICE_VERSION is what /version reports', async () => {
+    const context = await createTestApp({ settings: { serviceVersion: loadConfig({ SERVICE_VERSION: '2.4.1' }).serviceVersion } });
+    try {
+      assert.deepEqual(json(await context.app.inject({ url: '/version' })), { status: 200, version: '2.4.1' });
+    } finally {
+      await context.close();
+    }
+  });
+});
