@@ -15,7 +15,7 @@ export const errorCatalogue = {
   REVOKED_KEY: { status: 403, message: 'The API key has been revoked and can no longer be used.' },
   DISABLED_KEY: { status: 403, message: 'The API key is disabled. Ask the operator to enable it.' },
   NO_CREDITS: { status: 402, message: 'The API key has no credits left. Buy more credits to continue.' },
-  NOT_FOUND: { status: 404, message: 'Not found.' },
+  NOT_FOUND: { status: 404, message: 'No endpoint at this path.' },
   DOCUMENT_NOT_FOUND: { status: 404, message: 'Document not found.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is too large.' },

@@ -99,4 +99,22 @@ describe('unexpected faults', () => {
       dir.remove();
     }
   });
+
+  it('answer 503 with Retry-After when the store stays locked by another writer', async () => {
+    const dir = tempDir();
+    const store = new SqliteStore(dir.path);
+    store.getDocumentJson = async () => {
+      throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    };
+    const context = await createTestApp({ store });
+    try {
+      const key = await context.createKey(3);
+      const response = await context.app.inject({ url: '/document', headers: { 'x-api-key': key, 'svc-doc-id': 'gdpr-17' } });
+      assertEnvelope(response, 503, /retry/i);
+      assert.equal(response.headers['retry-after'], '1');
+    } finally {
+      await context.close();
+      dir.remove();
+    }
+  });
 });

@@ -3,6 +3,9 @@ import { ApiError, envelope, errorCatalogue } from '../errors.js';
 
 type ValidationIssue = NonNullable<FastifyError['validation']>[number];
 
+/** SQLite's answer when another writer held the database past the busy timeout: worth a retry. */
+const STORE_BUSY = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);
+
 const HEADER_MESSAGES: Record<string, string> = {
   'x-api-key:missing': errorCatalogue.MISSING_API_KEY.message,
   'x-api-key:invalid': errorCatalogue.MALFORMED_API_KEY.message,
@@ -49,7 +52,10 @@ function frameworkError(error: FastifyError, request: FastifyRequest): { status:
     case 'FST_ERR_CTP_INVALID_TYPE':
       return { status: 400, message: errorCatalogue.INVALID_JSON.message };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, message: `The request body is larger than the limit of ${request.server.initialConfig.bodyLimit} bytes.` };
+      return {
+        status: errorCatalogue.BODY_TOO_LARGE.status,
+        message: `The request body is larger than the limit of ${request.server.initialConfig.bodyLimit} bytes (BODY_LIMIT_BYTES).`,
+      };
   }
   if (error instanceof SyntaxError || error.statusCode === 400) {
     return { status: 400, message: `${errorCatalogue.INVALID_JSON.message} ${error.message}`.trim() };
@@ -69,9 +75,12 @@ export function registerErrorHandling(app: FastifyInstance, routeMethods: Map<st
     const known = frameworkError(error, request);
     if (known) return reply.code(known.status).send(envelope(known.status, known.message));
     request.log.error({ err: error }, 'unexpected error');
-    return reply
-      .code(500)
-      .send(envelope(500, `Internal error. Quote request id ${request.id} when reporting it; retry with exponential backoff.`));
+    if (STORE_BUSY.has((error as { code?: string }).code ?? '')) {
+      const { status, message } = errorCatalogue.STORE_UNAVAILABLE;
+      return reply.code(status).header('retry-after', '1').send(envelope(status, message));
+    }
+    const { status, message } = errorCatalogue.INTERNAL;
+    return reply.code(status).send(envelope(status, `${message} Quote request id ${request.id} when reporting it; retry with exponential backoff.`));
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -79,11 +88,13 @@ export function registerErrorHandling(app: FastifyInstance, routeMethods: Map<st
     const allowed = routeMethods.get(path);
     if (allowed && !allowed.has(request.method as HTTPMethods)) {
       const allow = [...allowed].sort().join(', ');
+      const { status } = errorCatalogue.METHOD_NOT_ALLOWED;
       return reply
-        .code(405)
+        .code(status)
         .header('allow', allow)
-        .send(envelope(405, `Method ${request.method} is not allowed on ${path}. Allowed: ${allow}.`));
+        .send(envelope(status, `Method ${request.method} is not allowed on ${path}. Allowed: ${allow}.`));
     }
-    return reply.code(404).send(envelope(404, `No endpoint at ${request.method} ${path}. See GET /docs for the API.`));
+    const { status } = errorCatalogue.NOT_FOUND;
+    return reply.code(status).send(envelope(status, `No endpoint at ${request.method} ${path}. See GET /docs for the API.`));
   });
 }
