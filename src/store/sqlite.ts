@@ -1,19 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { ExternalWrites } from './external-writes.js';
 import { GroupCommit } from './group-commit.js';
-import { migrateCorpus, migrateLedger } from './sqlite-schema.js';
+import { SqliteCorpus } from './sqlite-corpus.js';
+import { openSqlite } from './sqlite-open.js';
+import { migrateLedger } from './sqlite-schema.js';
 import type {
   ChargeRecord,
   CreditGrant,
   DebitResult,
   DocumentRecord,
-  FilterScalar,
   IngestProgress,
   KeyRecord,
   KeyStatus,
-  MetadataValue,
   SearchRequest,
   SearchResult,
   Store,
@@ -33,92 +33,38 @@ interface DebitJob {
 }
 
 const KEY_COLUMNS = 'id, name, status, balance, created_at';
-const STATEMENT_CACHE_LIMIT = 256;
 const KEY_CACHE_LIMIT = 100_000;
 const MULTI_ROW_CHUNK = 64;
 const OUTCOME_FLUSH_MS = 50;
-const DOCUMENT_CACHE_CHARS = 32 * 1024 * 1024;
 
 function toKey(row: KeyRow | undefined): KeyRecord | undefined {
   return row && { id: row.id, name: row.name, status: row.status, balance: row.balance, createdAt: row.created_at };
 }
 
-function open(path: string): Database.Database {
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  // NORMAL in WAL mode: a commit survives a crash of the process (not of the OS), at a fraction of FULL's cost.
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
-  db.pragma('foreign_keys = ON');
-  return db;
-}
-
-/** A metadata value as rows of (type, value): scalars once, arrays element by element, objects not at all. */
-function fieldRows(value: MetadataValue): Array<[string, string | number | null]> {
-  if (Array.isArray(value)) return value.flatMap((element) => (Array.isArray(element) ? [] : fieldRows(element)));
-  if (value === null) return [['z', null]];
-  if (typeof value === 'string') return [['s', value]];
-  if (typeof value === 'number') return [['n', value]];
-  if (typeof value === 'boolean') return [['b', value ? 1 : 0]];
-  return [];
-}
-
-function filterCondition(values: FilterScalar[], params: unknown[]): string {
-  if (values.length === 0) return '0';
-  const alternatives = values.map((value) => {
-    if (value === null) return `vtype = 'z'`;
-    if (typeof value === 'string') {
-      params.push(value);
-      return `(vtype = 's' AND value = ?)`;
-    }
-    if (typeof value === 'number') {
-      params.push(value);
-      return `(vtype = 'n' AND value = ?)`;
-    }
-    params.push(value ? 1 : 0);
-    return `(vtype = 'b' AND value = ?)`;
-  });
-  return alternatives.join(' OR ');
-}
-
-/** FTS5 query text from analysed terms: each term quoted, so no input can be read as query syntax. */
-function matchExpression(terms: string[], column?: string): string {
-  const disjunction = terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(' OR ');
-  return column ? `${column} : (${disjunction})` : disjunction;
-}
-
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   private readonly ledger: Database.Database;
-  private readonly corpus: Database.Database;
+  private readonly corpus: SqliteCorpus;
   private readonly debits: GroupCommit<DebitJob, DebitResult>;
   private pendingOutcomes: Array<[number, number]> = [];
   private outcomeFlushScheduled = false;
-  private readonly statements = new Map<string, Database.Statement>();
   private readonly ledgerStatements = new Map<string, Database.Statement>();
   /**
-   * Caches of rows, dropped whenever another connection (the CLI, another worker) has committed to
-   * their database; writes through this connection keep them current themselves. Keys by hash;
-   * documents (as /document's JSON) by id, least recently used first out past DOCUMENT_CACHE_CHARS.
+   * Keys by hash, as last read or written through this connection; dropped whenever another
+   * connection (the CLI, another worker) has committed to the ledger.
    */
   private readonly keyCache = new Map<string, KeyRecord>();
-  private readonly documentCache = new Map<string, string | null>();
-  private documentCacheChars = 0;
   private readonly ledgerWrites: ExternalWrites;
-  private readonly corpusWrites: ExternalWrites;
   private readonly sql;
 
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true });
-    this.ledger = open(join(dataDir, 'ledger.sqlite'));
+    this.ledger = openSqlite(join(dataDir, 'ledger.sqlite'));
 
-    this.corpus = open(join(dataDir, 'corpus.sqlite'));
+    this.corpus = new SqliteCorpus(dataDir);
     migrateLedger(this.ledger);
-    migrateCorpus(this.corpus);
     this.ledgerWrites = new ExternalWrites(this.ledger, dataDir, 'ledger.sqlite');
-    this.corpusWrites = new ExternalWrites(this.corpus, dataDir, 'corpus.sqlite');
     const l = this.ledger;
-    const c = this.corpus;
     this.sql = {
       insertKey: l.prepare('INSERT INTO keys (id, key_hash, name, status, balance, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
       insertGrant: l.prepare('INSERT INTO credit_grants (key_id, amount, reason, at) VALUES (?, ?, ?, ?)'),
@@ -137,11 +83,6 @@ export class SqliteStore implements Store {
       countCharges: l.prepare('SELECT count(*) AS n FROM charges WHERE key_id = ?'),
       grantsByKey: l.prepare('SELECT key_id, amount, reason, at FROM credit_grants WHERE key_id = ? ORDER BY id'),
       ping: l.prepare('SELECT 1'),
-      document: c.prepare('SELECT doc_id, title, text, metadata FROM documents WHERE doc_id = ?'),
-      deleteDocument: c.prepare('DELETE FROM documents WHERE doc_id = ?'),
-      insertDocument: c.prepare('INSERT INTO documents (doc_id, title, text, metadata) VALUES (?, ?, ?, ?)'),
-      insertField: c.prepare('INSERT INTO doc_fields (doc_rowid, field, vtype, value) VALUES (?, ?, ?, ?)'),
-      countDocuments: c.prepare('SELECT count(*) AS n FROM documents'),
     };
     this.debits = new GroupCommit((jobs) => this.runDebits(jobs));
   }
@@ -323,129 +264,28 @@ export class SqliteStore implements Store {
     return rows.map((row) => ({ keyId: row.key_id, amount: row.amount, reason: row.reason, at: row.at }));
   }
 
-  async getDocumentJson(docId: string): Promise<string | undefined> {
-    if (this.corpusWrites.happened()) this.dropDocumentCache();
-    const cached = this.documentCache.get(docId);
-    if (cached !== undefined) {
-      this.documentCache.delete(docId);
-      this.documentCache.set(docId, cached);
-      return cached ?? undefined;
-    }
-    const row = this.sql.document.get(docId) as { doc_id: string; title: string; text: string; metadata: string } | undefined;
-    let json: string | null = null;
-    if (row) {
-      const core = `{"doc_id":${JSON.stringify(row.doc_id)},"title":${JSON.stringify(row.title)},"text":${JSON.stringify(row.text)}`;
-      json = row.metadata === '{}' ? `${core}}` : `${core},${row.metadata.slice(1)}`;
-    }
-    this.cacheDocument(docId, json);
-    return json ?? undefined;
+  getDocumentJson(docId: string): Promise<string | undefined> {
+    return this.corpus.getDocumentJson(docId);
   }
 
-  /** Unknown ids are cached too (as null), so probing for missing documents costs no more reads. */
-  private cacheDocument(docId: string, json: string | null): void {
-    this.documentCache.set(docId, json);
-    this.documentCacheChars += docId.length + (json?.length ?? 0);
-    for (const [oldest, value] of this.documentCache) {
-      if (this.documentCacheChars <= DOCUMENT_CACHE_CHARS) break;
-      this.documentCache.delete(oldest);
-      this.documentCacheChars -= oldest.length + (value?.length ?? 0);
-    }
+  getDocument(docId: string): Promise<DocumentRecord | undefined> {
+    return this.corpus.getDocument(docId);
   }
 
-  private dropDocumentCache(): void {
-    this.documentCache.clear();
-    this.documentCacheChars = 0;
+  ingestDocuments(source: AsyncIterable<DocumentRecord>, onProgress?: (progress: IngestProgress) => void): Promise<number> {
+    return this.corpus.ingestDocuments(source, onProgress);
   }
 
-  async getDocument(docId: string): Promise<DocumentRecord | undefined> {
-    const row = this.sql.document.get(docId) as { doc_id: string; title: string; text: string; metadata: string } | undefined;
-    return row && { docId: row.doc_id, title: row.title, text: row.text, metadata: JSON.parse(row.metadata) };
+  deleteDocument(docId: string): Promise<boolean> {
+    return this.corpus.deleteDocument(docId);
   }
 
-  async ingestDocuments(
-    source: AsyncIterable<DocumentRecord>,
-    onProgress?: (progress: IngestProgress) => void,
-  ): Promise<number> {
-    // One transaction across the whole source: a bad record anywhere leaves the corpus untouched.
-    this.dropDocumentCache();
-    this.corpus.exec('BEGIN IMMEDIATE');
-    let count = 0;
-    try {
-      for await (const document of source) {
-        this.writeDocument(document);
-        count++;
-        if (onProgress && count % 1000 === 0) onProgress({ documents: count });
-      }
-      this.corpus.exec('COMMIT');
-      this.dropDocumentCache();
-    } catch (error) {
-      if (this.corpus.inTransaction) this.corpus.exec('ROLLBACK');
-      throw error;
-    }
-    onProgress?.({ documents: count });
-    return count;
+  countDocuments(): Promise<number> {
+    return this.corpus.countDocuments();
   }
 
-  private writeDocument(document: DocumentRecord): void {
-    this.sql.deleteDocument.run(document.docId);
-    const rowid = this.sql.insertDocument.run(
-      document.docId,
-      document.title,
-      document.text,
-      JSON.stringify(document.metadata),
-    ).lastInsertRowid;
-    for (const [field, value] of Object.entries(document.metadata)) {
-      for (const [vtype, scalar] of fieldRows(value)) this.sql.insertField.run(rowid, field, vtype, scalar);
-    }
-  }
-
-  async deleteDocument(docId: string): Promise<boolean> {
-    this.dropDocumentCache();
-    return this.sql.deleteDocument.run(docId).changes > 0;
-  }
-
-  async countDocuments(): Promise<number> {
-    return (this.sql.countDocuments.get() as { n: number }).n;
-  }
-
-  async search(request: SearchRequest): Promise<SearchResult> {
-    const params: unknown[] = [];
-    let matches: string;
-    if (request.field.kind === 'metadata') {
-      params.push(matchExpression(request.terms), request.field.name);
-      // MATERIALIZED keeps SQLite from folding bm25() into the aggregate, where it cannot run.
-      matches = `WITH field_hits AS MATERIALIZED (
-          SELECT doc_fields_fts.rowid AS fid, -bm25(doc_fields_fts) AS s FROM doc_fields_fts WHERE doc_fields_fts MATCH ?
-        ) SELECT f.doc_rowid AS id, max(s) AS score FROM field_hits JOIN doc_fields f ON f.id = fid
-        WHERE f.field = ? GROUP BY f.doc_rowid`;
-    } else {
-      const column = request.field.kind === 'all' ? undefined : request.field.kind;
-      params.push(matchExpression(request.terms, column));
-      // Title matches weigh twice as much as body matches: titles are short and chosen with care.
-      matches = `SELECT rowid AS id, -bm25(documents_fts, 2.0, 1.0) AS score FROM documents_fts WHERE documents_fts MATCH ?`;
-    }
-    const filters = request.filters.map((filter) => {
-      params.push(filter.field);
-      return `AND m.id IN (SELECT doc_rowid FROM doc_fields WHERE field = ? AND (${filterCondition(filter.anyOf, params)}))`;
-    });
-    const filtered = `SELECT m.id, m.score FROM (${matches}) m WHERE 1 ${filters.join(' ')}`;
-    const total = (this.statement(`SELECT count(*) AS n FROM (${filtered})`).get(...params) as { n: number }).n;
-    if (total === 0) return { total, hits: [] };
-    const hits = this.statement(
-      `SELECT d.doc_id AS docId, d.title AS title, r.score AS score FROM (${filtered}) r
-       JOIN documents d ON d.id = r.id ORDER BY r.score DESC, d.doc_id LIMIT ?`,
-    ).all(...params, request.topK) as SearchResult['hits'];
-    return { total, hits };
-  }
-
-  private statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      if (this.statements.size >= STATEMENT_CACHE_LIMIT) this.statements.clear();
-      statement = this.corpus.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+  search(request: SearchRequest): Promise<SearchResult> {
+    return this.corpus.search(request);
   }
 
   async ping(): Promise<number> {
@@ -456,7 +296,6 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.ledgerWrites.close();
-    this.corpusWrites.close();
     this.debits.flush();
     if (this.pendingOutcomes.length > 0) this.ledger.transaction(() => this.writeOutcomes()).immediate();
     this.ledger.close();
