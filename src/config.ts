@@ -6,6 +6,11 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  pgPoolMax: number;
+  pgConnectTimeoutMs: number;
+  pgStatementTimeoutMs: number;
+  replicaPollMs: number;
+  workers: number;
   faceServiceUrl: string | undefined;
   faceServiceTimeoutMs: number;
   faceBreakerFailures: number;
@@ -69,6 +74,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: optional(env, 'HOST') ?? '0.0.0.0',
     dataDir: optional(env, 'DATA_DIR') ?? './data',
     databaseUrl: optional(env, 'DATABASE_URL'),
+    pgPoolMax: integer(env, 'PG_POOL_MAX', 10, 1),
+    pgConnectTimeoutMs: integer(env, 'PG_CONNECT_TIMEOUT_MS', 2000, 1),
+    pgStatementTimeoutMs: integer(env, 'PG_STATEMENT_TIMEOUT_MS', 5000, 1),
+    replicaPollMs: integer(env, 'REPLICA_POLL_MS', 250, 10),
+    workers: integer(env, 'WORKERS', 1, 1),
     faceServiceUrl,
     faceServiceTimeoutMs: integer(env, 'FACE_SERVICE_TIMEOUT_MS', 5000, 1),
     faceBreakerFailures: integer(env, 'FACE_BREAKER_FAILURES', 5, 1),

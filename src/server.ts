@@ -14,7 +14,7 @@ export interface RunningServer {
 
 /** Opens the store, builds the app and listens; closes gracefully on SIGTERM and SIGINT. */
 export async function startServer(config: Config, options: { handleSignals?: boolean } = {}): Promise<RunningServer> {
-  const store = openStore(config);
+  const store = await openStore(config);
   const services = buildServices(store, config);
   const https =
     config.tlsCertFile && config.tlsKeyFile
@@ -22,7 +22,8 @@ export async function startServer(config: Config, options: { handleSignals?: boo
       : undefined;
   const app = await buildApp(services, { settings: appSettings(config), logger: loggerOptions(config.logLevel), https });
 
-  if (config.seedDemo) {
+  // The demo belongs to a newcomer's embedded store, never to a shared production database.
+  if (config.seedDemo && store.kind === 'sqlite') {
     const seeded = await seedDemo(store);
     if (seeded) {
       app.log.info({ documents: seeded.documents }, 'first start: loaded the demo corpus and created a demo key');

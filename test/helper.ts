@@ -8,8 +8,10 @@ import type { FaceSearchBackend } from '../src/services/face/face-client.js';
 import { KeyAdmin } from '../src/services/keys.js';
 import { SearchService } from '../src/services/search/search.js';
 import type { AppSettings } from '../src/services/services.js';
+import { PostgresStore } from '../src/store/postgres.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import type { DocumentRecord, Store } from '../src/store/store.js';
+import { createTestDatabase, PG_TEST_OPTIONS } from './pg.js';
 
 export const DEFAULT_SETTINGS: AppSettings = {
   serviceVersion: '1.3.0',
@@ -72,7 +74,9 @@ export async function createTestApp(
   options: { face?: FaceSearchBackend; settings?: Partial<AppSettings>; store?: Store; documents?: DocumentRecord[] } = {},
 ): Promise<TestContext> {
   const dir = tempDir();
-  const store = options.store ?? new SqliteStore(dir.path);
+  const database = !options.store && process.env.TEST_STORE === 'postgres' ? await createTestDatabase() : undefined;
+  const store =
+    options.store ?? (database ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS }) : new SqliteStore(dir.path));
   await store.ingestDocuments(documentsOf(options.documents ?? SAMPLE_DOCUMENTS));
   const services = { store, credits: new CreditService(store), search: new SearchService(store), face: options.face };
   const app = await buildApp(services, { settings: { ...DEFAULT_SETTINGS, ...options.settings } });
@@ -86,6 +90,7 @@ export async function createTestApp(
       await app.close();
       await options.face?.close();
       await store.close();
+      await database?.drop();
       dir.remove();
     },
   };

@@ -49,3 +49,8 @@ export function renderUsage(usage: KeyUsage): string {
 export function renderIngest(summary: IngestSummary): string {
   return `Ingested ${summary.documents} documents from ${summary.file} in ${summary.seconds} s (${summary.documentsPerSecond} docs/s).`;
 }
+
+export function renderMigrations(result: { store: string; applied: number[] }): string {
+  if (result.store !== 'postgres') return 'The embedded store migrates itself when opened; nothing to do.';
+  return result.applied.length === 0 ? 'The database schema is up to date.' : `Applied migrations: ${result.applied.join(', ')}.`;
+}

@@ -4,6 +4,7 @@ import { IngestError } from '../services/ingest.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { ingestFile } from './commands/ingest.js';
+import { migrate } from './commands/migrate.js';
 import { createKey } from './commands/keys/create.js';
 import { listKeys } from './commands/keys/list.js';
 import { setKeyStatus } from './commands/keys/status.js';
@@ -11,7 +12,7 @@ import { topUpKey } from './commands/keys/topup.js';
 import { keyUsage } from './commands/keys/usage.js';
 import { serve } from './commands/serve.js';
 import { CliError } from './errors.js';
-import { renderCreatedKey, renderIngest, renderKey, renderKeyList, renderUsage } from './render.js';
+import { renderCreatedKey, renderIngest, renderKey, renderKeyList, renderMigrations, renderUsage } from './render.js';
 
 export interface CliIo {
   env: NodeJS.ProcessEnv;
@@ -27,7 +28,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const getConfig = () => (config ??= loadConfig(io.env));
 
   async function withStore<T>(action: (store: Store) => Promise<T>): Promise<T> {
-    const store = openStore(getConfig());
+    const store = await openStore(getConfig());
     try {
       return await action(store);
     } finally {
@@ -64,6 +65,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const summary = await withStore((store) => ingestFile(store, file, progress));
       if (progress) io.stderr('\n');
       output(options.json, summary, renderIngest);
+    });
+
+  program
+    .command('migrate')
+    .description('Apply pending PostgreSQL schema migrations (serve also applies them on start).')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { json?: boolean }) => {
+      output(options.json, await migrate(getConfig()), renderMigrations);
     });
 
   const keys = program.command('keys').description('Create and manage API keys.');

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { ApiError, envelope, errorCatalogue } from '../errors.js';
+import { StoreUnavailableError } from '../store/store.js';
 
 type ValidationIssue = NonNullable<FastifyError['validation']>[number];
 
@@ -74,8 +75,8 @@ export function registerErrorHandling(app: FastifyInstance, routeMethods: Map<st
     }
     const known = frameworkError(error, request);
     if (known) return reply.code(known.status).send(envelope(known.status, known.message));
-    request.log.error({ err: error }, 'unexpected error');
-    if (STORE_BUSY.has((error as { code?: string }).code ?? '')) {
+    request.log.error({ err: error }, error instanceof StoreUnavailableError ? 'store unavailable' : 'unexpected error');
+    if (error instanceof StoreUnavailableError || STORE_BUSY.has((error as { code?: string }).code ?? '')) {
       const { status, message } = errorCatalogue.STORE_UNAVAILABLE;
       return reply.code(status).header('retry-after', '1').send(envelope(status, message));
     }

@@ -1,14 +1,25 @@
 import type { Config } from '../config.js';
-import { ConfigError } from '../config.js';
+import { PostgresStore, type PostgresOptions } from './postgres.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
 
-/** The store the configuration names: PostgreSQL when DATABASE_URL is set, else SQLite in DATA_DIR. */
-export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Store {
-  if (config.databaseUrl !== undefined) {
-    throw new ConfigError(
-      'DATABASE_URL is set, but this build has no PostgreSQL store yet. Unset DATABASE_URL to use the embedded store in DATA_DIR.',
-    );
-  }
+type StoreConfig = Pick<
+  Config,
+  'databaseUrl' | 'dataDir' | 'pgPoolMax' | 'pgConnectTimeoutMs' | 'pgStatementTimeoutMs' | 'replicaPollMs'
+>;
+
+export function postgresOptions(config: StoreConfig & { databaseUrl: string }): PostgresOptions {
+  return {
+    url: config.databaseUrl,
+    poolMax: config.pgPoolMax,
+    connectTimeoutMs: config.pgConnectTimeoutMs,
+    statementTimeoutMs: config.pgStatementTimeoutMs,
+    replicaPollMs: config.replicaPollMs,
+  };
+}
+
+/** The store the configuration names: PostgreSQL when DATABASE_URL is set (migrated on open), else SQLite in DATA_DIR. */
+export async function openStore(config: StoreConfig): Promise<Store> {
+  if (config.databaseUrl !== undefined) return PostgresStore.open(postgresOptions({ ...config, databaseUrl: config.databaseUrl }));
   return new SqliteStore(config.dataDir);
 }

@@ -111,3 +111,10 @@ export interface Store {
   ping(): Promise<number>;
   close(): Promise<void>;
 }
+
+/** The store cannot be reached or answered too late: the request may be retried (503). */
+export class StoreUnavailableError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('The data store is not available right now.', options);
+  }
+}

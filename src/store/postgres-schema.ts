@@ -1,0 +1,83 @@
+import type { Pool } from 'pg';
+
+/** Any constant shared by every instance: serialises migrations across instances starting together. */
+const MIGRATION_LOCK = 7_204_311_901;
+
+/**
+ * Versioned migrations, applied in order, each in its own transaction, under an advisory lock so
+ * that several instances starting at once apply each exactly once.
+ */
+const migrations: string[] = [
+  `CREATE TABLE keys (
+     id text PRIMARY KEY,
+     key_hash text NOT NULL UNIQUE,
+     name text NOT NULL,
+     status text NOT NULL CHECK (status IN ('active', 'disabled', 'revoked')),
+     balance bigint NOT NULL CHECK (balance >= 0),
+     created_at timestamptz NOT NULL DEFAULT now(),
+     -- How many credits the latest debit statement took: LEAST(balance, requests in its batch).
+     last_debit integer NOT NULL DEFAULT 0
+   );
+   CREATE TABLE credit_grants (
+     id bigserial PRIMARY KEY,
+     key_id text NOT NULL REFERENCES keys(id),
+     amount bigint NOT NULL CHECK (amount >= 0),
+     reason text NOT NULL,
+     at timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE TABLE charges (
+     id bigserial PRIMARY KEY,
+     key_id text NOT NULL REFERENCES keys(id),
+     endpoint text NOT NULL,
+     at timestamptz NOT NULL DEFAULT now(),
+     outcome_status integer
+   );
+   CREATE INDEX charges_by_key ON charges (key_id, id);
+   CREATE FUNCTION charges_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN RAISE EXCEPTION 'charges are append-only'; END $$;
+   CREATE TRIGGER charges_append_only BEFORE DELETE ON charges FOR EACH ROW EXECUTE FUNCTION charges_append_only();
+   -- Documents are also the change log the instances' search replicas follow: every write takes the
+   -- next seq, and writers hold an advisory lock, so seq order is commit order.
+   CREATE SEQUENCE document_seq;
+   CREATE TABLE documents (
+     doc_id text PRIMARY KEY,
+     title text NOT NULL,
+     text text NOT NULL,
+     metadata json NOT NULL,
+     deleted boolean NOT NULL DEFAULT false,
+     seq bigint NOT NULL
+   );
+   CREATE INDEX documents_by_seq ON documents (seq);`,
+];
+
+/** Applies the migrations this database lacks; returns the versions applied now. */
+export async function migratePostgres(pool: Pool): Promise<number[]> {
+  const client = await pool.connect();
+  const applied: number[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+      for (let version = (rows[0]?.version ?? 0) + 1; version <= migrations.length; version++) {
+        await client.query('BEGIN');
+        try {
+          await client.query(migrations[version - 1]!);
+          await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK');
+          throw error;
+        }
+        applied.push(version);
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+  return applied;
+}

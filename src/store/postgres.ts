@@ -1,0 +1,445 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { migratePostgres } from './postgres-schema.js';
+import { SqliteCorpus, type DocumentChange } from './sqlite-corpus.js';
+import {
+  StoreUnavailableError,
+  type ChargeRecord,
+  type CreditGrant,
+  type DebitResult,
+  type DocumentRecord,
+  type IngestProgress,
+  type KeyRecord,
+  type KeyStatus,
+  type SearchRequest,
+  type SearchResult,
+  type Store,
+} from './store.js';
+
+export interface PostgresOptions {
+  url: string;
+  poolMax: number;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+  /** How often the local search replica asks for new document changes. */
+  replicaPollMs: number;
+}
+
+interface KeyRow {
+  id: string;
+  name: string;
+  status: KeyStatus;
+  balance: number;
+  created_at: Date;
+}
+
+interface DebitJob {
+  keyHash: string;
+  endpoint: string;
+  resolve: (result: DebitResult) => void;
+  reject: (error: unknown) => void;
+}
+
+const KEY_COLUMNS = 'id, name, status, balance, created_at';
+/** Serialises document writers, so that document seq order is commit order. */
+const DOCUMENT_WRITE_LOCK = 7_204_311_902;
+const INGEST_BATCH = 500;
+const REPLICA_BATCH = 5000;
+const OUTCOME_FLUSH_MS = 50;
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded|connection error|ECONNREFUSED|Connection refused/i;
+
+function toKey(row: KeyRow | undefined): KeyRecord | undefined {
+  return row && { id: row.id, name: row.name, status: row.status, balance: row.balance, createdAt: row.created_at.toISOString() };
+}
+
+/** Connection trouble, server shutdown, resource exhaustion and timeouts: worth a retry later. */
+function isUnavailable(error: unknown): boolean {
+  const { code, message } = error as { code?: string; message?: string };
+  if (typeof code === 'string' && (/^(08|53|57)/.test(code) || /^E[A-Z]+$/.test(code))) return true;
+  return UNAVAILABLE_MESSAGES.test(message ?? '');
+}
+
+/** bigint (int8) columns as numbers: balances and ids stay far below 2^53. */
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * The scale-out store: keys, balances, charges and documents in PostgreSQL, shared by any number of
+ * instances. Debits follow the embedded store's design (per key and batch, one conditional
+ * UPDATE taking LEAST(balance, n)); searches run on a local SQLite replica of the corpus that
+ * follows the documents' change log, so ranking is the embedded store's, exactly.
+ */
+export class PostgresStore implements Store {
+  readonly kind = 'postgres';
+  private readonly pool: pg.Pool;
+  private pendingDebits: DebitJob[] = [];
+  private debitInFlight: Promise<void> | undefined;
+  private pendingOutcomes: Array<[number, number]> = [];
+  private outcomeTimer: NodeJS.Timeout | undefined;
+  private replica: { corpus: SqliteCorpus; dir: string; seq: number } | undefined;
+  private replicaReady: Promise<void> | undefined;
+  private replicaTimer: NodeJS.Timeout | undefined;
+  private replicaSync: Promise<void> | undefined;
+  private closed = false;
+
+  private constructor(private readonly options: PostgresOptions) {
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolMax,
+      connectionTimeoutMillis: options.connectTimeoutMs,
+      statement_timeout: options.statementTimeoutMs,
+      query_timeout: options.statementTimeoutMs + 1000,
+      types,
+    });
+    // An idle client losing its server must not crash the process; the next query reconnects.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** Connects and applies pending migrations. */
+  static async open(options: PostgresOptions): Promise<PostgresStore> {
+    const store = new PostgresStore(options);
+    try {
+      await migratePostgres(store.pool);
+    } catch (error) {
+      await store.pool.end();
+      throw error;
+    }
+    return store;
+  }
+
+  static async migrate(options: PostgresOptions): Promise<number[]> {
+    const store = new PostgresStore(options);
+    try {
+      return await migratePostgres(store.pool);
+    } finally {
+      await store.pool.end();
+    }
+  }
+
+  private async query<Row extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<Row>> {
+    try {
+      return await this.pool.query<Row>(sql, params);
+    } catch (error) {
+      throw isUnavailable(error) ? new StoreUnavailableError({ cause: error }) : error;
+    }
+  }
+
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw isUnavailable(error) ? new StoreUnavailableError({ cause: error }) : error;
+    }
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw isUnavailable(error) ? new StoreUnavailableError({ cause: error }) : error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async createKey(input: { keyHash: string; id: string; name: string; credits: number }): Promise<KeyRecord> {
+    return this.transaction(async (client) => {
+      const { rows } = await client.query<KeyRow>(
+        `INSERT INTO keys (id, key_hash, name, status, balance) VALUES ($1, $2, $3, 'active', $4) RETURNING ${KEY_COLUMNS}`,
+        [input.id, input.keyHash, input.name, input.credits],
+      );
+      await client.query(`INSERT INTO credit_grants (key_id, amount, reason) VALUES ($1, $2, 'create')`, [input.id, input.credits]);
+      return toKey(rows[0])!;
+    });
+  }
+
+  async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
+    return toKey((await this.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE key_hash = $1`, [keyHash])).rows[0]);
+  }
+
+  async findKeyById(id: string): Promise<KeyRecord | undefined> {
+    return toKey((await this.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1`, [id])).rows[0]);
+  }
+
+  async listKeys(): Promise<KeyRecord[]> {
+    return (await this.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, id`)).rows.map((row) => toKey(row)!);
+  }
+
+  async topUp(keyId: string, amount: number): Promise<KeyRecord | undefined> {
+    return this.transaction(async (client) => {
+      const { rows } = await client.query<KeyRow>(`UPDATE keys SET balance = balance + $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`, [
+        keyId,
+        amount,
+      ]);
+      if (rows.length === 0) return undefined;
+      await client.query(`INSERT INTO credit_grants (key_id, amount, reason) VALUES ($1, $2, 'topup')`, [keyId, amount]);
+      return toKey(rows[0]);
+    });
+  }
+
+  async setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined> {
+    await this.query(`UPDATE keys SET status = $2 WHERE id = $1 AND status <> 'revoked'`, [keyId, status]);
+    return this.findKeyById(keyId);
+  }
+
+  /** Debits arriving while a batch is in flight wait for it, then go together in the next one. */
+  debit(keyHash: string, endpoint: string): Promise<DebitResult> {
+    return new Promise((resolve, reject) => {
+      this.pendingDebits.push({ keyHash, endpoint, resolve, reject });
+      if (!this.debitInFlight) this.debitInFlight = this.runDebits();
+    });
+  }
+
+  private async runDebits(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.pendingDebits.length > 0) {
+      const jobs = this.pendingDebits;
+      this.pendingDebits = [];
+      try {
+        const results = await this.transaction((client) => this.debitBatch(client, jobs));
+        jobs.forEach((job, index) => job.resolve(results[index]!));
+      } catch (error) {
+        for (const job of jobs) job.reject(error);
+      }
+    }
+    this.debitInFlight = undefined;
+  }
+
+  private async debitBatch(client: pg.PoolClient, jobs: DebitJob[]): Promise<DebitResult[]> {
+    const results = new Array<DebitResult>(jobs.length);
+    const byKey = new Map<string, number[]>();
+    jobs.forEach((job, index) => {
+      const indexes = byKey.get(job.keyHash);
+      if (indexes) indexes.push(index);
+      else byKey.set(job.keyHash, [index]);
+    });
+    const charged: Array<{ index: number; keyId: string; balance: number }> = [];
+    for (const [keyHash, indexes] of byKey) {
+      const { rows } = await client.query<{ id: string; balance: number; last_debit: number }>(
+        `UPDATE keys SET balance = balance - LEAST(balance, $2), last_debit = LEAST(balance, $2)
+         WHERE key_hash = $1 AND status = 'active' AND balance > 0 RETURNING id, balance, last_debit`,
+        [keyHash, indexes.length],
+      );
+      const debited = rows[0];
+      const granted = debited?.last_debit ?? 0;
+      for (let order = 0; order < granted; order++) {
+        charged.push({ index: indexes[order]!, keyId: debited!.id, balance: debited!.balance + granted - 1 - order });
+      }
+      if (granted < indexes.length) {
+        const refusal = granted > 0 ? ({ outcome: 'no-credits' } as const) : await this.refusal(client, keyHash);
+        for (const index of indexes.slice(granted)) results[index] = refusal;
+      }
+    }
+    if (charged.length > 0) {
+      const { rows } = await client.query<{ id: number }>(
+        `INSERT INTO charges (key_id, endpoint)
+         SELECT key_id, endpoint FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS batch(key_id, endpoint, position)
+         ORDER BY position RETURNING id`,
+        [charged.map((charge) => charge.keyId), charged.map((charge) => jobs[charge.index]!.endpoint)],
+      );
+      // Ids come from one sequence in insertion order, which ORDER BY position fixes.
+      const ids = rows.map((row) => row.id).sort((a, b) => a - b);
+      charged.forEach((charge, position) => {
+        results[charge.index] = { outcome: 'charged', balance: charge.balance, chargeId: ids[position]! };
+      });
+    }
+    return results;
+  }
+
+  private async refusal(client: pg.PoolClient, keyHash: string): Promise<DebitResult> {
+    const { rows } = await client.query<{ status: KeyStatus }>('SELECT status FROM keys WHERE key_hash = $1', [keyHash]);
+    const key = rows[0];
+    if (!key) return { outcome: 'unknown-key' };
+    if (key.status !== 'active') return { outcome: 'inactive', status: key.status };
+    return { outcome: 'no-credits' };
+  }
+
+  recordOutcome(chargeId: number, status: number): void {
+    this.pendingOutcomes.push([chargeId, status]);
+    this.outcomeTimer ??= setTimeout(() => void this.flushOutcomes(), OUTCOME_FLUSH_MS).unref();
+  }
+
+  private async flushOutcomes(): Promise<void> {
+    this.outcomeTimer = undefined;
+    // First outcome per charge wins, as the "IS NULL" guard ensures across flushes.
+    const outcomes = [...new Map(this.pendingOutcomes.reverse()).entries()];
+    this.pendingOutcomes = [];
+    if (outcomes.length === 0) return;
+    await this.query(
+      `UPDATE charges SET outcome_status = outcome.status FROM unnest($1::bigint[], $2::integer[]) AS outcome(id, status)
+       WHERE charges.id = outcome.id AND charges.outcome_status IS NULL`,
+      [outcomes.map(([id]) => id), outcomes.map(([, status]) => status)],
+    ).catch(() => undefined);
+  }
+
+  async listCharges(keyId: string, limit = 100): Promise<ChargeRecord[]> {
+    const { rows } = await this.query<{ id: number; key_id: string; endpoint: string; at: Date; outcome_status: number | null }>(
+      'SELECT id, key_id, endpoint, at, outcome_status FROM charges WHERE key_id = $1 ORDER BY id DESC LIMIT $2',
+      [keyId, limit],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      keyId: row.key_id,
+      endpoint: row.endpoint,
+      at: row.at.toISOString(),
+      outcomeStatus: row.outcome_status,
+    }));
+  }
+
+  async countCharges(keyId: string): Promise<number> {
+    return (await this.query<{ n: number }>('SELECT count(*) AS n FROM charges WHERE key_id = $1', [keyId])).rows[0]!.n;
+  }
+
+  async listGrants(keyId: string): Promise<CreditGrant[]> {
+    const { rows } = await this.query<{ key_id: string; amount: number; reason: CreditGrant['reason']; at: Date }>(
+      'SELECT key_id, amount, reason, at FROM credit_grants WHERE key_id = $1 ORDER BY id',
+      [keyId],
+    );
+    return rows.map((row) => ({ keyId: row.key_id, amount: row.amount, reason: row.reason, at: row.at.toISOString() }));
+  }
+
+  async getDocument(docId: string): Promise<DocumentRecord | undefined> {
+    return (await this.corpus()).getDocument(docId);
+  }
+
+  async getDocumentJson(docId: string): Promise<string | undefined> {
+    return (await this.corpus()).getDocumentJson(docId);
+  }
+
+  async search(request: SearchRequest): Promise<SearchResult> {
+    return (await this.corpus()).search(request);
+  }
+
+  async countDocuments(): Promise<number> {
+    return (await this.query<{ n: number }>('SELECT count(*) AS n FROM documents WHERE NOT deleted')).rows[0]!.n;
+  }
+
+  async ingestDocuments(source: AsyncIterable<DocumentRecord>, onProgress?: (progress: IngestProgress) => void): Promise<number> {
+    const count = await this.transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [DOCUMENT_WRITE_LOCK]);
+      let written = 0;
+      let batch = new Map<string, DocumentRecord>();
+      const writeBatch = async () => {
+        const documents = [...batch.values()];
+        batch = new Map();
+        await client.query(
+          `INSERT INTO documents (doc_id, title, text, metadata, deleted, seq)
+           SELECT doc_id, title, text, metadata::json, false, nextval('document_seq')
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS batch(doc_id, title, text, metadata)
+           ON CONFLICT (doc_id) DO UPDATE SET title = excluded.title, text = excluded.text,
+             metadata = excluded.metadata, deleted = false, seq = excluded.seq`,
+          [
+            documents.map((document) => document.docId),
+            documents.map((document) => document.title),
+            documents.map((document) => document.text),
+            documents.map((document) => JSON.stringify(document.metadata)),
+          ],
+        );
+      };
+      for await (const document of source) {
+        // A later record with the same id replaces an earlier one, as in the embedded store.
+        batch.delete(document.docId);
+        batch.set(document.docId, document);
+        written++;
+        if (batch.size >= INGEST_BATCH) await writeBatch();
+        if (onProgress && written % 1000 === 0) onProgress({ documents: written });
+      }
+      if (batch.size > 0) await writeBatch();
+      return written;
+    });
+    onProgress?.({ documents: count });
+    if (this.replica) await this.syncReplica();
+    return count;
+  }
+
+  async deleteDocument(docId: string): Promise<boolean> {
+    const deleted = await this.transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [DOCUMENT_WRITE_LOCK]);
+      const { rowCount } = await client.query(
+        `UPDATE documents SET deleted = true, seq = nextval('document_seq') WHERE doc_id = $1 AND NOT deleted`,
+        [docId],
+      );
+      return (rowCount ?? 0) > 0;
+    });
+    if (this.replica) await this.syncReplica();
+    return deleted;
+  }
+
+  /** The local search replica, created and caught up on first use, then kept following the change log. */
+  private async corpus(): Promise<SqliteCorpus> {
+    this.replicaReady ??= (async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'metered-search-replica-'));
+      this.replica = { corpus: new SqliteCorpus(dir), dir, seq: 0 };
+      await this.syncReplica();
+      const poll = () => {
+        this.replicaTimer = setTimeout(() => {
+          this.syncReplica().catch(() => undefined).finally(() => !this.closed && poll());
+        }, this.options.replicaPollMs);
+        this.replicaTimer.unref();
+      };
+      poll();
+    })().catch((error) => {
+      this.replicaReady = undefined;
+      throw error;
+    });
+    await this.replicaReady;
+    return this.replica!.corpus;
+  }
+
+  private syncReplica(): Promise<void> {
+    this.replicaSync ??= (async () => {
+      const replica = this.replica!;
+      for (;;) {
+        const { rows } = await this.query<{
+          doc_id: string;
+          title: string;
+          text: string;
+          metadata: DocumentRecord['metadata'];
+          deleted: boolean;
+          seq: number;
+        }>('SELECT doc_id, title, text, metadata, deleted, seq FROM documents WHERE seq > $1 ORDER BY seq LIMIT $2', [
+          replica.seq,
+          REPLICA_BATCH,
+        ]);
+        if (rows.length === 0 || this.closed) return;
+        const changes: DocumentChange[] = rows.map((row) => ({
+          docId: row.doc_id,
+          document: row.deleted ? null : { docId: row.doc_id, title: row.title, text: row.text, metadata: row.metadata },
+        }));
+        replica.corpus.applyChanges(changes);
+        replica.seq = rows.at(-1)!.seq;
+        if (rows.length < REPLICA_BATCH) return;
+      }
+    })().finally(() => {
+      this.replicaSync = undefined;
+    });
+    return this.replicaSync;
+  }
+
+  async ping(): Promise<number> {
+    const started = performance.now();
+    await this.query('SELECT 1');
+    return performance.now() - started;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.replicaTimer);
+    while (this.debitInFlight) await this.debitInFlight;
+    clearTimeout(this.outcomeTimer);
+    await this.flushOutcomes();
+    await this.replicaSync?.catch(() => undefined);
+    await this.pool.end();
+    if (this.replica) {
+      this.replica.corpus.close();
+      rmSync(this.replica.dir, { recursive: true, force: true });
+    }
+  }
+}
