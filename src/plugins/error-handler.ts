@@ -75,11 +75,12 @@ export function registerErrorHandling(app: FastifyInstance, routeMethods: Map<st
     }
     const known = frameworkError(error, request);
     if (known) return reply.code(known.status).send(envelope(known.status, known.message));
-    request.log.error({ err: error }, error instanceof StoreUnavailableError ? 'store unavailable' : 'unexpected error');
     if (error instanceof StoreUnavailableError || STORE_BUSY.has((error as { code?: string }).code ?? '')) {
+      request.log.warn({ err: error }, 'store unavailable');
       const { status, message } = errorCatalogue.STORE_UNAVAILABLE;
       return reply.code(status).header('retry-after', '1').send(envelope(status, message));
     }
+    request.log.error({ err: error }, 'unexpected error');
     const { status, message } = errorCatalogue.INTERNAL;
     return reply.code(status).send(envelope(status, `${message} Quote request id ${request.id} when reporting it; retry with exponential backoff.`));
   });

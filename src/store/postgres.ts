@@ -95,8 +95,10 @@ export class PostgresStore implements Store {
       query_timeout: options.statementTimeoutMs + 1000,
       types,
     });
-    // An idle client losing its server must not crash the process; the next query reconnects.
+    // A client losing its server (idle, in use, or already released after a failed query) must not
+    // crash the process: the query in flight fails on its own, and the next one reconnects.
     this.pool.on('error', () => undefined);
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   /** Connects and applies pending migrations. */

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Agent, request } from 'undici';
+import { KeyAdmin } from '../../src/services/keys.js';
+import { PostgresStore } from '../../src/store/postgres.js';
+import { documentsOf } from '../helper.js';
+import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES, terminateConnections } from '../pg.js';
+import { spawnServer, type ChildServer } from './child-server.js';
+
+describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let admin: PostgresStore;
+  let servers: ChildServer[] = [];
+  const agent = new Agent({ connections: 300 });
+
+  before(async () => {
+    database = await createTestDatabase();
+    admin = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
+    servers = await Promise.all(
+      [1, 2, 3].map(() => spawnServer({ DATABASE_URL: database.url, REPLICA_POLL_MS: '100', PG_POOL_MAX: '8' })),
+    );
+  });
+  after(async () => {
+    for (const server of servers) server.child.kill('SIGTERM');
+    await Promise.all(servers.map((server) => server.exited));
+    await agent.close();
+    await admin.close();
+    await database.drop();
+  });
+
+  const billable = (server: ChildServer, key: string) =>
+    request(`${server.url}/document`, { dispatcher: agent, headers: { 'x-api-key': key, 'svc-doc-id': 'shared-doc' } }).then(
+      async (response) => {
+        await response.body.dump();
+        return response.statusCode;
+      },
+    );
+
+  it('serves exactly 700 of 3,000 concurrent billable requests spread over 3 instances on 700 credits', async () => {
+    const { key, record } = await new KeyAdmin(admin).create(700, 'shared');
+    const statuses = await Promise.all(Array.from({ length: 3000 }, (_, index) => billable(servers[index % 3]!, key)));
+    const served = statuses.filter((status) => status === 200 || status === 404).length;
+    assert.equal(served, 700);
+    assert.equal(statuses.filter((status) => status === 402).length, 2300);
+    assert.equal((await admin.findKeyById(record.id))!.balance, 0);
+    assert.equal(await admin.countCharges(record.id), 700);
+  });
+
+  it('applies a top-up or revoke made through any connection on every instance at the next request', async () => {
+    const { key, record } = await new KeyAdmin(admin).create(0, 'changes');
+    for (const server of servers) assert.equal(await billable(server, key), 402);
+    await admin.topUp(record.id, 3);
+    for (const server of servers) assert.equal(await billable(server, key), 404);
+    await admin.topUp(record.id, 3);
+    await admin.setKeyStatus(record.id, 'revoked');
+    for (const server of servers) assert.equal(await billable(server, key), 403);
+  });
+
+  it('makes a document ingested anywhere searchable on every instance within one second', async () => {
+    const { key } = await new KeyAdmin(admin).create(100, 'search');
+    await admin.ingestDocuments(
+      documentsOf([{ docId: 'shared-doc', title: 'Quokka habitat', text: 'Rottnest island quokkas', metadata: { region: 'AU' } }]),
+    );
+    const started = Date.now();
+    for (const server of servers) {
+      for (;;) {
+        const response = await request(`${server.url}/query`, {
+          dispatcher: agent,
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'quokka', filters: { region: 'AU' } }),
+        });
+        const body = (await response.body.json()) as { resp: { body: { hits: { total: number } } } };
+        if (body.resp.body.hits.total === 1) break;
+        assert.ok(Date.now() - started < 1000, 'visible within one second');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  });
+
+  it('keeps the ledger exact when PostgreSQL drops every connection mid-burst, answers 503 meanwhile, and recovers alone', async () => {
+    const STARTING = 100_000;
+    const { key, record } = await new KeyAdmin(admin).create(STARTING, 'faults');
+    const seen = new Map<number, number>();
+    let stop = false;
+    const worker = async (server: ChildServer) => {
+      while (!stop) {
+        const status = await billable(server, key).catch(() => -1);
+        seen.set(status, (seen.get(status) ?? 0) + 1);
+      }
+    };
+    const workers = servers.flatMap((server) => Array.from({ length: 20 }, () => worker(server)));
+    for (let round = 0; round < 5; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await terminateConnections(database.name);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    stop = true;
+    await Promise.all(workers);
+
+    const unexpected = [...seen.keys()].filter((status) => ![200, 503].includes(status));
+    assert.deepEqual(unexpected, [], `only 200 (served) and 503 (store away): ${JSON.stringify([...seen])}`);
+    assert.ok((seen.get(503) ?? 0) > 0, 'the fault was seen');
+    for (const server of servers) assert.equal(await billable(server, key), 200, 'recovered without a restart');
+    const balance = (await admin.findKeyById(record.id))!.balance;
+    const charges = await admin.countCharges(record.id);
+    assert.equal(balance + charges, STARTING, `balance ${balance} + charges ${charges}`);
+    assert.ok((seen.get(200) ?? 0) > 0);
+  });
+});
