@@ -48,9 +48,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   program
     .command('serve')
     .description('Run the HTTP service (configured by environment variables, see README).')
-    .action(async () => {
-      const { url } = await serve(getConfig());
-      io.stderr(`metered-search listening on ${url}\n`);
+    .option('--workers <n>', 'processes sharing the port (default: WORKERS, else 1)')
+    .action(async (options: { workers?: string }) => {
+      const config = getConfig();
+      if (options.workers !== undefined) {
+        if (!/^\d+$/.test(options.workers) || Number(options.workers) < 1) {
+          throw new CliError(`--workers must be an integer >= 1, got "${options.workers}"`);
+        }
+        config.workers = Number(options.workers);
+      }
+      const result = await serve(config, (line) => io.stdout(`${line}\n`));
+      if ('url' in result) io.stderr(`metered-search listening on ${result.url}\n`);
+      else io.stderr(`metered-search listening on http://127.0.0.1:${result.port} with ${result.workers} workers\n`);
     });
 
   program

@@ -12,8 +12,8 @@ export interface ChildServer {
 }
 
 /** Runs `metered-search serve` in its own process, as an operator would, on a free port. */
-export async function spawnServer(env: Record<string, string>): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], {
+export async function spawnServer(env: Record<string, string>, args: string[] = []): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', ...args], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { after, describe, it } from 'node:test';
+import { Agent, request } from 'undici';
+import { KeyAdmin } from '../../src/services/keys.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { tempDir } from '../helper.js';
+import { spawnServer } from './child-server.js';
+
+describe('serve --workers N', () => {
+  const dir = tempDir();
+  after(() => dir.remove());
+
+  it('runs N processes on one port over one embedded store, with exact accounting, and stops them all on SIGTERM', async () => {
+    const seed = new SqliteStore(dir.path);
+    const { key } = await new KeyAdmin(seed).create(100, 'workers');
+    await seed.close();
+
+    const server = await spawnServer({ DATA_DIR: dir.path }, ['--workers', '2']);
+    const agent = new Agent({ connections: 100 });
+    try {
+      const workers = execFileSync('pgrep', ['-P', String(server.child.pid)], { encoding: 'utf8' }).trim().split('\n');
+      assert.equal(workers.length, 2);
+      const statuses = await Promise.all(
+        Array.from({ length: 400 }, () =>
+          request(`${server.url}/document`, { dispatcher: agent, headers: { 'x-api-key': key, 'svc-doc-id': 'none' } }).then(async (response) => {
+            await response.body.dump();
+            return response.statusCode;
+          }),
+        ),
+      );
+      assert.equal(statuses.filter((status) => status === 404).length, 100);
+      assert.equal(statuses.filter((status) => status === 402).length, 300);
+    } finally {
+      await agent.close();
+      server.child.kill('SIGTERM');
+    }
+    assert.equal(await server.exited, 0);
+    const check = new SqliteStore(dir.path);
+    const record = (await new KeyAdmin(check).find(key))!;
+    assert.equal(record.balance, 0);
+    assert.equal(await check.countCharges(record.id), 100);
+    await check.close();
+  });
+});
