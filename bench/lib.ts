@@ -1,0 +1,112 @@
+// What the benchmarks share: starting servers pinned to a core, loading them with wrk (or
+// autocannon when wrk is not installed), and the medians of interleaved rounds.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const ROOT = fileURLToPath(new URL('../', import.meta.url));
+export const CLI = join(ROOT, 'dist/cli/main.js');
+export const PINNED = cpus().length > 1 && spawnSync('taskset', ['-V']).status === 0;
+export const HAS_WRK = spawnSync('wrk', ['-v']).error === undefined;
+
+export interface Target {
+  name: string;
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface Sample {
+  requestsPerSecond: number;
+  p99Ms: number;
+  errors: number;
+}
+
+export function onCore(core: string | undefined, command: string, args: string[]): [string, string[]] {
+  return PINNED && core !== undefined ? ['taskset', ['-c', core, command, ...args]] : [command, args];
+}
+
+export interface Started {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** Starts a Node.js server process and waits for its "listening on URL" line. */
+export async function start(args: string[], env: Record<string, string>, core: string | undefined = '0'): Promise<Started> {
+  const [command, rest] = onCore(core, process.execPath, args);
+  const child = spawn(command, rest, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /listening on (\S+)/.exec(output);
+      if (match) {
+        clearInterval(timer);
+        resolve(match[1]!);
+      }
+    }, 20);
+    child.once('exit', () => reject(new Error(output)));
+  });
+  return { url, child, output: () => output };
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+function withWrk(target: Target, seconds: number, connections: number, scriptDir: string, core: string | undefined): Sample {
+  const script = join(scriptDir, 'request.lua');
+  const headers = Object.entries(target.headers ?? {})
+    .map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
+    .join('\n');
+  writeFileSync(
+    script,
+    `wrk.method = ${JSON.stringify(target.method ?? 'GET')}\n${headers}\n` +
+      (target.body ? `wrk.body = ${JSON.stringify(target.body)}\n` : '') +
+      `done = function(summary, latency, requests)\n  io.write(string.format("RESULT %f %f %d\\n", summary.requests / (summary.duration / 1e6), latency:percentile(99) / 1000, summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))\nend\n`,
+  );
+  const [command, args] = onCore(core, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '-s', script, target.url]);
+  const output = execFileSync(command, args, { encoding: 'utf8' });
+  const [, rps, p99, errors] = /RESULT (\S+) (\S+) (\d+)/.exec(output)!;
+  return { requestsPerSecond: Math.round(Number(rps)), p99Ms: Number(Number(p99).toFixed(2)), errors: Number(errors) };
+}
+
+async function withAutocannon(target: Target, seconds: number, connections: number): Promise<Sample> {
+  const result = await autocannon({
+    url: target.url,
+    method: target.method ?? 'GET',
+    headers: target.headers,
+    body: target.body,
+    connections,
+    duration: seconds,
+  });
+  return { requestsPerSecond: Math.round(result.requests.average), p99Ms: result.latency.p99, errors: result.non2xx + result.errors };
+}
+
+/** One load run; the load generator goes on `core` (core 1 by default, the servers being on core 0). */
+export function measure(
+  target: Target,
+  options: { seconds: number; connections: number; scriptDir: string; core?: string | undefined },
+): Sample | Promise<Sample> {
+  const core = 'core' in options ? options.core : '1';
+  return HAS_WRK
+    ? withWrk(target, options.seconds, options.connections, options.scriptDir, core)
+    : withAutocannon(target, options.seconds, options.connections);
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+export function machineLine(title: string): string {
+  return `${title}  ${new Date().toISOString()}  ${cpus().length} cores (${cpus()[0]?.model})  node ${process.version}`;
+}

@@ -1,0 +1,103 @@
+// bench:scale-out — billable throughput (GET /document) of the PostgreSQL store with 1, 2 and 4
+// instances (serve --workers N), against the embedded default measured in the same run. Target:
+// one PostgreSQL-backed instance at >= 60% of the embedded default. Needs a PostgreSQL server:
+// BENCH_DATABASE_URL (default TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test); a
+// scratch database is created on it and dropped at the end.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { CLI, HAS_WRK, machineLine, measure, median, PINNED, ROOT, start, stop, type Sample } from './lib.js';
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+function prepare(env: Record<string, string>): string {
+  const run = (...args: string[]) => execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  run('ingest', join(ROOT, 'demo/corpus.jsonl'));
+  return (JSON.parse(run('keys', 'create', '--credits', '1000000000', '--json')) as { key: string }).key;
+}
+
+interface Setup {
+  name: string;
+  env: Record<string, string>;
+  workers: number;
+  key: string;
+  core: string | undefined;
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'bench-scale-'));
+  const database = `metered_search_bench_${randomBytes(4).toString('hex')}`;
+  await admin(`CREATE DATABASE ${database}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${database}`;
+  try {
+    const embedded = { DATA_DIR: join(work, 'data'), SEED_DEMO: 'false' };
+    const postgres = { DATABASE_URL: url.toString() };
+    const embeddedKey = prepare(embedded);
+    const postgresKey = prepare(postgres);
+    const setups: Setup[] = [
+      { name: 'embedded SQLite, 1 instance (baseline)', env: embedded, workers: 1, key: embeddedKey, core: '0' },
+      { name: 'PostgreSQL, 1 instance', env: postgres, workers: 1, key: postgresKey, core: '0' },
+      { name: 'PostgreSQL, 2 instances', env: postgres, workers: 2, key: postgresKey, core: undefined },
+      { name: 'PostgreSQL, 4 instances', env: postgres, workers: 4, key: postgresKey, core: undefined },
+    ];
+    const samples = new Map<string, Sample[]>(setups.map((setup) => [setup.name, []]));
+    for (let round = 0; round <= ROUNDS; round++) {
+      for (const setup of setups) {
+        const server = await start(
+          [CLI, 'serve', '--workers', String(setup.workers)],
+          { ...setup.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+          setup.core,
+        );
+        const target = { name: setup.name, url: `${server.url}/document`, headers: { 'x-api-key': setup.key, 'svc-doc-id': 'eu-gdpr-art17' } };
+        const sample = await measure(target, {
+          seconds: round === 0 ? 2 : DURATION_S,
+          connections: CONNECTIONS,
+          scriptDir: work,
+          core: setup.core === undefined ? undefined : '1',
+        });
+        // Round 0 warms each setup up and is not counted.
+        if (round > 0) samples.get(setup.name)!.push(sample);
+        await stop(server.child);
+      }
+    }
+    const baseline = median(samples.get(setups[0]!.name)!.map((sample) => sample.requestsPerSecond));
+    console.log(`\n${machineLine('bench:scale-out')}`);
+    console.log(
+      `GET /document (billable), ${HAS_WRK ? 'wrk -t1' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION_S} s; ` +
+        `single instances ${PINNED ? 'on core 0 with the load on core 1' : 'unpinned'}, several instances unpinned; PostgreSQL on the same machine\n`,
+    );
+    console.log('| setup | req/s (median) | ratio to embedded | p99 ms (median) | errors |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const setup of setups) {
+      const runs = samples.get(setup.name)!;
+      const rps = median(runs.map((sample) => sample.requestsPerSecond));
+      const ratio = (rps / baseline).toFixed(2);
+      const note = setup.name === 'PostgreSQL, 1 instance' ? ` (target >= 0.60: ${rps / baseline >= 0.6 ? 'met' : 'MISSED'})` : '';
+      console.log(
+        `| ${setup.name} | ${rps} | ${ratio}${note} | ${median(runs.map((sample) => sample.p99Ms))} | ${runs.reduce((sum, sample) => sum + sample.errors, 0)} |`,
+      );
+    }
+  } finally {
+    await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
