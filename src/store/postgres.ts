@@ -48,6 +48,7 @@ const DOCUMENT_WRITE_LOCK = 7_204_311_902;
 const INGEST_BATCH = 500;
 const REPLICA_BATCH = 5000;
 const OUTCOME_FLUSH_MS = 50;
+const MAX_DEBIT_BATCHES = 4;
 const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded|connection error|ECONNREFUSED|Connection refused/i;
 
 function toKey(row: KeyRow | undefined): KeyRecord | undefined {
@@ -77,7 +78,8 @@ export class PostgresStore implements Store {
   readonly kind = 'postgres';
   private readonly pool: pg.Pool;
   private pendingDebits: DebitJob[] = [];
-  private debitInFlight: Promise<void> | undefined;
+  private readonly debitsInFlight = new Set<Promise<void>>();
+  private debitScheduled = false;
   private pendingOutcomes: Array<[number, number]> = [];
   private outcomeTimer: NodeJS.Timeout | undefined;
   private replica: { corpus: SqliteCorpus; dir: string; seq: number } | undefined;
@@ -122,9 +124,10 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async query<Row extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<Row>> {
+  /** A named query is prepared once per connection: the hot statements skip parsing and planning. */
+  private async query<Row extends pg.QueryResultRow>(sql: string, params: unknown[] = [], name?: string): Promise<pg.QueryResult<Row>> {
     try {
-      return await this.pool.query<Row>(sql, params);
+      return await this.pool.query<Row>(name ? { name, text: sql, values: params } : { text: sql, values: params });
     } catch (error) {
       throw isUnavailable(error) ? new StoreUnavailableError({ cause: error }) : error;
     }
@@ -163,7 +166,7 @@ export class PostgresStore implements Store {
   }
 
   async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
-    return toKey((await this.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE key_hash = $1`, [keyHash])).rows[0]);
+    return toKey((await this.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE key_hash = $1`, [keyHash], 'key-by-hash')).rows[0]);
   }
 
   async findKeyById(id: string): Promise<KeyRecord | undefined> {
@@ -191,76 +194,96 @@ export class PostgresStore implements Store {
     return this.findKeyById(keyId);
   }
 
-  /** Debits arriving while a batch is in flight wait for it, then go together in the next one. */
+  /**
+   * Debits arriving in the same turn of the event loop go in one batch; up to MAX_DEBIT_BATCHES
+   * batches are in flight at once, so the wait for one round trip overlaps the next.
+   */
   debit(keyHash: string, endpoint: string): Promise<DebitResult> {
     return new Promise((resolve, reject) => {
       this.pendingDebits.push({ keyHash, endpoint, resolve, reject });
-      if (!this.debitInFlight) this.debitInFlight = this.runDebits();
+      this.scheduleDebits();
     });
   }
 
-  private async runDebits(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.pendingDebits.length > 0) {
+  private scheduleDebits(): void {
+    if (this.debitScheduled || this.pendingDebits.length === 0 || this.debitsInFlight.size >= MAX_DEBIT_BATCHES) return;
+    this.debitScheduled = true;
+    setImmediate(() => {
+      this.debitScheduled = false;
+      if (this.debitsInFlight.size >= MAX_DEBIT_BATCHES) return;
       const jobs = this.pendingDebits;
       this.pendingDebits = [];
-      try {
-        const results = await this.transaction((client) => this.debitBatch(client, jobs));
-        jobs.forEach((job, index) => job.resolve(results[index]!));
-      } catch (error) {
-        for (const job of jobs) job.reject(error);
-      }
-    }
-    this.debitInFlight = undefined;
+      const batch = this.debitBatch(jobs).then(
+        (results) => jobs.forEach((job, index) => job.resolve(results[index]!)),
+        (error) => jobs.forEach((job) => job.reject(error)),
+      );
+      this.debitsInFlight.add(batch);
+      void batch.finally(() => {
+        this.debitsInFlight.delete(batch);
+        this.scheduleDebits();
+      });
+      this.scheduleDebits();
+    });
   }
 
-  private async debitBatch(client: pg.PoolClient, jobs: DebitJob[]): Promise<DebitResult[]> {
-    const results = new Array<DebitResult>(jobs.length);
-    const byKey = new Map<string, number[]>();
-    jobs.forEach((job, index) => {
-      const indexes = byKey.get(job.keyHash);
+  /**
+   * The whole batch in one statement, so one round trip and no row lock held across the network:
+   * per key one conditional UPDATE taking LEAST(balance, n) credits for its n requests, the charges
+   * of the requests it covered (a key's first ones, in order), and, read from the same snapshot,
+   * why a key that took nothing was refused.
+   */
+  private async debitBatch(jobs: DebitJob[]): Promise<DebitResult[]> {
+    const positions = new Map<string, number[]>();
+    const ordinals = jobs.map((job, index) => {
+      const indexes = positions.get(job.keyHash);
       if (indexes) indexes.push(index);
-      else byKey.set(job.keyHash, [index]);
+      else positions.set(job.keyHash, [index]);
+      return positions.get(job.keyHash)!.length;
     });
-    const charged: Array<{ index: number; keyId: string; balance: number }> = [];
-    for (const [keyHash, indexes] of byKey) {
-      const { rows } = await client.query<{ id: string; balance: number; last_debit: number }>(
-        `UPDATE keys SET balance = balance - LEAST(balance, $2), last_debit = LEAST(balance, $2)
-         WHERE key_hash = $1 AND status = 'active' AND balance > 0 RETURNING id, balance, last_debit`,
-        [keyHash, indexes.length],
-      );
-      const debited = rows[0];
-      const granted = debited?.last_debit ?? 0;
-      for (let order = 0; order < granted; order++) {
-        charged.push({ index: indexes[order]!, keyId: debited!.id, balance: debited!.balance + granted - 1 - order });
-      }
-      if (granted < indexes.length) {
-        const refusal = granted > 0 ? ({ outcome: 'no-credits' } as const) : await this.refusal(client, keyHash);
-        for (const index of indexes.slice(granted)) results[index] = refusal;
-      }
-    }
-    if (charged.length > 0) {
-      const { rows } = await client.query<{ id: number }>(
-        `INSERT INTO charges (key_id, endpoint)
-         SELECT key_id, endpoint FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS batch(key_id, endpoint, position)
-         ORDER BY position RETURNING id`,
-        [charged.map((charge) => charge.keyId), charged.map((charge) => jobs[charge.index]!.endpoint)],
-      );
-      // Ids come from one sequence in insertion order, which ORDER BY position fixes.
-      const ids = rows.map((row) => row.id).sort((a, b) => a - b);
-      charged.forEach((charge, position) => {
-        results[charge.index] = { outcome: 'charged', balance: charge.balance, chargeId: ids[position]! };
+    const { rows } = await this.query<{
+      key_hash: string;
+      balance: number | null;
+      granted: number | null;
+      charge_ids: number[] | null;
+      status: KeyStatus | null;
+    }>(
+      `WITH job AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::integer[]) WITH ORDINALITY AS job(key_hash, endpoint, ordinal, position)
+       ), wanted AS (
+         SELECT key_hash, count(*)::integer AS n FROM job GROUP BY key_hash
+       ), debited AS (
+         UPDATE keys SET balance = keys.balance - LEAST(keys.balance, wanted.n), last_debit = LEAST(keys.balance, wanted.n)
+         FROM wanted WHERE keys.key_hash = wanted.key_hash AND keys.status = 'active' AND keys.balance > 0
+         RETURNING keys.id, keys.key_hash, keys.balance, keys.last_debit
+       ), charged AS (
+         INSERT INTO charges (key_id, endpoint)
+         SELECT debited.id, job.endpoint FROM job JOIN debited ON debited.key_hash = job.key_hash
+         WHERE job.ordinal <= debited.last_debit ORDER BY job.position
+         RETURNING id, key_id
+       )
+       SELECT wanted.key_hash, debited.balance, debited.last_debit AS granted, keys.status,
+         (SELECT array_agg(charged.id ORDER BY charged.id) FROM charged WHERE charged.key_id = debited.id) AS charge_ids
+       FROM wanted LEFT JOIN debited ON debited.key_hash = wanted.key_hash LEFT JOIN keys ON keys.key_hash = wanted.key_hash`,
+      [jobs.map((job) => job.keyHash), jobs.map((job) => job.endpoint), ordinals],
+      'debit-batch',
+    );
+    const results = new Array<DebitResult>(jobs.length);
+    for (const row of rows) {
+      const indexes = positions.get(row.key_hash)!;
+      const granted = row.granted ?? 0;
+      // Charge ids come from one sequence in the order of the requests, which ORDER BY position fixes.
+      indexes.slice(0, granted).forEach((index, order) => {
+        results[index] = { outcome: 'charged', balance: row.balance! + granted - 1 - order, chargeId: Number(row.charge_ids![order]) };
       });
+      const refusal: DebitResult =
+        granted > 0 || row.status === 'active'
+          ? { outcome: 'no-credits' }
+          : row.status === null
+            ? { outcome: 'unknown-key' }
+            : { outcome: 'inactive', status: row.status };
+      for (const index of indexes.slice(granted)) results[index] = refusal;
     }
     return results;
-  }
-
-  private async refusal(client: pg.PoolClient, keyHash: string): Promise<DebitResult> {
-    const { rows } = await client.query<{ status: KeyStatus }>('SELECT status FROM keys WHERE key_hash = $1', [keyHash]);
-    const key = rows[0];
-    if (!key) return { outcome: 'unknown-key' };
-    if (key.status !== 'active') return { outcome: 'inactive', status: key.status };
-    return { outcome: 'no-credits' };
   }
 
   recordOutcome(chargeId: number, status: number): void {
@@ -434,7 +457,11 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.replicaTimer);
-    while (this.debitInFlight) await this.debitInFlight;
+    while (this.debitsInFlight.size > 0 || this.pendingDebits.length > 0) {
+      this.scheduleDebits();
+      await Promise.all(this.debitsInFlight);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     clearTimeout(this.outcomeTimer);
     await this.flushOutcomes();
     await this.replicaSync?.catch(() => undefined);
