@@ -18,6 +18,8 @@ export interface Target {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /** Each request picks one of these at random as its x-api-key (wrk only). */
+  apiKeys?: string[];
 }
 
 export interface Sample {
@@ -71,6 +73,10 @@ function withWrk(target: Target, seconds: number, connections: number, scriptDir
     script,
     `wrk.method = ${JSON.stringify(target.method ?? 'GET')}\n${headers}\n` +
       (target.body ? `wrk.body = ${JSON.stringify(target.body)}\n` : '') +
+      (target.apiKeys
+        ? `local keys = {${target.apiKeys.map((key) => JSON.stringify(key)).join(', ')}}\n` +
+          `request = function()\n  wrk.headers["x-api-key"] = keys[math.random(#keys)]\n  return wrk.format()\nend\n`
+        : '') +
       `done = function(summary, latency, requests)\n  io.write(string.format("RESULT %f %f %d\\n", summary.requests / (summary.duration / 1e6), latency:percentile(99) / 1000, summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))\nend\n`,
   );
   const [command, args] = onCore(core, 'wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '-s', script, target.url]);

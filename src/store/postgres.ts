@@ -230,7 +230,8 @@ export class PostgresStore implements Store {
    * The whole batch in one statement, so one round trip and no row lock held across the network:
    * per key one conditional UPDATE taking LEAST(balance, n) credits for its n requests, the charges
    * of the requests it covered (a key's first ones, in order), and, read from the same snapshot,
-   * why a key that took nothing was refused.
+   * why a key that took nothing was refused. Key rows are locked in id order, so concurrent batches
+   * (of this instance or others) over several keys cannot deadlock.
    */
   private async debitBatch(jobs: DebitJob[]): Promise<DebitResult[]> {
     const positions = new Map<string, number[]>();
@@ -251,9 +252,12 @@ export class PostgresStore implements Store {
          SELECT * FROM unnest($1::text[], $2::text[], $3::integer[]) WITH ORDINALITY AS job(key_hash, endpoint, ordinal, position)
        ), wanted AS (
          SELECT key_hash, count(*)::integer AS n FROM job GROUP BY key_hash
+       ), locked AS (
+         SELECT keys.id FROM keys JOIN wanted ON wanted.key_hash = keys.key_hash ORDER BY keys.id FOR UPDATE OF keys
        ), debited AS (
          UPDATE keys SET balance = keys.balance - LEAST(keys.balance, wanted.n), last_debit = LEAST(keys.balance, wanted.n)
-         FROM wanted WHERE keys.key_hash = wanted.key_hash AND keys.status = 'active' AND keys.balance > 0
+         FROM wanted, locked
+         WHERE keys.id = locked.id AND keys.key_hash = wanted.key_hash AND keys.status = 'active' AND keys.balance > 0
          RETURNING keys.id, keys.key_hash, keys.balance, keys.last_debit
        ), charged AS (
          INSERT INTO charges (key_id, endpoint)

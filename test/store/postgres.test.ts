@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { hashApiKey, KeyAdmin } from '../../src/services/keys.js';
 import { PostgresStore } from '../../src/store/postgres.js';
+import type { DebitResult } from '../../src/store/store.js';
 import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES } from '../pg.js';
 import { storeContract } from './store-contract.js';
 
@@ -20,6 +22,35 @@ if (SKIP_POSTGRES) {
   });
 
   describe('postgres specifics', () => {
+    it('debits many keys from several instances in overlapping batches, exactly', async () => {
+      const database = await createTestDatabase();
+      const stores = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS })));
+      try {
+        const admin = new KeyAdmin(stores[0]!);
+        const keys = await Promise.all(Array.from({ length: 20 }, () => admin.create(50)));
+        // Waves of ten keys each, in orders of their own, overlapping across instances: batches that
+        // would deadlock if key rows were not locked in one order.
+        const pending: Array<Promise<DebitResult>> = [];
+        for (let wave = 0; wave < 300; wave++) {
+          for (let slot = 0; slot < 10; slot++) {
+            const key = keys[(wave * 13 + slot * 7) % keys.length]!;
+            pending.push(stores[wave % stores.length]!.debit(hashApiKey(key.key), '/query'));
+          }
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        const results = await Promise.all(pending);
+        assert.equal(results.filter((result) => result.outcome === 'charged').length, 1000);
+        assert.equal(results.filter((result) => result.outcome === 'no-credits').length, 2000);
+        for (const key of keys) {
+          assert.equal((await stores[0]!.findKeyById(key.record.id))!.balance, 0);
+          assert.equal(await stores[0]!.countCharges(key.record.id), 50);
+        }
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+        await database.drop();
+      }
+    });
+
     it('applies migrations once, even when several instances start together', async () => {
       const database = await createTestDatabase();
       try {
