@@ -1,0 +1,158 @@
+// bench:relevance — ranking quality on BEIR SciFact, end to end: the corpus ingested with the CLI,
+// every test query asked through POST /query over HTTP with top_k 100, the rankings scored against
+// the judgments. Runs on the embedded store and, when a PostgreSQL server is reachable
+// (BENCH_DATABASE_URL, else TEST_DATABASE_URL), on PostgreSQL too, whose ranking must stay within
+// 0.01 of the embedded figure. A plain BM25 (FTS5's bm25() with equal field weights, same
+// analysed query) is measured on the same index in the same run for comparison.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { request } from 'undici';
+import { analyze } from '../src/services/search/analyzer.js';
+import { CLI, machineLine, ROOT, start, stop } from './lib.js';
+
+const DATASET = process.env.SCIFACT_DIR ?? join(ROOT, '../shared/datasets/scifact');
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+
+interface Query {
+  id: string;
+  text: string;
+}
+
+interface Scores {
+  ndcg10: number;
+  recall100: number;
+  mrr10: number;
+}
+
+function readJsonLines<T>(path: string): T[] {
+  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as T);
+}
+
+function judgments(): Map<string, Set<string>> {
+  const relevant = new Map<string, Set<string>>();
+  for (const line of readFileSync(join(DATASET, 'qrels-test.tsv'), 'utf8').split('\n').slice(1).filter(Boolean)) {
+    const [queryId, docId, score] = line.split('\t');
+    if (Number(score) <= 0) continue;
+    if (!relevant.has(queryId!)) relevant.set(queryId!, new Set());
+    relevant.get(queryId!)!.add(docId!);
+  }
+  return relevant;
+}
+
+/** Binary-relevance nDCG@10, Recall@100 and MRR@10, averaged over the queries. */
+function score(rankings: Map<string, string[]>, relevant: Map<string, Set<string>>): Scores {
+  let ndcg = 0;
+  let recall = 0;
+  let mrr = 0;
+  for (const [queryId, wanted] of relevant) {
+    const ranking = rankings.get(queryId) ?? [];
+    let dcg = 0;
+    ranking.slice(0, 10).forEach((docId, index) => {
+      if (wanted.has(docId)) dcg += 1 / Math.log2(index + 2);
+    });
+    let ideal = 0;
+    for (let index = 0; index < Math.min(wanted.size, 10); index++) ideal += 1 / Math.log2(index + 2);
+    ndcg += dcg / ideal;
+    recall += ranking.slice(0, 100).filter((docId) => wanted.has(docId)).length / wanted.size;
+    const first = ranking.slice(0, 10).findIndex((docId) => wanted.has(docId));
+    mrr += first === -1 ? 0 : 1 / (first + 1);
+  }
+  const count = relevant.size;
+  return { ndcg10: ndcg / count, recall100: recall / count, mrr10: mrr / count };
+}
+
+async function rankOverHttp(env: Record<string, string>, queries: Query[]): Promise<Map<string, string[]>> {
+  const cli = (...args: string[]) => execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  cli('ingest', join(DATASET, 'corpus.jsonl'));
+  const key = (JSON.parse(cli('keys', 'create', '--credits', String(queries.length * 2), '--json')) as { key: string }).key;
+  const server = await start([CLI, 'serve'], { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_DEMO: 'false' }, undefined);
+  const rankings = new Map<string, string[]>();
+  try {
+    for (const query of queries) {
+      const response = await request(`${server.url}/query`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: query.text, top_k: 100 }),
+      });
+      const body = (await response.body.json()) as { resp: { body: { hits: { documents: Array<{ doc_id: string }> } } } };
+      if (response.statusCode !== 200) throw new Error(`query ${query.id}: HTTP ${response.statusCode}`);
+      rankings.set(query.id, body.resp.body.hits.documents.map((document) => document.doc_id));
+    }
+  } finally {
+    await stop(server.child);
+  }
+  return rankings;
+}
+
+/** Plain BM25 on the same FTS5 index: bm25() with its defaults (k1 1.2, b 0.75) and equal field weights. */
+function rankPlainBm25(dataDir: string, queries: Query[]): Map<string, string[]> {
+  const db = new Database(join(dataDir, 'corpus.sqlite'), { readonly: true });
+  const statement = db.prepare(
+    `SELECT d.doc_id FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid
+     WHERE documents_fts MATCH ? ORDER BY bm25(documents_fts) LIMIT 100`,
+  );
+  const rankings = new Map<string, string[]>();
+  for (const query of queries) {
+    const terms = analyze(query.text);
+    const match = terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(' OR ');
+    rankings.set(query.id, terms.length === 0 ? [] : (statement.pluck().all(match) as string[]));
+  }
+  db.close();
+  return rankings;
+}
+
+function row(name: string, scores: Scores): string {
+  return `| ${name} | ${scores.ndcg10.toFixed(4)} | ${scores.recall100.toFixed(4)} | ${scores.mrr10.toFixed(4)} |`;
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(DATASET, 'corpus.jsonl'))) throw new Error(`SciFact not found in ${DATASET} (set SCIFACT_DIR)`);
+  const queries = readJsonLines<{ _id: string; text: string }>(join(DATASET, 'queries.jsonl')).map((query) => ({
+    id: query._id,
+    text: query.text,
+  }));
+  const relevant = judgments();
+  const work = mkdtempSync(join(tmpdir(), 'bench-relevance-'));
+  const lines: string[] = [];
+  try {
+    const dataDir = join(work, 'data');
+    const embedded = score(await rankOverHttp({ DATA_DIR: dataDir }, queries), relevant);
+    lines.push(row('plain BM25 (FTS5 bm25(), equal weights), same index', score(rankPlainBm25(dataDir, queries), relevant)));
+    lines.push(row('metered-search, embedded SQLite, POST /query over HTTP', embedded));
+    if (DATABASE_URL) {
+      const name = `metered_search_relevance_${randomBytes(4).toString('hex')}`;
+      const admin = async (sql: string) => {
+        const client = new pg.Client({ connectionString: DATABASE_URL });
+        await client.connect();
+        await client.query(sql).finally(() => client.end());
+      };
+      await admin(`CREATE DATABASE ${name}`);
+      try {
+        const url = new URL(DATABASE_URL);
+        url.pathname = `/${name}`;
+        const postgres = score(await rankOverHttp({ DATABASE_URL: url.toString() }, queries), relevant);
+        const gap = Math.abs(postgres.ndcg10 - embedded.ndcg10);
+        const verdict = `nDCG@10 gap to embedded ${gap.toFixed(4)}, ${gap <= 0.01 ? 'within 0.01' : 'OVER 0.01'}`;
+        lines.push(row(`metered-search, PostgreSQL, POST /query over HTTP (${verdict})`, postgres));
+      } finally {
+        await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }
+    } else {
+      lines.push('(PostgreSQL not measured: set BENCH_DATABASE_URL or TEST_DATABASE_URL)');
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  console.log(`\n${machineLine('bench:relevance')}`);
+  console.log(`BEIR SciFact test split: ${queries.length} queries, ${relevant.size} judged; top_k 100\n`);
+  console.log('| ranking | nDCG@10 | Recall@100 | MRR@10 |');
+  console.log('|---|---:|---:|---:|');
+  for (const line of lines) console.log(line);
+}
+
+await main();
