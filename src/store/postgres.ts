@@ -48,7 +48,7 @@ const DOCUMENT_WRITE_LOCK = 7_204_311_902;
 const INGEST_BATCH = 500;
 const REPLICA_BATCH = 5000;
 const OUTCOME_FLUSH_MS = 50;
-const MAX_DEBIT_BATCHES = 4;
+const MAX_DEBIT_BATCHES = 2;
 const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded|connection error|ECONNREFUSED|Connection refused/i;
 
 function toKey(row: KeyRow | undefined): KeyRecord | undefined {
