@@ -14,7 +14,7 @@ export interface RunningServer {
 
 /** Opens the store, builds the app and listens; closes gracefully on SIGTERM and SIGINT. */
 export async function startServer(config: Config, options: { handleSignals?: boolean } = {}): Promise<RunningServer> {
-  const store = await openStore(config);
+  const store = await openStore(config, { longRunning: true });
   const services = buildServices(store, config);
   const https =
     config.tlsCertFile && config.tlsKeyFile

@@ -19,7 +19,7 @@ export function postgresOptions(config: StoreConfig & { databaseUrl: string }): 
 }
 
 /** The store the configuration names: PostgreSQL when DATABASE_URL is set (migrated on open), else SQLite in DATA_DIR. */
-export async function openStore(config: StoreConfig): Promise<Store> {
+export async function openStore(config: StoreConfig, options: { longRunning?: boolean } = {}): Promise<Store> {
   if (config.databaseUrl !== undefined) return PostgresStore.open(postgresOptions({ ...config, databaseUrl: config.databaseUrl }));
-  return new SqliteStore(config.dataDir);
+  return new SqliteStore(config.dataDir, { backgroundCheckpoints: options.longRunning });
 }

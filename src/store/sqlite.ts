@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { BackgroundCheckpoint } from './background-checkpoint.js';
 import { ExternalWrites } from './external-writes.js';
 import { GroupCommit } from './group-commit.js';
 import { SqliteCorpus } from './sqlite-corpus.js';
@@ -57,9 +58,19 @@ export class SqliteStore implements Store {
   private readonly ledgerWrites: ExternalWrites;
   private readonly sql;
 
-  constructor(dataDir: string) {
+  private readonly checkpoints: BackgroundCheckpoint | undefined;
+
+  /** `backgroundCheckpoints`: for a long-running service, checkpoint the ledger's WAL in a worker thread. */
+  constructor(dataDir: string, options: { backgroundCheckpoints?: boolean } = {}) {
     mkdirSync(dataDir, { recursive: true });
     this.ledger = openSqlite(join(dataDir, 'ledger.sqlite'));
+    if (options.backgroundCheckpoints) {
+      this.ledger.pragma('wal_autocheckpoint = 0');
+      this.checkpoints = new BackgroundCheckpoint(join(dataDir, 'ledger.sqlite'));
+      void this.checkpoints.stopped.then(() => {
+        if (this.ledger.open) this.ledger.pragma('wal_autocheckpoint = 1000');
+      });
+    }
 
     this.corpus = new SqliteCorpus(dataDir);
     migrateLedger(this.ledger);
@@ -295,6 +306,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.checkpoints?.close();
     this.ledgerWrites.close();
     this.debits.flush();
     if (this.pendingOutcomes.length > 0) this.ledger.transaction(() => this.writeOutcomes()).immediate();

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { KeyAdmin, hashApiKey } from '../../src/services/keys.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
-import { tempDir } from '../helper.js';
+import { eventually, tempDir } from '../helper.js';
 import { storeContract } from './store-contract.js';
 
 storeContract('sqlite', async () => {
@@ -29,6 +29,23 @@ describe('sqlite specifics', () => {
       const files = readdirSync(dir.path).map((name) => readFileSync(join(dir.path, name)).toString('latin1'));
       assert.ok(files.some((content) => content.includes(hashApiKey(key))), 'the hash is stored');
       assert.ok(files.every((content) => !content.includes(key) && !content.toLowerCase().includes(key)), 'the plain key is not');
+    } finally {
+      await store.close();
+      dir.remove();
+    }
+  });
+
+  it('checkpoints the ledger in the background for a long-running service, not on the request path', async () => {
+    const dir = tempDir();
+    const store = new SqliteStore(dir.path, { backgroundCheckpoints: true });
+    try {
+      const { key } = await new KeyAdmin(store).create(100_000, 'busy');
+      const ledger = join(dir.path, 'ledger.sqlite');
+      const before = statSync(ledger).size;
+      for (let round = 0; round < 40; round++) {
+        await Promise.all(Array.from({ length: 250 }, () => store.debit(hashApiKey(key), '/query')));
+      }
+      await eventually(async () => assert.ok(statSync(ledger).size > before * 4, 'WAL pages reached the database file'));
     } finally {
       await store.close();
       dir.remove();
