@@ -1,4 +1,5 @@
 import type { ChargeRecord, KeyRecord } from '../store/store.js';
+import type { AuditReport } from './commands/audit.js';
 import type { IngestSummary } from './commands/ingest.js';
 import type { CreatedKey } from './commands/keys/create.js';
 import type { KeyUsage } from './commands/keys/usage.js';
@@ -53,4 +54,15 @@ export function renderIngest(summary: IngestSummary): string {
 export function renderMigrations(result: { store: string; applied: number[] }): string {
   if (result.store !== 'postgres') return 'The embedded store migrates itself when opened; nothing to do.';
   return result.applied.length === 0 ? 'The database schema is up to date.' : `Applied migrations: ${result.applied.join(', ')}.`;
+}
+
+export function renderAudit(report: AuditReport): string {
+  if (report.consistent) return `Ledger consistent: ${report.keysChecked} keys, credits granted - charges recorded = balance for each.`;
+  return [
+    `Ledger INCONSISTENT for ${report.differences.length} of ${report.keysChecked} keys:`,
+    table([
+      ['KEY', 'GRANTED', 'CHARGED', 'EXPECTED', 'BALANCE'],
+      ...report.differences.map((row) => [row.keyId, String(row.granted), String(row.charged), String(row.expectedBalance), String(row.balance)]),
+    ]),
+  ].join('\n');
 }

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from '../config.js';
 import { IngestError } from '../services/ingest.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
+import { auditLedger } from './commands/audit.js';
 import { ingestFile } from './commands/ingest.js';
 import { migrate } from './commands/migrate.js';
 import { createKey } from './commands/keys/create.js';
@@ -12,7 +13,7 @@ import { topUpKey } from './commands/keys/topup.js';
 import { keyUsage } from './commands/keys/usage.js';
 import { serve } from './commands/serve.js';
 import { CliError } from './errors.js';
-import { renderCreatedKey, renderIngest, renderKey, renderKeyList, renderMigrations, renderUsage } from './render.js';
+import { renderAudit, renderCreatedKey, renderIngest, renderKey, renderKeyList, renderMigrations, renderUsage } from './render.js';
 
 export interface CliIo {
   env: NodeJS.ProcessEnv;
@@ -82,6 +83,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--json', 'print the result as JSON')
     .action(async (options: { json?: boolean }) => {
       output(options.json, await migrate(getConfig()), renderMigrations);
+    });
+
+  program
+    .command('audit')
+    .description('Check every key: credits granted - charges recorded = balance. Exits 1 on any difference.')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const report = await withStore(auditLedger);
+      output(options.json, report, renderAudit);
+      if (!report.consistent) throw new CliError(`the ledger of ${report.differences.length} keys does not add up`);
     });
 
   const keys = program.command('keys').description('Create and manage API keys.');

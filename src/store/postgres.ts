@@ -13,6 +13,7 @@ import {
   type IngestProgress,
   type KeyRecord,
   type KeyStatus,
+  type LedgerAudit,
   type SearchRequest,
   type SearchResult,
   type Store,
@@ -332,6 +333,17 @@ export class PostgresStore implements Store {
       [keyId],
     );
     return rows.map((row) => ({ keyId: row.key_id, amount: row.amount, reason: row.reason, at: row.at.toISOString() }));
+  }
+
+  async auditLedger(): Promise<LedgerAudit[]> {
+    // One statement: one snapshot, so charges and balances are read as of the same moment.
+    const { rows } = await this.query<{ key_id: string; balance: number; granted: number; charged: number }>(
+      `SELECT k.id AS key_id, k.balance,
+         (SELECT CAST(coalesce(sum(g.amount), 0) AS bigint) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
+         (SELECT count(*) FROM charges c WHERE c.key_id = k.id) AS charged
+       FROM keys k ORDER BY k.id`,
+    );
+    return rows.map((row) => ({ keyId: row.key_id, granted: row.granted, charged: row.charged, balance: row.balance }));
   }
 
   async getDocument(docId: string): Promise<DocumentRecord | undefined> {

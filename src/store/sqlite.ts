@@ -15,6 +15,7 @@ import type {
   IngestProgress,
   KeyRecord,
   KeyStatus,
+  LedgerAudit,
   SearchRequest,
   SearchResult,
   Store,
@@ -275,6 +276,19 @@ export class SqliteStore implements Store {
   async listGrants(keyId: string): Promise<CreditGrant[]> {
     const rows = this.sql.grantsByKey.all(keyId) as Array<{ key_id: string; amount: number; reason: CreditGrant['reason']; at: string }>;
     return rows.map((row) => ({ keyId: row.key_id, amount: row.amount, reason: row.reason, at: row.at }));
+  }
+
+  async auditLedger(): Promise<LedgerAudit[]> {
+    // One read transaction: charges and balances as of the same moment.
+    const rows = this.ledger
+      .prepare(
+        `SELECT k.id AS key_id, k.balance,
+         (SELECT CAST(coalesce(sum(g.amount), 0) AS bigint) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
+         (SELECT count(*) FROM charges c WHERE c.key_id = k.id) AS charged
+       FROM keys k ORDER BY k.id`,
+      )
+      .all() as Array<{ key_id: string; balance: number; granted: number; charged: number }>;
+    return rows.map((row) => ({ keyId: row.key_id, granted: row.granted, charged: row.charged, balance: row.balance }));
   }
 
   getDocumentJson(docId: string): Promise<string | undefined> {

@@ -69,6 +69,14 @@ export interface SearchResult {
   hits: SearchHit[];
 }
 
+/** One key's ledger: what was granted, what was charged, what is left. Consistent when granted - charged = balance. */
+export interface LedgerAudit {
+  keyId: string;
+  granted: number;
+  charged: number;
+  balance: number;
+}
+
 export interface IngestProgress {
   documents: number;
 }
@@ -94,6 +102,8 @@ export interface Store {
   listCharges(keyId: string, limit?: number): Promise<ChargeRecord[]>;
   countCharges(keyId: string): Promise<number>;
   listGrants(keyId: string): Promise<CreditGrant[]>;
+  /** Every key's ledger, read in one consistent snapshot. */
+  auditLedger(): Promise<LedgerAudit[]>;
 
   getDocument(docId: string): Promise<DocumentRecord | undefined>;
   /**

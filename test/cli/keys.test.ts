@@ -96,4 +96,19 @@ describe('metered-search keys', () => {
     const text = await cli(env, 'keys', 'usage', created.id);
     assert.match(text.stdout, /granted: 3; charges recorded: 2; balance: 1/);
   });
+
+  it('audit reports a consistent ledger, and names a key whose balance was tampered with', async () => {
+    const created = await create('10');
+    await cli(env, 'keys', 'topup', created.id, '--credits', '5');
+    const clean = await cli(env, 'audit', '--json');
+    assert.equal(clean.code, 0, clean.stderr);
+    assert.equal(JSON.parse(clean.stdout).consistent, true);
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(`${dir.path}/ledger.sqlite`);
+    db.prepare('UPDATE keys SET balance = balance + 7 WHERE id = ?').run(created.id);
+    db.close();
+    const tampered = await cli(env, 'audit');
+    assert.equal(tampered.code, 1);
+    assert.match(tampered.stdout, new RegExp(`INCONSISTENT[\\s\\S]*${created.id}\\s+15\\s+0\\s+15\\s+22`));
+  });
 });

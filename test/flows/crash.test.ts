@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
+import { auditLedger } from '../../src/cli/commands/audit.js';
 import { KeyAdmin } from '../../src/services/keys.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { tempDir } from '../helper.js';
@@ -50,6 +51,7 @@ describe('crash safety', () => {
       const charges = await store.countCharges(key.id);
       assert.equal(key.balance + charges, STARTING, `balance ${key.balance} + charges ${charges}`);
       assert.ok(charges >= served, `every served request was recorded (${served} served, ${charges} recorded)`);
+      assert.equal((await auditLedger(store)).consistent, true, 'metered-search audit finds the ledger consistent');
     } finally {
       await store.close();
     }

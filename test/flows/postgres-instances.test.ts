@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
+import { auditLedger } from '../../src/cli/commands/audit.js';
 import { KeyAdmin } from '../../src/services/keys.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { documentsOf } from '../helper.js';
@@ -105,6 +106,7 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
     const balance = (await admin.findKeyById(record.id))!.balance;
     const charges = await admin.countCharges(record.id);
     assert.equal(balance + charges, STARTING, `balance ${balance} + charges ${charges}`);
+    assert.equal((await auditLedger(admin)).consistent, true, 'metered-search audit finds every key consistent');
     assert.ok((seen.get(200) ?? 0) > 0);
   });
 });

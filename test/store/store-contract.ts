@@ -205,6 +205,19 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       });
     });
 
+    it('audits every key: credits granted - charges recorded = balance', async () => {
+      const { hash, record } = await newKey(5);
+      await store.topUp(record.id, 3);
+      await store.debit(hash, '/query');
+      await store.debit(hash, '/document');
+      const ledgers = await store.auditLedger();
+      assert.deepEqual(
+        ledgers.find((ledger) => ledger.keyId === record.id),
+        { keyId: record.id, granted: 8, charged: 2, balance: 6 },
+      );
+      for (const ledger of ledgers) assert.equal(ledger.granted - ledger.charged, ledger.balance, ledger.keyId);
+    });
+
     it('answers a ping', async () => {
       assert.equal(typeof (await store.ping()), 'number');
     });

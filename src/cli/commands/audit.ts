@@ -1,0 +1,17 @@
+import type { LedgerAudit, Store } from '../../store/store.js';
+
+export interface AuditReport {
+  keysChecked: number;
+  consistent: boolean;
+  /** Keys whose credits granted minus charges recorded differ from their balance. */
+  differences: Array<LedgerAudit & { expectedBalance: number }>;
+}
+
+/** Checks every key's ledger: credits granted (creation and top-ups) - charges recorded = balance >= 0. */
+export async function auditLedger(store: Store): Promise<AuditReport> {
+  const ledgers = await store.auditLedger();
+  const differences = ledgers
+    .map((ledger) => ({ ...ledger, expectedBalance: ledger.granted - ledger.charged }))
+    .filter((ledger) => ledger.expectedBalance !== ledger.balance || ledger.balance < 0);
+  return { keysChecked: ledgers.length, consistent: differences.length === 0, differences };
+}
