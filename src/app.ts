@@ -23,6 +23,11 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 
 /** Builds the whole HTTP app from injected services. Never listens and never reads the environment. */
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
+  const { timeouts } = options.settings;
+  const serverLimits = {
+    headersTimeout: timeouts.headersMs,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeouts.headersMs / 2))),
+  };
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.settings.bodyLimitBytes,
@@ -32,7 +37,11 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     // Each route's schema is the contract: no type coercion ("5" stays a string and fails an integer
     // field), and unknown fields are kept, because /face/search forwards them.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, allowUnionTypes: true } },
-    ...(options.https ? { https: options.https } : {}),
+    // A client that trickles its headers or body, or idles on a kept-alive connection, is cut off
+    // after these limits; Node checks them every connectionsCheckingInterval.
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    ...(options.https ? { https: { ...options.https, ...serverLimits } } : { http: serverLimits }),
   }) as unknown as FastifyInstance;
 
   // JSON only: without the text/plain parser, any other Content-Type is rejected (400, decisions.md 2).

@@ -22,6 +22,9 @@ export interface Config {
   imageMaxBytes: number;
   logLevel: string;
   seedDemo: boolean;
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -69,6 +72,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((tlsCertFile === undefined) !== (tlsKeyFile === undefined)) {
     throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1);
+  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 1);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
   return {
     port: integer(env, 'PORT', 8080, 0),
     host: optional(env, 'HOST') ?? '0.0.0.0',
@@ -89,6 +97,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 16 * 1024 * 1024, 1),
     imageMaxBytes: integer(env, 'IMAGE_MAX_BYTES', 10 * 1024 * 1024, 1),
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5000, 1),
     seedDemo: flag(env, 'SEED_DEMO', true),
   };
 }

@@ -16,6 +16,7 @@ describe('configuration from the environment', () => {
     assert.equal(config.faceBreakerCooldownMs, 10_000);
     assert.equal(config.bodyLimitBytes, 16 * 1024 * 1024);
     assert.equal(config.imageMaxBytes, 10 * 1024 * 1024);
+    assert.deepEqual([config.requestTimeoutMs, config.headersTimeoutMs, config.keepAliveTimeoutMs], [30_000, 10_000, 5000]);
     assert.match(config.serviceVersion, /^\d+\.\d+\.\d+/);
   });
 
@@ -42,6 +43,7 @@ describe('configuration from the environment', () => {
     assert.throws(() => loadConfig({ SERVICE_VERSION: 'v1' }), /SERVICE_VERSION/);
     assert.throws(() => loadConfig({ FACE_SERVICE_URL: 'ftp://x' }), /FACE_SERVICE_URL/);
     assert.throws(() => loadConfig({ SEED_DEMO: 'maybe' }), /SEED_DEMO/);
+    assert.throws(() => loadConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }), /HEADERS_TIMEOUT_MS/);
   });
 
   it('SERVICE_VERSION is what /version reports', async () => {

@@ -17,6 +17,7 @@ export const DEFAULT_SETTINGS: AppSettings = {
   serviceVersion: '1.3.0',
   bodyLimitBytes: 16 * 1024 * 1024,
   imageMaxBytes: 10 * 1024 * 1024,
+  timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5000 },
 };
 
 export function tempDir(prefix = 'metered-search-test-'): { path: string; remove: () => void } {

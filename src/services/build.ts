@@ -22,5 +22,10 @@ export function buildServices(store: Store, config: Config): Services {
 }
 
 export function appSettings(config: Config): AppSettings {
-  return { serviceVersion: config.serviceVersion, bodyLimitBytes: config.bodyLimitBytes, imageMaxBytes: config.imageMaxBytes };
+  return {
+    serviceVersion: config.serviceVersion,
+    bodyLimitBytes: config.bodyLimitBytes,
+    imageMaxBytes: config.imageMaxBytes,
+    timeouts: { requestMs: config.requestTimeoutMs, headersMs: config.headersTimeoutMs, keepAliveMs: config.keepAliveTimeoutMs },
+  };
 }

@@ -16,4 +16,6 @@ export interface AppSettings {
   serviceVersion: string;
   bodyLimitBytes: number;
   imageMaxBytes: number;
+  /** Limits on slow or idle clients, so that they cannot hold connections the service needs. */
+  timeouts: { requestMs: number; headersMs: number; keepAliveMs: number };
 }
