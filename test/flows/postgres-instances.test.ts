@@ -109,4 +109,33 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
     assert.equal((await auditLedger(admin)).consistent, true, 'metered-search audit finds every key consistent');
     assert.ok((seen.get(200) ?? 0) > 0);
   });
+
+  it('keeps the ledger exact when instances are killed with SIGKILL mid-burst', async () => {
+    const STARTING = 100_000;
+    const { key, record } = await new KeyAdmin(admin).create(STARTING, 'kill-9');
+    let stop = false;
+    let served = 0;
+    const worker = async (server: ChildServer) => {
+      while (!stop) {
+        const status = await billable(server, key).catch(() => -1);
+        if (status === -1) return;
+        if (status === 200) served++;
+      }
+    };
+    const workers = servers.flatMap((server) => Array.from({ length: 20 }, () => worker(server)));
+    while (served < 500) await new Promise((resolve) => setTimeout(resolve, 10));
+    const [survivor, ...victims] = servers;
+    for (const victim of victims) victim!.child.kill('SIGKILL');
+    await Promise.all(victims.map((victim) => victim!.exited));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    stop = true;
+    await Promise.all(workers);
+
+    assert.equal(await billable(survivor!, key), 200, 'the surviving instance serves on');
+    const balance = (await admin.findKeyById(record.id))!.balance;
+    const charges = await admin.countCharges(record.id);
+    assert.equal(balance + charges, STARTING, `balance ${balance} + charges ${charges}`);
+    assert.ok(charges >= served, `every served request was recorded (${served} served, ${charges} recorded)`);
+    assert.equal((await auditLedger(admin)).consistent, true);
+  });
 });
