@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { tempDir } from '../helper.js';
-import { cli } from './cli-helper.js';
+import { cli, cliOn } from './cli-helper.js';
 
 describe('metered-search ingest', () => {
   const dir = tempDir();
@@ -92,5 +92,16 @@ describe('metered-search ingest', () => {
     const result = await cli(env, 'ingest', join(dir.path, 'nope.jsonl'));
     assert.equal(result.code, 1);
     assert.match(result.stderr, /ENOENT|no such file/);
+  });
+
+  it('shows progress (documents and docs/s) on a terminal, and none when output is not a terminal', async () => {
+    const lines = Array.from({ length: 2500 }, (_, index) => JSON.stringify({ doc_id: `bulk-${index}`, text: `document ${index}` }));
+    const path = file('bulk.jsonl', lines.join('\n'));
+    const onTerminal = await cliOn({ interactive: true }, env, 'ingest', path);
+    assert.equal(onTerminal.code, 0, onTerminal.stderr);
+    assert.match(onTerminal.stderr, /\r1000 documents, \d+ docs\/s/);
+    assert.match(onTerminal.stderr, /\r2500 documents, \d+ docs\/s/);
+    const piped = await cli(env, 'ingest', path);
+    assert.equal(piped.stderr, '');
   });
 });
