@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { positionsByKey, refusalFor } from './debit-batch.js';
 import { migratePostgres } from './postgres-schema.js';
 import { SqliteCorpus, type DocumentChange } from './sqlite-corpus.js';
 import {
@@ -235,13 +236,10 @@ export class PostgresStore implements Store {
    * (of this instance or others) over several keys cannot deadlock.
    */
   private async debitBatch(jobs: DebitJob[]): Promise<DebitResult[]> {
-    const positions = new Map<string, number[]>();
-    const ordinals = jobs.map((job, index) => {
-      const indexes = positions.get(job.keyHash);
-      if (indexes) indexes.push(index);
-      else positions.set(job.keyHash, [index]);
-      return positions.get(job.keyHash)!.length;
-    });
+    const positions = positionsByKey(jobs);
+    // Each debit's rank among its key's debits: the first `granted` of a key are the charged ones.
+    const ordinals = new Array<number>(jobs.length);
+    for (const indexes of positions.values()) indexes.forEach((index, order) => (ordinals[index] = order + 1));
     const { rows } = await this.query<{
       key_hash: string;
       balance: number | null;
@@ -280,12 +278,7 @@ export class PostgresStore implements Store {
       indexes.slice(0, granted).forEach((index, order) => {
         results[index] = { outcome: 'charged', balance: row.balance! + granted - 1 - order, chargeId: Number(row.charge_ids![order]) };
       });
-      const refusal: DebitResult =
-        granted > 0 || row.status === 'active'
-          ? { outcome: 'no-credits' }
-          : row.status === null
-            ? { outcome: 'unknown-key' }
-            : { outcome: 'inactive', status: row.status };
+      const refusal = refusalFor(granted > 0 ? 'active' : (row.status ?? undefined));
       for (const index of indexes.slice(granted)) results[index] = refusal;
     }
     return results;

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { BackgroundCheckpoint } from './background-checkpoint.js';
+import { positionsByKey, refusalFor } from './debit-batch.js';
 import { ExternalWrites } from './external-writes.js';
 import { GroupCommit } from './group-commit.js';
 import { SqliteCorpus } from './sqlite-corpus.js';
@@ -65,6 +66,7 @@ export class SqliteStore implements Store {
   constructor(dataDir: string, options: { backgroundCheckpoints?: boolean } = {}) {
     mkdirSync(dataDir, { recursive: true });
     this.ledger = openSqlite(join(dataDir, 'ledger.sqlite'));
+    migrateLedger(this.ledger);
     if (options.backgroundCheckpoints) {
       // The worker copies WAL pages and fsyncs; this connection checkpoints only as a backstop that
       // bounds the WAL (about 40 MB), finding little left to copy when it does.
@@ -76,7 +78,6 @@ export class SqliteStore implements Store {
     }
 
     this.corpus = new SqliteCorpus(dataDir);
-    migrateLedger(this.ledger);
     this.ledgerWrites = new ExternalWrites(this.ledger, dataDir, 'ledger.sqlite');
     const l = this.ledger;
     this.sql = {
@@ -162,12 +163,7 @@ export class SqliteStore implements Store {
       this.writeOutcomes();
       const at = new Date().toISOString();
       const results = new Array<DebitResult>(jobs.length);
-      const byKey = new Map<string, number[]>();
-      jobs.forEach((job, index) => {
-        const indexes = byKey.get(job.keyHash);
-        if (indexes) indexes.push(index);
-        else byKey.set(job.keyHash, [index]);
-      });
+      const byKey = positionsByKey(jobs);
       const charged: Array<{ index: number; keyId: string; balance: number }> = [];
       for (const [keyHash, indexes] of byKey) {
         const debited = this.sql.debit.get({ keyHash, count: indexes.length }) as
@@ -178,7 +174,7 @@ export class SqliteStore implements Store {
           charged.push({ index: indexes[order]!, keyId: debited!.id, balance: debited!.balance + granted - 1 - order });
         }
         if (granted < indexes.length) {
-          const refusal = granted > 0 ? ({ outcome: 'no-credits' } as const) : this.refusal(keyHash);
+          const refusal = granted > 0 ? refusalFor('active') : refusalFor((this.sql.keyByHash.get(keyHash) as KeyRow | undefined)?.status);
           for (const index of indexes.slice(granted)) results[index] = refusal;
         }
         const cached = this.keyCache.get(keyHash);
@@ -202,13 +198,6 @@ export class SqliteStore implements Store {
       this.keyCache.clear();
       throw error;
     }
-  }
-
-  private refusal(keyHash: string): DebitResult {
-    const key = this.sql.keyByHash.get(keyHash) as KeyRow | undefined;
-    if (!key) return { outcome: 'unknown-key' };
-    if (key.status !== 'active') return { outcome: 'inactive', status: key.status };
-    return { outcome: 'no-credits' };
   }
 
   recordOutcome(chargeId: number, status: number): void {
