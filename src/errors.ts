@@ -24,6 +24,7 @@ export const errorCatalogue = {
   UPSTREAM_FAILURE: { status: 502, message: 'The face recognition service failed.' },
   FACE_SERVICE_UNAVAILABLE: { status: 503, message: 'Face search is not available right now.' },
   STORE_UNAVAILABLE: { status: 503, message: 'The data store is not available right now. Retry with exponential backoff.' },
+  STORAGE_FULL: { status: 503, message: 'The data store cannot write: its storage is full. Nothing was charged; retry with exponential backoff.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
