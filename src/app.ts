@@ -13,11 +13,23 @@ export interface AppOptions {
   https?: { cert: Buffer; key: Buffer };
 }
 
+/** Anything shaped like an API key, wherever a caller put it (a path, a query string). */
+const KEY_SHAPED = /[0-9a-f]{64}/gi;
+
 /** Log options: request ids on every line; API keys and bodies (images) never logged. */
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
     level,
     redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.body'], censor: '[redacted]' },
+    serializers: {
+      req: (request: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+        method: request.method,
+        url: request.url.replace(KEY_SHAPED, '[redacted]'),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort,
+      }),
+    },
   };
 }
 
