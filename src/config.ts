@@ -25,6 +25,11 @@ export interface Config {
   requestTimeoutMs: number;
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /** Requests per second per key unless the key has its own limit; 0: no default limit. */
+  rateLimitPerSecond: number;
+  /** With it, rate-limit buckets live in Redis and the limit holds across instances. */
+  redisUrl: string | undefined;
+  idempotencyTtlSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -72,6 +77,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((tlsCertFile === undefined) !== (tlsKeyFile === undefined)) {
     throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
+  const redisUrl = optional(env, 'REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\//i.test(redisUrl)) {
+    throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${redisUrl}"`);
+  }
   const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1);
   const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 1);
   if (headersTimeoutMs > requestTimeoutMs) {
@@ -101,5 +110,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs,
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5000, 1),
     seedDemo: flag(env, 'SEED_DEMO', true),
+    rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_S', 100, 0),
+    redisUrl,
+    idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_S', 86_400, 1),
   };
 }

@@ -6,6 +6,8 @@ import { seedDemo } from './services/demo.js';
 import { appSettings, buildServices } from './services/build.js';
 import { openStore } from './store/open.js';
 
+const IDEMPOTENCY_PURGE_MS = 10 * 60 * 1000;
+
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
@@ -15,12 +17,18 @@ export interface RunningServer {
 /** Opens the store, builds the app and listens; closes gracefully on SIGTERM and SIGINT. */
 export async function startServer(config: Config, options: { handleSignals?: boolean } = {}): Promise<RunningServer> {
   const store = await openStore(config, { longRunning: true });
-  const services = buildServices(store, config);
+  let app: FastifyInstance | undefined;
+  const services = buildServices(store, config, (message, error) => app?.log.warn({ err: error }, message));
   const https =
     config.tlsCertFile && config.tlsKeyFile
       ? { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) }
       : undefined;
-  const app = await buildApp(services, { settings: appSettings(config), logger: loggerOptions(config.logLevel), https });
+  app = await buildApp(services, { settings: appSettings(config), logger: loggerOptions(config.logLevel), https });
+  const log = app.log;
+  const purgeIdempotencyKeys = () =>
+    services.idempotency.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'could not purge expired idempotency keys'));
+  void purgeIdempotencyKeys();
+  const purgeTimer = setInterval(purgeIdempotencyKeys, IDEMPOTENCY_PURGE_MS).unref();
 
   // The demo belongs to a newcomer's embedded store, never to a shared production database.
   if (config.seedDemo && store.kind === 'sqlite') {
@@ -39,9 +47,11 @@ export async function startServer(config: Config, options: { handleSignals?: boo
     (closing ??= (async () => {
       // Node closes idle keep-alive connections once, when closing starts; connections busy then
       // would otherwise idle until their keep-alive timeout after their last response.
-      const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
-      await app.close().finally(() => clearInterval(sweep));
+      clearInterval(purgeTimer);
+      const sweep = setInterval(() => app!.server.closeIdleConnections(), 50);
+      await app!.close().finally(() => clearInterval(sweep));
       await services.face?.close();
+      await services.rateLimits.close();
       await store.close();
     })());
 

@@ -3,6 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
+import { IdempotencyService, type IdempotencySettings } from '../src/services/idempotency.js';
+import type { TokenBuckets } from '../src/services/rate-limit/buckets.js';
+import { MemoryBuckets } from '../src/services/rate-limit/memory-buckets.js';
+import { RateLimitService } from '../src/services/rate-limit/rate-limit.js';
 import { CreditService } from '../src/services/credits.js';
 import type { FaceSearchBackend } from '../src/services/face/face-client.js';
 import { KeyAdmin } from '../src/services/keys.js';
@@ -72,14 +76,31 @@ export interface TestContext {
 }
 
 export async function createTestApp(
-  options: { face?: FaceSearchBackend; settings?: Partial<AppSettings>; store?: Store; documents?: DocumentRecord[] } = {},
+  options: {
+    face?: FaceSearchBackend;
+    settings?: Partial<AppSettings>;
+    store?: Store;
+    documents?: DocumentRecord[];
+    /** Default requests per second per key; 0 (no limit) unless a test is about limits. */
+    rateLimitPerSecond?: number;
+    buckets?: TokenBuckets;
+    idempotency?: Partial<IdempotencySettings>;
+  } = {},
 ): Promise<TestContext> {
   const dir = tempDir();
   const database = !options.store && process.env.TEST_STORE === 'postgres' ? await createTestDatabase() : undefined;
   const store =
     options.store ?? (database ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS }) : new SqliteStore(dir.path));
   await store.ingestDocuments(documentsOf(options.documents ?? SAMPLE_DOCUMENTS));
-  const services = { store, credits: new CreditService(store), search: new SearchService(store), face: options.face };
+  const rateLimits = new RateLimitService(options.buckets ?? new MemoryBuckets(), { defaultPerSecond: options.rateLimitPerSecond ?? 0 });
+  const services = {
+    store,
+    credits: new CreditService(store),
+    idempotency: new IdempotencyService(store.idempotency, { ttlMs: 86_400_000, lockMs: 35_000, ...options.idempotency }),
+    rateLimits,
+    search: new SearchService(store),
+    face: options.face,
+  };
   const app = await buildApp(services, { settings: { ...DEFAULT_SETTINGS, ...options.settings } });
   const admin = new KeyAdmin(store);
   return {
@@ -90,6 +111,7 @@ export async function createTestApp(
     close: async () => {
       await app.close();
       await options.face?.close();
+      await rateLimits.close();
       await store.close();
       await database?.drop();
       dir.remove();

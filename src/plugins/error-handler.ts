@@ -17,6 +17,7 @@ const HEADER_MESSAGES: Record<string, string> = {
   'x-api-key:invalid': errorCatalogue.MALFORMED_API_KEY.message,
   'svc-doc-id:missing': errorCatalogue.MISSING_DOC_ID.message,
   'svc-doc-id:invalid': errorCatalogue.MISSING_DOC_ID.message,
+  'idempotency-key:invalid': errorCatalogue.INVALID_IDEMPOTENCY_KEY.message,
 };
 
 /** The field an AJV issue is about: a missing property's name, else the first segment of its path. */

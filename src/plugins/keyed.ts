@@ -1,15 +1,26 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, preHandlerHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onResponseHookHandler,
+  onSendHookHandler,
+  preHandlerHookHandler,
+} from 'fastify';
 import { ApiError } from '../errors.js';
-import type { CreditService } from '../services/credits.js';
+import type { Claim } from '../services/idempotency.js';
 import { hashApiKey } from '../services/keys.js';
+import type { RateLimitDecision } from '../services/rate-limit/rate-limit.js';
+import type { Services } from '../services/services.js';
 import type { DebitResult, KeyRecord } from '../store/store.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The authenticated key as read at authentication. */
+    /** The caller's key: checked by authentication, or (billable routes) as last known, the debit checking it. */
     caller: { keyHash: string; key: KeyRecord } | null;
     /** The charge this request paid; set by the charge step. */
     charge: { chargeId: number; balance: number } | null;
+    /** This request's claim on its Idempotency-Key; `chargeId` when an earlier attempt already paid. */
+    idempotency: { claim: Claim; chargeId: number | null } | null;
   }
   interface FastifyContextConfig {
     /** Marks a billable route: the endpoint name its charges are recorded under. */
@@ -19,7 +30,9 @@ declare module 'fastify' {
   }
 }
 
-type Step = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+type Step = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+const POLICY = 'per-key';
 
 function rejection(result: Exclude<DebitResult, { outcome: 'charged' }>, extra: Record<string, unknown>): ApiError {
   switch (result.outcome) {
@@ -32,14 +45,26 @@ function rejection(result: Exclude<DebitResult, { outcome: 'charged' }>, extra: 
   }
 }
 
+/** The IETF RateLimit-Policy and RateLimit fields (draft-ietf-httpapi-ratelimit-headers). */
+function rateLimitHeaders(decision: Extract<RateLimitDecision, { limited: true }>): Record<string, string> {
+  return {
+    'ratelimit-policy': `"${POLICY}";q=${decision.capacity};w=1`,
+    ratelimit: `"${POLICY}";r=${decision.remaining};t=${decision.resetSeconds}`,
+  };
+}
+
 /**
- * The keyed group. Every route registered in it gets, after schema validation, the steps
- * authenticate (401/403) -> the route's own preHandlers -> charge (402), the last one only for
- * routes whose config names them `billable`. A billable route with no steps of its own folds
- * authentication into the debit: the one conditional statement that spends the credit also
- * checks the key, so an unknown or inactive key is still refused before anything is spent.
+ * The keyed group. Every route registered in it gets, after schema validation:
+ * identify the key -> rate limit (429) -> [billable: claim the Idempotency-Key (replay, 409, 422)]
+ * -> the route's own steps -> [billable: charge (402)].
+ * Routes that are free, or have steps of their own, authenticate (401/403) first. A billable route
+ * with no steps of its own leaves the key check to the debit: the one conditional statement that
+ * spends the credit also checks the key, so an unknown or inactive key is refused before anything
+ * is spent, and the hot path makes one store round trip.
  */
-export function keyedGroup(scope: FastifyInstance, credits: CreditService): void {
+export function keyedGroup(scope: FastifyInstance, services: Services): void {
+  const { credits, idempotency, rateLimits } = services;
+
   const authenticate: Step = async (request) => {
     const extra = request.routeOptions.config.authErrorExtra ?? {};
     const result = await credits.authenticate(request.headers['x-api-key'] as string);
@@ -48,16 +73,86 @@ export function keyedGroup(scope: FastifyInstance, credits: CreditService): void
     request.caller = { keyHash: result.keyHash, key: result.key };
   };
 
+  const identify: Step = async (request) => {
+    const keyHash = hashApiKey(request.headers['x-api-key'] as string);
+    const key = await credits.identify(keyHash);
+    if (key) request.caller = { keyHash, key };
+  };
+
+  const limitRate: Step = async (request, reply) => {
+    if (!request.caller) return;
+    const decision = await rateLimits.take(request.caller.key.id, request.caller.key);
+    if (!decision.limited) return;
+    reply.headers(rateLimitHeaders(decision));
+    if (!decision.allowed) throw new ApiError('RATE_LIMITED', undefined, { headers: { 'retry-after': String(decision.retryAfterSeconds) } });
+  };
+
+  const claimIdempotencyKey: Step = async (request, reply) => {
+    const idempotencyKey = request.headers['idempotency-key'];
+    if (typeof idempotencyKey !== 'string' || !request.caller) return;
+    const { keyHash } = request.caller;
+    const claim = await idempotency.claim(keyHash, idempotencyKey, {
+      method: request.method,
+      path: request.routeOptions.url ?? request.url,
+      docId: request.headers['svc-doc-id'] as string | undefined,
+      body: request.body,
+    });
+    switch (claim.outcome) {
+      case 'mismatch':
+        throw new ApiError('IDEMPOTENCY_KEY_REUSED');
+      case 'in-progress':
+        throw new ApiError('IDEMPOTENCY_IN_PROGRESS', undefined, { headers: { 'retry-after': '1' } });
+      case 'replay': {
+        const { response } = claim;
+        reply.code(response.status).header('content-type', response.contentType).header('idempotent-replayed', 'true');
+        if (response.creditsRemaining !== null) reply.header('x-credits-remaining', String(response.creditsRemaining));
+        return reply.send(response.body);
+      }
+      case 'claimed':
+        request.idempotency = { claim: { keyHash, idempotencyKey, ref: claim.ref }, chargeId: claim.chargeId };
+    }
+  };
+
   const charge =
     (endpoint: string): Step =>
     async (request, reply) => {
       const keyHash = request.caller?.keyHash ?? hashApiKey(request.headers['x-api-key'] as string);
-      const result = await credits.charge(keyHash, endpoint);
-      if (result.outcome !== 'charged') throw rejection(result, {});
-      request.charge = { chargeId: result.chargeId, balance: result.balance };
+      const paidBefore = request.idempotency?.chargeId;
+      if (paidBefore != null) {
+        // An earlier attempt with this Idempotency-Key paid and died before answering: run again, free.
+        const balance = (await credits.balanceOf(keyHash)) ?? 0;
+        request.charge = { chargeId: paidBefore, balance };
+      } else {
+        const result = await credits.charge(keyHash, endpoint, request.idempotency?.claim.ref);
+        if (result.outcome !== 'charged') throw rejection(result, {});
+        request.charge = { chargeId: result.chargeId, balance: result.balance };
+      }
       // Every response after a successful debit says what is left, whatever its status (decisions.md 11).
-      reply.header('x-credits-remaining', String(result.balance));
+      reply.header('x-credits-remaining', String(request.charge.balance));
     };
+
+  /** A paid request's response is kept for replay; a claim whose request was refused before paying is let go. */
+  const settleIdempotencyKey: onSendHookHandler = async (request, reply, payload) => {
+    const held = request.idempotency;
+    if (!held) return payload;
+    request.idempotency = null;
+    try {
+      if (request.charge && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
+        await idempotency.complete(held.claim, {
+          status: reply.statusCode,
+          body: payload.toString(),
+          contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+          creditsRemaining: request.charge.balance,
+        });
+      } else if (!request.charge) {
+        await idempotency.release(held.claim);
+      }
+    } catch (error) {
+      // The claim then lapses; a retry taking it over finds the charge by its ref and does not pay again.
+      request.log.warn({ err: error }, 'could not settle the idempotency key');
+    }
+    return payload;
+  };
 
   const recordOutcome: onResponseHookHandler = (request, reply, done) => {
     if (request.charge) credits.recordOutcome(request.charge.chargeId, reply.statusCode);
@@ -66,11 +161,16 @@ export function keyedGroup(scope: FastifyInstance, credits: CreditService): void
 
   scope.decorateRequest('caller', null);
   scope.decorateRequest('charge', null);
+  scope.decorateRequest('idempotency', null);
   scope.addHook('onRoute', (route) => {
     const own = [route.preHandler ?? []].flat() as preHandlerHookHandler[];
     const endpoint = route.config?.billable;
-    if (endpoint && own.length === 0) route.preHandler = [charge(endpoint)];
-    else route.preHandler = [authenticate, ...own, ...(endpoint ? [charge(endpoint)] : [])] as preHandlerHookHandler[];
-    if (endpoint) route.onResponse = [...[route.onResponse ?? []].flat(), recordOutcome] as onResponseHookHandler[];
+    const steps: Step[] = [endpoint && own.length === 0 ? identify : authenticate, limitRate];
+    if (endpoint) steps.push(claimIdempotencyKey);
+    route.preHandler = [...steps, ...own, ...(endpoint ? [charge(endpoint)] : [])] as preHandlerHookHandler[];
+    if (endpoint) {
+      route.onSend = [...[route.onSend ?? []].flat(), settleIdempotencyKey] as onSendHookHandler[];
+      route.onResponse = [...[route.onResponse ?? []].flat(), recordOutcome] as onResponseHookHandler[];
+    }
   });
 }

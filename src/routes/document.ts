@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
-import { apiKeyHeader, billableErrorResponses, envelopeSchema, security } from '../schemas/common.js';
+import { apiKeyHeader, billableErrorResponses, idempotencyKeyHeader, envelopeSchema, security } from '../schemas/common.js';
 import type { Services } from '../services/services.js';
 
 const schema = {
@@ -13,6 +13,7 @@ const schema = {
     required: ['x-api-key', 'svc-doc-id'],
     properties: {
       'x-api-key': apiKeyHeader,
+      'idempotency-key': idempotencyKeyHeader,
       'svc-doc-id': { type: 'string', pattern: '\\S', description: 'Identifier of the document to fetch.' },
     },
   },

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
-import { billableErrorResponses, envelopeSchema, keyedHeaders, security } from '../schemas/common.js';
+import { billableErrorResponses, envelopeSchema, billableHeaders, security } from '../schemas/common.js';
 import type { FaceMatch } from '../services/face/face-client.js';
 import { normaliseBase64 } from '../services/face/image.js';
 import type { AppSettings, Services } from '../services/services.js';
@@ -19,7 +19,7 @@ const schema = {
     'One of image_b64, image_base64, probe_image_b64 or probe_image_url is required.',
   tags: ['billable'],
   security,
-  headers: keyedHeaders,
+  headers: billableHeaders,
   body: {
     type: 'object',
     properties: {

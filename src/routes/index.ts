@@ -20,7 +20,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services, s
   });
 
   await app.register(async (keyedScope) => {
-    keyedGroup(keyedScope, services.credits);
+    keyedGroup(keyedScope, services);
     creditsRoute(keyedScope);
     documentRoute(keyedScope, services);
     queryRoute(keyedScope, services);

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { errorCatalogue } from '../errors.js';
-import { billableErrorResponses, keyedHeaders, security } from '../schemas/common.js';
+import { billableErrorResponses, billableHeaders, security } from '../schemas/common.js';
 import type { MatchField } from '../services/search/search.js';
 import type { Services } from '../services/services.js';
 import type { FilterScalar } from '../store/store.js';
@@ -52,7 +52,7 @@ const schema = {
     'Ranks documents by relevance (BM25 over title and text, English stemming and stopwords). Query text is plain text: no syntax.',
   tags: ['billable'],
   security,
-  headers: keyedHeaders,
+  headers: billableHeaders,
   body: bodySchema,
   response: {
     200: {

@@ -2,13 +2,28 @@ import type { Config } from '../config.js';
 import type { Store } from '../store/store.js';
 import { CreditService } from './credits.js';
 import { FaceClient } from './face/face-client.js';
+import { IdempotencyService } from './idempotency.js';
+import { MemoryBuckets } from './rate-limit/memory-buckets.js';
+import { RateLimitService } from './rate-limit/rate-limit.js';
+import { RedisBuckets } from './rate-limit/redis-buckets.js';
 import { SearchService } from './search/search.js';
 import type { AppSettings, Services } from './services.js';
 
-export function buildServices(store: Store, config: Config): Services {
+/** Any claim outlives the request that holds it: past this, its holder is presumed dead. */
+const CLAIM_MARGIN_MS = 5000;
+
+export function buildServices(store: Store, config: Config, log: (message: string, error: unknown) => void): Services {
+  const buckets = config.redisUrl ? new RedisBuckets(config.redisUrl) : new MemoryBuckets();
   return {
     store,
     credits: new CreditService(store),
+    idempotency: new IdempotencyService(store.idempotency, {
+      ttlMs: config.idempotencyTtlSeconds * 1000,
+      lockMs: config.requestTimeoutMs + CLAIM_MARGIN_MS,
+    }),
+    rateLimits: new RateLimitService(buckets, { defaultPerSecond: config.rateLimitPerSecond }, (error) =>
+      log('rate-limit buckets unreachable: requests pass unlimited until they return', error),
+    ),
     search: new SearchService(store),
     face: config.faceServiceUrl
       ? new FaceClient({

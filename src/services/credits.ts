@@ -6,8 +6,14 @@ export type Authentication =
   | { outcome: 'unknown-key' }
   | { outcome: 'inactive'; key: KeyRecord };
 
+/** How long `identify` may answer from memory: a set-rate reaches every instance within this. */
+const IDENTIFY_CACHE_MS = 1000;
+const IDENTIFY_CACHE_LIMIT = 100_000;
+
 /** Authentication and the per-request charge, in terms of plain keys. */
 export class CreditService {
+  private readonly identified = new Map<string, { key: KeyRecord; until: number }>();
+
   constructor(private readonly store: Store) {}
 
   async authenticate(apiKey: string): Promise<Authentication> {
@@ -18,11 +24,34 @@ export class CreditService {
     return { outcome: 'ok', key, keyHash };
   }
 
-  charge(keyHash: string, endpoint: string): Promise<DebitResult> {
-    return this.store.debit(keyHash, endpoint);
+  /**
+   * The active key behind a hash, as known at most a second ago, or undefined. Not a check of the
+   * key: on billable routes the debit itself refuses unknown and inactive keys, atomically.
+   */
+  async identify(keyHash: string): Promise<KeyRecord | undefined> {
+    const now = performance.now();
+    const cached = this.identified.get(keyHash);
+    if (cached && cached.until > now) return cached.key;
+    const key = await this.store.findKeyByHash(keyHash);
+    if (key?.status !== 'active') {
+      this.identified.delete(keyHash);
+      return undefined;
+    }
+    if (this.identified.size >= IDENTIFY_CACHE_LIMIT) this.identified.clear();
+    this.identified.set(keyHash, { key, until: now + IDENTIFY_CACHE_MS });
+    return key;
+  }
+
+  charge(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult> {
+    return this.store.debit(keyHash, endpoint, idempotencyRef);
   }
 
   recordOutcome(chargeId: number, status: number): void {
     this.store.recordOutcome(chargeId, status);
+  }
+
+  /** The key's balance now, read from the store. */
+  async balanceOf(keyHash: string): Promise<number | null> {
+    return (await this.store.findKeyByHash(keyHash))?.balance ?? null;
   }
 }

@@ -1,12 +1,16 @@
 import type { Store } from '../store/store.js';
 import type { CreditService } from './credits.js';
 import type { FaceSearchBackend } from './face/face-client.js';
+import type { IdempotencyService } from './idempotency.js';
+import type { RateLimitService } from './rate-limit/rate-limit.js';
 import type { SearchService } from './search/search.js';
 
 /** Everything the HTTP layer is given; built by the server (or a test) and injected into the app. */
 export interface Services {
   store: Store;
   credits: CreditService;
+  idempotency: IdempotencyService;
+  rateLimits: RateLimitService;
   search: SearchService;
   /** Absent when no face service is configured: /face/search then answers 503. */
   face: FaceSearchBackend | undefined;

@@ -48,6 +48,24 @@ const migrations: string[] = [
      seq bigint NOT NULL
    );
    CREATE INDEX documents_by_seq ON documents (seq);`,
+  `ALTER TABLE keys ADD COLUMN rate_limit double precision;
+   ALTER TABLE charges ADD COLUMN idempotency_ref text;
+   CREATE INDEX charges_by_idempotency_ref ON charges (idempotency_ref) WHERE idempotency_ref IS NOT NULL;
+   CREATE TABLE idempotency (
+     key_hash text NOT NULL,
+     idempotency_key text NOT NULL,
+     ref text NOT NULL,
+     fingerprint text NOT NULL,
+     state text NOT NULL CHECK (state IN ('running', 'done')),
+     locked_until timestamptz NOT NULL,
+     expires_at timestamptz NOT NULL,
+     status integer,
+     body text,
+     content_type text,
+     credits_remaining bigint,
+     PRIMARY KEY (key_hash, idempotency_key)
+   );
+   CREATE INDEX idempotency_by_expiry ON idempotency (expires_at);`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { positionsByKey, refusalFor } from './debit-batch.js';
+import { PostgresIdempotency } from './postgres-idempotency.js';
 import { migratePostgres } from './postgres-schema.js';
 import { SqliteCorpus, type DocumentChange } from './sqlite-corpus.js';
 import {
@@ -35,16 +36,18 @@ interface KeyRow {
   status: KeyStatus;
   balance: number;
   created_at: Date;
+  rate_limit: number | null;
 }
 
 interface DebitJob {
   keyHash: string;
   endpoint: string;
+  idempotencyRef: string | null;
   resolve: (result: DebitResult) => void;
   reject: (error: unknown) => void;
 }
 
-const KEY_COLUMNS = 'id, name, status, balance, created_at';
+const KEY_COLUMNS = 'id, name, status, balance, created_at, rate_limit';
 /** Serialises document writers, so that document seq order is commit order. */
 const DOCUMENT_WRITE_LOCK = 7_204_311_902;
 const INGEST_BATCH = 500;
@@ -54,7 +57,16 @@ const MAX_DEBIT_BATCHES = 2;
 const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded|connection error|ECONNREFUSED|Connection refused/i;
 
 function toKey(row: KeyRow | undefined): KeyRecord | undefined {
-  return row && { id: row.id, name: row.name, status: row.status, balance: row.balance, createdAt: row.created_at.toISOString() };
+  return (
+    row && {
+      id: row.id,
+      name: row.name,
+      status: row.status,
+      balance: row.balance,
+      createdAt: row.created_at.toISOString(),
+      rateLimit: row.rate_limit,
+    }
+  );
 }
 
 /** Connection trouble, server shutdown, resource exhaustion and timeouts: worth a retry later. */
@@ -89,6 +101,7 @@ export class PostgresStore implements Store {
   private replicaTimer: NodeJS.Timeout | undefined;
   private replicaSync: Promise<void> | undefined;
   private closed = false;
+  readonly idempotency: PostgresIdempotency;
 
   private constructor(private readonly options: PostgresOptions) {
     this.pool = new pg.Pool({
@@ -103,6 +116,10 @@ export class PostgresStore implements Store {
     // crash the process: the query in flight fails on its own, and the next one reconnects.
     this.pool.on('error', () => undefined);
     this.pool.on('connect', (client) => client.on('error', () => undefined));
+    this.idempotency = new PostgresIdempotency(
+      (sql, params, name) => this.query(sql, params, name),
+      (work) => this.transaction(work),
+    );
   }
 
   /** Connects and applies pending migrations. */
@@ -191,6 +208,10 @@ export class PostgresStore implements Store {
     });
   }
 
+  async setKeyRateLimit(keyId: string, rateLimit: number | null): Promise<KeyRecord | undefined> {
+    return toKey((await this.query<KeyRow>(`UPDATE keys SET rate_limit = $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`, [keyId, rateLimit])).rows[0]);
+  }
+
   async setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined> {
     await this.query(`UPDATE keys SET status = $2 WHERE id = $1 AND status <> 'revoked'`, [keyId, status]);
     return this.findKeyById(keyId);
@@ -200,9 +221,9 @@ export class PostgresStore implements Store {
    * Debits arriving in the same turn of the event loop go in one batch; up to MAX_DEBIT_BATCHES
    * batches are in flight at once, so the wait for one round trip overlaps the next.
    */
-  debit(keyHash: string, endpoint: string): Promise<DebitResult> {
+  debit(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult> {
     return new Promise((resolve, reject) => {
-      this.pendingDebits.push({ keyHash, endpoint, resolve, reject });
+      this.pendingDebits.push({ keyHash, endpoint, idempotencyRef: idempotencyRef ?? null, resolve, reject });
       this.scheduleDebits();
     });
   }
@@ -248,7 +269,8 @@ export class PostgresStore implements Store {
       status: KeyStatus | null;
     }>(
       `WITH job AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::integer[]) WITH ORDINALITY AS job(key_hash, endpoint, ordinal, position)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[])
+           WITH ORDINALITY AS job(key_hash, endpoint, ordinal, idempotency_ref, position)
        ), wanted AS (
          SELECT key_hash, count(*)::integer AS n FROM job GROUP BY key_hash
        ), locked AS (
@@ -259,15 +281,15 @@ export class PostgresStore implements Store {
          WHERE keys.id = locked.id AND keys.key_hash = wanted.key_hash AND keys.status = 'active' AND keys.balance > 0
          RETURNING keys.id, keys.key_hash, keys.balance, keys.last_debit
        ), charged AS (
-         INSERT INTO charges (key_id, endpoint)
-         SELECT debited.id, job.endpoint FROM job JOIN debited ON debited.key_hash = job.key_hash
+         INSERT INTO charges (key_id, endpoint, idempotency_ref)
+         SELECT debited.id, job.endpoint, job.idempotency_ref FROM job JOIN debited ON debited.key_hash = job.key_hash
          WHERE job.ordinal <= debited.last_debit ORDER BY job.position
          RETURNING id, key_id
        )
        SELECT wanted.key_hash, debited.balance, debited.last_debit AS granted, keys.status,
          (SELECT array_agg(charged.id ORDER BY charged.id) FROM charged WHERE charged.key_id = debited.id) AS charge_ids
        FROM wanted LEFT JOIN debited ON debited.key_hash = wanted.key_hash LEFT JOIN keys ON keys.key_hash = wanted.key_hash`,
-      [jobs.map((job) => job.keyHash), jobs.map((job) => job.endpoint), ordinals],
+      [jobs.map((job) => job.keyHash), jobs.map((job) => job.endpoint), ordinals, jobs.map((job) => job.idempotencyRef)],
       'debit-batch',
     );
     const results = new Array<DebitResult>(jobs.length);

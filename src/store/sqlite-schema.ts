@@ -33,6 +33,24 @@ const ledgerMigrations: string[] = [
    CREATE INDEX charges_by_key ON charges(key_id, id);
    CREATE TRIGGER charges_append_only BEFORE DELETE ON charges
    BEGIN SELECT RAISE(ABORT, 'charges are append-only'); END;`,
+  `ALTER TABLE keys ADD COLUMN rate_limit REAL;
+   ALTER TABLE charges ADD COLUMN idempotency_ref TEXT;
+   CREATE INDEX charges_by_idempotency_ref ON charges(idempotency_ref) WHERE idempotency_ref IS NOT NULL;
+   CREATE TABLE idempotency (
+     key_hash TEXT NOT NULL,
+     idempotency_key TEXT NOT NULL,
+     ref TEXT NOT NULL,
+     fingerprint TEXT NOT NULL,
+     state TEXT NOT NULL CHECK (state IN ('running', 'done')),
+     locked_until INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     status INTEGER,
+     body TEXT,
+     content_type TEXT,
+     credits_remaining INTEGER,
+     PRIMARY KEY (key_hash, idempotency_key)
+   ) WITHOUT ROWID;
+   CREATE INDEX idempotency_by_expiry ON idempotency(expires_at);`,
 ];
 
 const tokenizer = `tokenize = 'porter unicode61 remove_diacritics 2'`;

@@ -6,6 +6,7 @@ import { positionsByKey, refusalFor } from './debit-batch.js';
 import { ExternalWrites } from './external-writes.js';
 import { GroupCommit } from './group-commit.js';
 import { SqliteCorpus } from './sqlite-corpus.js';
+import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { openSqlite } from './sqlite-open.js';
 import { migrateLedger } from './sqlite-schema.js';
 import type {
@@ -28,20 +29,22 @@ interface KeyRow {
   status: KeyStatus;
   balance: number;
   created_at: string;
+  rate_limit: number | null;
 }
 
 interface DebitJob {
   keyHash: string;
   endpoint: string;
+  idempotencyRef: string | null;
 }
 
-const KEY_COLUMNS = 'id, name, status, balance, created_at';
+const KEY_COLUMNS = 'id, name, status, balance, created_at, rate_limit';
 const KEY_CACHE_LIMIT = 100_000;
 const MULTI_ROW_CHUNK = 64;
 const OUTCOME_FLUSH_MS = 50;
 
 function toKey(row: KeyRow | undefined): KeyRecord | undefined {
-  return row && { id: row.id, name: row.name, status: row.status, balance: row.balance, createdAt: row.created_at };
+  return row && { id: row.id, name: row.name, status: row.status, balance: row.balance, createdAt: row.created_at, rateLimit: row.rate_limit };
 }
 
 export class SqliteStore implements Store {
@@ -61,6 +64,7 @@ export class SqliteStore implements Store {
   private readonly sql;
 
   private readonly checkpoints: BackgroundCheckpoint | undefined;
+  readonly idempotency: SqliteIdempotency;
 
   /** `backgroundCheckpoints`: for a long-running service, checkpoint the ledger's WAL in a worker thread. */
   constructor(dataDir: string, options: { backgroundCheckpoints?: boolean } = {}) {
@@ -88,6 +92,7 @@ export class SqliteStore implements Store {
       allKeys: l.prepare(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, id`),
       topUp: l.prepare('UPDATE keys SET balance = balance + ? WHERE id = ?'),
       setStatus: l.prepare(`UPDATE keys SET status = ? WHERE id = ? AND status <> 'revoked'`),
+      setRateLimit: l.prepare('UPDATE keys SET rate_limit = ? WHERE id = ?'),
       debit: l.prepare(
         `UPDATE keys SET balance = balance - MIN(balance, @count), last_debit = MIN(balance, @count)
          WHERE key_hash = @keyHash AND status = 'active' AND balance > 0 RETURNING id, balance, last_debit`,
@@ -100,6 +105,7 @@ export class SqliteStore implements Store {
       ping: l.prepare('SELECT 1'),
     };
     this.debits = new GroupCommit((jobs) => this.runDebits(jobs));
+    this.idempotency = new SqliteIdempotency(l);
   }
 
   async createKey(input: { keyHash: string; id: string; name: string; credits: number }): Promise<KeyRecord> {
@@ -108,7 +114,7 @@ export class SqliteStore implements Store {
       this.sql.insertKey.run(input.id, input.keyHash, input.name, 'active', input.credits, createdAt);
       this.sql.insertGrant.run(input.id, input.credits, 'create', createdAt);
     })();
-    return { id: input.id, name: input.name, status: 'active', balance: input.credits, createdAt };
+    return { id: input.id, name: input.name, status: 'active', balance: input.credits, createdAt, rateLimit: null };
   }
 
   async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
@@ -140,6 +146,14 @@ export class SqliteStore implements Store {
     }).immediate();
   }
 
+  async setKeyRateLimit(keyId: string, rateLimit: number | null): Promise<KeyRecord | undefined> {
+    this.keyCache.clear();
+    return this.ledger.transaction(() => {
+      this.sql.setRateLimit.run(rateLimit, keyId);
+      return toKey(this.sql.keyById.get(keyId) as KeyRow | undefined);
+    }).immediate();
+  }
+
   async setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined> {
     this.keyCache.clear();
     return this.ledger.transaction(() => {
@@ -148,8 +162,8 @@ export class SqliteStore implements Store {
     }).immediate();
   }
 
-  debit(keyHash: string, endpoint: string): Promise<DebitResult> {
-    return this.debits.submit({ keyHash, endpoint });
+  debit(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult> {
+    return this.debits.submit({ keyHash, endpoint, idempotencyRef: idempotencyRef ?? null });
   }
 
   /**
@@ -180,10 +194,10 @@ export class SqliteStore implements Store {
         const cached = this.keyCache.get(keyHash);
         if (cached && debited) this.keyCache.set(keyHash, { ...cached, balance: debited.balance });
       }
-      const rows = charged.map((charge) => [charge.keyId, jobs[charge.index]!.endpoint, at]);
+      const rows = charged.map((charge) => [charge.keyId, jobs[charge.index]!.endpoint, at, jobs[charge.index]!.idempotencyRef]);
       let position = 0;
       for (const chunk of this.inChunks(rows)) {
-        const lastId = Number(this.multiRow('INSERT INTO charges (key_id, endpoint, at) VALUES ', '(?, ?, ?)', '', chunk.length).run(chunk.flat()).lastInsertRowid);
+        const lastId = Number(this.multiRow('INSERT INTO charges (key_id, endpoint, at, idempotency_ref) VALUES ', '(?, ?, ?, ?)', '', chunk.length).run(chunk.flat()).lastInsertRowid);
         // Rows of one INSERT take consecutive rowids in VALUES order (charges are never deleted).
         for (let offset = 0; offset < chunk.length; offset++, position++) {
           const charge = charged[position]!;

@@ -12,6 +12,8 @@ export interface KeyRecord {
   status: KeyStatus;
   balance: number;
   createdAt: string;
+  /** Requests per second this key may make; null means the service's default. */
+  rateLimit: number | null;
 }
 
 export type DebitResult =
@@ -77,6 +79,45 @@ export interface LedgerAudit {
   balance: number;
 }
 
+/** What a request that carried an Idempotency-Key answered, kept to be replayed. */
+export interface StoredResponse {
+  status: number;
+  body: string;
+  contentType: string;
+  creditsRemaining: number | null;
+}
+
+export interface IdempotencyRequest {
+  keyHash: string;
+  idempotencyKey: string;
+  /** Hash of what makes two requests the same request: method, path, document id, body. */
+  fingerprint: string;
+  /** How long the claim holds before another attempt may take it over (the first is presumed dead). */
+  lockMs: number;
+  /** How long the entry (and its stored response) is kept. */
+  ttlMs: number;
+}
+
+/**
+ * The answer to claiming an idempotency key. `claimed`: this request runs; `ref` goes on its charge,
+ * and `chargeId` is set when an earlier attempt that died after its debit already paid.
+ */
+export type IdempotencyClaim =
+  | { outcome: 'claimed'; ref: string; chargeId: number | null }
+  | { outcome: 'replay'; response: StoredResponse }
+  | { outcome: 'in-progress' }
+  | { outcome: 'mismatch' };
+
+export interface IdempotencyStore {
+  claim(request: IdempotencyRequest): Promise<IdempotencyClaim>;
+  /** Keeps the response of the claim `ref`; the entry is replayed from now on. */
+  complete(entry: { keyHash: string; idempotencyKey: string; ref: string }, response: StoredResponse): Promise<void>;
+  /** Forgets a claim whose request was refused before its debit, so a retry runs afresh. */
+  release(entry: { keyHash: string; idempotencyKey: string; ref: string }): Promise<void>;
+  /** Deletes expired entries; returns how many. */
+  purgeExpired(): Promise<number>;
+}
+
 export interface IngestProgress {
   documents: number;
 }
@@ -91,12 +132,15 @@ export interface Store {
   /** Adds credits; undefined when the key does not exist. */
   topUp(keyId: string, amount: number): Promise<KeyRecord | undefined>;
   setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined>;
+  /** Sets the key's requests per second; null returns it to the service's default. */
+  setKeyRateLimit(keyId: string, rateLimit: number | null): Promise<KeyRecord | undefined>;
 
   /**
    * Spends one credit in one conditional write and records the charge with it, atomically.
-   * Resolves only once both are durable.
+   * Resolves only once both are durable. `idempotencyRef` is recorded on the charge, so a claim
+   * taken over after a crash can tell that its request already paid.
    */
-  debit(keyHash: string, endpoint: string): Promise<DebitResult>;
+  debit(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult>;
   /** Fills in the final HTTP status of a charged request. Not awaited on the request path. */
   recordOutcome(chargeId: number, status: number): void;
   listCharges(keyId: string, limit?: number): Promise<ChargeRecord[]>;
@@ -116,6 +160,8 @@ export interface Store {
   deleteDocument(docId: string): Promise<boolean>;
   countDocuments(): Promise<number>;
   search(request: SearchRequest): Promise<SearchResult>;
+
+  readonly idempotency: IdempotencyStore;
 
   /** Round-trip time of a trivial query, for /nettest. */
   ping(): Promise<number>;
