@@ -11,22 +11,26 @@ function table(rows: string[][]): string {
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
 }
 
+function rate(rateLimit: number | null): string {
+  return rateLimit === null ? 'the default' : `${rateLimit}/s`;
+}
+
 export function renderCreatedKey(created: CreatedKey): string {
   return [
-    `Created key ${created.id}${created.name ? ` (${created.name})` : ''} with ${created.balance} credits.`,
+    `Created key ${created.id}${created.name ? ` (${created.name})` : ''} with ${created.balance} credits, rate limit ${rate(created.rateLimit)}.`,
     `API key (shown once, store it now): ${created.key}`,
   ].join('\n');
 }
 
 export function renderKey(key: KeyRecord, verb: string): string {
-  return `Key ${key.id}${key.name ? ` (${key.name})` : ''} ${verb}: status ${key.status}, balance ${key.balance}.`;
+  return `Key ${key.id}${key.name ? ` (${key.name})` : ''} ${verb}: status ${key.status}, balance ${key.balance}, rate limit ${rate(key.rateLimit)}.`;
 }
 
 export function renderKeyList(keys: KeyRecord[]): string {
   if (keys.length === 0) return 'No keys yet. Create one with: metered-search keys create --credits N';
   return table([
-    ['ID', 'NAME', 'STATUS', 'BALANCE', 'CREATED'],
-    ...keys.map((key) => [key.id, key.name || '-', key.status, String(key.balance), key.createdAt]),
+    ['ID', 'NAME', 'STATUS', 'BALANCE', 'RATE/S', 'CREATED'],
+    ...keys.map((key) => [key.id, key.name || '-', key.status, String(key.balance), key.rateLimit === null ? 'default' : String(key.rateLimit), key.createdAt]),
   ]);
 }
 

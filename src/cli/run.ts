@@ -9,6 +9,7 @@ import { migrate } from './commands/migrate.js';
 import { createKey } from './commands/keys/create.js';
 import { listKeys } from './commands/keys/list.js';
 import { setKeyStatus } from './commands/keys/status.js';
+import { setKeyRate } from './commands/keys/set-rate.js';
 import { topUpKey } from './commands/keys/topup.js';
 import { keyUsage } from './commands/keys/usage.js';
 import { serve } from './commands/serve.js';
@@ -101,10 +102,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('Create a key; the plain key is printed once.')
     .requiredOption('--credits <n>', 'starting balance (integer >= 0)')
     .option('--name <name>', 'a label for the key')
+    .option('--rate <n>', "requests per second for this key (default: the service's RATE_LIMIT_PER_S)")
     .option('--json', 'print the result as JSON')
-    .action(async (options: { credits: string; name?: string; json?: boolean }) => {
-      const created = await withStore((store) => createKey(store, options));
-      output(options.json, { key: created.key, id: created.id, name: created.name, balance: created.balance }, renderCreatedKey);
+    .action(async (options: { credits: string; name?: string; rate?: string; json?: boolean }) => {
+      output(options.json, await withStore((store) => createKey(store, options)), renderCreatedKey);
+    });
+  keys
+    .command('set-rate')
+    .description("Set a key's rate limit in requests per second, or \"default\" for the service's RATE_LIMIT_PER_S.")
+    .argument('<key-or-id>', 'the plain key or its id')
+    .argument('<rate>', 'requests per second (integer >= 1), or "default"')
+    .option('--json', 'print the result as JSON')
+    .action(async (keyOrId: string, rate: string, options: { json?: boolean }) => {
+      const key = await withStore((store) => setKeyRate(store, keyOrId, rate));
+      output(options.json, key, (result) => renderKey(result, 'rate set'));
     });
   keys
     .command('topup')

@@ -25,9 +25,10 @@ export type StatusChange =
 export class KeyAdmin {
   constructor(private readonly store: Store) {}
 
-  async create(credits: number, name = ''): Promise<{ key: string; record: KeyRecord }> {
+  /** `rateLimit`: requests per second for this key; null or absent for the service's default. */
+  async create(credits: number, name = '', rateLimit: number | null = null): Promise<{ key: string; record: KeyRecord }> {
     const key = randomBytes(32).toString('hex');
-    const record = await this.store.createKey({ keyHash: hashApiKey(key), id: newKeyId(), name, credits });
+    const record = await this.store.createKey({ keyHash: hashApiKey(key), id: newKeyId(), name, credits, rateLimit });
     return { key, record };
   }
 
@@ -41,6 +42,11 @@ export class KeyAdmin {
   async topUp(keyOrId: string, credits: number): Promise<KeyRecord | undefined> {
     const key = await this.find(keyOrId);
     return key && this.store.topUp(key.id, credits);
+  }
+
+  async setRateLimit(keyOrId: string, rateLimit: number | null): Promise<KeyRecord | undefined> {
+    const key = await this.find(keyOrId);
+    return key && this.store.setKeyRateLimit(key.id, rateLimit);
   }
 
   async setStatus(keyOrId: string, status: KeyStatus): Promise<StatusChange> {

@@ -173,11 +173,11 @@ export class PostgresStore implements Store {
     }
   }
 
-  async createKey(input: { keyHash: string; id: string; name: string; credits: number }): Promise<KeyRecord> {
+  async createKey(input: { keyHash: string; id: string; name: string; credits: number; rateLimit?: number | null }): Promise<KeyRecord> {
     return this.transaction(async (client) => {
       const { rows } = await client.query<KeyRow>(
-        `INSERT INTO keys (id, key_hash, name, status, balance) VALUES ($1, $2, $3, 'active', $4) RETURNING ${KEY_COLUMNS}`,
-        [input.id, input.keyHash, input.name, input.credits],
+        `INSERT INTO keys (id, key_hash, name, status, balance, rate_limit) VALUES ($1, $2, $3, 'active', $4, $5) RETURNING ${KEY_COLUMNS}`,
+        [input.id, input.keyHash, input.name, input.credits, input.rateLimit ?? null],
       );
       await client.query(`INSERT INTO credit_grants (key_id, amount, reason) VALUES ($1, $2, 'create')`, [input.id, input.credits]);
       return toKey(rows[0])!;

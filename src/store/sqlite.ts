@@ -85,7 +85,7 @@ export class SqliteStore implements Store {
     this.ledgerWrites = new ExternalWrites(this.ledger, dataDir, 'ledger.sqlite');
     const l = this.ledger;
     this.sql = {
-      insertKey: l.prepare('INSERT INTO keys (id, key_hash, name, status, balance, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      insertKey: l.prepare('INSERT INTO keys (id, key_hash, name, status, balance, created_at, rate_limit) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       insertGrant: l.prepare('INSERT INTO credit_grants (key_id, amount, reason, at) VALUES (?, ?, ?, ?)'),
       keyByHash: l.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE key_hash = ?`),
       keyById: l.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = ?`),
@@ -108,13 +108,13 @@ export class SqliteStore implements Store {
     this.idempotency = new SqliteIdempotency(l);
   }
 
-  async createKey(input: { keyHash: string; id: string; name: string; credits: number }): Promise<KeyRecord> {
+  async createKey(input: { keyHash: string; id: string; name: string; credits: number; rateLimit?: number | null }): Promise<KeyRecord> {
     const createdAt = new Date().toISOString();
     this.ledger.transaction(() => {
-      this.sql.insertKey.run(input.id, input.keyHash, input.name, 'active', input.credits, createdAt);
+      this.sql.insertKey.run(input.id, input.keyHash, input.name, 'active', input.credits, createdAt, input.rateLimit ?? null);
       this.sql.insertGrant.run(input.id, input.credits, 'create', createdAt);
     })();
-    return { id: input.id, name: input.name, status: 'active', balance: input.credits, createdAt, rateLimit: null };
+    return { id: input.id, name: input.name, status: 'active', balance: input.credits, createdAt, rateLimit: input.rateLimit ?? null };
   }
 
   async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {

@@ -125,7 +125,7 @@ export interface IngestProgress {
 export interface Store {
   readonly kind: string;
 
-  createKey(input: { keyHash: string; id: string; name: string; credits: number }): Promise<KeyRecord>;
+  createKey(input: { keyHash: string; id: string; name: string; credits: number; rateLimit?: number | null }): Promise<KeyRecord>;
   findKeyByHash(keyHash: string): Promise<KeyRecord | undefined>;
   findKeyById(id: string): Promise<KeyRecord | undefined>;
   listKeys(): Promise<KeyRecord[]>;

@@ -205,6 +205,81 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       });
     });
 
+    describe('rate limit settings', () => {
+      it('creates a key with its own rate, changes it, and returns it to the default', async () => {
+        sequence++;
+        const plain = sequence.toString(16).padStart(64, 'b');
+        const created = await store.createKey({ keyHash: hashApiKey(plain), id: `key_${sequence}`, name: '', credits: 1, rateLimit: 7 });
+        assert.equal(created.rateLimit, 7);
+        assert.equal((await store.findKeyById(created.id))!.rateLimit, 7);
+        assert.equal((await store.setKeyRateLimit(created.id, 50))!.rateLimit, 50);
+        assert.equal((await store.findKeyByHash(hashApiKey(plain)))!.rateLimit, 50);
+        assert.equal((await store.setKeyRateLimit(created.id, null))!.rateLimit, null);
+        assert.equal((await newKey(1)).record.rateLimit, null);
+        assert.equal(await store.setKeyRateLimit('key_none', 5), undefined);
+      });
+    });
+
+    describe('idempotency', () => {
+      const response = { status: 200, body: '{"status":200,"x":1}', contentType: 'application/json; charset=utf-8', creditsRemaining: 4 };
+      const claimOf = (keyHash: string, idempotencyKey: string, fingerprint = 'f1', lockMs = 30_000, ttlMs = 60_000) =>
+        store.idempotency.claim({ keyHash, idempotencyKey, fingerprint, lockMs, ttlMs });
+
+      it('claims a new key, refuses a concurrent repeat, replays the completed response, and refuses another request', async () => {
+        const { hash } = await newKey(5);
+        const first = await claimOf(hash, 'op-1');
+        assert.equal(first.outcome, 'claimed');
+        const ref = (first as { ref: string }).ref;
+        assert.deepEqual(await claimOf(hash, 'op-1'), { outcome: 'in-progress' });
+        assert.deepEqual(await claimOf(hash, 'op-1', 'f2'), { outcome: 'mismatch' });
+        await store.idempotency.complete({ keyHash: hash, idempotencyKey: 'op-1', ref }, response);
+        assert.deepEqual(await claimOf(hash, 'op-1'), { outcome: 'replay', response });
+        assert.deepEqual(await claimOf(hash, 'op-1', 'f2'), { outcome: 'mismatch' });
+      });
+
+      it('scopes keys by API key: the same Idempotency-Key of another caller is a different entry', async () => {
+        const a = await newKey(1);
+        const b = await newKey(1);
+        assert.equal((await claimOf(a.hash, 'shared')).outcome, 'claimed');
+        assert.equal((await claimOf(b.hash, 'shared')).outcome, 'claimed');
+      });
+
+      it('forgets a released claim, so a retry runs afresh', async () => {
+        const { hash } = await newKey(1);
+        const first = (await claimOf(hash, 'op-2')) as { ref: string };
+        await store.idempotency.release({ keyHash: hash, idempotencyKey: 'op-2', ref: first.ref });
+        const again = await claimOf(hash, 'op-2', 'f-other');
+        assert.equal(again.outcome, 'claimed');
+        assert.notEqual((again as { ref: string }).ref, first.ref);
+      });
+
+      it('lets a retry take over a lapsed claim, telling it which charge the dead attempt made', async () => {
+        const { hash } = await newKey(5);
+        const unpaid = (await claimOf(hash, 'op-3', 'f1', 1)) as { ref: string };
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.deepEqual(await claimOf(hash, 'op-3'), { outcome: 'claimed', ref: unpaid.ref, chargeId: null });
+
+        const paid = (await claimOf(hash, 'op-4', 'f1', 1)) as { ref: string };
+        const debit = await store.debit(hash, '/query', paid.ref);
+        assert.equal(debit.outcome, 'charged');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const takeover = await claimOf(hash, 'op-4');
+        assert.deepEqual(takeover, { outcome: 'claimed', ref: paid.ref, chargeId: (debit as { chargeId: number }).chargeId });
+      });
+
+      it('starts afresh on an expired entry, and purges expired entries', async () => {
+        const { hash } = await newKey(1);
+        const first = (await claimOf(hash, 'op-5', 'f1', 1, 1)) as { ref: string };
+        await store.idempotency.complete({ keyHash: hash, idempotencyKey: 'op-5', ref: first.ref }, response);
+        await claimOf(hash, 'op-6', 'f1', 1, 1);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const again = await claimOf(hash, 'op-5', 'f-new');
+        assert.equal(again.outcome, 'claimed', 'an expired entry neither replays nor refuses another request');
+        assert.ok((await store.idempotency.purgeExpired()) >= 1, 'op-6 was purged');
+        assert.equal((await claimOf(hash, 'op-6', 'f-new')).outcome, 'claimed');
+      });
+    });
+
     it('audits every key: credits granted - charges recorded = balance', async () => {
       const { hash, record } = await newKey(5);
       await store.topUp(record.id, 3);
