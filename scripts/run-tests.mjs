@@ -39,4 +39,10 @@ if (process.env.TEST_DATABASE_URL) {
       'multi-instance and fault tests did not run. Set it (for example postgres://postgres@127.0.0.1:5432/test) to run them.',
   );
 }
+if (!process.env.TEST_REDIS_URL) {
+  console.log(
+    '\nSKIPPED: TEST_REDIS_URL is not set, so the rate-limit tests over a real Redis (limits shared across instances) did not\n' +
+      'run. Set it (for example redis://127.0.0.1:6379) to run them.',
+  );
+}
 process.exit(status);

@@ -21,27 +21,36 @@ redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - tokens) / rate * 1000) + 10
 return {allowed, tostring(tokens)}
 `;
 
+const CONNECT_TIMEOUT_MS = 2000;
+
 type TakeCommand = (key: string, perSecond: number, capacity: number) => Promise<[number, string]>;
 
 /** Buckets in Redis: the limit holds across every instance that shares REDIS_URL. */
 export class RedisBuckets implements TokenBuckets {
   private readonly redis: Redis & { takeToken: TakeCommand };
+  private readonly firstReady: Promise<unknown>;
+  /** Until then, a request waits for the first connection instead of passing unlimited. */
+  private readonly startupDeadline = Date.now() + CONNECT_TIMEOUT_MS;
 
   constructor(url: string, private readonly prefix = 'metered-search:rate:') {
     const redis = new Redis(url, {
       // Fail at once rather than queue while Redis is away; the limiter then lets requests through.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      connectTimeout: 2000,
+      connectTimeout: CONNECT_TIMEOUT_MS,
       commandTimeout: 500,
-      lazyConnect: false,
     });
     redis.on('error', () => undefined);
+    this.firstReady = new Promise((resolve) => redis.once('ready', resolve));
     redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE });
     this.redis = redis as Redis & { takeToken: TakeCommand };
   }
 
   async take(bucket: string, perSecond: number, capacity: number): Promise<BucketDecision> {
+    const wait = this.startupDeadline - Date.now();
+    if (this.redis.status !== 'ready' && wait > 0) {
+      await Promise.race([this.firstReady, new Promise((resolve) => setTimeout(resolve, wait).unref())]);
+    }
     const [allowed, tokens] = await this.redis.takeToken(this.prefix + bucket, perSecond, capacity);
     return decide(allowed === 1, Number(tokens), perSecond, capacity);
   }
