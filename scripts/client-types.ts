@@ -1,0 +1,104 @@
+// Generates src/client/api-types.ts from the service's own OpenAPI document, so the client's types
+// come from the route schemas. `npm run generate:client` writes it; test/client/types.test.ts fails
+// when the committed file differs from what the schemas give.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { appSettings, buildServices } from '../src/services/build.js';
+import { SqliteStore } from '../src/store/sqlite.js';
+
+type Schema = Record<string, any>;
+
+/** The operations the client names, and the type names they get. */
+const OPERATIONS: Array<{ method: string; path: string; name: string }> = [
+  { method: 'get', path: '/', name: 'Root' },
+  { method: 'get', path: '/version', name: 'Version' },
+  { method: 'get', path: '/profile', name: 'Profile' },
+  { method: 'get', path: '/nettest', name: 'Nettest' },
+  { method: 'get', path: '/credits', name: 'Credits' },
+  { method: 'get', path: '/document', name: 'Document' },
+  { method: 'post', path: '/query', name: 'Query' },
+  { method: 'post', path: '/face/search', name: 'FaceSearch' },
+];
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function comment(schema: Schema, pad: string): string {
+  return schema.description ? `${pad}/** ${String(schema.description).replace(/\*\//g, '* /')} */\n` : '';
+}
+
+export function typeOf(schema: Schema, pad = ''): string {
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives) return alternatives.map((alternative: Schema) => typeOf(alternative, pad)).join(' | ');
+  if (schema.enum) return schema.enum.map((value: unknown) => JSON.stringify(value)).join(' | ');
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  const types: string[] = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : schema.properties ? ['object'] : [];
+  if (types.length > 1) return types.map((type) => typeOf({ ...schema, type }, pad)).join(' | ');
+  switch (types[0]) {
+    case 'string':
+      return 'string';
+    case 'integer':
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'null':
+      return 'null';
+    case 'array':
+      return `Array<${typeOf(schema.items ?? {}, pad)}>`;
+    case 'object': {
+      const inner = `${pad}  `;
+      const required = new Set<string>(schema.required ?? []);
+      const lines = Object.entries<Schema>(schema.properties ?? {}).map(
+        ([name, property]) =>
+          `${comment(property, inner)}${inner}${IDENTIFIER.test(name) ? name : JSON.stringify(name)}${required.has(name) ? '' : '?'}: ${typeOf(property, inner)};`,
+      );
+      const extra = schema.additionalProperties;
+      if (extra === true || (extra && typeof extra === 'object' && schema.properties)) lines.push(`${inner}[field: string]: unknown;`);
+      else if (extra && typeof extra === 'object') lines.push(`${inner}[field: string]: ${typeOf(extra, inner)};`);
+      return lines.length === 0 ? 'Record<string, never>' : `{\n${lines.join('\n')}\n${pad}}`;
+    }
+    default:
+      return 'unknown';
+  }
+}
+
+/** The text of src/client/api-types.ts for this OpenAPI document. */
+export function renderClientTypes(document: Schema): string {
+  const parts = [
+    '// Generated from the service\'s OpenAPI document by scripts/client-types.ts. Do not edit:',
+    '// change the route schemas and run `npm run generate:client` (a test fails while the two differ).',
+    '',
+  ];
+  for (const { method, path, name } of OPERATIONS) {
+    const operation = document.paths?.[path]?.[method];
+    if (!operation) throw new Error(`the OpenAPI document has no ${method.toUpperCase()} ${path}`);
+    const body = operation.requestBody?.content?.['application/json']?.schema;
+    if (body) parts.push(`/** Body of ${method.toUpperCase()} ${path}. */`, `export type ${name}Request = ${typeOf(body)};`, '');
+    const ok = operation.responses?.['200']?.content?.['application/json']?.schema;
+    if (!ok) throw new Error(`${method.toUpperCase()} ${path} documents no 200 response`);
+    parts.push(`/** 200 answer of ${method.toUpperCase()} ${path}. */`, `export type ${name}Response = ${typeOf(ok)};`, '');
+  }
+  const error = document.paths['/query'].post.responses['400'].content['application/json'].schema;
+  parts.push('/** Every error answer: status equals the HTTP status code. */', `export type ErrorEnvelope = ${typeOf(error)};`, '');
+  return parts.join('\n');
+}
+
+/** The OpenAPI document as the service serves it at /openapi.json. */
+export async function openApiDocument(): Promise<Schema> {
+  const dir = mkdtempSync(join(tmpdir(), 'client-types-'));
+  const store = new SqliteStore(dir);
+  try {
+    const config = loadConfig({ DATA_DIR: dir });
+    const app = await buildApp(buildServices(store, config, () => undefined), { settings: appSettings(config) });
+    await app.ready();
+    const document = (app as unknown as { swagger(): Schema }).swagger();
+    await app.close();
+    return JSON.parse(JSON.stringify(document));
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,137 @@
+// Generated from the service's OpenAPI document by scripts/client-types.ts. Do not edit:
+// change the route schemas and run `npm run generate:client` (a test fails while the two differ).
+
+/** 200 answer of GET /. */
+export type RootResponse = {
+  status: number;
+  message: string;
+};
+
+/** 200 answer of GET /version. */
+export type VersionResponse = {
+  status: number;
+  /** Semantic version. */
+  version: string;
+};
+
+/** 200 answer of GET /profile. */
+export type ProfileResponse = {
+  status: number;
+  message: string;
+  user: {
+    name: string;
+    age: number;
+  };
+};
+
+/** 200 answer of GET /nettest. */
+export type NettestResponse = {
+  status: number;
+  /** Every configured dependency answered. */
+  ok: boolean;
+  latency_ms: {
+    /** Milliseconds, or null when not configured or not answering. */
+    database: number | null;
+    /** Milliseconds, or null when not configured or not answering. */
+    face_service: number | null;
+  };
+};
+
+/** 200 answer of GET /credits. */
+export type CreditsResponse = {
+  status: number;
+  message: string;
+  /** Remaining credits; null when the key is not valid. */
+  current_balance: number | null;
+};
+
+/** 200 answer of GET /document. */
+export type DocumentResponse = {
+  status: number;
+  statusCode: number;
+  /** The document: doc_id, title, text and its metadata fields. */
+  body: {
+    doc_id: string;
+    title: string;
+    text: string;
+    [field: string]: unknown;
+  };
+};
+
+/** Body of POST /query. */
+export type QueryRequest = {
+  query: string | {
+    match: string | {
+      [field: string]: string | {
+        query: string;
+      };
+    };
+  };
+  /** How many documents to return. */
+  top_k?: number;
+  /** Metadata filters: each field equals the scalar, or any of the list; all fields must hold. */
+  filters?: {
+    [field: string]: string | number | boolean | null | Array<string | number | boolean | null>;
+  };
+  [field: string]: unknown;
+};
+
+/** 200 answer of POST /query. */
+export type QueryResponse = {
+  status: number;
+  resp: {
+    statusCode: number;
+    body: {
+      hits: {
+        /** Every match after filters, not only those returned. */
+        total: number;
+        documents: Array<{
+          doc_id: string;
+          title: string;
+          /** Non-increasing down the list. */
+          confidence: number;
+        }>;
+      };
+    };
+  };
+};
+
+/** Body of POST /face/search. */
+export type FaceSearchRequest = {
+  /** Base64 image (standard or URL-safe alphabet, padding optional). */
+  image_b64?: string;
+  /** Alias of image_b64. */
+  image_base64?: string;
+  /** Alias of image_b64. */
+  probe_image_b64?: string;
+  /** HTTPS URL of the image. */
+  probe_image_url?: string;
+  /** At most this many matches. */
+  top_k?: number;
+  /** Minimum confidence of a returned match. */
+  threshold?: number;
+  [field: string]: unknown;
+};
+
+/** 200 answer of POST /face/search. */
+export type FaceSearchResponse = {
+  status: number;
+  matches: Array<{
+    doc_id?: string;
+    confidence?: number;
+    face_file?: string;
+    attributes?: {
+      [field: string]: unknown;
+    };
+    [field: string]: unknown;
+  }>;
+};
+
+/** Every error answer: status equals the HTTP status code. */
+export type ErrorEnvelope = {
+  /** Equals the HTTP status code. */
+  status: number;
+  /** What went wrong and what to do. */
+  message: string;
+  [field: string]: unknown;
+};
