@@ -69,7 +69,7 @@ async function main(): Promise<void> {
       for (const setup of setups) {
         const server = await start(
           [CLI, 'serve', '--workers', String(setup.workers)],
-          { ...setup.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+          { ...setup.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0' },
           setup.core,
         );
         const target = {

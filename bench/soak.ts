@@ -73,7 +73,7 @@ function count(result: autocannon.Result, test: (status: number) => boolean): nu
 async function main(): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), 'soak-'));
   const downstream = await startDownstream();
-  const env = { DATA_DIR: join(work, 'data'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', FACE_SERVICE_URL: downstream.url };
+  const env = { DATA_DIR: join(work, 'data'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', FACE_SERVICE_URL: downstream.url };
   const cli = (...args: string[]) => execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
   try {
     const seeded = await start([CLI, 'serve'], { ...env, SEED_DEMO: 'true' });

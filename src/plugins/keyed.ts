@@ -30,7 +30,19 @@ declare module 'fastify' {
   }
 }
 
-type Step = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+/** A step returns a promise only when it has to wait: most requests pass most steps synchronously. */
+type Step = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | void;
+
+/** The steps as one hook: one hook call per request rather than one per step. */
+function pipeline(steps: Step[]): preHandlerHookHandler {
+  return async function runSteps(request, reply) {
+    for (const step of steps) {
+      const pending = step(request, reply);
+      if (pending) await pending;
+      if (reply.sent) return reply;
+    }
+  };
+}
 
 const POLICY = 'per-key';
 
@@ -73,24 +85,35 @@ export function keyedGroup(scope: FastifyInstance, services: Services): void {
     request.caller = { keyHash: result.keyHash, key: result.key };
   };
 
-  const identify: Step = async (request) => {
+  const identify: Step = (request) => {
     const keyHash = hashApiKey(request.headers['x-api-key'] as string);
-    const key = await credits.identify(keyHash);
-    if (key) request.caller = { keyHash, key };
+    const known = credits.identify(keyHash);
+    if (!(known instanceof Promise)) {
+      if (known) request.caller = { keyHash, key: known };
+      return;
+    }
+    return known.then((key) => {
+      if (key) request.caller = { keyHash, key };
+    });
   };
 
-  const limitRate: Step = async (request, reply) => {
-    if (!request.caller) return;
-    const decision = await rateLimits.take(request.caller.key.id, request.caller.key);
-    if (!decision.limited) return;
-    reply.headers(rateLimitHeaders(decision));
-    if (!decision.allowed) throw new ApiError('RATE_LIMITED', undefined, { headers: { 'retry-after': String(decision.retryAfterSeconds) } });
+  const limitRate: Step = (request, reply) => {
+    const caller = request.caller;
+    if (!caller || rateLimits.perSecondFor(caller.key) <= 0) return;
+    return rateLimits.take(caller.key.id, caller.key).then((decision) => {
+      if (!decision.limited) return;
+      reply.headers(rateLimitHeaders(decision));
+      if (!decision.allowed) throw new ApiError('RATE_LIMITED', undefined, { headers: { 'retry-after': String(decision.retryAfterSeconds) } });
+    });
   };
 
-  const claimIdempotencyKey: Step = async (request, reply) => {
+  const claimIdempotencyKey: Step = (request, reply) => {
     const idempotencyKey = request.headers['idempotency-key'];
     if (typeof idempotencyKey !== 'string' || !request.caller) return;
-    const { keyHash } = request.caller;
+    return claimFor(request, reply, request.caller.keyHash, idempotencyKey);
+  };
+
+  const claimFor = async (request: FastifyRequest, reply: FastifyReply, keyHash: string, idempotencyKey: string) => {
     const claim = await idempotency.claim(keyHash, idempotencyKey, {
       method: request.method,
       path: request.routeOptions.url ?? request.url,
@@ -132,10 +155,14 @@ export function keyedGroup(scope: FastifyInstance, services: Services): void {
     };
 
   /** A paid request's response is kept for replay; a claim whose request was refused before paying is let go. */
-  const settleIdempotencyKey: onSendHookHandler = async (request, reply, payload) => {
+  const settleIdempotencyKey: onSendHookHandler = (request, reply, payload, done) => {
     const held = request.idempotency;
-    if (!held) return payload;
+    if (!held) return done(null, payload);
     request.idempotency = null;
+    settle(request, reply, held, payload).then(() => done(null, payload));
+  };
+
+  const settle = async (request: FastifyRequest, reply: FastifyReply, held: { claim: Claim }, payload: unknown) => {
     try {
       if (request.charge && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
         await idempotency.complete(held.claim, {
@@ -151,7 +178,6 @@ export function keyedGroup(scope: FastifyInstance, services: Services): void {
       // The claim then lapses; a retry taking it over finds the charge by its ref and does not pay again.
       request.log.warn({ err: error }, 'could not settle the idempotency key');
     }
-    return payload;
   };
 
   const recordOutcome: onResponseHookHandler = (request, reply, done) => {
@@ -165,9 +191,9 @@ export function keyedGroup(scope: FastifyInstance, services: Services): void {
   scope.addHook('onRoute', (route) => {
     const own = [route.preHandler ?? []].flat() as preHandlerHookHandler[];
     const endpoint = route.config?.billable;
-    const steps: Step[] = [endpoint && own.length === 0 ? identify : authenticate, limitRate];
-    if (endpoint) steps.push(claimIdempotencyKey);
-    route.preHandler = [...steps, ...own, ...(endpoint ? [charge(endpoint)] : [])] as preHandlerHookHandler[];
+    const before: Step[] = [endpoint && own.length === 0 ? identify : authenticate, limitRate, ...(endpoint ? [claimIdempotencyKey] : [])];
+    const after: Step[] = endpoint ? [charge(endpoint)] : [];
+    route.preHandler = own.length === 0 ? [pipeline([...before, ...after])] : [pipeline(before), ...own, ...(after.length ? [pipeline(after)] : [])];
     if (endpoint) {
       route.onSend = [...[route.onSend ?? []].flat(), settleIdempotencyKey] as onSendHookHandler[];
       route.onResponse = [...[route.onResponse ?? []].flat(), recordOutcome] as onResponseHookHandler[];
