@@ -57,6 +57,26 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
     for (const server of servers) assert.equal(await billable(server, key), 403);
   });
 
+  it('charges an idempotent request once across instances: 30 concurrent attempts over 3 instances, one charge', async () => {
+    const { key, record } = await new KeyAdmin(admin).create(10, 'idempotent');
+    const attempt = (server: ChildServer) =>
+      request(`${server.url}/query`, {
+        dispatcher: agent,
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'pay-once' },
+        body: '{"query":"shared"}',
+      }).then(async (response) => {
+        await response.body.dump();
+        return { status: response.statusCode, replayed: response.headers['idempotent-replayed'] === 'true' };
+      });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => attempt(servers[index % 3]!)));
+    assert.ok(answers.every((answer) => answer.status === 200 || answer.status === 409), JSON.stringify(answers));
+    const later = await Promise.all(servers.map((server) => attempt(server)));
+    assert.deepEqual(later, servers.map(() => ({ status: 200, replayed: true })), 'every instance replays the stored answer');
+    assert.equal(await admin.countCharges(record.id), 1);
+    assert.equal((await admin.findKeyById(record.id))!.balance, 9);
+  });
+
   it('makes a document ingested anywhere searchable on every instance within one second', async () => {
     const { key } = await new KeyAdmin(admin).create(100, 'search');
     await admin.ingestDocuments(
