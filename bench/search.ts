@@ -1,0 +1,156 @@
+// bench:search — /query at 10k, 100k and 1M documents of a synthetic corpus with realistic
+// statistics: a Zipf-distributed vocabulary (s = 1.07, 60,000 words), titles of 4-12 words, bodies
+// of 120-400 words, metadata with a skewed jurisdiction, a category and a year. Per size: ingest
+// documents/s (through the CLI), index size on disk, service RSS, and /query p50/p99 and throughput
+// under autocannon (50 connections) for 1-, 3- and 8-word queries (common words included), with and
+// without a filter, each also as a ratio to a bare Fastify JSON route measured in the same run.
+// SEARCH_SIZES=10000,100000 picks the sizes; SEARCH_SECONDS the length of each load run.
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { CLI, machineLine, ROOT, start, stop } from './lib.js';
+
+const SIZES = (process.env.SEARCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
+const SECONDS = Number(process.env.SEARCH_SECONDS ?? 10);
+const CONNECTIONS = 50;
+const VOCABULARY = 60_000;
+const ZIPF_S = 1.07;
+const JURISDICTIONS = ['US', 'EU', 'UK', 'CA', 'AU', 'DE', 'FR', 'JP', 'IN', 'BR', 'ZA', 'SG'];
+const CATEGORIES = Array.from({ length: 20 }, (_, index) => `category-${index}`);
+
+/** A small deterministic generator, so every run builds the same corpus. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'shi', 'po', 've', 'dra', 'gel', 'mon', 'fir', 'qua', 'zen', 'tor', 'bel', 'cy', 'ux', 'an'];
+function words(): string[] {
+  const next = random(7);
+  const seen = new Set<string>();
+  while (seen.size < VOCABULARY) {
+    const length = 2 + Math.floor(next() * 3);
+    seen.add(Array.from({ length }, () => SYLLABLES[Math.floor(next() * SYLLABLES.length)]).join(''));
+  }
+  return [...seen];
+}
+
+/** Samples word ranks from Zipf(s) through the cumulative distribution. */
+function zipfSampler(next: () => number): () => number {
+  const cumulative = new Float64Array(VOCABULARY);
+  let sum = 0;
+  for (let rank = 0; rank < VOCABULARY; rank++) cumulative[rank] = sum += 1 / (rank + 1) ** ZIPF_S;
+  return () => {
+    const target = next() * sum;
+    let low = 0;
+    let high = VOCABULARY - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (cumulative[middle]! < target) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+}
+
+async function writeCorpus(path: string, size: number, vocabulary: string[]): Promise<void> {
+  const next = random(size);
+  const rank = zipfSampler(next);
+  const text = (count: number) => Array.from({ length: count }, () => vocabulary[rank()]).join(' ');
+  const out = createWriteStream(path);
+  for (let index = 0; index < size; index++) {
+    const document = {
+      doc_id: `doc-${index}`,
+      title: text(4 + Math.floor(next() * 9)),
+      text: text(120 + Math.floor(next() * 281)),
+      jurisdiction: JURISDICTIONS[Math.min(JURISDICTIONS.length - 1, Math.floor(-Math.log(1 - next()) * 2.5))],
+      category: CATEGORIES[Math.floor(next() * CATEGORIES.length)],
+      year: 1990 + Math.floor(next() * 35),
+    };
+    if (!out.write(`${JSON.stringify(document)}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
+/** Queries mixing common words (ranks 1-100, the stopword-like head of the Zipf curve) with rarer ones. */
+function queries(vocabulary: string[], terms: number): string[] {
+  const next = random(terms * 101);
+  return Array.from({ length: 200 }, () =>
+    Array.from({ length: terms }, (_, position) => {
+      const common = position === 0 || next() < 0.4;
+      return vocabulary[common ? Math.floor(next() * 100) : 100 + Math.floor(next() * 20_000)];
+    }).join(' '),
+  );
+}
+
+function folderBytes(path: string): number {
+  return readdirSync(path).reduce((sum, name) => sum + statSync(join(path, name)).size, 0);
+}
+
+function rssMiB(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+}
+
+async function load(url: string, requests?: autocannon.Request[]): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...(requests ? { requests } : {}) });
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors };
+}
+
+async function main(): Promise<void> {
+  const vocabulary = words();
+  const bare = await start([join(ROOT, 'bench/bare-server.mjs')], { PORT: '0' }, undefined);
+  console.log(`\n${machineLine('bench:search')}`);
+  console.log(`autocannon, ${CONNECTIONS} connections, ${SECONDS} s per row; top_k 10; 200 distinct queries per row, cycled\n`);
+  for (const size of SIZES) {
+    const work = mkdtempSync(join(tmpdir(), 'bench-search-'));
+    try {
+      const file = join(work, 'corpus.jsonl');
+      await writeCorpus(file, size, vocabulary);
+      const env = { DATA_DIR: join(work, 'data'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', SEED_DEMO: 'false' };
+      const ingestStarted = performance.now();
+      execFileSync(process.execPath, [CLI, 'ingest', file, '--json'], { env: { ...process.env, ...env }, stdio: 'pipe', maxBuffer: 1 << 20 });
+      const ingestSeconds = (performance.now() - ingestStarted) / 1000;
+      const key = JSON.parse(execFileSync(process.execPath, [CLI, 'keys', 'create', '--credits', '1000000000', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' })).key as string;
+      const indexMiB = folderBytes(env.DATA_DIR) / 1024 / 1024;
+      const service = await start([CLI, 'serve'], env, undefined);
+      const baseline = await load(`${bare.url}/bare`);
+      console.log(`### ${size.toLocaleString('en')} documents`);
+      console.log(`ingest ${Math.round(size / ingestSeconds)} docs/s (${ingestSeconds.toFixed(1)} s, CLI, whole file in one transaction); index on disk ${indexMiB.toFixed(0)} MiB; bare route ${baseline.rps} req/s\n`);
+      console.log('| query | filter | req/s | ratio to bare | p50 ms | p99 ms | errors |');
+      console.log('|---|---|---:|---:|---:|---:|---:|');
+      let peakRss = rssMiB(service.child.pid!);
+      for (const terms of [1, 3, 8]) {
+        for (const filtered of [false, true]) {
+          const requests = queries(vocabulary, terms).map((query) => ({
+            method: 'POST' as const,
+            path: '/query',
+            headers: { 'x-api-key': key, 'content-type': 'application/json' },
+            body: JSON.stringify({ query, top_k: 10, ...(filtered ? { filters: { jurisdiction: 'EU' } } : {}) }),
+          }));
+          const result = await load(`${service.url}/query`, requests);
+          peakRss = Math.max(peakRss, rssMiB(service.child.pid!));
+          console.log(
+            `| ${terms} word${terms > 1 ? 's' : ''} | ${filtered ? 'jurisdiction = EU' : '-'} | ${result.rps} | ${(result.rps / baseline.rps).toFixed(3)} | ${result.p50} | ${result.p99} | ${result.errors} |`,
+          );
+        }
+      }
+      console.log(`\nservice RSS after the runs: ${peakRss.toFixed(0)} MiB\n`);
+      await stop(service.child);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+  await stop(bare.child);
+}
+
+await main();
