@@ -30,6 +30,8 @@ export interface Config {
   /** With it, rate-limit buckets live in Redis and the limit holds across instances. */
   redisUrl: string | undefined;
   idempotencyTtlSeconds: number;
+  /** Inference threads of the embedded face engine (used when FACE_SERVICE_URL is unset); 0: none. */
+  faceWorkers: number;
 }
 
 export class ConfigError extends Error {}
@@ -113,5 +115,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_S', 100, 0),
     redisUrl,
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_S', 86_400, 1),
+    faceWorkers: integer(env, 'FACE_WORKERS', 2, 0),
   };
 }

@@ -56,6 +56,8 @@ export async function startServer(config: Config, options: { handleSignals?: boo
     })());
 
   try {
+    // The models load and warm up before the first request, not during it.
+    await services.face?.ready;
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     await close();

@@ -1,6 +1,8 @@
 import type { ChargeRecord, KeyRecord } from '../store/store.js';
 import type { AuditReport } from './commands/audit.js';
 import type { IngestSummary } from './commands/ingest.js';
+import type { EnrollSummary } from './commands/faces/enroll.js';
+import type { EnrolledFaceSummary } from './commands/faces/list.js';
 import type { CreatedKey } from './commands/keys/create.js';
 import type { KeyUsage } from './commands/keys/usage.js';
 
@@ -49,6 +51,15 @@ export function renderUsage(usage: KeyUsage): string {
     `Most recent charges:`,
     renderCharges(usage.recentCharges),
   ].join('\n');
+}
+
+export function renderEnroll(summary: EnrollSummary): string {
+  return `Enrolled ${summary.enrolled} faces from ${summary.manifest} in ${summary.seconds} s (${summary.padded} found only inside a border: tight crops).`;
+}
+
+export function renderFaceList(faces: EnrolledFaceSummary[]): string {
+  if (faces.length === 0) return 'No faces enrolled yet. Enroll some with: metered-search faces enroll MANIFEST';
+  return table([['DOC_ID', 'FACE_FILE', 'ATTRIBUTES'], ...faces.map((face) => [face.doc_id, face.face_file, face.attributes ? JSON.stringify(face.attributes) : '-'])]);
 }
 
 export function renderIngest(summary: IngestSummary): string {

@@ -13,8 +13,23 @@ import { setKeyRate } from './commands/keys/set-rate.js';
 import { topUpKey } from './commands/keys/topup.js';
 import { keyUsage } from './commands/keys/usage.js';
 import { serve } from './commands/serve.js';
+import { startFaceService } from './commands/face-service.js';
+import { enrollFaces } from './commands/faces/enroll.js';
+import { listFaces } from './commands/faces/list.js';
+import { removeFace } from './commands/faces/remove.js';
+import { FaceEnginePool } from '../services/face/engine/pool.js';
 import { CliError } from './errors.js';
-import { renderAudit, renderCreatedKey, renderIngest, renderKey, renderKeyList, renderMigrations, renderUsage } from './render.js';
+import {
+  renderAudit,
+  renderCreatedKey,
+  renderEnroll,
+  renderFaceList,
+  renderIngest,
+  renderKey,
+  renderKeyList,
+  renderMigrations,
+  renderUsage,
+} from './render.js';
 
 export interface CliIo {
   env: NodeJS.ProcessEnv;
@@ -94,6 +109,46 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const report = await withStore(auditLedger);
       output(options.json, report, renderAudit);
       if (!report.consistent) throw new CliError(`the ledger of ${report.differences.length} keys does not add up`);
+    });
+
+  program
+    .command('face-service')
+    .description('Serve the embedded face engine over HTTP, as the downstream FACE_SERVICE_URL names (PORT, HOST, FACE_WORKERS).')
+    .action(async () => {
+      const service = await startFaceService(getConfig());
+      io.stderr(`metered-search face service listening on ${service.url}\n`);
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void service.close().then(() => process.exit(0)));
+    });
+
+  const faces = program.command('faces').description('The gallery of enrolled faces that /face/search searches.');
+  faces
+    .command('enroll')
+    .description('Enroll the faces of a JSONL manifest: {"doc_id", "image" (file path or base64), "face_file", "attributes"?}; all or nothing.')
+    .argument('<manifest>', 'JSONL file; image paths are relative to it')
+    .option('--json', 'print the result as JSON')
+    .action(async (manifest: string, options: { json?: boolean }) => {
+      const engine = new FaceEnginePool(Math.max(1, getConfig().faceWorkers));
+      try {
+        await engine.ready;
+        output(options.json, await withStore((store) => enrollFaces(store, engine, manifest)), renderEnroll);
+      } finally {
+        await engine.close();
+      }
+    });
+  faces
+    .command('list')
+    .description('List the enrolled faces.')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { json?: boolean }) => {
+      output(options.json, await withStore(listFaces), renderFaceList);
+    });
+  faces
+    .command('remove')
+    .description('Remove an enrolled face.')
+    .argument('<doc-id>', 'the doc_id it was enrolled under')
+    .option('--json', 'print the result as JSON')
+    .action(async (docId: string, options: { json?: boolean }) => {
+      output(options.json, await withStore((store) => removeFace(store, docId)), (result) => `Removed face ${result.removed}.`);
     });
 
   const keys = program.command('keys').description('Create and manage API keys.');

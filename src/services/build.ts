@@ -1,7 +1,9 @@
 import type { Config } from '../config.js';
 import type { Store } from '../store/store.js';
 import { CreditService } from './credits.js';
-import { FaceClient } from './face/face-client.js';
+import { EmbeddedFaceSearch } from './face/embedded.js';
+import { FaceEnginePool } from './face/engine/pool.js';
+import { FaceClient, type FaceSearchBackend } from './face/face-client.js';
 import { IdempotencyService } from './idempotency.js';
 import { MemoryBuckets } from './rate-limit/memory-buckets.js';
 import { RateLimitService } from './rate-limit/rate-limit.js';
@@ -25,15 +27,21 @@ export function buildServices(store: Store, config: Config, log: (message: strin
       log('rate-limit buckets unreachable: requests pass unlimited until they return', error),
     ),
     search: new SearchService(store),
-    face: config.faceServiceUrl
-      ? new FaceClient({
-          url: config.faceServiceUrl,
-          timeoutMs: config.faceServiceTimeoutMs,
-          breakerFailures: config.faceBreakerFailures,
-          breakerCooldownMs: config.faceBreakerCooldownMs,
-        })
-      : undefined,
+    face: faceBackend(store, config),
   };
+}
+
+/** The proxy when FACE_SERVICE_URL names a face service; otherwise the embedded engine, unless FACE_WORKERS=0. */
+function faceBackend(store: Store, config: Config): FaceSearchBackend | undefined {
+  if (config.faceServiceUrl) {
+    return new FaceClient({
+      url: config.faceServiceUrl,
+      timeoutMs: config.faceServiceTimeoutMs,
+      breakerFailures: config.faceBreakerFailures,
+      breakerCooldownMs: config.faceBreakerCooldownMs,
+    });
+  }
+  return config.faceWorkers > 0 ? new EmbeddedFaceSearch(new FaceEnginePool(config.faceWorkers), store.faces) : undefined;
 }
 
 export function appSettings(config: Config): AppSettings {

@@ -66,6 +66,15 @@ const migrations: string[] = [
      PRIMARY KEY (key_hash, idempotency_key)
    );
    CREATE INDEX idempotency_by_expiry ON idempotency (expires_at);`,
+  `CREATE TABLE faces (
+     id bigserial PRIMARY KEY,
+     doc_id text NOT NULL UNIQUE,
+     descriptor real[] NOT NULL,
+     face_file text NOT NULL,
+     attributes jsonb,
+     engine text NOT NULL,
+     enrolled_at timestamptz NOT NULL DEFAULT now()
+   );`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

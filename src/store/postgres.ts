@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { positionsByKey, refusalFor } from './debit-batch.js';
+import { PostgresFaces } from './postgres-faces.js';
 import { PostgresIdempotency } from './postgres-idempotency.js';
 import { migratePostgres } from './postgres-schema.js';
 import { SqliteCorpus, type DocumentChange } from './sqlite-corpus.js';
@@ -102,6 +103,7 @@ export class PostgresStore implements Store {
   private replicaSync: Promise<void> | undefined;
   private closed = false;
   readonly idempotency: PostgresIdempotency;
+  readonly faces: PostgresFaces;
 
   private constructor(private readonly options: PostgresOptions) {
     this.pool = new pg.Pool({
@@ -117,6 +119,10 @@ export class PostgresStore implements Store {
     this.pool.on('error', () => undefined);
     this.pool.on('connect', (client) => client.on('error', () => undefined));
     this.idempotency = new PostgresIdempotency(
+      (sql, params, name) => this.query(sql, params, name),
+      (work) => this.transaction(work),
+    );
+    this.faces = new PostgresFaces(
       (sql, params, name) => this.query(sql, params, name),
       (work) => this.transaction(work),
     );

@@ -51,6 +51,15 @@ const ledgerMigrations: string[] = [
      PRIMARY KEY (key_hash, idempotency_key)
    ) WITHOUT ROWID;
    CREATE INDEX idempotency_by_expiry ON idempotency(expires_at);`,
+  `CREATE TABLE faces (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     doc_id TEXT NOT NULL UNIQUE,
+     descriptor BLOB NOT NULL,
+     face_file TEXT NOT NULL,
+     attributes TEXT,
+     engine TEXT NOT NULL,
+     enrolled_at TEXT NOT NULL
+   );`,
 ];
 
 const tokenizer = `tokenize = 'porter unicode61 remove_diacritics 2'`;

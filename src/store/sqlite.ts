@@ -6,6 +6,7 @@ import { positionsByKey, refusalFor } from './debit-batch.js';
 import { ExternalWrites } from './external-writes.js';
 import { GroupCommit } from './group-commit.js';
 import { SqliteCorpus } from './sqlite-corpus.js';
+import { SqliteFaces } from './sqlite-faces.js';
 import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { openSqlite } from './sqlite-open.js';
 import { migrateLedger } from './sqlite-schema.js';
@@ -65,6 +66,7 @@ export class SqliteStore implements Store {
 
   private readonly checkpoints: BackgroundCheckpoint | undefined;
   readonly idempotency: SqliteIdempotency;
+  readonly faces: SqliteFaces;
 
   /** `backgroundCheckpoints`: for a long-running service, checkpoint the ledger's WAL in a worker thread. */
   constructor(dataDir: string, options: { backgroundCheckpoints?: boolean } = {}) {
@@ -106,6 +108,7 @@ export class SqliteStore implements Store {
     };
     this.debits = new GroupCommit((jobs) => this.runDebits(jobs));
     this.idempotency = new SqliteIdempotency(l);
+    this.faces = new SqliteFaces(l);
   }
 
   async createKey(input: { keyHash: string; id: string; name: string; credits: number; rateLimit?: number | null }): Promise<KeyRecord> {

@@ -118,6 +118,24 @@ export interface IdempotencyStore {
   purgeExpired(): Promise<number>;
 }
 
+/** A face in the gallery that /face/search searches, with the engine that described it. */
+export interface FaceRecord {
+  docId: string;
+  descriptor: number[];
+  faceFile: string;
+  attributes: Record<string, unknown> | null;
+  engine: string;
+}
+
+export interface FaceGalleryStore {
+  /** Adds or replaces (by doc_id) every face given, in one transaction: all or nothing. */
+  enroll(faces: FaceRecord[]): Promise<void>;
+  remove(docId: string): Promise<boolean>;
+  list(): Promise<FaceRecord[]>;
+  /** A value that changes whenever the gallery does, so a cached copy knows when to reload. */
+  version(): Promise<string>;
+}
+
 export interface IngestProgress {
   documents: number;
 }
@@ -162,6 +180,7 @@ export interface Store {
   search(request: SearchRequest): Promise<SearchResult>;
 
   readonly idempotency: IdempotencyStore;
+  readonly faces: FaceGalleryStore;
 
   /** Round-trip time of a trivial query, for /nettest. */
   ping(): Promise<number>;

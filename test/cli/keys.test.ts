@@ -73,7 +73,7 @@ describe('metered-search keys', () => {
 
   it('changes made while the service runs take effect on its next request; usage shows the charges', async () => {
     const created = await create('1');
-    const server = await startServer(loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent' }));
+    const server = await startServer(loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', FACE_WORKERS: '0' }));
     try {
       const call = () => request(`${server.url}/document`, { headers: { 'x-api-key': created.key, 'svc-doc-id': 'x' } });
       assert.equal((await call()).statusCode, 404);

@@ -26,7 +26,7 @@ describe('the typed client (metered-search/client)', () => {
     await seedStore.ingestDocuments(documentsOf(SAMPLE_DOCUMENTS));
     admin = new KeyAdmin(seedStore);
     server = await startServer(
-      loadConfig({ DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_S: '0' }),
+      loadConfig({ DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0' }),
     );
     proxy = await new FaultProxy(server.url).start();
   });

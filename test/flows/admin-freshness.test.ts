@@ -15,7 +15,7 @@ describe('operator changes reach a busy running service on its next request', ()
   const agent = new Agent({ connections: 16 });
 
   before(async () => {
-    server = await startServer(loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_S: '0' }));
+    server = await startServer(loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0' }));
   });
   after(async () => {
     await server.close();

@@ -14,7 +14,7 @@ export interface ChildServer {
 /** Runs `metered-search serve` in its own process, as an operator would, on a free port. */
 export async function spawnServer(env: Record<string, string>, args: string[] = []): Promise<ChildServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', ...args], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -21,7 +21,7 @@ describe('HTTPS', () => {
     ], { stdio: 'ignore' });
     const server = await startServer(
       loadConfig({
-        DATA_DIR: join(dir.path, 'data'), PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent',
+        DATA_DIR: join(dir.path, 'data'), PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', FACE_WORKERS: '0',
         TLS_CERT_FILE: cert, TLS_KEY_FILE: key,
       }),
     );

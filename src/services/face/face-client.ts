@@ -10,12 +10,14 @@ export type FaceSearchOutcome =
   | { kind: 'rejected'; status: number; message: string }
   | { kind: 'failed'; message: string };
 
-/** Whatever answers face searches: the HTTP client below, or (later) an in-process engine. */
+/** Whatever answers face searches: the HTTP client below, or the embedded engine (embedded.ts). */
 export interface FaceSearchBackend {
   /** False while no search can be served (breaker open); true admits one request downstream. */
   tryAcquire(): boolean;
   release(): void;
   search(body: Record<string, unknown>): Promise<FaceSearchOutcome>;
+  /** Resolves once searches can be served (the embedded engine's models loaded and warm). */
+  readonly ready?: Promise<void>;
   /** Latency in ms of reaching the service without sending it an image; null if it does not answer. */
   ping(): Promise<number | null>;
   close(): Promise<void>;

@@ -1,0 +1,86 @@
+import { Worker } from 'node:worker_threads';
+import type { Description } from './describe.js';
+
+interface Job {
+  image: Uint8Array;
+  resolve: (description: Description) => void;
+  reject: (error: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  busy: Job | undefined;
+}
+
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER_URL = new URL(FROM_SOURCE ? './worker.ts' : './worker.js', import.meta.url);
+
+/** The compiled worker; or, running from source under tsx (tests), the source with tsx's loader registered in the thread first. */
+function startWorker(): Worker {
+  if (!FROM_SOURCE) return new Worker(WORKER_URL);
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
+  return new Worker(bootstrap, { eval: true });
+}
+
+/**
+ * Face inference on worker threads, never on the event loop: N workers, each loading the models
+ * once and describing one image at a time; images wait in a queue for the next free worker.
+ */
+export class FaceEnginePool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 0;
+  private closed = false;
+  readonly ready: Promise<void>;
+
+  constructor(workers: number) {
+    const started: Array<Promise<void>> = [];
+    for (let index = 0; index < workers; index++) {
+      const worker = startWorker();
+      const slot: Slot = { worker, busy: undefined };
+      started.push(
+        new Promise((resolve, reject) => {
+          worker.once('message', () => resolve());
+          worker.once('error', reject);
+        }),
+      );
+      worker.on('message', (message: { id?: number; result?: Description; error?: string }) => {
+        if (message.id === undefined || !slot.busy) return;
+        const job = slot.busy;
+        slot.busy = undefined;
+        if (message.error !== undefined) job.reject(new Error(message.error));
+        else job.resolve(message.result!);
+        this.dispatch();
+      });
+      worker.on('error', (error) => {
+        slot.busy?.reject(error);
+        slot.busy = undefined;
+      });
+      this.slots.push(slot);
+    }
+    this.ready = Promise.all(started).then(() => undefined);
+  }
+
+  describe(image: Uint8Array): Promise<Description> {
+    if (this.closed) return Promise.reject(new Error('the face engine is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ image, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (slot.busy || this.queue.length === 0) continue;
+      const job = this.queue.shift()!;
+      slot.busy = job;
+      slot.worker.postMessage({ id: this.nextId++, image: job.image });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new Error('the face engine is closed'));
+    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+  }
+}
