@@ -32,6 +32,8 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** Inference threads of the embedded face engine (used when FACE_SERVICE_URL is unset); 0: none. */
   faceWorkers: number;
+  /** The whole fetch of a probe_image_url, redirects included. */
+  probeFetchTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -116,5 +118,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl,
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_S', 86_400, 1),
     faceWorkers: integer(env, 'FACE_WORKERS', 2, 0),
+    probeFetchTimeoutMs: integer(env, 'PROBE_FETCH_TIMEOUT_MS', 5000, 1),
   };
 }

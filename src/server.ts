@@ -51,6 +51,7 @@ export async function startServer(config: Config, options: { handleSignals?: boo
       const sweep = setInterval(() => app!.server.closeIdleConnections(), 50);
       await app!.close().finally(() => clearInterval(sweep));
       await services.face?.close();
+      await services.probeImages.close();
       await services.rateLimits.close();
       await store.close();
     })());

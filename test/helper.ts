@@ -8,6 +8,7 @@ import type { TokenBuckets } from '../src/services/rate-limit/buckets.js';
 import { MemoryBuckets } from '../src/services/rate-limit/memory-buckets.js';
 import { RateLimitService } from '../src/services/rate-limit/rate-limit.js';
 import { CreditService } from '../src/services/credits.js';
+import { ProbeImageFetcher } from '../src/services/face/probe-fetch.js';
 import type { FaceSearchBackend } from '../src/services/face/face-client.js';
 import { KeyAdmin } from '../src/services/keys.js';
 import { SearchService } from '../src/services/search/search.js';
@@ -84,6 +85,7 @@ export async function createTestApp(
     /** Default requests per second per key; 0 (no limit) unless a test is about limits. */
     rateLimitPerSecond?: number;
     buckets?: TokenBuckets;
+    probeImages?: ProbeImageFetcher;
     idempotency?: Partial<IdempotencySettings>;
   } = {},
 ): Promise<TestContext> {
@@ -99,6 +101,7 @@ export async function createTestApp(
     idempotency: new IdempotencyService(store.idempotency, { ttlMs: 86_400_000, lockMs: 35_000, ...options.idempotency }),
     rateLimits,
     search: new SearchService(store),
+    probeImages: options.probeImages ?? new ProbeImageFetcher({ maxBytes: { ...DEFAULT_SETTINGS, ...options.settings }.imageMaxBytes, timeoutMs: 2000 }),
     face: options.face,
   };
   const app = await buildApp(services, { settings: { ...DEFAULT_SETTINGS, ...options.settings } });
@@ -112,6 +115,7 @@ export async function createTestApp(
       await app.close();
       await options.face?.close();
       await rateLimits.close();
+      await services.probeImages.close();
       await store.close();
       await database?.drop();
       dir.remove();

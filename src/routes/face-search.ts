@@ -3,6 +3,7 @@ import { ApiError } from '../errors.js';
 import { billableErrorResponses, envelopeSchema, billableHeaders, security } from '../schemas/common.js';
 import type { FaceMatch } from '../services/face/face-client.js';
 import { normaliseBase64 } from '../services/face/image.js';
+import { ProbeFetchError } from '../services/face/probe-fetch.js';
 import type { AppSettings, Services } from '../services/services.js';
 
 /** Where the image may be sent, in order of precedence (decisions.md 14). */
@@ -128,12 +129,14 @@ export function faceSearchRoute(
     request.faceAdmitted = 'admitted';
   }
 
+  /** After authentication and before the debit (decisions.md 14): a URL that cannot be used costs nothing. */
   async function fetchProbeImage(request: FastifyRequest): Promise<void> {
-    if (request.probeImage?.kind === 'url') {
-      throw new ApiError(
-        'BAD_REQUEST',
-        'This deployment does not fetch probe_image_url yet; send the image itself in image_b64. You were not charged.',
-      );
+    if (request.probeImage?.kind !== 'url') return;
+    try {
+      request.probeImage = { kind: 'base64', base64: await services.probeImages.fetch(request.probeImage.url) };
+    } catch (error) {
+      if (!(error instanceof ProbeFetchError)) throw error;
+      throw new ApiError(error.status === 413 ? 'IMAGE_TOO_LARGE' : 'BAD_REQUEST', `${error.message} You were not charged.`);
     }
   }
 

@@ -4,6 +4,7 @@ import { CreditService } from './credits.js';
 import { EmbeddedFaceSearch } from './face/embedded.js';
 import { FaceEnginePool } from './face/engine/pool.js';
 import { FaceClient, type FaceSearchBackend } from './face/face-client.js';
+import { ProbeImageFetcher } from './face/probe-fetch.js';
 import { IdempotencyService } from './idempotency.js';
 import { MemoryBuckets } from './rate-limit/memory-buckets.js';
 import { RateLimitService } from './rate-limit/rate-limit.js';
@@ -27,6 +28,7 @@ export function buildServices(store: Store, config: Config, log: (message: strin
       log('rate-limit buckets unreachable: requests pass unlimited until they return', error),
     ),
     search: new SearchService(store),
+    probeImages: new ProbeImageFetcher({ maxBytes: config.imageMaxBytes, timeoutMs: config.probeFetchTimeoutMs }),
     face: faceBackend(store, config),
   };
 }

@@ -1,6 +1,7 @@
 import type { Store } from '../store/store.js';
 import type { CreditService } from './credits.js';
 import type { FaceSearchBackend } from './face/face-client.js';
+import type { ProbeImageFetcher } from './face/probe-fetch.js';
 import type { IdempotencyService } from './idempotency.js';
 import type { RateLimitService } from './rate-limit/rate-limit.js';
 import type { SearchService } from './search/search.js';
@@ -12,6 +13,8 @@ export interface Services {
   idempotency: IdempotencyService;
   rateLimits: RateLimitService;
   search: SearchService;
+  /** Fetches probe_image_url for /face/search, refusing non-public addresses. */
+  probeImages: ProbeImageFetcher;
   /** Absent when no face service is configured: /face/search then answers 503. */
   face: FaceSearchBackend | undefined;
 }

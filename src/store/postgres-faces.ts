@@ -4,7 +4,7 @@ import type { FaceGalleryStore, FaceRecord } from './store.js';
 type Query = <Row extends pg.QueryResultRow>(sql: string, params?: unknown[], name?: string) => Promise<pg.QueryResult<Row>>;
 type Transaction = <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
 
-/** The face gallery in PostgreSQL, shared by every instance. */
+/** The face gallery in PostgreSQL, shared by every instance. Descriptors are real[]: float32, as the engine makes them. */
 export class PostgresFaces implements FaceGalleryStore {
   constructor(
     private readonly query: Query,
@@ -35,7 +35,7 @@ export class PostgresFaces implements FaceGalleryStore {
     const { rows } = await this.query<{ doc_id: string; descriptor: number[]; face_file: string; attributes: Record<string, unknown> | null; engine: string }>(
       'SELECT doc_id, descriptor, face_file, attributes, engine FROM faces ORDER BY doc_id',
     );
-    return rows.map((row) => ({ docId: row.doc_id, descriptor: row.descriptor.map(Number), faceFile: row.face_file, attributes: row.attributes, engine: row.engine }));
+    return rows.map((row) => ({ docId: row.doc_id, descriptor: row.descriptor.map((value) => Math.fround(Number(value))), faceFile: row.face_file, attributes: row.attributes, engine: row.engine }));
   }
 
   async version(): Promise<string> {

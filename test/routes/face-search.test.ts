@@ -120,8 +120,8 @@ describe('POST /face/search', () => {
       await rejected({ probe_image_url: 'not a url' }, 400, /URL/);
     });
 
-    it('answers 400 to a well-formed probe_image_url, which this build does not fetch yet, without charging', async () => {
-      await rejected({ probe_image_url: 'https://127.0.0.1/a.jpg' }, 400, /probe_image_url/);
+    it('refuses a probe_image_url on a loopback address with 400, without charging (test/services/face/probe-fetch.test.ts has the rest)', async () => {
+      await rejected({ probe_image_url: 'https://127.0.0.1/a.jpg' }, 400, /not a public address/);
     });
 
     it('validates before authenticating', async () => {

@@ -220,6 +220,32 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       });
     });
 
+    describe('face gallery', () => {
+      const face = (docId: string, seed: number) => ({
+        docId,
+        descriptor: Array.from({ length: 128 }, (_, index) => Math.fround(Math.sin(seed + index) / 4)),
+        faceFile: `https://faces.example/${docId}.jpg`,
+        attributes: seed % 2 ? { seed } : null,
+        engine: 'engine-1',
+      });
+
+      it('enrolls, lists with descriptors intact, replaces by doc_id and removes; version() moves with every change', async () => {
+        const versions = new Set([await store.faces.version()]);
+        await store.faces.enroll([face('f-a', 1), face('f-b', 2)]);
+        versions.add(await store.faces.version());
+        const listed = (await store.faces.list()).filter((entry) => entry.docId.startsWith('f-'));
+        assert.deepEqual(listed, [face('f-a', 1), face('f-b', 2)]);
+        await store.faces.enroll([face('f-a', 3)]);
+        versions.add(await store.faces.version());
+        assert.deepEqual((await store.faces.list()).find((entry) => entry.docId === 'f-a'), face('f-a', 3));
+        assert.equal(await store.faces.remove('f-b'), true);
+        assert.equal(await store.faces.remove('f-b'), false);
+        versions.add(await store.faces.version());
+        assert.equal(versions.size, 4, 'each change gave a new version');
+        assert.equal(await store.faces.version(), await store.faces.version(), 'and no change, none');
+      });
+    });
+
     describe('idempotency', () => {
       const response = { status: 200, body: '{"status":200,"x":1}', contentType: 'application/json; charset=utf-8', creditsRemaining: 4 };
       const claimOf = (keyHash: string, idempotencyKey: string, fingerprint = 'f1', lockMs = 30_000, ttlMs = 60_000) =>
