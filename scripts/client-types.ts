@@ -91,11 +91,14 @@ export async function openApiDocument(): Promise<Schema> {
   const dir = mkdtempSync(join(tmpdir(), 'client-types-'));
   const store = new SqliteStore(dir);
   try {
-    const config = loadConfig({ DATA_DIR: dir });
-    const app = await buildApp(buildServices(store, config, () => undefined), { settings: appSettings(config) });
+    const config = loadConfig({ DATA_DIR: dir, FACE_WORKERS: '0' });
+    const services = buildServices(store, config, () => undefined);
+    const app = await buildApp(services, { settings: appSettings(config) });
     await app.ready();
     const document = (app as unknown as { swagger(): Schema }).swagger();
     await app.close();
+    await services.probeImages.close();
+    await services.rateLimits.close();
     return JSON.parse(JSON.stringify(document));
   } finally {
     await store.close();
