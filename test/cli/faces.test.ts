@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { tempDir } from '../helper.js';
 import { cli } from './cli-helper.js';
 
-const FACES = new URL('../../../shared/datasets/faces/', import.meta.url).pathname;
+const FACES = new URL('../fixtures/faces/', import.meta.url).pathname;
 
 describe('metered-search faces', () => {
   const dir = tempDir();

@@ -12,7 +12,7 @@ import { FaceClient } from '../../../src/services/face/face-client.js';
 import { SqliteStore } from '../../../src/store/sqlite.js';
 import { assertEnvelope, createTestApp, json, tempDir, type TestContext } from '../../helper.js';
 
-const FACES = new URL('../../../../shared/datasets/faces/', import.meta.url).pathname;
+const FACES = new URL('../../fixtures/faces/', import.meta.url).pathname;
 const image = (file: string) => readFileSync(join(FACES, file)).toString('base64');
 
 /** Real photos through the real engine: a few people enrolled with the CLI's code, searched over HTTP. */

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { confidenceOf, DEFAULT_THRESHOLD, distance, rankFaces } from '../../../src/services/face/engine/matching.js';
 
 /** Descriptors of the shared set computed with the pinned engine (see the data set's README). */
-const reference = JSON.parse(readFileSync(new URL('../../../../shared/datasets/faces/descriptors-faceapi-1.7.15-ssd.json', import.meta.url), 'utf8')) as {
+const reference = JSON.parse(readFileSync(new URL('../../fixtures/faces/descriptors-faceapi-1.7.15-ssd.json', import.meta.url), 'utf8')) as {
   items: Array<{ file: string; identity: string; descriptor: number[] | null; cropMode: boolean }>;
 };
 const faces = reference.items.filter((item) => item.descriptor && !item.cropMode);
