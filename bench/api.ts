@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     load(target, { seconds, connections: CONNECTIONS, scriptDir: work });
   try {
     const dataDir = join(work, 'data');
-    const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0' };
+    const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0' };
     const first = await start([CLI, 'serve'], { ...env, SEED_DEMO: 'true' });
     const key = /Demo API key[^:]*: ([0-9a-f]{64})/.exec(first.output())![1]!;
     await stop(first.child);
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     console.log(`\n${machineLine('bench:api')}`);
     console.log(
       `load: ${HAS_WRK ? 'wrk -t1' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION_S} s; ` +
-        `server ${PINNED ? 'on core 0, load on core 1' : 'unpinned'}; LOG_LEVEL=warn, RATE_LIMIT_PER_S=0 (no rate limit: one key at full speed)\n`,
+        `server ${PINNED ? 'on core 0, load on core 1' : 'unpinned'}; LOG_LEVEL=warn, RATE_LIMIT_PER_S=0 (no rate limit: one key at full speed), FACE_WORKERS=0\n`,
     );
     console.log('| path | req/s (median) | ratio to bare | target | p99 ms (median) | errors |');
     console.log('|---|---:|---:|---:|---:|---:|');

@@ -24,7 +24,7 @@ function percentile(sorted: number[], p: number): number {
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'bench-key-timing-'));
-  const env = { DATA_DIR: join(work, 'data'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0' };
+  const env = { DATA_DIR: join(work, 'data'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0' };
   const cli = (...args: string[]) =>
     JSON.parse(execFileSync(process.execPath, [CLI, ...args, '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' }));
   try {

@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     const embeddedKeys = prepare(embedded);
     const postgresKeys = prepare(postgres);
     const hot = (keys: string[]) => keys.slice(0, 1);
-    const setups: Setup[] = [
+    const allSetups: Setup[] = [
       { name: 'embedded SQLite, 1 instance, one key (baseline)', env: embedded, workers: 1, keys: hot(embeddedKeys), core: '0' },
       { name: 'PostgreSQL, 1 instance, one key', env: postgres, workers: 1, keys: hot(postgresKeys), core: '0' },
       { name: 'PostgreSQL, 2 instances, one key', env: postgres, workers: 2, keys: hot(postgresKeys), core: undefined },
@@ -64,12 +64,14 @@ async function main(): Promise<void> {
       { name: `PostgreSQL, 2 instances, ${SPREAD_KEYS} keys`, env: postgres, workers: 2, keys: postgresKeys, core: undefined },
       { name: `PostgreSQL, 4 instances, ${SPREAD_KEYS} keys`, env: postgres, workers: 4, keys: postgresKeys, core: undefined },
     ];
+    // BENCH_SETUPS=2 measures the baseline and the single PostgreSQL instance only (the target's pair).
+    const setups = allSetups.slice(0, Number(process.env.BENCH_SETUPS ?? allSetups.length));
     const samples = new Map<string, Sample[]>(setups.map((setup) => [setup.name, []]));
     for (let round = 0; round <= ROUNDS; round++) {
       for (const setup of setups) {
         const server = await start(
           [CLI, 'serve', '--workers', String(setup.workers)],
-          { ...setup.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0' },
+          { ...setup.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0' },
           setup.core,
         );
         const target = {

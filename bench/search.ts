@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     try {
       const file = join(work, 'corpus.jsonl');
       await writeCorpus(file, size, vocabulary);
-      const env = { DATA_DIR: join(work, 'data'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', SEED_DEMO: 'false' };
+      const env = { DATA_DIR: join(work, 'data'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0', SEED_DEMO: 'false' };
       const ingestStarted = performance.now();
       execFileSync(process.execPath, [CLI, 'ingest', file, '--json'], { env: { ...process.env, ...env }, stdio: 'pipe', maxBuffer: 1 << 20 });
       const ingestSeconds = (performance.now() - ingestStarted) / 1000;
