@@ -72,12 +72,24 @@ export function renderMigrations(result: { store: string; applied: number[] }): 
 }
 
 export function renderAudit(report: AuditReport): string {
-  if (report.consistent) return `Ledger consistent: ${report.keysChecked} keys, credits granted - charges recorded = balance for each.`;
-  return [
-    `Ledger INCONSISTENT for ${report.differences.length} of ${report.keysChecked} keys:`,
-    table([
-      ['KEY', 'GRANTED', 'CHARGED', 'EXPECTED', 'BALANCE'],
-      ...report.differences.map((row) => [row.keyId, String(row.granted), String(row.charged), String(row.expectedBalance), String(row.balance)]),
-    ]),
-  ].join('\n');
+  if (report.consistent) {
+    return `Ledger consistent: ${report.keysChecked} keys, credits granted - charges recorded = balance for each; no idempotent request charged twice.`;
+  }
+  const lines: string[] = [];
+  if (report.differences.length > 0) {
+    lines.push(
+      `Ledger INCONSISTENT for ${report.differences.length} of ${report.keysChecked} keys:`,
+      table([
+        ['KEY', 'GRANTED', 'CHARGED', 'EXPECTED', 'BALANCE'],
+        ...report.differences.map((row) => [row.keyId, String(row.granted), String(row.charged), String(row.expectedBalance), String(row.balance)]),
+      ]),
+    );
+  }
+  if (report.chargedTwice.length > 0) {
+    lines.push(
+      `${report.chargedTwice.length} idempotent requests were charged more than once:`,
+      table([['CLAIM REF', 'CHARGES'], ...report.chargedTwice.map((row) => [row.ref, String(row.charges)])]),
+    );
+  }
+  return lines.join('\n');
 }

@@ -108,7 +108,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .action(async (options: { json?: boolean }) => {
       const report = await withStore(auditLedger);
       output(options.json, report, renderAudit);
-      if (!report.consistent) throw new CliError(`the ledger of ${report.differences.length} keys does not add up`);
+      if (report.differences.length > 0) throw new CliError(`the ledger of ${report.differences.length} keys does not add up`);
+      if (report.chargedTwice.length > 0) throw new CliError(`${report.chargedTwice.length} idempotent requests were charged more than once`);
     });
 
   program

@@ -356,6 +356,14 @@ export class PostgresStore implements Store {
     return rows.map((row) => ({ keyId: row.key_id, amount: row.amount, reason: row.reason, at: row.at.toISOString() }));
   }
 
+  async auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>> {
+    return (
+      await this.query<{ ref: string; charges: number }>(
+        'SELECT idempotency_ref AS ref, count(*)::integer AS charges FROM charges WHERE idempotency_ref IS NOT NULL GROUP BY idempotency_ref HAVING count(*) > 1',
+      )
+    ).rows;
+  }
+
   async auditLedger(): Promise<LedgerAudit[]> {
     // One statement: one snapshot, so charges and balances are read as of the same moment.
     const { rows } = await this.query<{ key_id: string; balance: number; granted: number; charged: number }>(

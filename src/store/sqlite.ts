@@ -297,6 +297,12 @@ export class SqliteStore implements Store {
     return rows.map((row) => ({ keyId: row.key_id, granted: row.granted, charged: row.charged, balance: row.balance }));
   }
 
+  async auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>> {
+    return this.ledger
+      .prepare('SELECT idempotency_ref AS ref, count(*) AS charges FROM charges WHERE idempotency_ref IS NOT NULL GROUP BY idempotency_ref HAVING count(*) > 1')
+      .all() as Array<{ ref: string; charges: number }>;
+  }
+
   getDocumentJson(docId: string): Promise<string | undefined> {
     return this.corpus.getDocumentJson(docId);
   }

@@ -166,6 +166,8 @@ export interface Store {
   listGrants(keyId: string): Promise<CreditGrant[]>;
   /** Every key's ledger, read in one consistent snapshot. */
   auditLedger(): Promise<LedgerAudit[]>;
+  /** Idempotent requests (by claim ref) with more than one charge: there should be none. */
+  auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>>;
 
   getDocument(docId: string): Promise<DocumentRecord | undefined>;
   /**

@@ -4,6 +4,8 @@ import { request } from 'undici';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { tempDir } from '../helper.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { hashApiKey } from '../../src/services/keys.js';
 import { cli } from './cli-helper.js';
 
 describe('metered-search keys', () => {
@@ -110,5 +112,20 @@ describe('metered-search keys', () => {
     const tampered = await cli(env, 'audit');
     assert.equal(tampered.code, 1);
     assert.match(tampered.stdout, new RegExp(`INCONSISTENT[\\s\\S]*${created.id}\\s+15\\s+0\\s+15\\s+22`));
+  });
+
+  it('audit names an idempotent request that was charged twice', async () => {
+    const created = await create('10');
+    const store = new SqliteStore(dir.path);
+    try {
+      await store.debit(hashApiKey(created.key), '/query', 'claim-ref-1');
+      assert.equal((await cli(env, 'audit', '--json')).code, 1, 'the ledger tampered with above is still off');
+      await store.debit(hashApiKey(created.key), '/query', 'claim-ref-1');
+    } finally {
+      await store.close();
+    }
+    const report = await cli(env, 'audit');
+    assert.equal(report.code, 1);
+    assert.match(report.stdout, /1 idempotent requests were charged more than once:[\s\S]*claim-ref-1\s+2/);
   });
 });

@@ -319,6 +319,15 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       for (const ledger of ledgers) assert.equal(ledger.granted - ledger.charged, ledger.balance, ledger.keyId);
     });
 
+    it('reports an idempotent request charged more than once, and only that', async () => {
+      const { hash } = await newKey(5);
+      await store.debit(hash, '/query', `once-${sequence}`);
+      await store.debit(hash, '/query', `twice-${sequence}`);
+      await store.debit(hash, '/query', `twice-${sequence}`);
+      const reported = await store.auditIdempotentCharges();
+      assert.deepEqual(reported.filter((row) => row.ref.endsWith(`-${sequence}`)), [{ ref: `twice-${sequence}`, charges: 2 }]);
+    });
+
     it('answers a ping', async () => {
       assert.equal(typeof (await store.ping()), 'number');
     });

@@ -5,13 +5,19 @@ export interface AuditReport {
   consistent: boolean;
   /** Keys whose credits granted minus charges recorded differ from their balance. */
   differences: Array<LedgerAudit & { expectedBalance: number }>;
+  /** Idempotent requests charged more than once (by the ref of their claim). */
+  chargedTwice: Array<{ ref: string; charges: number }>;
 }
 
-/** Checks every key's ledger: credits granted (creation and top-ups) - charges recorded = balance >= 0. */
+/**
+ * Checks every key's ledger (credits granted by creation and top-ups - charges recorded = balance >= 0)
+ * and that no request sent with an Idempotency-Key was charged more than once.
+ */
 export async function auditLedger(store: Store): Promise<AuditReport> {
   const ledgers = await store.auditLedger();
   const differences = ledgers
     .map((ledger) => ({ ...ledger, expectedBalance: ledger.granted - ledger.charged }))
     .filter((ledger) => ledger.expectedBalance !== ledger.balance || ledger.balance < 0);
-  return { keysChecked: ledgers.length, consistent: differences.length === 0, differences };
+  const chargedTwice = await store.auditIdempotentCharges();
+  return { keysChecked: ledgers.length, consistent: differences.length === 0 && chargedTwice.length === 0, differences, chargedTwice };
 }
