@@ -104,7 +104,7 @@ export type FaceSearchRequest = {
   image_base64?: string;
   /** Alias of image_b64. */
   probe_image_b64?: string;
-  /** HTTPS URL of the image. */
+  /** HTTPS URL of the image, fetched by the service before the debit; only public addresses are fetched. */
   probe_image_url?: string;
   /** At most this many matches. */
   top_k?: number;

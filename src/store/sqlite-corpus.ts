@@ -194,9 +194,9 @@ export class SqliteCorpus {
     // Every match scored once, then filtered: left to itself, SQLite pushed the filters into the
     // full-text scan as rowid lookups, and a filtered query took 40 times as long.
     const hits = this.statement(
-      `WITH m AS MATERIALIZED (${matches})
-       SELECT d.doc_id AS docId, d.title AS title, m.score AS score FROM m JOIN documents d ON d.id = m.id
-       WHERE 1 ${filters.join(' ').replaceAll('AND id IN', 'AND m.id IN')} ORDER BY m.score DESC, d.doc_id LIMIT ?`,
+      `WITH m AS MATERIALIZED (${matches}), kept AS (SELECT id, score FROM m WHERE 1 ${filters.join(' ')})
+       SELECT d.doc_id AS docId, d.title AS title, kept.score AS score FROM kept JOIN documents d ON d.id = kept.id
+       ORDER BY kept.score DESC, d.doc_id LIMIT ?`,
     ).all(...params, request.topK) as SearchResult['hits'];
     return { total, hits };
   }

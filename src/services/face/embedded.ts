@@ -30,7 +30,12 @@ export class EmbeddedFaceSearch implements FaceSearchBackend {
 
   async search(body: Record<string, unknown>): Promise<FaceSearchOutcome> {
     const image = Buffer.from(String(body.image_b64), 'base64');
-    const description = await this.engine.describe(image);
+    let description;
+    try {
+      description = await this.engine.describe(image);
+    } catch (error) {
+      return { kind: 'failed', message: `The face engine failed: ${(error as Error).message}.` };
+    }
     if (description.kind === 'undecodable') {
       return { kind: 'rejected', status: 400, message: `The image could not be decoded (${description.message}): send a JPEG, PNG, WebP, GIF, TIFF or AVIF image.` };
     }

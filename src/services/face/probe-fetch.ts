@@ -126,8 +126,9 @@ export class ProbeImageFetcher {
     let current = url;
     for (let redirects = 0; ; redirects++) {
       if (current.protocol !== 'https:') throw new ProbeFetchError(400, `probe_image_url: a redirect led to ${current.protocol}//, and only https is fetched.`);
-      // Checked before any connection, so a refused host never sees a packet (the lookup checks again).
-      await this.allowedAddresses(current.hostname);
+      // A host name is checked by the connection's lookup; an address literal never goes through a
+      // lookup, so it is checked here, before any connection.
+      if (isIP(current.hostname.replace(/^\[|\]$/g, ''))) await this.allowedAddresses(current.hostname);
       let response;
       try {
         response = await request(current, { dispatcher: this.agent, method: 'GET', signal, headers: { accept: 'image/*' } });

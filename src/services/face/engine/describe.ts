@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 
 /** What made a descriptor; stored with each enrolled face, since descriptors of other engines do not compare. */
-export const ENGINE_VERSION = '@vladmandic/face-api@1.7.15 ssdMobilenetv1(0.4)+landmark68+recognition; tfjs-wasm@4.22.0; sharp@0.35.5 fit 1024';
+export const ENGINE_VERSION = '@vladmandic/face-api@1.7.15 ssdMobilenetv1(0.4)+landmark68+recognition; tfjs-wasm@4.22.0; sharp@0.35.5 fit 1024; grey border 0.3, 1.0 when no face';
 
 /** Longest side an image is scaled down to before detection. */
 const MAX_SIDE = 1024;
@@ -21,7 +21,7 @@ const PAD_FRACTIONS = [0.3, 1.0];
 const PAD_GREY = 128;
 
 export type Description =
-  | { kind: 'face'; descriptor: number[]; score: number; padded: boolean; faces: number }
+  | { kind: 'face'; descriptor: number[]; padded: boolean }
   | { kind: 'no-face' }
   | { kind: 'undecodable'; message: string };
 
@@ -76,7 +76,7 @@ async function padded(image: Raw, fraction: number): Promise<Raw> {
 }
 
 /**
- * The 128-d descriptor of the most confident face. Every face found is counted; an image where the
+ * The 128-d descriptor of the most confident face found. An image where the
  * detector finds none is tried again inside wider and wider grey borders (tight crops); still none is no-face.
  */
 export async function describe(image: Buffer): Promise<Description> {
@@ -97,7 +97,7 @@ export async function describe(image: Buffer): Promise<Description> {
         .withFaceDescriptors();
       if (found.length > 0) {
         const best = found.reduce((a, b) => (b.detection.score > a.detection.score ? b : a));
-        return { kind: 'face', descriptor: Array.from(best.descriptor), score: best.detection.score, padded: pad > 0, faces: found.length };
+        return { kind: 'face', descriptor: Array.from(best.descriptor), padded: pad > 0 };
       }
     } finally {
       tensor.dispose();

@@ -34,31 +34,43 @@ export class FaceEnginePool {
   readonly ready: Promise<void>;
 
   constructor(workers: number) {
-    const started: Array<Promise<void>> = [];
-    for (let index = 0; index < workers; index++) {
-      const worker = startWorker();
-      const slot: Slot = { worker, busy: undefined };
-      started.push(
-        new Promise((resolve, reject) => {
-          worker.once('message', () => resolve());
-          worker.once('error', reject);
-        }),
-      );
-      worker.on('message', (message: { id?: number; result?: Description; error?: string }) => {
-        if (message.id === undefined || !slot.busy) return;
-        const job = slot.busy;
-        slot.busy = undefined;
-        if (message.error !== undefined) job.reject(new Error(message.error));
-        else job.resolve(message.result!);
-        this.dispatch();
-      });
-      worker.on('error', (error) => {
-        slot.busy?.reject(error);
-        slot.busy = undefined;
-      });
+    const started = Array.from({ length: workers }, () => {
+      const slot = { busy: undefined } as Slot;
       this.slots.push(slot);
-    }
+      return this.start(slot);
+    });
     this.ready = Promise.all(started).then(() => undefined);
+  }
+
+  /** Starts the slot's worker; one that dies (out of memory, say) fails its image and is replaced. */
+  private start(slot: Slot): Promise<void> {
+    const worker = startWorker();
+    slot.worker = worker;
+    let serving = false;
+    const ready = new Promise<void>((resolve, reject) => {
+      worker.once('message', () => {
+        serving = true;
+        resolve();
+      });
+      worker.once('error', reject);
+    });
+    worker.on('message', (message: { id?: number; result?: Description; error?: string }) => {
+      if (message.id === undefined || !slot.busy) return;
+      const job = slot.busy;
+      slot.busy = undefined;
+      if (message.error !== undefined) job.reject(new Error(message.error));
+      else job.resolve(message.result!);
+      this.dispatch();
+    });
+    worker.on('error', () => undefined);
+    worker.once('exit', () => {
+      slot.busy?.reject(new Error('the face engine worker stopped'));
+      slot.busy = undefined;
+      // A worker that never became ready is not restarted: its start-up error fails `ready` instead.
+      if (this.closed || !serving) return;
+      void this.start(slot).then(() => this.dispatch(), () => undefined);
+    });
+    return ready;
   }
 
   describe(image: Uint8Array): Promise<Description> {

@@ -1,0 +1,29 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, describe, it } from 'node:test';
+import type { Worker } from 'node:worker_threads';
+import { FaceEnginePool } from '../../../src/services/face/engine/pool.js';
+
+const IMAGE = readFileSync(new URL('../../fixtures/faces/faceapijs-bbt/amy1.png', import.meta.url));
+
+describe('the face engine pool', () => {
+  const pool = new FaceEnginePool(1);
+  after(() => pool.close());
+
+  it('replaces a worker that dies, failing only the image it held', async () => {
+    await pool.ready;
+    const worker = (pool as unknown as { slots: Array<{ worker: Worker }> }).slots[0]!.worker;
+    const held = pool.describe(IMAGE);
+    await worker.terminate();
+    await assert.rejects(held, /worker stopped/);
+    const next = await pool.describe(IMAGE);
+    assert.equal(next.kind, 'face', 'the replacement worker serves the next image');
+  });
+
+  it('refuses work once closed', async () => {
+    const closed = new FaceEnginePool(1);
+    await closed.ready;
+    await closed.close();
+    await assert.rejects(closed.describe(IMAGE), /closed/);
+  });
+});
