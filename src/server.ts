@@ -56,6 +56,9 @@ export async function startServer(config: Config, options: { handleSignals?: boo
       await store.close();
     })());
 
+  // Building the in-memory search index takes seconds at a million documents: before listening.
+  await store.prepareSearch();
+
   try {
     // The models load and warm up before the first request, not during it.
     await services.face?.ready;

@@ -383,6 +383,10 @@ export class PostgresStore implements Store {
     return (await this.corpus()).getDocumentJson(docId);
   }
 
+  async prepareSearch(): Promise<void> {
+    (await this.corpus()).prepareSearch();
+  }
+
   async search(request: SearchRequest): Promise<SearchResult> {
     return (await this.corpus()).search(request);
   }

@@ -4,9 +4,21 @@ import { ExternalWrites } from './external-writes.js';
 import { openSqlite } from './sqlite-open.js';
 import { migrateCorpus } from './sqlite-schema.js';
 import type { DocumentRecord, FilterScalar, IngestProgress, MetadataValue, SearchRequest, SearchResult } from './store.js';
+import { stemOf } from './text-index/analysis.js';
+import { DocumentAnalyser, TermDictionary } from './text-index/term-vector.js';
+import { TextIndex, type IndexedDocument, type SearchField } from './text-index/text-index.js';
 
 const STATEMENT_CACHE_LIMIT = 256;
 const DOCUMENT_CACHE_CHARS = 32 * 1024 * 1024;
+/** Documents handed to the index at a time while loading. */
+const INDEX_LOAD_BATCH = 10_000;
+/** Filter bitmaps kept for reuse until the corpus changes. */
+const FILTER_CACHE_ENTRIES = 32;
+/**
+ * How long deletions stay in the log other processes follow. A process that has not looked for
+ * longer than this rebuilds its index rather than miss one.
+ */
+const REMOVAL_LOG_SECONDS = 3600;
 
 /** A change to apply to a replica: the new version of a document, or its removal. */
 export type DocumentChange = { docId: string; document: DocumentRecord | null };
@@ -46,8 +58,11 @@ function matchExpression(terms: string[], column?: string): string {
 }
 
 /**
- * The corpus in one SQLite file: documents, their FTS5 index and their metadata fields. The
- * embedded store's corpus, and each PostgreSQL-backed instance's local search replica.
+ * The corpus in one SQLite file: documents with their term vectors, the term dictionary, metadata
+ * fields (with an FTS5 index for match clauses on metadata), and a log of deletions. Title and
+ * text search run on an in-memory TextIndex built from the term vectors, loaded on first use and
+ * brought up to date from the file whenever it changed. The embedded store's corpus, and each
+ * PostgreSQL-backed instance's local search replica.
  */
 export class SqliteCorpus {
   private readonly db: Database.Database;
@@ -60,6 +75,12 @@ export class SqliteCorpus {
   private documentCacheChars = 0;
   private readonly externalWrites: ExternalWrites;
   private readonly sql;
+  private dictionary = new TermDictionary();
+  private analyser = new DocumentAnalyser(this.dictionary);
+  private index: TextIndex | undefined;
+  private indexStale = false;
+  private removalsSeen = 0;
+  private readonly filterCache = new Map<string, Uint32Array>();
 
   constructor(dir: string) {
     this.db = openSqlite(join(dir, 'corpus.sqlite'));
@@ -69,14 +90,87 @@ export class SqliteCorpus {
     this.sql = {
       document: c.prepare('SELECT doc_id, title, text, metadata FROM documents WHERE doc_id = ?'),
       deleteDocument: c.prepare('DELETE FROM documents WHERE doc_id = ?'),
-      insertDocument: c.prepare('INSERT INTO documents (doc_id, title, text, metadata) VALUES (?, ?, ?, ?)'),
+      insertDocument: c.prepare(
+        'INSERT INTO documents (doc_id, title, text, metadata, title_length, text_length, terms) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
       insertField: c.prepare('INSERT INTO doc_fields (doc_rowid, field, vtype, value) VALUES (?, ?, ?, ?)'),
+      insertTerm: c.prepare('INSERT INTO terms (id, term) VALUES (?, ?)'),
       countDocuments: c.prepare('SELECT count(*) AS n FROM documents'),
+      termsAfter: c.prepare('SELECT id, term FROM terms WHERE id > ?'),
+      documentsAfter: c.prepare('SELECT id, title_length, text_length, terms FROM documents WHERE id > ? ORDER BY id'),
+      removalsAfter: c.prepare('SELECT seq, doc_rowid, terms FROM removed_documents WHERE seq > ? ORDER BY seq'),
+      lastRemoval: c.prepare('SELECT coalesce(max(seq), 0) FROM removed_documents').pluck(),
+      pruneRemovals: c.prepare('DELETE FROM removed_documents WHERE removed_at < unixepoch() - ?'),
+      hit: c.prepare('SELECT doc_id, title FROM documents WHERE id = ?'),
+      unanalysed: c.prepare('SELECT id, title, text FROM documents WHERE terms IS NULL'),
+      setTerms: c.prepare('UPDATE documents SET title_length = ?, text_length = ?, terms = ? WHERE id = ?'),
     };
+    this.analyseOlderDocuments();
+  }
+
+  /** Documents written before term vectors existed get theirs once, on the first open. */
+  private analyseOlderDocuments(): void {
+    if (!this.db.prepare('SELECT 1 FROM documents WHERE terms IS NULL LIMIT 1').get()) return;
+    this.write(() => {
+      for (const row of this.sql.unanalysed.all() as Array<{ id: number; title: string; text: string }>) {
+        const analysed = this.analyser.analyse(row.title, row.text);
+        this.sql.setTerms.run(analysed.titleLength, analysed.textLength, analysed.terms, row.id);
+      }
+    });
+  }
+
+  /**
+   * Write transactions: immediate, with the term dictionary brought up to date first; the terms a
+   * transaction adds are written in it, and forgotten if it fails.
+   */
+  private beginWrite(): void {
+    this.dropDocumentCache();
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      this.dictionary.load(this.sql.termsAfter.all(this.dictionary.highestId) as Array<{ id: number; term: string }>);
+    } catch (error) {
+      this.rollbackWrite();
+      throw error;
+    }
+  }
+
+  private commitWrite(): void {
+    for (const [id, term] of this.dictionary.added) this.sql.insertTerm.run(id, term);
+    this.dictionary.added.length = 0;
+    this.sql.pruneRemovals.run(REMOVAL_LOG_SECONDS);
+    this.db.exec('COMMIT');
+    this.dropDocumentCache();
+    this.indexStale = true;
+  }
+
+  private rollbackWrite(): void {
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    this.dictionary = new TermDictionary();
+    this.analyser = new DocumentAnalyser(this.dictionary);
+    this.dropDocumentCache();
+    this.indexStale = true;
+  }
+
+  private write(work: () => void): void {
+    this.beginWrite();
+    try {
+      work();
+      this.commitWrite();
+    } catch (error) {
+      this.rollbackWrite();
+      throw error;
+    }
+  }
+
+  private noticeExternalWrites(): void {
+    if (this.externalWrites.happened()) {
+      this.dropDocumentCache();
+      this.indexStale = true;
+    }
   }
 
   async getDocumentJson(docId: string): Promise<string | undefined> {
-    if (this.externalWrites.happened()) this.dropDocumentCache();
+    this.noticeExternalWrites();
     const cached = this.documentCache.get(docId);
     if (cached !== undefined) {
       this.documentCache.delete(docId);
@@ -119,8 +213,7 @@ export class SqliteCorpus {
     onProgress?: (progress: IngestProgress) => void,
   ): Promise<number> {
     // One transaction across the whole source: a bad record anywhere leaves the corpus untouched.
-    this.dropDocumentCache();
-    this.db.exec('BEGIN IMMEDIATE');
+    this.beginWrite();
     let count = 0;
     try {
       for await (const document of source) {
@@ -128,10 +221,9 @@ export class SqliteCorpus {
         count++;
         if (onProgress && count % 1000 === 0) onProgress({ documents: count });
       }
-      this.db.exec('COMMIT');
-      this.dropDocumentCache();
+      this.commitWrite();
     } catch (error) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.rollbackWrite();
       throw error;
     }
     onProgress?.({ documents: count });
@@ -140,11 +232,15 @@ export class SqliteCorpus {
 
   private writeDocument(document: DocumentRecord): void {
     this.sql.deleteDocument.run(document.docId);
+    const analysed = this.analyser.analyse(document.title, document.text);
     const rowid = this.sql.insertDocument.run(
       document.docId,
       document.title,
       document.text,
       JSON.stringify(document.metadata),
+      analysed.titleLength,
+      analysed.textLength,
+      analysed.terms,
     ).lastInsertRowid;
     for (const [field, value] of Object.entries(document.metadata)) {
       for (const [vtype, scalar] of fieldRows(value)) this.sql.insertField.run(rowid, field, vtype, scalar);
@@ -152,47 +248,136 @@ export class SqliteCorpus {
   }
 
   async deleteDocument(docId: string): Promise<boolean> {
-    this.dropDocumentCache();
-    return this.sql.deleteDocument.run(docId).changes > 0;
+    let deleted = false;
+    this.write(() => {
+      deleted = this.sql.deleteDocument.run(docId).changes > 0;
+    });
+    return deleted;
   }
 
   async countDocuments(): Promise<number> {
     return (this.sql.countDocuments.get() as { n: number }).n;
   }
 
+  /** Loads the search index now rather than on the first query. */
+  prepareSearch(): void {
+    this.currentIndex();
+  }
+
   async search(request: SearchRequest): Promise<SearchResult> {
+    if (request.field.kind === 'metadata') return this.searchMetadata(request, request.field.name);
+    const index = this.currentIndex();
+    const termIds = new Set<number>();
+    for (const term of request.terms) {
+      const id = this.dictionary.idOf(stemOf(term));
+      if (id !== undefined) termIds.add(id);
+    }
+    if (termIds.size === 0) return { total: 0, hits: [] };
+    const result = index.search({
+      terms: [...termIds].map((termId) => ({ termId, weight: 1, counted: true })),
+      field: request.field.kind satisfies SearchField,
+      filter: this.filterBitmap(index, request.filters),
+      topK: request.topK,
+    });
+    const hits = result.hits.map((hit) => {
+      const row = this.sql.hit.get(hit.rowid) as { doc_id: string; title: string };
+      return { docId: row.doc_id, title: row.title, score: hit.score };
+    });
+    // Equal scores in doc_id order, as before the index was our own.
+    hits.sort((a, b) => b.score - a.score || (a.docId < b.docId ? -1 : a.docId > b.docId ? 1 : 0));
+    return { total: result.total, hits: hits.slice(0, request.topK) };
+  }
+
+  /** The index, brought up to date with every commit to the file first. */
+  private currentIndex(): TextIndex {
+    this.noticeExternalWrites();
+    if (!this.index) this.loadIndex(new TextIndex());
+    else if (this.indexStale) this.loadIndex(this.index);
+    return this.index!;
+  }
+
+  /**
+   * Adds the documents above the index's highest row id and applies the deletions logged since
+   * it last looked, all from one read snapshot. When the log no longer reaches back that far, or
+   * for a new index, everything is read.
+   */
+  private loadIndex(index: TextIndex): void {
+    const fresh = index.highestRowid === 0 && index.liveDocuments === 0;
+    const rebuild = this.db.transaction((): boolean => {
+      this.dictionary.load(this.sql.termsAfter.all(this.dictionary.highestId) as Array<{ id: number; term: string }>);
+      let removals: Array<{ seq: number; doc_rowid: number; terms: Uint8Array | null }> = [];
+      if (fresh) this.removalsSeen = this.sql.lastRemoval.get() as number;
+      else {
+        removals = this.sql.removalsAfter.all(this.removalsSeen) as typeof removals;
+        if (removals.length > 0 && removals[0]!.seq !== this.removalsSeen + 1) return true;
+      }
+      let batch: IndexedDocument[] = [];
+      for (const row of this.sql.documentsAfter.iterate(index.highestRowid) as Iterable<{
+        id: number;
+        title_length: number | null;
+        text_length: number | null;
+        terms: Uint8Array | null;
+      }>) {
+        batch.push({ rowid: row.id, titleLength: row.title_length ?? 0, textLength: row.text_length ?? 0, terms: row.terms ?? EMPTY });
+        if (batch.length === INDEX_LOAD_BATCH) {
+          index.add(batch);
+          batch = [];
+        }
+      }
+      index.add(batch);
+      for (const removal of removals) index.remove(removal.doc_rowid, removal.terms ?? EMPTY);
+      if (removals.length > 0) this.removalsSeen = removals.at(-1)!.seq;
+      return false;
+    })();
+    if (rebuild) return this.loadIndex(new TextIndex());
+    if (fresh) index.trim();
+    this.index = index;
+    this.indexStale = false;
+    this.filterCache.clear();
+  }
+
+  /** The documents every filter allows, as a bitmap over the index's document numbers. */
+  private filterBitmap(index: TextIndex, filters: SearchRequest['filters']): Uint32Array | null {
+    if (filters.length === 0) return null;
+    const cacheKey = JSON.stringify(filters);
+    const cached = this.filterCache.get(cacheKey);
+    if (cached) return cached;
+    let allowed: Uint32Array | null = null;
+    for (const filter of filters) {
+      const params: unknown[] = [filter.field];
+      const rowids = this.statement(
+        `SELECT DISTINCT doc_rowid FROM doc_fields WHERE field = ? AND (${filterCondition(filter.anyOf, params)})`,
+      )
+        .pluck()
+        .all(...params) as number[];
+      const bits = index.newFilter();
+      for (const rowid of rowids) {
+        const document = index.documentOf(rowid);
+        if (document >= 0) bits[document >>> 5]! |= 1 << (document & 31);
+      }
+      if (allowed) for (let word = 0; word < allowed.length; word++) allowed[word]! &= bits[word]!;
+      else allowed = bits;
+    }
+    if (this.filterCache.size >= FILTER_CACHE_ENTRIES) this.filterCache.delete(this.filterCache.keys().next().value!);
+    this.filterCache.set(cacheKey, allowed!);
+    return allowed;
+  }
+
+  /** A match clause on a metadata field: FTS5 over the field values, BM25 ranked. */
+  private searchMetadata(request: SearchRequest, field: string): SearchResult {
     const params: unknown[] = [];
     const filters = request.filters.map((filter) => {
       params.push(filter.field);
       return `AND id IN (SELECT doc_rowid FROM doc_fields WHERE field = ? AND (${filterCondition(filter.anyOf, params)}))`;
     });
-    let matches: string;
-    let counted: string;
-    if (request.field.kind === 'metadata') {
-      params.unshift(matchExpression(request.terms), request.field.name);
-      // MATERIALIZED keeps SQLite from folding bm25() into the aggregate, where it cannot run.
-      matches = `WITH field_hits AS MATERIALIZED (
-          SELECT doc_fields_fts.rowid AS fid, -bm25(doc_fields_fts) AS s FROM doc_fields_fts WHERE doc_fields_fts MATCH ?
-        ) SELECT f.doc_rowid AS id, max(s) AS score FROM field_hits JOIN doc_fields f ON f.id = fid
-        WHERE f.field = ? GROUP BY f.doc_rowid`;
-      counted = `SELECT count(*) AS n FROM (${matches}) WHERE 1 ${filters.join(' ')}`;
-    } else {
-      const column = request.field.kind === 'all' ? undefined : request.field.kind;
-      params.unshift(matchExpression(request.terms, column));
-      // Title matches weigh twice as much as body matches: titles are short and chosen with care.
-      matches = `SELECT rowid AS id, -bm25(documents_fts, 2.0, 1.0) AS score FROM documents_fts WHERE documents_fts MATCH ?`;
-      // Counting needs no score: FTS5 merges the doclists without ranking anything. Filters apply to
-      // the materialised matches: handed to FTS5 as rowid constraints, each one is a lookup of its own.
-      counted =
-        filters.length === 0
-          ? 'SELECT count(*) AS n FROM documents_fts WHERE documents_fts MATCH ?'
-          : `WITH m AS MATERIALIZED (SELECT rowid AS id FROM documents_fts WHERE documents_fts MATCH ?)
-             SELECT count(*) AS n FROM m WHERE 1 ${filters.join(' ')}`;
-    }
-    const total = (this.statement(counted).get(...params) as { n: number }).n;
+    params.unshift(matchExpression(request.terms), field);
+    // MATERIALIZED keeps SQLite from folding bm25() into the aggregate, where it cannot run.
+    const matches = `WITH field_hits AS MATERIALIZED (
+        SELECT doc_fields_fts.rowid AS fid, -bm25(doc_fields_fts) AS s FROM doc_fields_fts WHERE doc_fields_fts MATCH ?
+      ) SELECT f.doc_rowid AS id, max(s) AS score FROM field_hits JOIN doc_fields f ON f.id = fid
+      WHERE f.field = ? GROUP BY f.doc_rowid`;
+    const total = (this.statement(`SELECT count(*) AS n FROM (${matches}) WHERE 1 ${filters.join(' ')}`).get(...params) as { n: number }).n;
     if (total === 0) return { total, hits: [] };
-    // Every match scored once, then filtered: left to itself, SQLite pushed the filters into the
-    // full-text scan as rowid lookups, and a filtered query took 40 times as long.
     const hits = this.statement(
       `WITH m AS MATERIALIZED (${matches}), kept AS (SELECT id, score FROM m WHERE 1 ${filters.join(' ')})
        SELECT d.doc_id AS docId, d.title AS title, kept.score AS score FROM kept JOIN documents d ON d.id = kept.id
@@ -213,13 +398,12 @@ export class SqliteCorpus {
 
   /** Applies a batch of changes in one transaction (a replica catching up). */
   applyChanges(changes: DocumentChange[]): void {
-    this.dropDocumentCache();
-    this.db.transaction(() => {
+    this.write(() => {
       for (const change of changes) {
         if (change.document) this.writeDocument(change.document);
         else this.sql.deleteDocument.run(change.docId);
       }
-    }).immediate();
+    });
   }
 
   close(): void {
@@ -227,3 +411,5 @@ export class SqliteCorpus {
     this.db.close();
   }
 }
+
+const EMPTY = new Uint8Array(0);

@@ -96,6 +96,37 @@ const corpusMigrations: string[] = [
    CREATE TRIGGER doc_fields_ad AFTER DELETE ON doc_fields WHEN old.vtype = 's' BEGIN
      INSERT INTO doc_fields_fts(doc_fields_fts, rowid, value) VALUES ('delete', old.id, old.value);
    END;`,
+  // Title and text search move to the in-memory index (src/store/text-index), built from each
+  // document's stored term vector. Row ids become AUTOINCREMENT, so a process that has indexed up to
+  // some row id finds every later document above it; deletions are logged, with the deleted
+  // document's terms, for the same reason.
+  `DROP TRIGGER documents_ai;
+   DROP TRIGGER documents_ad;
+   DROP TABLE documents_fts;
+   CREATE TABLE documents_v2 (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     doc_id TEXT NOT NULL UNIQUE,
+     title TEXT NOT NULL,
+     text TEXT NOT NULL,
+     metadata TEXT NOT NULL,
+     title_length INTEGER,
+     text_length INTEGER,
+     terms BLOB
+   );
+   INSERT INTO documents_v2 (id, doc_id, title, text, metadata) SELECT id, doc_id, title, text, metadata FROM documents;
+   DROP TABLE documents;
+   ALTER TABLE documents_v2 RENAME TO documents;
+   CREATE TABLE terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+   CREATE TABLE removed_documents (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     doc_rowid INTEGER NOT NULL,
+     terms BLOB,
+     removed_at INTEGER NOT NULL
+   );
+   CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
+     INSERT INTO removed_documents (doc_rowid, terms, removed_at) VALUES (old.id, old.terms, unixepoch());
+     DELETE FROM doc_fields WHERE doc_rowid = old.id;
+   END;`,
 ];
 
 function migrate(db: Database.Database, migrations: string[]): void {

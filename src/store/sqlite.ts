@@ -323,6 +323,10 @@ export class SqliteStore implements Store {
     return this.corpus.countDocuments();
   }
 
+  async prepareSearch(): Promise<void> {
+    this.corpus.prepareSearch();
+  }
+
   search(request: SearchRequest): Promise<SearchResult> {
     return this.corpus.search(request);
   }

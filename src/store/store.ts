@@ -180,6 +180,8 @@ export interface Store {
   deleteDocument(docId: string): Promise<boolean>;
   countDocuments(): Promise<number>;
   search(request: SearchRequest): Promise<SearchResult>;
+  /** Loads the search index now (before listening), so the first query does not wait for it. */
+  prepareSearch(): Promise<void>;
 
   readonly idempotency: IdempotencyStore;
   readonly faces: FaceGalleryStore;

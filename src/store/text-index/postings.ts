@@ -1,0 +1,178 @@
+/**
+ * One term's postings, in increasing document number order, each with a frequency byte: the
+ * title frequency (capped at 3) in the top two bits, the text frequency (capped at 63) in the low
+ * six. BM25 has saturated long before either cap (at k1 = 1.2, 63 occurrences score 98% of the
+ * limit), and one byte keeps a million-document index in a few hundred megabytes.
+ *
+ * Rare terms keep their document numbers as varint gaps. A term in at least one document in
+ * DENSE_FRACTION becomes dense: a bitmap over all documents, with the number of postings before
+ * each 32-bit word, so any document's frequency is found in constant time. That is what lets
+ * the search skip the common terms of a query and only look them up for the documents that can
+ * still reach the top (MaxScore), and lets totals be counted by OR-ing bitmaps.
+ */
+export const DENSE_FRACTION = 1 / 8;
+/** Below this many documents every term stays sparse: bitmaps would only add churn. */
+export const DENSE_MINIMUM_DOCUMENTS = 4096;
+
+export const MAX_TITLE_FREQUENCY = 3;
+export const MAX_TEXT_FREQUENCY = 63;
+
+export function frequencyByte(title: number, text: number): number {
+  return (Math.min(title, MAX_TITLE_FREQUENCY) << 6) | Math.min(text, MAX_TEXT_FREQUENCY);
+}
+
+export class PostingList {
+  /** Postings, deleted documents included. */
+  count = 0;
+  /** Documents that hold the term and are not deleted. */
+  liveCount = 0;
+  frequencies: Uint8Array = new Uint8Array(4);
+  /** Sparse form: document number gaps as varints. */
+  gaps: Uint8Array | null = new Uint8Array(8);
+  gapBytes = 0;
+  lastDocument = -1;
+  /** Dense form: membership bits and, per word, the postings before it. */
+  bits: Uint32Array | null = null;
+  ranks: Uint32Array | null = null;
+
+  get dense(): boolean {
+    return this.bits !== null;
+  }
+
+  append(document: number, frequency: number): void {
+    if (this.count === this.frequencies.length) this.frequencies = resize(this.frequencies, this.count * 2);
+    this.frequencies[this.count] = frequency;
+    if (this.bits) {
+      const word = document >>> 5;
+      if (this.bits[word] === 0) this.ranks![word] = this.count;
+      this.bits[word]! |= 1 << (document & 31);
+    } else {
+      if (this.gaps!.length - this.gapBytes < 5) this.gaps = resize(this.gaps!, this.gaps!.length * 2);
+      let gap = document - this.lastDocument;
+      let offset = this.gapBytes;
+      const gaps = this.gaps!;
+      while (gap >= 0x80) {
+        gaps[offset++] = (gap & 0x7f) | 0x80;
+        gap >>>= 7;
+      }
+      gaps[offset++] = gap;
+      this.gapBytes = offset;
+    }
+    this.lastDocument = document;
+    this.count++;
+    this.liveCount++;
+  }
+
+  /** Calls `visit(document, frequencyByte)` for every posting, in document order. */
+  forEach(visit: (document: number, frequency: number) => void): void {
+    const frequencies = this.frequencies;
+    if (this.bits) {
+      const bits = this.bits;
+      const ranks = this.ranks!;
+      const words = (this.lastDocument >>> 5) + 1;
+      for (let word = 0; word < words; word++) {
+        let remaining = bits[word]!;
+        if (remaining === 0) continue;
+        let index = ranks[word]!;
+        const base = word << 5;
+        while (remaining !== 0) {
+          const lowest = remaining & -remaining;
+          visit(base + 31 - Math.clz32(lowest), frequencies[index++]!);
+          remaining ^= lowest;
+        }
+      }
+      return;
+    }
+    const gaps = this.gaps!;
+    let offset = 0;
+    let document = -1;
+    for (let index = 0; index < this.count; index++) {
+      let byte = gaps[offset++]!;
+      let gap = byte & 0x7f;
+      let shift = 7;
+      while (byte & 0x80) {
+        byte = gaps[offset++]!;
+        gap |= (byte & 0x7f) << shift;
+        shift += 7;
+      }
+      document += gap;
+      visit(document, frequencies[index]!);
+    }
+  }
+
+  /** The frequency byte of `document`, or -1 when the term is not in it. Dense lists only. */
+  frequencyIn(document: number): number {
+    const word = document >>> 5;
+    const bits = this.bits!;
+    if (word >= bits.length) return -1;
+    const mask = 1 << (document & 31);
+    const wordBits = bits[word]!;
+    if ((wordBits & mask) === 0) return -1;
+    return this.frequencies[this.ranks![word]! + popcount(wordBits & (mask - 1))]!;
+  }
+
+  /** Sets the bit of every posting's document in `target`. */
+  orInto(target: Uint32Array, words: number): void {
+    if (this.bits) {
+      const bits = this.bits;
+      const limit = Math.min(words, bits.length);
+      for (let word = 0; word < limit; word++) target[word]! |= bits[word]!;
+      return;
+    }
+    this.forEach((document) => {
+      target[document >>> 5]! |= 1 << (document & 31);
+    });
+  }
+
+  /** Switches to the dense form, with bitmaps sized for `capacity` documents. */
+  makeDense(capacity: number): void {
+    const bits = new Uint32Array(capacity >>> 5);
+    const ranks = new Uint32Array(capacity >>> 5);
+    let index = 0;
+    this.forEach((document) => {
+      const word = document >>> 5;
+      if (bits[word] === 0) ranks[word] = index;
+      bits[word]! |= 1 << (document & 31);
+      index++;
+    });
+    this.bits = bits;
+    this.ranks = ranks;
+    this.gaps = null;
+    this.gapBytes = 0;
+  }
+
+  /** Grows the dense form's bitmaps to `capacity` documents. */
+  resizeBitmaps(capacity: number): void {
+    if (!this.bits) return;
+    this.bits = resize32(this.bits, capacity >>> 5);
+    this.ranks = resize32(this.ranks!, capacity >>> 5);
+  }
+
+  /** Gives back the growth slack (after a bulk load). */
+  trim(): void {
+    this.frequencies = resize(this.frequencies, this.count);
+    if (this.gaps) this.gaps = resize(this.gaps, this.gapBytes);
+  }
+
+  get bytes(): number {
+    return this.frequencies.byteLength + (this.gaps?.byteLength ?? 0) + (this.bits?.byteLength ?? 0) * 2;
+  }
+}
+
+export function popcount(value: number): number {
+  value -= (value >>> 1) & 0x55555555;
+  value = (value & 0x33333333) + ((value >>> 2) & 0x33333333);
+  return (Math.imul((value + (value >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+}
+
+function resize(array: Uint8Array, size: number): Uint8Array {
+  const resized = new Uint8Array(size);
+  resized.set(array.length > size ? array.subarray(0, size) : array);
+  return resized;
+}
+
+function resize32(array: Uint32Array, size: number): Uint32Array {
+  const resized = new Uint32Array(size);
+  resized.set(array.length > size ? array.subarray(0, size) : array);
+  return resized;
+}
