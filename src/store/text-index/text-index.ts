@@ -73,8 +73,8 @@ export class TextIndex {
   private rowids = new Float64Array(0);
   private titleLengths = new Uint32Array(0);
   private textLengths = new Uint32Array(0);
-  private titleNorms = new Float32Array(0);
-  private textNorms = new Float32Array(0);
+  private titleNorms = new Float64Array(0);
+  private textNorms = new Float64Array(0);
   private deleted = new Uint32Array(0);
   private deletedCount = 0;
   private live = 0;
@@ -82,6 +82,7 @@ export class TextIndex {
   private textTotal = 0;
   private normTitleAverage = 0;
   private normTextAverage = 0;
+  private normsComputed = 0;
   private lists: Array<PostingList | undefined> = [];
   private scores = new Float64Array(0);
   private scratchBits = new Uint32Array(0);
@@ -99,7 +100,6 @@ export class TextIndex {
   add(batch: IndexedDocument[]): void {
     if (batch.length === 0) return;
     this.ensureCapacity(this.documents + batch.length);
-    const firstNew = this.documents;
     for (const document of batch) {
       const number = this.documents++;
       this.rowids[number] = document.rowid;
@@ -118,7 +118,6 @@ export class TextIndex {
       const threshold = this.documents * DENSE_FRACTION;
       for (const list of this.lists) if (list && !list.dense && list.count >= threshold) list.makeDense(this.capacity);
     }
-    this.updateNorms(firstNew);
   }
 
   /** Marks the document with this row id deleted; `terms` is its stored term vector. */
@@ -134,7 +133,6 @@ export class TextIndex {
       const list = this.lists[termId];
       if (list) list.liveCount--;
     });
-    this.updateNorms(this.documents);
   }
 
   /** Gives back growth slack after a bulk load. */
@@ -168,6 +166,7 @@ export class TextIndex {
 
   search(query: IndexQuery): IndexResult {
     if (this.live === 0) return { total: 0, hits: [] };
+    this.updateNorms();
     const { k1 } = BM25F;
     const terms: ScoredTerm[] = [];
     for (const { termId, weight, counted } of query.terms) {
@@ -179,26 +178,33 @@ export class TextIndex {
     if (!terms.some((term) => term.counted)) return { total: 0, hits: [] };
     const exclusion = this.exclusionFor(query.filter);
     const field = query.field === 'all' ? 0 : query.field === 'title' ? 1 : 2;
-    terms.sort((a, b) => b.bound - a.bound);
+    // Counted terms first, best bound first; the others only ever add to documents already matched.
+    terms.sort((a, b) => Number(b.counted) - Number(a.counted) || b.bound - a.bound);
+    const counted = terms.filter((term) => term.counted).length;
     const remainingBound = new Float64Array(terms.length + 1);
     for (let index = terms.length - 1; index >= 0; index--) remainingBound[index] = remainingBound[index + 1]! + terms[index]!.bound;
 
     const run: SearchRun = { touched: [], everything: false, candidates: null };
     let threshold = 0;
     let index = 0;
-    for (; index < terms.length; index++) {
-      // Pruning needs every match scored on the counted terms for the total of a one-field search.
+    for (; index < counted; index++) {
+      // A one-field search scores every match: its total is counted from the scores.
       if (field === 0 && index > 0 && threshold > remainingBound[index]!) break;
       this.scoreWhole(terms[index]!, field, exclusion, run);
       const scoredBound = remainingBound[0]! - remainingBound[index + 1]!;
-      if (field === 0 && index + 1 < terms.length && scoredBound > remainingBound[index + 1]!) {
-        threshold = this.kthScore(run, query.topK);
-      }
+      if (field === 0 && index + 1 < counted && scoredBound > remainingBound[index + 1]!) threshold = this.kthScore(run, query.topK);
     }
     if (index < terms.length) {
+      if (index === counted) threshold = this.kthScore(run, query.topK);
       const candidates = this.candidatesAbove(run, threshold - remainingBound[index]!);
+      const totalOfField = field === 0 ? 0 : this.countScored(run);
       run.candidates = candidates;
       for (; index < terms.length; index++) this.scoreFor(terms[index]!, candidates, field);
+      if (field !== 0) {
+        const hits = this.best(run, query.topK);
+        this.clearScores(run);
+        return { total: totalOfField, hits };
+      }
     }
 
     const total = field === 0 ? this.countUnion(terms, exclusion) : this.countScored(run);
@@ -391,26 +397,25 @@ export class TextIndex {
   }
 
   /**
-   * Length normalisations for documents from `from` on; all of them again once the average
-   * length has moved by more than 1% since they were computed, which keeps scores within a
-   * fraction of a percent of exact without recomputing on every write.
+   * Length normalisations against the current average lengths: for documents added since the last
+   * search, or for all of them once the averages moved (a few milliseconds per million documents,
+   * at most once per change to the corpus).
    */
-  private updateNorms(from: number): void {
+  private updateNorms(): void {
     const titleAverage = this.live === 0 ? 0 : this.titleTotal / this.live;
     const textAverage = this.live === 0 ? 0 : this.textTotal / this.live;
-    const drifted =
-      Math.abs(titleAverage - this.normTitleAverage) > 0.01 * this.normTitleAverage ||
-      Math.abs(textAverage - this.normTextAverage) > 0.01 * this.normTextAverage;
-    if (drifted || this.normTitleAverage === 0) {
+    let from = this.normsComputed;
+    if (titleAverage !== this.normTitleAverage || textAverage !== this.normTextAverage) {
       from = 0;
       this.normTitleAverage = titleAverage;
       this.normTextAverage = textAverage;
     }
     const { b } = BM25F;
     for (let number = from; number < this.documents; number++) {
-      this.titleNorms[number] = norm(this.titleLengths[number]!, this.normTitleAverage, b);
-      this.textNorms[number] = norm(this.textLengths[number]!, this.normTextAverage, b);
+      this.titleNorms[number] = norm(this.titleLengths[number]!, titleAverage, b);
+      this.textNorms[number] = norm(this.textLengths[number]!, textAverage, b);
     }
+    this.normsComputed = this.documents;
   }
 }
 
@@ -427,7 +432,7 @@ function norm(length: number, average: number, b: number): number {
   return average > 0 ? 1 / (1 - b + (b * length) / average) : 1;
 }
 
-function grow<T extends Float64Array | Float32Array | Uint32Array>(array: T, size: number): T {
+function grow<T extends Float64Array | Uint32Array>(array: T, size: number): T {
   const grown = new (array.constructor as new (size: number) => T)(size);
   grown.set(array);
   return grown;

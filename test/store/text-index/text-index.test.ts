@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BM25F, TextIndex, type IndexedDocument, type WeightedTerm } from '../../../src/store/text-index/text-index.js';
+import { frequencyByte } from '../../../src/store/text-index/postings.js';
+import { writeVarint } from '../../../src/store/text-index/term-vector.js';
+
+/** A deterministic generator, so a failure can be reproduced. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface PlainDocument {
+  rowid: number;
+  title: Map<number, number>;
+  text: Map<number, number>;
+  titleLength: number;
+  textLength: number;
+}
+
+function encode(document: PlainDocument): IndexedDocument {
+  const ids = [...new Set([...document.title.keys(), ...document.text.keys()])].sort((a, b) => a - b);
+  const bytes = new Uint8Array(ids.length * 15);
+  let offset = 0;
+  let previous = 0;
+  for (const id of ids) {
+    offset = writeVarint(bytes, offset, id - previous);
+    offset = writeVarint(bytes, offset, document.title.get(id) ?? 0);
+    offset = writeVarint(bytes, offset, document.text.get(id) ?? 0);
+    previous = id;
+  }
+  return { rowid: document.rowid, titleLength: document.titleLength, textLength: document.textLength, terms: bytes.slice(0, offset) };
+}
+
+/** Documents drawing words 1..vocabulary with a Zipf-like skew, so some lists turn dense. */
+function corpus(count: number, seed: number, vocabulary = 300): PlainDocument[] {
+  const next = random(seed);
+  const word = () => 1 + Math.floor(vocabulary * next() ** 3);
+  return Array.from({ length: count }, (_, index) => {
+    const title = new Map<number, number>();
+    const text = new Map<number, number>();
+    const titleLength = 1 + Math.floor(next() * 6);
+    const textLength = 5 + Math.floor(next() * 60);
+    for (let i = 0; i < titleLength; i++) title.set(word(), (title.get(word()) ?? 0) + 1);
+    for (let i = 0; i < textLength; i++) {
+      const id = word();
+      text.set(id, (text.get(id) ?? 0) + 1);
+    }
+    return { rowid: 3 * index + 1, title, text, titleLength, textLength };
+  });
+}
+
+/** The same ranking computed the obvious way: every document, every term. */
+function exhaustive(documents: PlainDocument[], deleted: Set<number>, terms: WeightedTerm[], allowed: (rowid: number) => boolean) {
+  const live = documents.filter((document) => !deleted.has(document.rowid));
+  const averageTitle = live.reduce((sum, document) => sum + document.titleLength, 0) / live.length;
+  const averageText = live.reduce((sum, document) => sum + document.textLength, 0) / live.length;
+  const { k1, b, titleWeight } = BM25F;
+  const scored: Array<{ rowid: number; score: number }> = [];
+  for (const document of live) {
+    if (!terms.some((term) => term.counted && (document.title.has(term.termId) || document.text.has(term.termId)))) continue;
+    if (!allowed(document.rowid)) continue;
+    let score = 0;
+    for (const term of terms) {
+      const frequency = frequencyByte(document.title.get(term.termId) ?? 0, document.text.get(term.termId) ?? 0);
+      if (frequency === 0) continue;
+      const df = live.filter((other) => other.title.has(term.termId) || other.text.has(term.termId)).length;
+      const idf = Math.log(1 + (live.length - df + 0.5) / (df + 0.5));
+      const pseudo =
+        (titleWeight * (frequency >>> 6)) / (1 - b + (b * document.titleLength) / averageTitle) +
+        (frequency & 63) / (1 - b + (b * document.textLength) / averageText);
+      score += (term.weight * idf * (k1 + 1) * pseudo) / (pseudo + k1);
+    }
+    scored.push({ rowid: document.rowid, score });
+  }
+  return scored.sort((x, y) => y.score - x.score || x.rowid - y.rowid);
+}
+
+function query(next: () => number, vocabulary: number): WeightedTerm[] {
+  const count = 1 + Math.floor(next() * 8);
+  const terms = new Map<number, WeightedTerm>();
+  for (let i = 0; i < count; i++) {
+    const termId = 1 + Math.floor(vocabulary * next() ** 2);
+    const counted = i === 0 || next() < 0.7;
+    terms.set(termId, { termId, weight: counted ? 1 : 0.1 + next(), counted });
+  }
+  return [...terms.values()];
+}
+
+describe('TextIndex', () => {
+  it('ranks and counts exactly as scoring every document would, pruning or not', () => {
+    const documents = corpus(6000, 11);
+    const index = new TextIndex();
+    for (let start = 0; start < documents.length; start += 1500) index.add(documents.slice(start, start + 1500).map(encode));
+    const next = random(5);
+    for (let round = 0; round < 60; round++) {
+      const terms = query(next, 300);
+      const topK = 1 + Math.floor(next() * 20);
+      const expected = exhaustive(documents, new Set(), terms, () => true);
+      const result = index.search({ terms, field: 'all', filter: null, topK });
+      assert.equal(result.total, expected.length, `round ${round}: total`);
+      const got = result.hits.slice(0, topK);
+      assert.deepEqual(
+        got.map((hit) => hit.rowid),
+        expected.slice(0, topK).map((hit) => hit.rowid),
+        `round ${round}: ranking`,
+      );
+      got.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-4 * expected[position]!.score));
+    }
+  });
+
+  it('applies filters and deletions to the ranking, the total and the statistics', () => {
+    const documents = corpus(5000, 23);
+    const index = new TextIndex();
+    index.add(documents.map(encode));
+    const deleted = new Set<number>();
+    const next = random(9);
+    for (const document of documents) {
+      if (next() < 0.2) {
+        deleted.add(document.rowid);
+        index.remove(document.rowid, encode(document).terms);
+      }
+    }
+    const filter = index.newFilter();
+    const allowed = new Set<number>();
+    documents.forEach((document, number) => {
+      if (number % 3 !== 0) {
+        allowed.add(document.rowid);
+        filter[number >>> 5]! |= 1 << (number & 31);
+      }
+    });
+    for (let round = 0; round < 40; round++) {
+      const terms = query(next, 300);
+      const expected = exhaustive(documents, deleted, terms, (rowid) => allowed.has(rowid));
+      const result = index.search({ terms, field: 'all', filter, topK: 10 });
+      assert.equal(result.total, expected.length, `round ${round}: total`);
+      assert.deepEqual(result.hits.slice(0, 10).map((hit) => hit.rowid), expected.slice(0, 10).map((hit) => hit.rowid), `round ${round}`);
+    }
+  });
+
+  it('searches one field: only documents with the term in that field match', () => {
+    const documents = corpus(2000, 31);
+    const index = new TextIndex();
+    index.add(documents.map(encode));
+    const termId = 40;
+    const inTitle = documents.filter((document) => document.title.has(termId)).length;
+    const inText = documents.filter((document) => document.text.has(termId)).length;
+    assert.equal(index.search({ terms: [{ termId, weight: 1, counted: true }], field: 'title', filter: null, topK: 5 }).total, inTitle);
+    assert.equal(index.search({ terms: [{ termId, weight: 1, counted: true }], field: 'text', filter: null, topK: 5 }).total, inText);
+  });
+});
