@@ -3,12 +3,11 @@ import type Database from 'better-sqlite3';
 import { ExternalWrites } from './external-writes.js';
 import { openSqlite } from './sqlite-open.js';
 import { migrateCorpus } from './sqlite-schema.js';
-import type { DocumentRecord, FilterScalar, IngestProgress, MetadataValue, SearchRequest, SearchResult } from './store.js';
+import type { DocumentRecord, IngestProgress, SearchRequest, SearchResult } from './store.js';
 import { stemOf } from './text-index/analysis.js';
-import { DocumentAnalyser, TermDictionary } from './text-index/term-vector.js';
+import { DocumentAnalyser, filterTerm, metadataWordTerm, TermDictionary } from './text-index/term-vector.js';
 import { TextIndex, type IndexedDocument, type SearchField } from './text-index/text-index.js';
 
-const STATEMENT_CACHE_LIMIT = 256;
 const DOCUMENT_CACHE_CHARS = 32 * 1024 * 1024;
 /** Documents handed to the index at a time while loading. */
 const INDEX_LOAD_BATCH = 10_000;
@@ -23,40 +22,6 @@ const REMOVAL_LOG_SECONDS = 3600;
 /** A change to apply to a replica: the new version of a document, or its removal. */
 export type DocumentChange = { docId: string; document: DocumentRecord | null };
 
-/** A metadata value as rows of (type, value): scalars once, arrays element by element, objects not at all. */
-function fieldRows(value: MetadataValue): Array<[string, string | number | null]> {
-  if (Array.isArray(value)) return value.flatMap((element) => (Array.isArray(element) ? [] : fieldRows(element)));
-  if (value === null) return [['z', null]];
-  if (typeof value === 'string') return [['s', value]];
-  if (typeof value === 'number') return [['n', value]];
-  if (typeof value === 'boolean') return [['b', value ? 1 : 0]];
-  return [];
-}
-
-function filterCondition(values: FilterScalar[], params: unknown[]): string {
-  if (values.length === 0) return '0';
-  const alternatives = values.map((value) => {
-    if (value === null) return `vtype = 'z'`;
-    if (typeof value === 'string') {
-      params.push(value);
-      return `(vtype = 's' AND value = ?)`;
-    }
-    if (typeof value === 'number') {
-      params.push(value);
-      return `(vtype = 'n' AND value = ?)`;
-    }
-    params.push(value ? 1 : 0);
-    return `(vtype = 'b' AND value = ?)`;
-  });
-  return alternatives.join(' OR ');
-}
-
-/** FTS5 query text from analysed terms: each term quoted, so no input can be read as query syntax. */
-function matchExpression(terms: string[], column?: string): string {
-  const disjunction = terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(' OR ');
-  return column ? `${column} : (${disjunction})` : disjunction;
-}
-
 /**
  * The corpus in one SQLite file: documents with their term vectors, the term dictionary, metadata
  * fields (with an FTS5 index for match clauses on metadata), and a log of deletions. Title and
@@ -66,7 +31,6 @@ function matchExpression(terms: string[], column?: string): string {
  */
 export class SqliteCorpus {
   private readonly db: Database.Database;
-  private readonly statements = new Map<string, Database.Statement>();
   /**
    * Documents as /document's JSON by id (unknown ids as null), least recently used first out past
    * DOCUMENT_CACHE_CHARS; dropped whenever another connection commits to the file.
@@ -93,7 +57,6 @@ export class SqliteCorpus {
       insertDocument: c.prepare(
         'INSERT INTO documents (doc_id, title, text, metadata, title_length, text_length, terms) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
-      insertField: c.prepare('INSERT INTO doc_fields (doc_rowid, field, vtype, value) VALUES (?, ?, ?, ?)'),
       insertTerm: c.prepare('INSERT INTO terms (id, term) VALUES (?, ?)'),
       countDocuments: c.prepare('SELECT count(*) AS n FROM documents'),
       termsAfter: c.prepare('SELECT id, term FROM terms WHERE id > ?'),
@@ -102,7 +65,7 @@ export class SqliteCorpus {
       lastRemoval: c.prepare('SELECT coalesce(max(seq), 0) FROM removed_documents').pluck(),
       pruneRemovals: c.prepare('DELETE FROM removed_documents WHERE removed_at < unixepoch() - ?'),
       hit: c.prepare('SELECT doc_id, title FROM documents WHERE id = ?'),
-      unanalysed: c.prepare('SELECT id, title, text FROM documents WHERE terms IS NULL'),
+      unanalysed: c.prepare('SELECT id, title, text, metadata FROM documents WHERE terms IS NULL'),
       setTerms: c.prepare('UPDATE documents SET title_length = ?, text_length = ?, terms = ? WHERE id = ?'),
     };
     this.analyseOlderDocuments();
@@ -112,8 +75,8 @@ export class SqliteCorpus {
   private analyseOlderDocuments(): void {
     if (!this.db.prepare('SELECT 1 FROM documents WHERE terms IS NULL LIMIT 1').get()) return;
     this.write(() => {
-      for (const row of this.sql.unanalysed.all() as Array<{ id: number; title: string; text: string }>) {
-        const analysed = this.analyser.analyse(row.title, row.text);
+      for (const row of this.sql.unanalysed.all() as Array<{ id: number; title: string; text: string; metadata: string }>) {
+        const analysed = this.analyser.analyse(row.title, row.text, JSON.parse(row.metadata));
         this.sql.setTerms.run(analysed.titleLength, analysed.textLength, analysed.terms, row.id);
       }
     });
@@ -232,8 +195,8 @@ export class SqliteCorpus {
 
   private writeDocument(document: DocumentRecord): void {
     this.sql.deleteDocument.run(document.docId);
-    const analysed = this.analyser.analyse(document.title, document.text);
-    const rowid = this.sql.insertDocument.run(
+    const analysed = this.analyser.analyse(document.title, document.text, document.metadata);
+    this.sql.insertDocument.run(
       document.docId,
       document.title,
       document.text,
@@ -241,10 +204,7 @@ export class SqliteCorpus {
       analysed.titleLength,
       analysed.textLength,
       analysed.terms,
-    ).lastInsertRowid;
-    for (const [field, value] of Object.entries(document.metadata)) {
-      for (const [vtype, scalar] of fieldRows(value)) this.sql.insertField.run(rowid, field, vtype, scalar);
-    }
+    );
   }
 
   async deleteDocument(docId: string): Promise<boolean> {
@@ -265,17 +225,18 @@ export class SqliteCorpus {
   }
 
   async search(request: SearchRequest): Promise<SearchResult> {
-    if (request.field.kind === 'metadata') return this.searchMetadata(request, request.field.name);
     const index = this.currentIndex();
+    const field = request.field;
     const termIds = new Set<number>();
     for (const term of request.terms) {
-      const id = this.dictionary.idOf(stemOf(term));
+      const stem = stemOf(term);
+      const id = this.dictionary.idOf(field.kind === 'metadata' ? metadataWordTerm(field.name, stem) : stem);
       if (id !== undefined) termIds.add(id);
     }
     if (termIds.size === 0) return { total: 0, hits: [] };
     const result = index.search({
       terms: [...termIds].map((termId) => ({ termId, weight: 1, counted: true })),
-      field: request.field.kind satisfies SearchField,
+      field: field.kind satisfies SearchField,
       filter: this.filterBitmap(index, request.filters),
       topK: request.topK,
     });
@@ -344,56 +305,14 @@ export class SqliteCorpus {
     if (cached) return cached;
     let allowed: Uint32Array | null = null;
     for (const filter of filters) {
-      const params: unknown[] = [filter.field];
-      const rowids = this.statement(
-        `SELECT DISTINCT doc_rowid FROM doc_fields WHERE field = ? AND (${filterCondition(filter.anyOf, params)})`,
-      )
-        .pluck()
-        .all(...params) as number[];
-      const bits = index.newFilter();
-      for (const rowid of rowids) {
-        const document = index.documentOf(rowid);
-        if (document >= 0) bits[document >>> 5]! |= 1 << (document & 31);
-      }
+      const termIds = filter.anyOf.flatMap((value) => this.dictionary.idOf(filterTerm(filter.field, value)) ?? []);
+      const bits = index.documentsWithAny(termIds);
       if (allowed) for (let word = 0; word < allowed.length; word++) allowed[word]! &= bits[word]!;
       else allowed = bits;
     }
     if (this.filterCache.size >= FILTER_CACHE_ENTRIES) this.filterCache.delete(this.filterCache.keys().next().value!);
     this.filterCache.set(cacheKey, allowed!);
     return allowed;
-  }
-
-  /** A match clause on a metadata field: FTS5 over the field values, BM25 ranked. */
-  private searchMetadata(request: SearchRequest, field: string): SearchResult {
-    const params: unknown[] = [];
-    const filters = request.filters.map((filter) => {
-      params.push(filter.field);
-      return `AND id IN (SELECT doc_rowid FROM doc_fields WHERE field = ? AND (${filterCondition(filter.anyOf, params)}))`;
-    });
-    params.unshift(matchExpression(request.terms), field);
-    // MATERIALIZED keeps SQLite from folding bm25() into the aggregate, where it cannot run.
-    const matches = `WITH field_hits AS MATERIALIZED (
-        SELECT doc_fields_fts.rowid AS fid, -bm25(doc_fields_fts) AS s FROM doc_fields_fts WHERE doc_fields_fts MATCH ?
-      ) SELECT f.doc_rowid AS id, max(s) AS score FROM field_hits JOIN doc_fields f ON f.id = fid
-      WHERE f.field = ? GROUP BY f.doc_rowid`;
-    const total = (this.statement(`SELECT count(*) AS n FROM (${matches}) WHERE 1 ${filters.join(' ')}`).get(...params) as { n: number }).n;
-    if (total === 0) return { total, hits: [] };
-    const hits = this.statement(
-      `WITH m AS MATERIALIZED (${matches}), kept AS (SELECT id, score FROM m WHERE 1 ${filters.join(' ')})
-       SELECT d.doc_id AS docId, d.title AS title, kept.score AS score FROM kept JOIN documents d ON d.id = kept.id
-       ORDER BY kept.score DESC, d.doc_id LIMIT ?`,
-    ).all(...params, request.topK) as SearchResult['hits'];
-    return { total, hits };
-  }
-
-  private statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      if (this.statements.size >= STATEMENT_CACHE_LIMIT) this.statements.clear();
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
   }
 
   /** Applies a batch of changes in one transaction (a replica catching up). */

@@ -96,13 +96,15 @@ const corpusMigrations: string[] = [
    CREATE TRIGGER doc_fields_ad AFTER DELETE ON doc_fields WHEN old.vtype = 's' BEGIN
      INSERT INTO doc_fields_fts(doc_fields_fts, rowid, value) VALUES ('delete', old.id, old.value);
    END;`,
-  // Title and text search move to the in-memory index (src/store/text-index), built from each
-  // document's stored term vector. Row ids become AUTOINCREMENT, so a process that has indexed up to
+  // Search and filters move to the in-memory index (src/store/text-index), built from each
+  // document's stored term vector, which holds metadata values as terms too. Row ids become AUTOINCREMENT, so a process that has indexed up to
   // some row id finds every later document above it; deletions are logged, with the deleted
   // document's terms, for the same reason.
   `DROP TRIGGER documents_ai;
    DROP TRIGGER documents_ad;
    DROP TABLE documents_fts;
+   DROP TABLE doc_fields_fts;
+   DROP TABLE doc_fields;
    CREATE TABLE documents_v2 (
      id INTEGER PRIMARY KEY AUTOINCREMENT,
      doc_id TEXT NOT NULL UNIQUE,
@@ -125,7 +127,6 @@ const corpusMigrations: string[] = [
    );
    CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
      INSERT INTO removed_documents (doc_rowid, terms, removed_at) VALUES (old.id, old.terms, unixepoch());
-     DELETE FROM doc_fields WHERE doc_rowid = old.id;
    END;`,
 ];
 

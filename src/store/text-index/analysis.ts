@@ -14,45 +14,62 @@ const LATIN_DIACRITICS = /[\u0300-\u036f]/g;
 const ASCII_WORD = /^[a-z]+$/;
 const STEM_CACHE_LIMIT = 200_000;
 
-function isAsciiTokenCode(code: number): boolean {
-  return (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
-}
+/**
+ * Receives one token of a scanned text: `source.slice(start, end)`. For tokens of ASCII letters and
+ * digits only (`plain`), `hash` is an FNV-1a hash of their characters, so a caller can look them up
+ * without making a string; other tokens must be read with `tokenText`.
+ */
+export type TokenSink = (source: string, start: number, end: number, plain: boolean, hash: number) => void;
 
 /**
- * Calls `onToken` with each token of `text` in order: NFKC-normalised, lower-cased, split at
- * anything but letters, numbers and marks, Latin diacritics removed (résumé -> resume). The scan
- * runs on character codes, because this is the inner loop of ingestion; only non-ASCII characters
- * are tested against the Unicode classes.
+ * Scans `text` for tokens, in order: NFKC-normalised, lower-cased, split at anything but letters,
+ * numbers and marks. The scan runs on character codes because it is the inner loop of ingestion;
+ * only non-ASCII characters are tested against the Unicode classes.
  */
-export function forEachToken(text: string, onToken: (token: string) => void): void {
-  const nonAscii = NON_ASCII.test(text);
-  const lower = (nonAscii ? text.normalize('NFKC') : text).toLowerCase();
+export function scanTokens(text: string, sink: TokenSink): void {
+  const lower = (NON_ASCII.test(text) ? text.normalize('NFKC') : text).toLowerCase();
   const length = lower.length;
   let start = -1;
-  let tokenNonAscii = false;
+  let plain = true;
+  let hash = 0;
   for (let index = 0; index <= length; index++) {
     let inToken = false;
     let width = 1;
+    let code = 0;
     if (index < length) {
-      const code = lower.charCodeAt(index);
-      if (code < 128) inToken = isAsciiTokenCode(code);
+      code = lower.charCodeAt(index);
+      if (code < 128) inToken = (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
       else {
         const point = lower.codePointAt(index)!;
         width = point > 0xffff ? 2 : 1;
         inToken = TOKEN_CHARACTER.test(String.fromCodePoint(point));
-        if (inToken) tokenNonAscii = true;
       }
     }
     if (inToken) {
-      if (start < 0) start = index;
+      if (start < 0) {
+        start = index;
+        plain = true;
+        hash = 0x811c9dc5;
+      }
+      if (code >= 128) plain = false;
+      else hash = Math.imul(hash ^ code, 0x01000193);
     } else if (start >= 0) {
-      const token = lower.slice(start, index);
-      onToken(tokenNonAscii ? token.normalize('NFD').replace(LATIN_DIACRITICS, '').normalize('NFC') : token);
+      sink(lower, start, index, plain, hash);
       start = -1;
-      tokenNonAscii = false;
     }
     index += width - 1;
   }
+}
+
+/** A scanned token as a string, Latin diacritics removed (résumé -> resume). */
+export function tokenText(source: string, start: number, end: number, plain: boolean): string {
+  const token = source.slice(start, end);
+  return plain ? token : token.normalize('NFD').replace(LATIN_DIACRITICS, '').normalize('NFC');
+}
+
+/** Calls `onToken` with each token of `text`, in order (see scanTokens and tokenText). */
+export function forEachToken(text: string, onToken: (token: string) => void): void {
+  scanTokens(text, (source, start, end, plain) => onToken(tokenText(source, start, end, plain)));
 }
 
 /** Query text to its distinct tokens, stopwords dropped, at most `limit` of them (the first ones). */
@@ -75,11 +92,4 @@ export function stemOf(token: string): string {
     stems.set(token, stem);
   }
   return stem;
-}
-
-/** Calls `onTerm` with each indexed term of `text`: its tokens without stopwords, stemmed. */
-export function forEachTerm(text: string, onTerm: (term: string) => void): void {
-  forEachToken(text, (token) => {
-    if (!STOPWORDS.has(token)) onTerm(stemOf(token));
-  });
 }

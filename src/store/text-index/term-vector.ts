@@ -1,4 +1,6 @@
-import { forEachTerm } from './analysis.js';
+import type { FilterScalar, MetadataValue } from '../store.js';
+import { forEachToken, scanTokens, stemOf, STOPWORDS, tokenText, type TokenSink } from './analysis.js';
+import { TokenTable } from './token-table.js';
 
 /**
  * A document's terms as stored beside it (the forward index): per distinct term, in ascending
@@ -46,31 +48,110 @@ export class TermDictionary {
 
 /** Frequencies above this are stored as this: BM25 has long saturated there. */
 const MAX_STORED_FREQUENCY = 0xffff;
+/** Token-to-term cache entries before it starts over (a safeguard against endless vocabularies). */
+const TOKEN_CACHE_LIMIT = 500_000;
+const STOPWORD = 0;
 
+/** Metadata values that can be filtered on: scalars as they are, arrays element by element. */
+export function metadataScalars(value: MetadataValue, visit: (scalar: FilterScalar) => void): void {
+  if (Array.isArray(value)) {
+    for (const element of value) if (!Array.isArray(element)) metadataScalars(element, visit);
+  } else if (value === null || typeof value !== 'object') visit(value);
+}
+
+/**
+ * The term a filter value is indexed under: field and type-tagged value, exact and case-sensitive
+ * (JSON numbers compare as numbers: 5 and 5.0 are one value). Starting with a control character,
+ * it can never be a word of any text.
+ */
+export function filterTerm(field: string, value: FilterScalar): string {
+  const typed = value === null ? 'z' : typeof value === 'string' ? `s${value}` : typeof value === 'number' ? `n${value}` : `b${value}`;
+  return `\u0001${field}\u0000${typed}`;
+}
+
+/** The term a word of a metadata field's text is indexed under, for match clauses on that field. */
+export function metadataWordTerm(field: string, stem: string): string {
+  return `\u0000${field}\u0000${stem}`;
+}
+
+/**
+ * Turns documents into term vectors: title and text words (stemmed, stopwords out) counted per
+ * field, metadata string words as field-qualified terms, and every metadata scalar as a filter
+ * term. Only title and text words count towards the field lengths BM25F normalises by.
+ */
 export class DocumentAnalyser {
   private titleCounts: Uint32Array = new Uint32Array(1024);
   private textCounts: Uint32Array = new Uint32Array(1024);
-  private readonly seen: number[] = [];
+  private seen: Uint32Array = new Uint32Array(256);
+  private seenCount = 0;
+  private titleLength = 0;
+  private textLength = 0;
   private output: Uint8Array = new Uint8Array(4096);
+  /** Term id by token (STOPWORD for stopwords): one lookup per word instead of three. */
+  private readonly plainTokens = new TokenTable(TOKEN_CACHE_LIMIT);
+  private readonly otherTokens = new Map<string, number>();
 
   constructor(private readonly dictionary: TermDictionary) {}
 
-  analyse(title: string, text: string): AnalysedDocument {
-    const seen = this.seen;
-    seen.length = 0;
-    let titleLength = 0;
-    let textLength = 0;
-    forEachTerm(title, (term) => {
-      const id = this.count(term);
-      this.titleCounts[id]!++;
-      titleLength++;
-    });
-    forEachTerm(text, (term) => {
-      const id = this.count(term);
-      this.textCounts[id]!++;
-      textLength++;
-    });
-    seen.sort((a, b) => a - b);
+  analyse(title: string, text: string, metadata: Record<string, MetadataValue>): AnalysedDocument {
+    this.seenCount = 0;
+    this.titleLength = 0;
+    this.textLength = 0;
+    scanTokens(title, this.titleToken);
+    scanTokens(text, this.textToken);
+    for (const field in metadata) {
+      metadataScalars(metadata[field]!, (scalar) => {
+        this.countInText(this.dictionary.idFor(filterTerm(field, scalar)));
+        if (typeof scalar !== 'string') return;
+        forEachToken(scalar, (token) => {
+          if (!STOPWORDS.has(token)) this.countInText(this.dictionary.idFor(metadataWordTerm(field, stemOf(token))));
+        });
+      });
+    }
+    return { titleLength: this.titleLength, textLength: this.textLength, terms: this.encode() };
+  }
+
+  private readonly titleToken: TokenSink = (source, start, end, plain, hash) => {
+    const id = this.termOfToken(source, start, end, plain, hash);
+    if (id === STOPWORD) return;
+    this.note(id);
+    this.titleCounts[id]!++;
+    this.titleLength++;
+  };
+
+  private readonly textToken: TokenSink = (source, start, end, plain, hash) => {
+    const id = this.termOfToken(source, start, end, plain, hash);
+    if (id === STOPWORD) return;
+    this.note(id);
+    this.textCounts[id]!++;
+    this.textLength++;
+  };
+
+  private termOfToken(source: string, start: number, end: number, plain: boolean, hash: number): number {
+    if (plain) {
+      const found = this.plainTokens.find(source, start, end, hash);
+      if (found >= 0) return found;
+      const token = source.slice(start, end);
+      const id = this.termOfWord(token);
+      this.plainTokens.insert(token, hash, id);
+      return id;
+    }
+    const token = tokenText(source, start, end, plain);
+    let id = this.otherTokens.get(token);
+    if (id === undefined) {
+      id = this.termOfWord(token);
+      if (this.otherTokens.size >= TOKEN_CACHE_LIMIT) this.otherTokens.clear();
+      this.otherTokens.set(token, id);
+    }
+    return id;
+  }
+
+  private termOfWord(token: string): number {
+    return STOPWORDS.has(token) ? STOPWORD : this.dictionary.idFor(stemOf(token));
+  }
+
+  private encode(): Uint8Array {
+    const seen = this.seen.subarray(0, this.seenCount).sort();
     let length = 0;
     let previous = 0;
     for (const id of seen) {
@@ -82,18 +163,25 @@ export class DocumentAnalyser {
       this.textCounts[id] = 0;
       previous = id;
     }
-    return { titleLength, textLength, terms: this.output.slice(0, length) };
+    return this.output.slice(0, length);
   }
 
-  private count(term: string): number {
-    const id = this.dictionary.idFor(term);
+  private countInText(id: number): void {
+    this.note(id);
+    this.textCounts[id]!++;
+  }
+
+  /** Makes room for the term's counters and notes it as seen in this document. */
+  private note(id: number): void {
     if (id >= this.titleCounts.length) {
       const size = Math.max(id + 1, this.titleCounts.length * 2);
       this.titleCounts = grow32(this.titleCounts, size);
       this.textCounts = grow32(this.textCounts, size);
     }
-    if (this.titleCounts[id] === 0 && this.textCounts[id] === 0) this.seen.push(id);
-    return id;
+    if (this.titleCounts[id] === 0 && this.textCounts[id] === 0) {
+      if (this.seenCount === this.seen.length) this.seen = grow32(this.seen, this.seen.length * 2);
+      this.seen[this.seenCount++] = id;
+    }
   }
 }
 

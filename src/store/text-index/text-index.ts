@@ -24,7 +24,8 @@ export interface WeightedTerm {
   counted: boolean;
 }
 
-export type SearchField = 'all' | 'title' | 'text';
+/** Title and text together, one of them, or the words of metadata field terms (no length normalisation). */
+export type SearchField = 'all' | 'title' | 'text' | 'metadata';
 
 export interface IndexQuery {
   terms: WeightedTerm[];
@@ -153,9 +154,16 @@ export class TextIndex {
     return -1;
   }
 
-  /** An empty filter bitmap for the current documents, to set bits in with `allow`. */
+  /** An empty filter bitmap for the current documents. */
   newFilter(): Uint32Array {
     return new Uint32Array(this.capacity >>> 5);
+  }
+
+  /** The documents holding any of the terms, as a filter bitmap. */
+  documentsWithAny(termIds: number[]): Uint32Array {
+    const bits = this.newFilter();
+    for (const termId of termIds) this.lists[termId]?.orInto(bits, bits.length);
+    return bits;
   }
 
   get bytes(): number {
@@ -177,7 +185,7 @@ export class TextIndex {
     }
     if (!terms.some((term) => term.counted)) return { total: 0, hits: [] };
     const exclusion = this.exclusionFor(query.filter);
-    const field = query.field === 'all' ? 0 : query.field === 'title' ? 1 : 2;
+    const field = FIELD_CODES[query.field];
     // Counted terms first, best bound first; the others only ever add to documents already matched.
     terms.sort((a, b) => Number(b.counted) - Number(a.counted) || b.bound - a.bound);
     const counted = terms.filter((term) => term.counted).length;
@@ -231,7 +239,9 @@ export class TextIndex {
           ? titleWeight * (frequency >>> 6) * titleNorms[document]! + (frequency & 63) * textNorms[document]!
           : field === 1
             ? (frequency >>> 6) * titleNorms[document]!
-            : (frequency & 63) * textNorms[document]!;
+            : field === 2
+              ? (frequency & 63) * textNorms[document]!
+              : frequency & 63;
       if (pseudo === 0) return;
       if (!everything && scores[document] === 0) touched.push(document);
       scores[document]! += (multiplier * pseudo) / (pseudo + k1);
@@ -280,7 +290,9 @@ export class TextIndex {
           ? titleWeight * (frequency >>> 6) * this.titleNorms[document]! + (frequency & 63) * this.textNorms[document]!
           : field === 1
             ? (frequency >>> 6) * this.titleNorms[document]!
-            : (frequency & 63) * this.textNorms[document]!;
+            : field === 2
+              ? (frequency & 63) * this.textNorms[document]!
+              : frequency & 63;
       if (pseudo > 0) scores[document]! += (term.bound * pseudo) / (pseudo + k1);
     };
     if (term.list.dense) {
@@ -418,6 +430,8 @@ export class TextIndex {
     this.normsComputed = this.documents;
   }
 }
+
+const FIELD_CODES = { all: 0, title: 1, text: 2, metadata: 3 } as const;
 
 interface SearchRun {
   /** Documents given a score, while no dense list has been scored whole. */
