@@ -235,7 +235,7 @@ export class SqliteCorpus {
     }
     if (termIds.size === 0) return { total: 0, hits: [] };
     const result = index.search({
-      terms: [...termIds].map((termId) => ({ termId, weight: 1, counted: true })),
+      terms: [...termIds],
       field: field.kind satisfies SearchField,
       filter: this.filterBitmap(index, request.filters),
       topK: request.topK,

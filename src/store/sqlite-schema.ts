@@ -64,7 +64,7 @@ const ledgerMigrations: string[] = [
 
 const tokenizer = `tokenize = 'porter unicode61 remove_diacritics 2'`;
 
-const corpusMigrations: string[] = [
+export const corpusMigrations: readonly string[] = [
   `CREATE TABLE documents (
      id INTEGER PRIMARY KEY,
      doc_id TEXT NOT NULL UNIQUE,
@@ -130,7 +130,7 @@ const corpusMigrations: string[] = [
    END;`,
 ];
 
-function migrate(db: Database.Database, migrations: string[]): void {
+function migrate(db: Database.Database, migrations: readonly string[]): void {
   db.transaction(() => {
     const current = db.pragma('user_version', { simple: true }) as number;
     for (let version = current; version < migrations.length; version++) {

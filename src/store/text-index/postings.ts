@@ -34,6 +34,9 @@ export class PostingList {
   /** Dense form: membership bits and, per word, the postings before it. */
   bits: Uint32Array | null = null;
   ranks: Uint32Array | null = null;
+  /** Dense form: the index's block bounds for this term, and the norms version they were computed for. */
+  blockSaturation: Float32Array | null = null;
+  blockSaturationVersion = -1;
 
   get dense(): boolean {
     return this.bits !== null;

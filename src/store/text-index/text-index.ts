@@ -16,19 +16,12 @@ export interface IndexedDocument {
   terms: Uint8Array;
 }
 
-export interface WeightedTerm {
-  termId: number;
-  /** Multiplies the term's score (1 for a query's own terms). */
-  weight: number;
-  /** Whether a document holding only this term counts as a match (and in `total`). */
-  counted: boolean;
-}
-
 /** Title and text together, one of them, or the words of metadata field terms (no length normalisation). */
 export type SearchField = 'all' | 'title' | 'text' | 'metadata';
 
 export interface IndexQuery {
-  terms: WeightedTerm[];
+  /** Distinct term ids; a document matches when it holds any of them. */
+  terms: number[];
   field: SearchField;
   /** Documents allowed by the filters, one bit each; null when unfiltered. */
   filter: Uint32Array | null;
@@ -49,12 +42,14 @@ export interface IndexResult {
 
 /** Ties at the cut beyond this many are broken by document order rather than handed back. */
 const MAX_TIED = 1000;
+/** Documents per block of the block-max bounds: 8 bitmap words. */
+const BLOCK_SHIFT = 8;
+const BLOCK_WORDS = 1 << (BLOCK_SHIFT - 5);
 
 interface ScoredTerm {
   list: PostingList;
-  /** weight x idf x (k1 + 1): what the term adds at most to any document's score. */
-  bound: number;
-  counted: boolean;
+  /** idf x (k1 + 1): the term's score is this times its saturated frequency, which is below 1. */
+  multiplier: number;
 }
 
 /**
@@ -63,10 +58,13 @@ interface ScoredTerm {
  * until the next rebuild, skipped). Documents are numbered in the order they are added, which is
  * the order of their row ids, so row ids map back by binary search.
  *
- * Search is exact top-k with MaxScore pruning: terms are scored whole, best bound first, until
- * the k-th best score so far exceeds what all remaining terms could add together; from then on
- * the remaining (common, low-idf) terms are only looked up for documents that can still reach the
- * top. Totals are exact: the union of the counted terms' documents as a bitmap.
+ * Search over title and text is exact top-k with block-max pruning. Rare (sparse) terms are scored
+ * whole into an accumulator. Common (dense) terms are not: each keeps, per block of 256
+ * documents, the highest saturated frequency in the block, so every block has an upper bound on
+ * any of its documents' scores. Blocks are scored exactly in order of that bound, best first, and
+ * the search stops at the first block whose bound is below the k-th best score found: nothing in
+ * it or after it can reach the top. Totals are exact: the union of the terms' documents as a
+ * bitmap. One-field searches score every match (their totals come from the scores).
  */
 export class TextIndex {
   private documents = 0;
@@ -84,6 +82,8 @@ export class TextIndex {
   private normTitleAverage = 0;
   private normTextAverage = 0;
   private normsComputed = 0;
+  /** Changes whenever any norm does, invalidating block bounds computed with the old ones. */
+  private normsVersion = 0;
   private lists: Array<PostingList | undefined> = [];
   private scores = new Float64Array(0);
   private scratchBits = new Uint32Array(0);
@@ -177,62 +177,42 @@ export class TextIndex {
     this.updateNorms();
     const { k1 } = BM25F;
     const terms: ScoredTerm[] = [];
-    for (const { termId, weight, counted } of query.terms) {
+    for (const termId of query.terms) {
       const list = this.lists[termId];
       if (!list || list.liveCount === 0) continue;
       const idf = Math.log(1 + (this.live - list.liveCount + 0.5) / (list.liveCount + 0.5));
-      terms.push({ list, bound: weight * idf * (k1 + 1), counted });
+      terms.push({ list, multiplier: idf * (k1 + 1) });
     }
-    if (!terms.some((term) => term.counted)) return { total: 0, hits: [] };
+    if (terms.length === 0) return { total: 0, hits: [] };
     const exclusion = this.exclusionFor(query.filter);
     const field = FIELD_CODES[query.field];
-    // Counted terms first, best bound first; the others only ever add to documents already matched.
-    terms.sort((a, b) => Number(b.counted) - Number(a.counted) || b.bound - a.bound);
-    const counted = terms.filter((term) => term.counted).length;
-    const remainingBound = new Float64Array(terms.length + 1);
-    for (let index = terms.length - 1; index >= 0; index--) remainingBound[index] = remainingBound[index + 1]! + terms[index]!.bound;
-
-    const run: SearchRun = { touched: [], everything: false, candidates: null };
-    let threshold = 0;
-    let index = 0;
-    for (; index < counted; index++) {
-      // A one-field search scores every match: its total is counted from the scores.
-      if (field === 0 && index > 0 && threshold > remainingBound[index]!) break;
-      this.scoreWhole(terms[index]!, field, exclusion, run);
-      const scoredBound = remainingBound[0]! - remainingBound[index + 1]!;
-      if (field === 0 && index + 1 < counted && scoredBound > remainingBound[index + 1]!) threshold = this.kthScore(run, query.topK);
+    const touched: number[] = [];
+    const best = new TopScores(query.topK);
+    let total: number;
+    if (field === 0) {
+      total = this.countUnion(terms, exclusion);
+      const sparse = terms.filter((term) => !term.list.dense);
+      const dense = terms.filter((term) => term.list.dense);
+      for (const term of sparse) this.scoreWhole(term, field, exclusion, touched);
+      if (dense.length === 0) for (const document of touched) best.offer(document, this.scores[document]!);
+      else this.scoreBlocks(dense, touched, exclusion, best);
+    } else {
+      for (const term of terms) this.scoreWhole(term, field, exclusion, touched);
+      for (const document of touched) best.offer(document, this.scores[document]!);
+      total = touched.length;
     }
-    if (index < terms.length) {
-      if (index === counted) threshold = this.kthScore(run, query.topK);
-      const candidates = this.candidatesAbove(run, threshold - remainingBound[index]!);
-      const totalOfField = field === 0 ? 0 : this.countScored(run);
-      run.candidates = candidates;
-      for (; index < terms.length; index++) this.scoreFor(terms[index]!, candidates, field);
-      if (field !== 0) {
-        const hits = this.best(run, query.topK);
-        this.clearScores(run);
-        return { total: totalOfField, hits };
-      }
-    }
-
-    const total = field === 0 ? this.countUnion(terms, exclusion) : this.countScored(run);
-    const hits = this.best(run, query.topK);
-    this.clearScores(run);
-    return { total, hits };
+    for (const document of touched) this.scores[document] = 0;
+    return { total, hits: best.hits().map(({ document, score }) => ({ document, rowid: this.rowids[document]!, score })) };
   }
 
-  private scoreWhole(term: ScoredTerm, field: number, exclusion: Uint32Array | null, run: SearchRun): void {
-    const list = term.list;
+  /** Adds a term's score to every document holding it (in the field), noting first-time documents. */
+  private scoreWhole(term: ScoredTerm, field: number, exclusion: Uint32Array | null, touched: number[]): void {
     const { k1, titleWeight } = BM25F;
-    const multiplier = term.bound;
+    const { multiplier, list } = term;
     const scores = this.scores;
     const titleNorms = this.titleNorms;
     const textNorms = this.textNorms;
-    const frequencies = list.frequencies;
-    const touched = run.touched;
-    if (list.dense) run.everything = true;
-    const everything = run.everything;
-    const score = (document: number, frequency: number): void => {
+    list.forEach((document, frequency) => {
       if (exclusion !== null && (exclusion[document >>> 5]! >>> (document & 31)) & 1) return;
       const pseudo =
         field === 0
@@ -243,127 +223,89 @@ export class TextIndex {
               ? (frequency & 63) * textNorms[document]!
               : frequency & 63;
       if (pseudo === 0) return;
-      if (!everything && scores[document] === 0) touched.push(document);
+      if (scores[document] === 0) touched.push(document);
       scores[document]! += (multiplier * pseudo) / (pseudo + k1);
-    };
-    if (list.bits) {
-      const bits = list.bits;
-      const ranks = list.ranks!;
-      const words = (list.lastDocument >>> 5) + 1;
-      for (let word = 0; word < words; word++) {
-        let remaining = bits[word]!;
-        if (remaining === 0) continue;
-        let position = ranks[word]!;
-        const base = word << 5;
-        while (remaining !== 0) {
-          const lowest = remaining & -remaining;
-          score(base + 31 - Math.clz32(lowest), frequencies[position++]!);
-          remaining ^= lowest;
+    });
+  }
+
+  /**
+   * Offers the best documents to `best`, visiting blocks by decreasing bound until the bound falls
+   * below the k-th best score. A block's bound: the most the sparse terms gave any of its
+   * documents, plus each dense term's best saturated frequency in the block times its multiplier.
+   */
+  private scoreBlocks(dense: ScoredTerm[], touched: number[], exclusion: Uint32Array | null, best: TopScores): void {
+    const blocks = (this.documents + (1 << BLOCK_SHIFT) - 1) >>> BLOCK_SHIFT;
+    const bounds = new Float64Array(blocks);
+    for (const document of touched) {
+      const block = document >>> BLOCK_SHIFT;
+      if (this.scores[document]! > bounds[block]!) bounds[block] = this.scores[document]!;
+    }
+    for (const term of dense) {
+      const saturation = this.blockSaturation(term.list);
+      for (let block = 0; block < blocks; block++) bounds[block]! += term.multiplier * saturation[block]!;
+    }
+    const order = Array.from({ length: blocks }, (_, block) => block).filter((block) => bounds[block]! > 0);
+    order.sort((a, b) => bounds[b]! - bounds[a]!);
+    const { k1, titleWeight } = BM25F;
+    const blockScores = new Float64Array(1 << BLOCK_SHIFT);
+    for (const block of order) {
+      if (bounds[block]! < best.threshold) break;
+      const first = block << BLOCK_SHIFT;
+      for (const { list, multiplier } of dense) {
+        const bits = list.bits!;
+        const ranks = list.ranks!;
+        const frequencies = list.frequencies;
+        const lastWord = Math.min((block + 1) * BLOCK_WORDS, bits.length);
+        for (let word = block * BLOCK_WORDS; word < lastWord; word++) {
+          let remaining = bits[word]!;
+          let position = ranks[word]!;
+          while (remaining !== 0) {
+            const lowest = remaining & -remaining;
+            const document = (word << 5) + 31 - Math.clz32(lowest);
+            const frequency = frequencies[position++]!;
+            const pseudo = titleWeight * (frequency >>> 6) * this.titleNorms[document]! + (frequency & 63) * this.textNorms[document]!;
+            blockScores[document - first]! += (multiplier * pseudo) / (pseudo + k1);
+            remaining ^= lowest;
+          }
         }
       }
-      return;
-    }
-    const gaps = list.gaps!;
-    let offset = 0;
-    let document = -1;
-    for (let position = 0; position < list.count; position++) {
-      let byte = gaps[offset++]!;
-      let gap = byte & 0x7f;
-      let shift = 7;
-      while (byte & 0x80) {
-        byte = gaps[offset++]!;
-        gap |= (byte & 0x7f) << shift;
-        shift += 7;
+      const last = Math.min(first + (1 << BLOCK_SHIFT), this.documents);
+      for (let document = first; document < last; document++) {
+        const score = blockScores[document - first]! + this.scores[document]!;
+        blockScores[document - first] = 0;
+        if (score === 0) continue;
+        if (exclusion !== null && (exclusion[document >>> 5]! >>> (document & 31)) & 1) continue;
+        best.offer(document, score);
       }
-      document += gap;
-      score(document, frequencies[position]!);
     }
   }
 
-  /** Adds a term's score to the candidates only (the term can no longer bring in new documents). */
-  private scoreFor(term: ScoredTerm, candidates: number[], field: number): void {
+  /**
+   * Per block, the highest saturated frequency pseudo / (pseudo + k1) of a dense term (times its
+   * multiplier, an upper bound on its score there). Computed on first use after the norms last
+   * changed, then kept with the list.
+   */
+  private blockSaturation(list: PostingList): Float32Array {
+    if (list.blockSaturation && list.blockSaturationVersion === this.normsVersion) return list.blockSaturation;
     const { k1, titleWeight } = BM25F;
-    const scores = this.scores;
-    const add = (document: number, frequency: number): void => {
-      const pseudo =
-        field === 0
-          ? titleWeight * (frequency >>> 6) * this.titleNorms[document]! + (frequency & 63) * this.textNorms[document]!
-          : field === 1
-            ? (frequency >>> 6) * this.titleNorms[document]!
-            : field === 2
-              ? (frequency & 63) * this.textNorms[document]!
-              : frequency & 63;
-      if (pseudo > 0) scores[document]! += (term.bound * pseudo) / (pseudo + k1);
-    };
-    if (term.list.dense) {
-      for (const document of candidates) {
-        const frequency = term.list.frequencyIn(document);
-        if (frequency >= 0) add(document, frequency);
-      }
-      return;
-    }
-    term.list.forEach((document, frequency) => {
-      if (scores[document]! > 0) add(document, frequency);
+    const saturation = new Float32Array((this.capacity >>> BLOCK_SHIFT) + 1);
+    list.forEach((document, frequency) => {
+      const pseudo = titleWeight * (frequency >>> 6) * this.titleNorms[document]! + (frequency & 63) * this.textNorms[document]!;
+      // Rounded up to the next float32, so the bound never falls below the float64 score.
+      const value = Math.fround((pseudo / (pseudo + k1)) * (1 + 1e-6));
+      const block = document >>> BLOCK_SHIFT;
+      if (value > saturation[block]!) saturation[block] = value;
     });
-  }
-
-  /** The k-th best score so far (0 while fewer than k documents have one). */
-  private kthScore(run: SearchRun, k: number): number {
-    const best = new Float64Array(k);
-    let filled = 0;
-    const consider = (score: number): void => {
-      if (filled === k && score <= best[k - 1]!) return;
-      let position = filled < k ? filled++ : k - 1;
-      while (position > 0 && best[position - 1]! < score) {
-        best[position] = best[position - 1]!;
-        position--;
-      }
-      best[position] = score;
-    };
-    this.forEachScored(run, (document) => consider(this.scores[document]!));
-    return filled === k ? best[k - 1]! : 0;
-  }
-
-  private candidatesAbove(run: SearchRun, minimum: number): number[] {
-    const candidates: number[] = [];
-    this.forEachScored(run, (document) => {
-      if (this.scores[document]! > minimum) candidates.push(document);
-    });
-    return candidates;
-  }
-
-  private forEachScored(run: SearchRun, visit: (document: number) => void): void {
-    if (run.candidates) {
-      for (const document of run.candidates) visit(document);
-    } else if (run.everything) {
-      const scores = this.scores;
-      for (let document = 0; document < this.documents; document++) if (scores[document]! > 0) visit(document);
-    } else {
-      for (const document of run.touched) visit(document);
-    }
-  }
-
-  private best(run: SearchRun, k: number): IndexHit[] {
-    const cut = this.kthScore(run, k);
-    const hits: IndexHit[] = [];
-    this.forEachScored(run, (document) => {
-      const score = this.scores[document]!;
-      if (score >= cut && hits.length < k + MAX_TIED) hits.push({ document, rowid: this.rowids[document]!, score });
-    });
-    return hits.sort((a, b) => b.score - a.score || a.document - b.document);
-  }
-
-  private countScored(run: SearchRun): number {
-    let count = 0;
-    this.forEachScored(run, () => count++);
-    return count;
+    list.blockSaturation = saturation;
+    list.blockSaturationVersion = this.normsVersion;
+    return saturation;
   }
 
   private countUnion(terms: ScoredTerm[], exclusion: Uint32Array | null): number {
     const words = (this.documents + 31) >>> 5;
     const union = this.scratchBits;
     union.fill(0, 0, words);
-    for (const term of terms) if (term.counted) term.list.orInto(union, words);
+    for (const term of terms) term.list.orInto(union, words);
     let count = 0;
     for (let word = 0; word < words; word++) {
       const bits = exclusion === null ? union[word]! : union[word]! & ~exclusion[word]!;
@@ -372,10 +314,6 @@ export class TextIndex {
     return count;
   }
 
-  private clearScores(run: SearchRun): void {
-    if (run.everything) this.scores.fill(0, 0, this.documents);
-    else for (const document of run.touched) this.scores[document] = 0;
-  }
 
   /** Deleted documents and those outside the filter, as one bitmap; null when there are none. */
   private exclusionFor(filter: Uint32Array | null): Uint32Array | null {
@@ -427,20 +365,13 @@ export class TextIndex {
       this.titleNorms[number] = norm(this.titleLengths[number]!, titleAverage, b);
       this.textNorms[number] = norm(this.textLengths[number]!, textAverage, b);
     }
+    if (from < this.documents) this.normsVersion++;
     this.normsComputed = this.documents;
   }
 }
 
 const FIELD_CODES = { all: 0, title: 1, text: 2, metadata: 3 } as const;
 
-interface SearchRun {
-  /** Documents given a score, while no dense list has been scored whole. */
-  touched: number[];
-  /** A dense list was scored whole: any document may have a score. */
-  everything: boolean;
-  /** After pruning: the only documents that can still reach the top. */
-  candidates: number[] | null;
-}
 
 function norm(length: number, average: number, b: number): number {
   return average > 0 ? 1 / (1 - b + (b * length) / average) : 1;
@@ -450,4 +381,78 @@ function grow<T extends Float64Array | Uint32Array>(array: T, size: number): T {
   const grown = new (array.constructor as new (size: number) => T)(size);
   grown.set(array);
   return grown;
+}
+
+/**
+ * The k best (document, score) pairs offered, and every document tied with the k-th, so that
+ * the caller can order ties its own way. `threshold` is the k-th best score once k were offered.
+ */
+class TopScores {
+  private readonly heapScores: Float64Array;
+  private readonly heapDocuments: Int32Array;
+  private size = 0;
+  private tied: Array<{ document: number; score: number }> = [];
+
+  constructor(private readonly k: number) {
+    this.heapScores = new Float64Array(k);
+    this.heapDocuments = new Int32Array(k);
+  }
+
+  get threshold(): number {
+    return this.size < this.k ? 0 : this.heapScores[0]!;
+  }
+
+  offer(document: number, score: number): void {
+    if (this.size < this.k) {
+      this.push(document, score);
+      return;
+    }
+    const minimum = this.heapScores[0]!;
+    if (score < minimum) return;
+    if (score === minimum) {
+      if (this.tied.length < MAX_TIED) this.tied.push({ document, score });
+      return;
+    }
+    const displaced = { document: this.heapDocuments[0]!, score: minimum };
+    this.replaceMinimum(document, score);
+    if (this.heapScores[0] === minimum) {
+      if (this.tied.length < MAX_TIED) this.tied.push(displaced);
+    } else this.tied = [];
+  }
+
+  hits(): Array<{ document: number; score: number }> {
+    const hits = Array.from({ length: this.size }, (_, index) => ({ document: this.heapDocuments[index]!, score: this.heapScores[index]! }));
+    const cut = this.threshold;
+    for (const tie of this.tied) if (tie.score === cut) hits.push(tie);
+    return hits.sort((a, b) => b.score - a.score || a.document - b.document);
+  }
+
+  private push(document: number, score: number): void {
+    let index = this.size++;
+    while (index > 0) {
+      const parent = (index - 1) >>> 1;
+      if (this.heapScores[parent]! <= score) break;
+      this.heapScores[index] = this.heapScores[parent]!;
+      this.heapDocuments[index] = this.heapDocuments[parent]!;
+      index = parent;
+    }
+    this.heapScores[index] = score;
+    this.heapDocuments[index] = document;
+  }
+
+  private replaceMinimum(document: number, score: number): void {
+    let index = 0;
+    for (;;) {
+      const left = 2 * index + 1;
+      if (left >= this.size) break;
+      const right = left + 1;
+      const child = right < this.size && this.heapScores[right]! < this.heapScores[left]! ? right : left;
+      if (this.heapScores[child]! >= score) break;
+      this.heapScores[index] = this.heapScores[child]!;
+      this.heapDocuments[index] = this.heapDocuments[child]!;
+      index = child;
+    }
+    this.heapScores[index] = score;
+    this.heapDocuments[index] = document;
+  }
 }

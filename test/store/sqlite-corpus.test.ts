@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { SqliteCorpus } from '../../src/store/sqlite-corpus.js';
+import { corpusMigrations } from '../../src/store/sqlite-schema.js';
+import type { DocumentRecord, SearchRequest } from '../../src/store/store.js';
+import { documentsOf, tempDir } from '../helper.js';
+
+const WORDS = ['river', 'stone', 'harbour', 'lantern', 'orchard', 'meadow', 'copper', 'falcon', 'glacier', 'thistle', 'ember', 'quarry'];
+
+/** Deterministic documents over a small vocabulary, so that statistics overlap a lot. */
+function documents(count: number, seed: number, prefix = 'doc'): DocumentRecord[] {
+  let state = seed;
+  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const words = (count: number) => Array.from({ length: count }, () => WORDS[Math.floor(next() ** 2 * WORDS.length)]).join(' ');
+  return Array.from({ length: count }, (_, index) => ({
+    docId: `${prefix}-${index}`,
+    title: words(1 + Math.floor(next() * 4)),
+    text: words(5 + Math.floor(next() * 40)),
+    metadata: { shelf: ['a', 'b', 'c'][index % 3]!, year: 2000 + (index % 4) },
+  }));
+}
+
+const QUERIES: Array<Partial<SearchRequest>> = [
+  { terms: ['river'] },
+  { terms: ['stone', 'glacier', 'ember'] },
+  { terms: ['quarry', 'thistle'], filters: [{ field: 'shelf', anyOf: ['a', 'c'] }] },
+  { terms: ['harbour', 'lantern', 'orchard', 'meadow'], field: { kind: 'title' } },
+  { terms: ['copper', 'falcon'], field: { kind: 'text' }, filters: [{ field: 'year', anyOf: [2001] }] },
+];
+
+async function rankings(corpus: SqliteCorpus) {
+  return Promise.all(
+    QUERIES.map((query) => corpus.search({ terms: [], field: { kind: 'all' }, filters: [], topK: 20, ...query })),
+  );
+}
+
+function assertSameRankings(actual: Awaited<ReturnType<typeof rankings>>, expected: Awaited<ReturnType<typeof rankings>>): void {
+  actual.forEach((result, index) => {
+    assert.equal(result.total, expected[index]!.total, `query ${index}: total`);
+    assert.deepEqual(result.hits.map((hit) => hit.docId), expected[index]!.hits.map((hit) => hit.docId), `query ${index}: ranking`);
+    result.hits.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[index]!.hits[position]!.score) < 1e-9, `query ${index}: score`));
+  });
+}
+
+/** A corpus holding exactly `final`, ingested once, to compare a corpus with a history against. */
+async function freshCorpus(final: DocumentRecord[]) {
+  const dir = tempDir();
+  const corpus = new SqliteCorpus(dir.path);
+  await corpus.ingestDocuments(documentsOf(final));
+  const result = await rankings(corpus);
+  corpus.close();
+  dir.remove();
+  return result;
+}
+
+describe('SqliteCorpus search index', () => {
+  it('keeps matches, totals and scoring statistics exact through re-ingests and deletes', async () => {
+    const dir = tempDir();
+    const corpus = new SqliteCorpus(dir.path);
+    try {
+      const first = documents(60, 1);
+      await corpus.ingestDocuments(documentsOf(first));
+      await rankings(corpus);
+      const rewritten = documents(20, 2).map((document, index) => ({ ...document, docId: `doc-${index * 2}` }));
+      await corpus.ingestDocuments(documentsOf(rewritten));
+      for (const docId of ['doc-1', 'doc-3', 'doc-5', 'doc-4']) assert.equal(await corpus.deleteDocument(docId), true);
+      await rankings(corpus);
+      const added = documents(10, 3, 'new');
+      await corpus.ingestDocuments(documentsOf(added));
+
+      const final = new Map(first.map((document) => [document.docId, document]));
+      for (const document of rewritten) final.set(document.docId, document);
+      for (const docId of ['doc-1', 'doc-3', 'doc-5', 'doc-4']) final.delete(docId);
+      for (const document of added) final.set(document.docId, document);
+      assertSameRankings(await rankings(corpus), await freshCorpus([...final.values()]));
+    } finally {
+      corpus.close();
+      dir.remove();
+    }
+  });
+
+  it('applies a replica batch of changes with the same result as ingesting', async () => {
+    const dir = tempDir();
+    const corpus = new SqliteCorpus(dir.path);
+    try {
+      const first = documents(40, 4);
+      corpus.applyChanges(first.map((document) => ({ docId: document.docId, document })));
+      await rankings(corpus);
+      corpus.applyChanges([
+        { docId: 'doc-0', document: null },
+        { docId: 'doc-7', document: { ...first[8]!, docId: 'doc-7' } },
+        { docId: 'doc-9', document: null },
+      ]);
+      const final = first.filter((document) => !['doc-0', 'doc-9'].includes(document.docId));
+      final[final.findIndex((document) => document.docId === 'doc-7')] = { ...first[8]!, docId: 'doc-7' };
+      assertSameRankings(await rankings(corpus), await freshCorpus(final));
+    } finally {
+      corpus.close();
+      dir.remove();
+    }
+  });
+
+  it("follows another connection's ingests and deletes, and rebuilds when the deletion log was pruned", async () => {
+    const dir = tempDir();
+    const reader = new SqliteCorpus(dir.path);
+    const writer = new SqliteCorpus(dir.path);
+    try {
+      const first = documents(30, 5);
+      await writer.ingestDocuments(documentsOf(first));
+      assertSameRankings(await rankings(reader), await freshCorpus(first));
+
+      await writer.ingestDocuments(documentsOf(documents(5, 6, 'late')));
+      await writer.deleteDocument('doc-2');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const expected = [...first.filter((document) => document.docId !== 'doc-2'), ...documents(5, 6, 'late')];
+      assertSameRankings(await rankings(reader), await freshCorpus(expected));
+
+      await writer.deleteDocument('doc-6');
+      await writer.deleteDocument('doc-8');
+      const raw = new Database(join(dir.path, 'corpus.sqlite'));
+      // As if doc-6's entry had aged out of the log before the reader looked: only doc-8's is left.
+      raw.prepare('DELETE FROM removed_documents WHERE seq = (SELECT max(seq) - 1 FROM removed_documents)').run();
+      raw.close();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const pruned = expected.filter((document) => !['doc-6', 'doc-8'].includes(document.docId));
+      assertSameRankings(await rankings(reader), await freshCorpus(pruned));
+    } finally {
+      reader.close();
+      writer.close();
+      dir.remove();
+    }
+  });
+
+  it('upgrades a corpus written before the index was its own: documents kept, analysed once, searchable', async () => {
+    const dir = tempDir();
+    const old = new Database(join(dir.path, 'corpus.sqlite'));
+    old.exec(corpusMigrations[0]!);
+    old.pragma('user_version = 1');
+    const originals = documents(25, 7);
+    const insertDocument = old.prepare('INSERT INTO documents (doc_id, title, text, metadata) VALUES (?, ?, ?, ?)');
+    const insertField = old.prepare(`INSERT INTO doc_fields (doc_rowid, field, vtype, value) VALUES (?, ?, 's', ?)`);
+    for (const document of originals) {
+      const rowid = insertDocument.run(document.docId, document.title, document.text, JSON.stringify(document.metadata)).lastInsertRowid;
+      insertField.run(rowid, 'shelf', document.metadata.shelf);
+    }
+    old.close();
+    const corpus = new SqliteCorpus(dir.path);
+    try {
+      assert.equal(await corpus.countDocuments(), originals.length);
+      assert.deepEqual(await corpus.getDocument('doc-3'), originals[3]);
+      assertSameRankings(await rankings(corpus), await freshCorpus(originals));
+    } finally {
+      corpus.close();
+      dir.remove();
+    }
+  });
+});
