@@ -5,10 +5,15 @@ import { openSqlite } from './sqlite-open.js';
 import { migrateCorpus } from './sqlite-schema.js';
 import type { DocumentRecord, IngestProgress, SearchRequest, SearchResult } from './store.js';
 import { stemOf } from './text-index/analysis.js';
-import { DocumentAnalyser, filterTerm, metadataWordTerm, TermDictionary } from './text-index/term-vector.js';
+import { BackgroundAnalyser, type AnalysisReply } from './text-index/background-analyser.js';
+import { DocumentAnalyser, filterTerm, metadataWordTerm, TermDictionary, type AnalysedDocument } from './text-index/term-vector.js';
 import { TextIndex, type IndexedDocument, type SearchField } from './text-index/text-index.js';
 
 const DOCUMENT_CACHE_CHARS = 32 * 1024 * 1024;
+/** An ingest analyses this many documents itself before handing analysis to a worker thread. */
+const IN_THREAD_DOCUMENTS = 2000;
+/** Documents per message to and from the analysis worker. */
+const BACKGROUND_BATCH = 500;
 /** Documents handed to the index at a time while loading. */
 const INDEX_LOAD_BATCH = 10_000;
 /** Filter bitmaps kept for reuse until the corpus changes. */
@@ -176,26 +181,65 @@ export class SqliteCorpus {
     onProgress?: (progress: IngestProgress) => void,
   ): Promise<number> {
     // One transaction across the whole source: a bad record anywhere leaves the corpus untouched.
+    // Past the first few thousand documents, analysis moves to a worker thread (see
+    // BackgroundAnalyser): batches are analysed there while the next one is read here and the
+    // previous one written, in source order.
     this.beginWrite();
     let count = 0;
+    let background: BackgroundAnalyser | undefined;
+    let batch: DocumentRecord[] = [];
+    let inFlight: { documents: DocumentRecord[]; reply: Promise<AnalysisReply> } | undefined;
+    const progress = (written: number) => {
+      const before = count;
+      count += written;
+      if (onProgress && Math.floor(count / 1000) > Math.floor(before / 1000)) onProgress({ documents: count });
+    };
+    const writeInFlight = async () => {
+      if (!inFlight) return;
+      const { documents, reply } = inFlight;
+      inFlight = undefined;
+      const { vectors } = await reply;
+      documents.forEach((document, index) => this.insertDocument(document, vectors[index]!));
+      progress(documents.length);
+    };
+    const send = async () => {
+      const documents = batch;
+      batch = [];
+      const reply = background!.analyse(documents);
+      reply.catch(() => undefined);
+      await writeInFlight();
+      inFlight = { documents, reply };
+    };
     try {
       for await (const document of source) {
+        if (background) {
+          batch.push(document);
+          if (batch.length === BACKGROUND_BATCH) await send();
+          continue;
+        }
         this.writeDocument(document);
-        count++;
-        if (onProgress && count % 1000 === 0) onProgress({ documents: count });
+        progress(1);
+        if (count === IN_THREAD_DOCUMENTS) background = new BackgroundAnalyser(this.dictionary);
       }
+      if (batch.length > 0) await send();
+      await writeInFlight();
       this.commitWrite();
     } catch (error) {
       this.rollbackWrite();
       throw error;
+    } finally {
+      await background?.close();
     }
     onProgress?.({ documents: count });
     return count;
   }
 
   private writeDocument(document: DocumentRecord): void {
+    this.insertDocument(document, this.analyser.analyse(document.title, document.text, document.metadata));
+  }
+
+  private insertDocument(document: DocumentRecord, analysed: AnalysedDocument): void {
     this.sql.deleteDocument.run(document.docId);
-    const analysed = this.analyser.analyse(document.title, document.text, document.metadata);
     this.sql.insertDocument.run(
       document.docId,
       document.title,

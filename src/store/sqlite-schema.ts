@@ -118,6 +118,7 @@ export const corpusMigrations: readonly string[] = [
    INSERT INTO documents_v2 (id, doc_id, title, text, metadata) SELECT id, doc_id, title, text, metadata FROM documents;
    DROP TABLE documents;
    ALTER TABLE documents_v2 RENAME TO documents;
+   CREATE INDEX documents_unanalysed ON documents(id) WHERE terms IS NULL;
    CREATE TABLE terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
    CREATE TABLE removed_documents (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,

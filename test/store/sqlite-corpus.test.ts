@@ -102,6 +102,34 @@ describe('SqliteCorpus search index', () => {
     }
   });
 
+  it('analyses a long ingest on a worker thread with the same result, and rolls all of it back on a bad record', async () => {
+    const dir = tempDir();
+    const corpus = new SqliteCorpus(dir.path);
+    try {
+      const many = documents(5200, 8).map((document, index) => ({ ...document, title: `${document.title} w${index % 700}` }));
+      async function* failingAfter(count: number) {
+        yield* many.slice(0, count);
+        throw new Error('record 3001: not JSON');
+      }
+      await assert.rejects(corpus.ingestDocuments(failingAfter(3000)), /record 3001/);
+      assert.equal(await corpus.countDocuments(), 0);
+      assert.equal(await corpus.ingestDocuments(documentsOf(many)), many.length);
+      const reference = tempDir();
+      const inThread = new SqliteCorpus(reference.path);
+      inThread.applyChanges(many.map((document) => ({ docId: document.docId, document })));
+      const expected = await rankings(inThread);
+      const unique = await inThread.search({ terms: ['w699'], field: { kind: 'title' }, filters: [], topK: 10 });
+      inThread.close();
+      reference.remove();
+      assertSameRankings(await rankings(corpus), expected);
+      assert.deepEqual(await corpus.search({ terms: ['w699'], field: { kind: 'title' }, filters: [], topK: 10 }), unique);
+      assert.equal(unique.total, 7);
+    } finally {
+      corpus.close();
+      dir.remove();
+    }
+  });
+
   it("follows another connection's ingests and deletes, and rebuilds when the deletion log was pruned", async () => {
     const dir = tempDir();
     const reader = new SqliteCorpus(dir.path);

@@ -15,56 +15,64 @@ const ASCII_WORD = /^[a-z]+$/;
 const STEM_CACHE_LIMIT = 200_000;
 
 /**
- * Receives one token of a scanned text: `source.slice(start, end)`. For tokens of ASCII letters and
- * digits only (`plain`), `hash` is an FNV-1a hash of their characters, so a caller can look them up
- * without making a string; other tokens must be read with `tokenText`.
+ * Receives one token of a scanned text, at `source.slice(start, end)`; `tokenText` makes it a
+ * string. For tokens of ASCII letters and digits only (`plain`), `hash` is an FNV-1a hash of their
+ * lower-cased characters, so a caller can look them up without making a string at all.
  */
 export type TokenSink = (source: string, start: number, end: number, plain: boolean, hash: number) => void;
 
+/** Per ASCII code: 0 for a separator, else the lower-case code (letters and digits are tokens). */
+const ASCII_TOKEN_CODES = new Uint8Array(128).map((_, code) =>
+  (code >= 97 && code <= 122) || (code >= 48 && code <= 57) ? code : code >= 65 && code <= 90 ? code + 32 : 0,
+);
+
+/** The width in code units of the non-ASCII token character at `index`, or 0 for a separator. */
+function tokenCharacterWidth(source: string, index: number): number {
+  const point = source.codePointAt(index)!;
+  return TOKEN_CHARACTER.test(String.fromCodePoint(point)) ? (point > 0xffff ? 2 : 1) : 0;
+}
+
 /**
- * Scans `text` for tokens, in order: NFKC-normalised, lower-cased, split at anything but letters,
- * numbers and marks. The scan runs on character codes because it is the inner loop of ingestion;
- * only non-ASCII characters are tested against the Unicode classes.
+ * Scans `text` for tokens, in order: split at anything but letters, numbers and marks, compared
+ * lower-cased; text with non-ASCII characters is NFKC-normalised and lower-cased first. The scan
+ * runs on character codes because it is the inner loop of ingestion; only non-ASCII characters
+ * are tested against the Unicode classes.
  */
 export function scanTokens(text: string, sink: TokenSink): void {
-  const lower = (NON_ASCII.test(text) ? text.normalize('NFKC') : text).toLowerCase();
-  const length = lower.length;
-  let start = -1;
-  let plain = true;
-  let hash = 0;
-  for (let index = 0; index <= length; index++) {
-    let inToken = false;
-    let width = 1;
-    let code = 0;
-    if (index < length) {
-      code = lower.charCodeAt(index);
-      if (code < 128) inToken = (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
-      else {
-        const point = lower.codePointAt(index)!;
-        width = point > 0xffff ? 2 : 1;
-        inToken = TOKEN_CHARACTER.test(String.fromCodePoint(point));
+  const source = NON_ASCII.test(text) ? text.normalize('NFKC').toLowerCase() : text;
+  const length = source.length;
+  let index = 0;
+  while (index < length) {
+    const first = source.charCodeAt(index);
+    if (first < 128 ? ASCII_TOKEN_CODES[first] === 0 : tokenCharacterWidth(source, index) === 0) {
+      index += first >= 0xd800 && first < 0xdc00 ? 2 : 1;
+      continue;
+    }
+    const start = index;
+    let plain = true;
+    let hash = 0x811c9dc5;
+    while (index < length) {
+      const code = source.charCodeAt(index);
+      if (code < 128) {
+        const lower = ASCII_TOKEN_CODES[code]!;
+        if (lower === 0) break;
+        hash = Math.imul(hash ^ lower, 0x01000193);
+        index++;
+      } else {
+        const width = tokenCharacterWidth(source, index);
+        if (width === 0) break;
+        plain = false;
+        index += width;
       }
     }
-    if (inToken) {
-      if (start < 0) {
-        start = index;
-        plain = true;
-        hash = 0x811c9dc5;
-      }
-      if (code >= 128) plain = false;
-      else hash = Math.imul(hash ^ code, 0x01000193);
-    } else if (start >= 0) {
-      sink(lower, start, index, plain, hash);
-      start = -1;
-    }
-    index += width - 1;
+    sink(source, start, index, plain, hash);
   }
 }
 
-/** A scanned token as a string, Latin diacritics removed (résumé -> resume). */
+/** A scanned token as a string: lower-cased, Latin diacritics removed (résumé -> resume). */
 export function tokenText(source: string, start: number, end: number, plain: boolean): string {
   const token = source.slice(start, end);
-  return plain ? token : token.normalize('NFD').replace(LATIN_DIACRITICS, '').normalize('NFC');
+  return plain ? token.toLowerCase() : token.normalize('NFD').replace(LATIN_DIACRITICS, '').normalize('NFC');
 }
 
 /** Calls `onToken` with each token of `text`, in order (see scanTokens and tokenText). */

@@ -27,6 +27,17 @@ export class TermDictionary {
     }
   }
 
+  entries(): Array<{ id: number; term: string }> {
+    return Array.from(this.ids, ([term, id]) => ({ id, term }));
+  }
+
+  /** Takes a term another dictionary (a worker's copy) added, to be written like one added here. */
+  adopt(id: number, term: string): void {
+    this.ids.set(term, id);
+    if (id >= this.nextId) this.nextId = id + 1;
+    this.added.push([id, term]);
+  }
+
   get highestId(): number {
     return this.nextId - 1;
   }
@@ -131,7 +142,7 @@ export class DocumentAnalyser {
     if (plain) {
       const found = this.plainTokens.find(source, start, end, hash);
       if (found >= 0) return found;
-      const token = source.slice(start, end);
+      const token = tokenText(source, start, end, plain);
       const id = this.termOfWord(token);
       this.plainTokens.insert(token, hash, id);
       return id;

@@ -109,11 +109,25 @@ export class TextIndex {
       this.titleTotal += document.titleLength;
       this.textTotal += document.textLength;
       this.live++;
-      forEachStoredTerm(document.terms, (termId, title, text) => {
+      // The stored vector's varints decoded inline: this loop is most of loading a large index.
+      const terms = document.terms;
+      let offset = 0;
+      let termId = 0;
+      while (offset < terms.length) {
+        let byte = terms[offset++]!;
+        let gap = byte & 0x7f;
+        for (let shift = 7; byte & 0x80; shift += 7) gap |= ((byte = terms[offset++]!) & 0x7f) << shift;
+        termId += gap;
+        byte = terms[offset++]!;
+        let title = byte & 0x7f;
+        for (let shift = 7; byte & 0x80; shift += 7) title |= ((byte = terms[offset++]!) & 0x7f) << shift;
+        byte = terms[offset++]!;
+        let text = byte & 0x7f;
+        for (let shift = 7; byte & 0x80; shift += 7) text |= ((byte = terms[offset++]!) & 0x7f) << shift;
         let list = this.lists[termId];
         if (!list) this.lists[termId] = list = new PostingList();
         list.append(number, frequencyByte(title, text));
-      });
+      }
     }
     if (this.documents >= DENSE_MINIMUM_DOCUMENTS) {
       const threshold = this.documents * DENSE_FRACTION;

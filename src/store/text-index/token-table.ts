@@ -59,9 +59,11 @@ export class TokenTable {
   }
 }
 
+/** Whether the (lower-case) key equals the source's characters from `start`, compared lower-cased. */
 function sameCharacters(key: string, source: string, start: number): boolean {
   for (let index = 0; index < key.length; index++) {
-    if (key.charCodeAt(index) !== source.charCodeAt(start + index)) return false;
+    const code = source.charCodeAt(start + index);
+    if (key.charCodeAt(index) !== (code >= 65 && code <= 90 ? code + 32 : code)) return false;
   }
   return true;
 }

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { siblingModule, startModuleWorker } from '../../../worker-thread.js';
 import type { Description } from './describe.js';
 
 interface Job {
@@ -12,14 +13,10 @@ interface Slot {
   busy: Job | undefined;
 }
 
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(FROM_SOURCE ? './worker.ts' : './worker.js', import.meta.url);
+const WORKER_URL = siblingModule(import.meta.url, 'worker');
 
-/** The compiled worker; or, running from source under tsx (tests), the source with tsx's loader registered in the thread first. */
 function startWorker(): Worker {
-  if (!FROM_SOURCE) return new Worker(WORKER_URL);
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
-  return new Worker(bootstrap, { eval: true });
+  return startModuleWorker(WORKER_URL);
 }
 
 /**

@@ -1,0 +1,15 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { AnalysisReply, AnalysisRequest } from './background-analyser.js';
+import { DocumentAnalyser, TermDictionary } from './term-vector.js';
+
+// Analyses documents for an ingest running on the main thread; owns the term dictionary while
+// the ingest lasts, starting from the snapshot it was given.
+const dictionary = new TermDictionary();
+dictionary.load((workerData as { terms: Array<{ id: number; term: string }> }).terms);
+const analyser = new DocumentAnalyser(dictionary);
+
+parentPort!.on('message', (request: AnalysisRequest) => {
+  const vectors = request.documents.map((document) => analyser.analyse(document.title, document.text, document.metadata));
+  const reply: AnalysisReply = { vectors, added: dictionary.added.splice(0) };
+  parentPort!.postMessage(reply, vectors.map((vector) => vector.terms.buffer as ArrayBuffer));
+});
