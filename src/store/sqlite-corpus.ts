@@ -5,7 +5,7 @@ import { openSqlite } from './sqlite-open.js';
 import { migrateCorpus } from './sqlite-schema.js';
 import type { DocumentRecord, IngestProgress, SearchRequest, SearchResult } from './store.js';
 import { stemOf } from './text-index/analysis.js';
-import { BackgroundAnalyser, type AnalysisReply } from './text-index/background-analyser.js';
+import { BackgroundAnalyser } from './text-index/background-analyser.js';
 import { DocumentAnalyser, filterTerm, metadataWordTerm, TermDictionary, type AnalysedDocument } from './text-index/term-vector.js';
 import { TextIndex, type IndexedDocument, type SearchField } from './text-index/text-index.js';
 
@@ -14,6 +14,8 @@ const DOCUMENT_CACHE_CHARS = 32 * 1024 * 1024;
 const IN_THREAD_DOCUMENTS = 2000;
 /** Documents per message to and from the analysis worker. */
 const BACKGROUND_BATCH = 500;
+/** Batches queued for the analysis worker before this thread writes or analyses one itself. */
+const WORKER_BACKLOG = 3;
 /** Documents handed to the index at a time while loading. */
 const INDEX_LOAD_BATCH = 10_000;
 /** Filter bitmaps kept for reuse until the corpus changes. */
@@ -182,33 +184,32 @@ export class SqliteCorpus {
   ): Promise<number> {
     // One transaction across the whole source: a bad record anywhere leaves the corpus untouched.
     // Past the first few thousand documents, analysis moves to a worker thread (see
-    // BackgroundAnalyser): batches are analysed there while the next one is read here and the
-    // previous one written, in source order.
+    // BackgroundAnalyser): batches are analysed there while the next one is read here and earlier
+    // ones written, in source order. When the worker falls behind, this thread analyses a batch
+    // itself if it holds no term the dictionary lacks (the worker alone adds terms).
     this.beginWrite();
     let count = 0;
     let background: BackgroundAnalyser | undefined;
     let batch: DocumentRecord[] = [];
-    let inFlight: { documents: DocumentRecord[]; reply: Promise<AnalysisReply> } | undefined;
+    const queue: Array<{ documents: DocumentRecord[]; vectors: Promise<AnalysedDocument[]> }> = [];
     const progress = (written: number) => {
       const before = count;
       count += written;
       if (onProgress && Math.floor(count / 1000) > Math.floor(before / 1000)) onProgress({ documents: count });
     };
-    const writeInFlight = async () => {
-      if (!inFlight) return;
-      const { documents, reply } = inFlight;
-      inFlight = undefined;
-      const { vectors } = await reply;
-      documents.forEach((document, index) => this.insertDocument(document, vectors[index]!));
+    const writeOldest = async () => {
+      const { documents, vectors } = queue.shift()!;
+      const analysed = await vectors;
+      documents.forEach((document, index) => this.insertDocument(document, analysed[index]!));
       progress(documents.length);
     };
     const send = async () => {
       const documents = batch;
       batch = [];
-      const reply = background!.analyse(documents);
-      reply.catch(() => undefined);
-      await writeInFlight();
-      inFlight = { documents, reply };
+      const vectors = background!.backlog >= WORKER_BACKLOG ? this.analyseSharing(documents, background!) : background!.analyse(documents);
+      vectors.catch(() => undefined);
+      queue.push({ documents, vectors });
+      while (queue.length > WORKER_BACKLOG) await writeOldest();
     };
     try {
       for await (const document of source) {
@@ -222,7 +223,7 @@ export class SqliteCorpus {
         if (count === IN_THREAD_DOCUMENTS) background = new BackgroundAnalyser(this.dictionary);
       }
       if (batch.length > 0) await send();
-      await writeInFlight();
+      while (queue.length > 0) await writeOldest();
       this.commitWrite();
     } catch (error) {
       this.rollbackWrite();
@@ -232,6 +233,23 @@ export class SqliteCorpus {
     }
     onProgress?.({ documents: count });
     return count;
+  }
+
+  /**
+   * Term vectors for a batch, analysed here where the dictionary holds every term of a document,
+   * by the worker for the others.
+   */
+  private async analyseSharing(documents: DocumentRecord[], background: BackgroundAnalyser): Promise<AnalysedDocument[]> {
+    const vectors = documents.map((document) => this.analyser.analyseKnown(document.title, document.text, document.metadata));
+    const missing = documents.filter((_, index) => vectors[index] === null);
+    if (missing.length > 0) {
+      const fromWorker = await background.analyse(missing);
+      let next = 0;
+      vectors.forEach((vector, index) => {
+        if (vector === null) vectors[index] = fromWorker[next++]!;
+      });
+    }
+    return vectors as AnalysedDocument[];
   }
 
   private writeDocument(document: DocumentRecord): void {

@@ -40,7 +40,17 @@ export class BackgroundAnalyser {
     this.worker.on('exit', (code) => fail(new Error(`the analysis worker stopped (exit code ${code})`)));
   }
 
-  analyse(documents: AnalysisRequest['documents']): Promise<AnalysisReply> {
+  /** Batches sent and not answered yet. */
+  get backlog(): number {
+    return this.waiting.length;
+  }
+
+  /** Term vectors for the documents, in order. */
+  async analyse(documents: AnalysisRequest['documents']): Promise<AnalysedDocument[]> {
+    return (await this.request(documents)).vectors;
+  }
+
+  private request(documents: AnalysisRequest['documents']): Promise<AnalysisReply> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.waiting.push({ resolve, reject });

@@ -62,6 +62,7 @@ const MAX_STORED_FREQUENCY = 0xffff;
 /** Token-to-term cache entries before it starts over (a safeguard against endless vocabularies). */
 const TOKEN_CACHE_LIMIT = 500_000;
 const STOPWORD = 0;
+const UNKNOWN_TERM = Symbol('unknown term');
 
 /** Metadata values that can be filtered on: scalars as they are, arrays element by element. */
 export function metadataScalars(value: MetadataValue, visit: (scalar: FilterScalar) => void): void {
@@ -102,24 +103,54 @@ export class DocumentAnalyser {
   private readonly plainTokens = new TokenTable(TOKEN_CACHE_LIMIT);
   private readonly otherTokens = new Map<string, number>();
 
+  private knownOnly = false;
+
   constructor(private readonly dictionary: TermDictionary) {}
 
+  /** The document's term vector, adding its new terms to the dictionary. */
   analyse(title: string, text: string, metadata: Record<string, MetadataValue>): AnalysedDocument {
+    this.knownOnly = false;
+    return this.analyseDocument(title, text, metadata)!;
+  }
+
+  /**
+   * The document's term vector if the dictionary holds all its terms, else null; adds nothing.
+   * That is what lets the main thread share the work of a worker that owns the dictionary.
+   */
+  analyseKnown(title: string, text: string, metadata: Record<string, MetadataValue>): AnalysedDocument | null {
+    this.knownOnly = true;
+    return this.analyseDocument(title, text, metadata);
+  }
+
+  private analyseDocument(title: string, text: string, metadata: Record<string, MetadataValue>): AnalysedDocument | null {
     this.seenCount = 0;
     this.titleLength = 0;
     this.textLength = 0;
-    scanTokens(title, this.titleToken);
-    scanTokens(text, this.textToken);
-    for (const field in metadata) {
-      metadataScalars(metadata[field]!, (scalar) => {
-        this.countInText(this.dictionary.idFor(filterTerm(field, scalar)));
-        if (typeof scalar !== 'string') return;
-        forEachToken(scalar, (token) => {
-          if (!STOPWORDS.has(token)) this.countInText(this.dictionary.idFor(metadataWordTerm(field, stemOf(token))));
+    try {
+      scanTokens(title, this.titleToken);
+      scanTokens(text, this.textToken);
+      for (const field in metadata) {
+        metadataScalars(metadata[field]!, (scalar) => {
+          this.countInText(this.idOf(filterTerm(field, scalar)));
+          if (typeof scalar !== 'string') return;
+          forEachToken(scalar, (token) => {
+            if (!STOPWORDS.has(token)) this.countInText(this.idOf(metadataWordTerm(field, stemOf(token))));
+          });
         });
-      });
+      }
+    } catch (error) {
+      if (error !== UNKNOWN_TERM) throw error;
+      for (const id of this.seen.subarray(0, this.seenCount)) this.titleCounts[id] = this.textCounts[id] = 0;
+      return null;
     }
     return { titleLength: this.titleLength, textLength: this.textLength, terms: this.encode() };
+  }
+
+  private idOf(term: string): number {
+    if (!this.knownOnly) return this.dictionary.idFor(term);
+    const id = this.dictionary.idOf(term);
+    if (id === undefined) throw UNKNOWN_TERM;
+    return id;
   }
 
   private readonly titleToken: TokenSink = (source, start, end, plain, hash) => {
@@ -158,7 +189,7 @@ export class DocumentAnalyser {
   }
 
   private termOfWord(token: string): number {
-    return STOPWORDS.has(token) ? STOPWORD : this.dictionary.idFor(stemOf(token));
+    return STOPWORDS.has(token) ? STOPWORD : this.idOf(stemOf(token));
   }
 
   private encode(): Uint8Array {
