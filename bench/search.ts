@@ -7,7 +7,7 @@
 // connections), the throughput also as a ratio to a bare Fastify JSON route measured in the same run.
 // SEARCH_SIZES=10000,100000 picks the sizes; SEARCH_SECONDS the length of each load run.
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -148,16 +148,13 @@ async function main(): Promise<void> {
             headers: { 'x-api-key': key, 'content-type': 'application/json' },
             body: JSON.stringify({ query, top_k: 10, ...(filtered ? { filters: { jurisdiction: 'EU' } } : {}) }),
           }));
-          // One at a time: every query twice, timing the second pass (the first warms caches and the JIT).
-          const alone: number[] = [];
-          for (const pass of [0, 1]) {
-            for (const one of requests) {
-              const started = performance.now();
-              const response = await fetch(`${service.url}/query`, { method: 'POST', headers: one.headers, body: one.body });
-              await response.arrayBuffer();
-              if (pass === 1) alone.push(performance.now() - started);
-            }
-          }
+          // One at a time, from a client process of its own: every query twice, timing the second
+          // pass (the first warms caches and the JIT).
+          const requestsFile = join(work, 'requests.json');
+          writeFileSync(requestsFile, JSON.stringify(requests));
+          const alone = JSON.parse(
+            execFileSync(process.execPath, [join(ROOT, 'bench/sequential-client.mjs'), service.url, requestsFile, '2'], { encoding: 'utf8' }),
+          ) as number[];
           alone.sort((a, b) => a - b);
           const percentile = (fraction: number) => alone[Math.min(alone.length - 1, Math.floor(fraction * alone.length))]!.toFixed(1);
           const result = await load(`${service.url}/query`, requests);
