@@ -156,10 +156,6 @@ export class PostingList {
     this.frequencies = resize(this.frequencies, this.count);
     if (this.gaps) this.gaps = resize(this.gaps, this.gapBytes);
   }
-
-  get bytes(): number {
-    return this.frequencies.byteLength + (this.gaps?.byteLength ?? 0) + (this.bits?.byteLength ?? 0) * 2;
-  }
 }
 
 export function popcount(value: number): number {

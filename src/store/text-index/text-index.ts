@@ -181,12 +181,6 @@ export class TextIndex {
     return bits;
   }
 
-  get bytes(): number {
-    let bytes = this.capacity * 41;
-    for (const list of this.lists) bytes += list?.bytes ?? 0;
-    return bytes;
-  }
-
   search(query: IndexQuery): IndexResult {
     if (this.live === 0) return { total: 0, hits: [] };
     this.updateNorms();

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { forEachToken, queryTokens, scanTokens, stemOf } from '../../../src/store/text-index/analysis.js';
+import { TokenTable } from '../../../src/store/text-index/token-table.js';
+
+function tokens(text: string): string[] {
+  const found: string[] = [];
+  forEachToken(text, (token) => found.push(token));
+  return found;
+}
+
+describe('text analysis', () => {
+  it('splits at anything but letters, numbers and marks, lower-cased, Latin diacritics folded', () => {
+    assert.deepEqual(tokens('Hello, WORLD! résumé Café naïve'), ['hello', 'world', 'resume', 'cafe', 'naive']);
+    assert.deepEqual(tokens('x-ray CD4+ IL-6 p53 3.14'), ['x', 'ray', 'cd4', 'il', '6', 'p53', '3', '14']);
+    assert.deepEqual(tokens('ＡＢＣ１２３'), ['abc123'], 'NFKC: full-width forms are ASCII');
+  });
+
+  it('keeps other scripts as words and skips what is not a letter, including astral symbols', () => {
+    assert.deepEqual(tokens('中文 テスト 한국어 العربية'), ['中文', 'テスト', '한국어', 'العربية']);
+    assert.deepEqual(tokens('a😀b 𝔘𝔫𝔦'), ['a', 'b', 'uni']);
+    assert.deepEqual(tokens(''), []);
+    assert.deepEqual(tokens(' \t\n.,;'), []);
+  });
+
+  it('hashes plain tokens by their lower-cased characters, so a table finds them without a string', () => {
+    const table = new TokenTable(100, 4);
+    scanTokens('Walrus', (source, start, end, plain, hash) => table.insert(source.slice(start, end).toLowerCase(), hash, 7));
+    const found: number[] = [];
+    scanTokens('the WALRUS walrus walrusses', (source, start, end, plain, hash) => found.push(plain ? table.find(source, start, end, hash) : -2));
+    assert.deepEqual(found, [-1, 7, 7, -1]);
+    for (let id = 0; id < 50; id++) scanTokens(`word${id}`, (source, start, end, _plain, hash) => table.insert(source.slice(start, end), hash, id));
+    scanTokens('word42', (source, start, end, _plain, hash) => assert.equal(table.find(source, start, end, hash), 42));
+  });
+
+  it('turns query text into distinct tokens without stopwords, and stems English words only', () => {
+    assert.deepEqual(queryTokens('The data and the DATA of breaches', 64), ['data', 'breaches']);
+    assert.deepEqual(queryTokens('a b c d e f', 3), ['b', 'c', 'd']);
+    assert.equal(stemOf('breaches'), 'breach');
+    assert.equal(stemOf('running'), 'run');
+    assert.equal(stemOf('p53'), 'p53');
+    assert.equal(stemOf('テスト'), 'テスト');
+  });
+});
