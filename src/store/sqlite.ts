@@ -65,10 +65,11 @@ export class SqliteStore implements Store {
   private readonly sql;
 
   private readonly checkpoints: BackgroundCheckpoint | undefined;
+  private readonly corpusCheckpoints: BackgroundCheckpoint | undefined;
   readonly idempotency: SqliteIdempotency;
   readonly faces: SqliteFaces;
 
-  /** `backgroundCheckpoints`: for a long-running service, checkpoint the ledger's WAL in a worker thread. */
+  /** `backgroundCheckpoints`: for a long-running service, checkpoint the WALs in worker threads. */
   constructor(dataDir: string, options: { backgroundCheckpoints?: boolean } = {}) {
     mkdirSync(dataDir, { recursive: true });
     this.ledger = openSqlite(join(dataDir, 'ledger.sqlite'));
@@ -84,6 +85,9 @@ export class SqliteStore implements Store {
     }
 
     this.corpus = new SqliteCorpus(dataDir);
+    // A large ingest by the CLI leaves its WAL to be copied into the corpus file; the service does
+    // that off the event loop too.
+    if (options.backgroundCheckpoints) this.corpusCheckpoints = new BackgroundCheckpoint(join(dataDir, 'corpus.sqlite'));
     this.ledgerWrites = new ExternalWrites(this.ledger, dataDir, 'ledger.sqlite');
     const l = this.ledger;
     this.sql = {
@@ -339,6 +343,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.checkpoints?.close();
+    await this.corpusCheckpoints?.close();
     this.ledgerWrites.close();
     this.debits.flush();
     if (this.pendingOutcomes.length > 0) this.ledger.transaction(() => this.writeOutcomes()).immediate();
