@@ -308,9 +308,10 @@ export class SqliteCorpus {
       filter: this.filterBitmap(index, request.filters),
       topK: request.topK,
     });
-    const hits = result.hits.map((hit) => {
-      const row = this.sql.hit.get(hit.rowid) as { doc_id: string; title: string };
-      return { docId: row.doc_id, title: row.title, score: hit.score };
+    // A row can be gone only while this connection's own transaction holds the index back.
+    const hits = result.hits.flatMap((hit) => {
+      const row = this.sql.hit.get(hit.rowid) as { doc_id: string; title: string } | undefined;
+      return row ? [{ docId: row.doc_id, title: row.title, score: hit.score }] : [];
     });
     // Equal scores in doc_id order, as before the index was our own.
     hits.sort((a, b) => b.score - a.score || (a.docId < b.docId ? -1 : a.docId > b.docId ? 1 : 0));
@@ -320,6 +321,9 @@ export class SqliteCorpus {
   /** The index, brought up to date with every commit to the file first. */
   private currentIndex(): TextIndex {
     this.noticeExternalWrites();
+    // Inside this connection's own ingest, reads would see its uncommitted documents: the index
+    // catches up once the transaction has ended.
+    if (this.index && this.db.inTransaction) return this.index;
     if (!this.index) this.loadIndex(new TextIndex());
     else if (this.indexStale) this.loadIndex(this.index);
     return this.index!;

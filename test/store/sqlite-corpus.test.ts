@@ -130,6 +130,37 @@ describe('SqliteCorpus search index', () => {
     }
   });
 
+  it("never shows its own ingest's documents before they are committed", async () => {
+    const dir = tempDir();
+    const corpus = new SqliteCorpus(dir.path);
+    try {
+      const first = documents(10, 9);
+      await corpus.ingestDocuments(documentsOf(first));
+      await rankings(corpus);
+      await corpus.deleteDocument('doc-0');
+      let resume!: () => void;
+      const paused = new Promise<void>((resolve) => (resume = resolve));
+      let reached!: () => void;
+      const halfway = new Promise<void>((resolve) => (reached = resolve));
+      async function* interrupted() {
+        yield* documents(5, 10, 'pending');
+        reached();
+        await paused;
+        throw new Error('record 6: not JSON');
+      }
+      const ingest = corpus.ingestDocuments(interrupted());
+      await halfway;
+      const during = await rankings(corpus);
+      assert.ok(during.every((result) => result.hits.every((hit) => !hit.docId.startsWith('pending'))), 'no uncommitted document');
+      resume();
+      await assert.rejects(ingest, /record 6/);
+      assertSameRankings(await rankings(corpus), await freshCorpus(first.slice(1)));
+    } finally {
+      corpus.close();
+      dir.remove();
+    }
+  });
+
   it("follows another connection's ingests and deletes, and rebuilds when the deletion log was pruned", async () => {
     const dir = tempDir();
     const reader = new SqliteCorpus(dir.path);
