@@ -103,6 +103,37 @@ export class PostingList {
     }
   }
 
+  /**
+   * Writes every posting's document number into `documents` (which must hold `count`), in order:
+   * `documents[i]` goes with `frequencies[i]`. A tight loop, for scoring a whole list.
+   */
+  decodeDocuments(documents: Int32Array): void {
+    let index = 0;
+    if (this.bits) {
+      const bits = this.bits;
+      const words = (this.lastDocument >>> 5) + 1;
+      for (let word = 0; word < words; word++) {
+        let remaining = bits[word]!;
+        while (remaining !== 0) {
+          const lowest = remaining & -remaining;
+          documents[index++] = (word << 5) + 31 - Math.clz32(lowest);
+          remaining ^= lowest;
+        }
+      }
+      return;
+    }
+    const gaps = this.gaps!;
+    let offset = 0;
+    let document = -1;
+    for (; index < this.count; index++) {
+      let byte = gaps[offset++]!;
+      let gap = byte & 0x7f;
+      for (let shift = 7; byte & 0x80; shift += 7) gap |= ((byte = gaps[offset++]!) & 0x7f) << shift;
+      document += gap;
+      documents[index] = document;
+    }
+  }
+
   /** The frequency byte of `document`, or -1 when the term is not in it. Dense lists only. */
   frequencyIn(document: number): number {
     const word = document >>> 5;

@@ -94,6 +94,7 @@ export class TextIndex {
   private scratchBits = new Uint32Array(0);
   private exclusion = new Uint32Array(0);
   private blockBounds = new Float64Array(0);
+  private postingDocuments = new Int32Array(0);
   private readonly touched = new DocumentList();
 
   get liveDocuments(): number {
@@ -228,8 +229,14 @@ export class TextIndex {
     const scores = this.scores;
     const titleNorms = this.titleNorms;
     const textNorms = this.textNorms;
-    list.forEach((document, frequency) => {
-      if (exclusion !== null && (exclusion[document >>> 5]! >>> (document & 31)) & 1) return;
+    if (this.postingDocuments.length < list.count) this.postingDocuments = new Int32Array(list.count * 2);
+    const documents = this.postingDocuments;
+    list.decodeDocuments(documents);
+    const frequencies = list.frequencies;
+    for (let index = 0; index < list.count; index++) {
+      const document = documents[index]!;
+      if (exclusion !== null && (exclusion[document >>> 5]! >>> (document & 31)) & 1) continue;
+      const frequency = frequencies[index]!;
       const pseudo =
         field === 0
           ? titleWeight * (frequency >>> 6) * titleNorms[document]! + (frequency & 63) * textNorms[document]!
@@ -238,10 +245,10 @@ export class TextIndex {
             : field === 2
               ? (frequency & 63) * textNorms[document]!
               : frequency & 63;
-      if (pseudo === 0) return;
+      if (pseudo === 0) continue;
       if (scores[document] === 0) touched.push(document);
       scores[document]! += (multiplier * pseudo) / (pseudo + k1);
-    });
+    }
   }
 
   /**
