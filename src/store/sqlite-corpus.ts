@@ -30,11 +30,11 @@ const REMOVAL_LOG_SECONDS = 3600;
 export type DocumentChange = { docId: string; document: DocumentRecord | null };
 
 /**
- * The corpus in one SQLite file: documents with their term vectors, the term dictionary, metadata
- * fields (with an FTS5 index for match clauses on metadata), and a log of deletions. Title and
- * text search run on an in-memory TextIndex built from the term vectors, loaded on first use and
- * brought up to date from the file whenever it changed. The embedded store's corpus, and each
- * PostgreSQL-backed instance's local search replica.
+ * The corpus in one SQLite file: documents with their term vectors (metadata values included),
+ * the term dictionary, and a log of deletions. Search and filters run on an in-memory TextIndex
+ * built from the term vectors, loaded on first use and brought up to date from the file whenever
+ * it changed. The embedded store's corpus, and each PostgreSQL-backed instance's local search
+ * replica.
  */
 export class SqliteCorpus {
   private readonly db: Database.Database;
