@@ -336,6 +336,7 @@ export class SqliteCorpus {
    */
   private loadIndex(index: TextIndex): void {
     const fresh = index.highestRowid === 0 && index.liveDocuments === 0;
+    const liveBefore = index.liveDocuments;
     const rebuild = this.db.transaction((): boolean => {
       this.dictionary.load(this.sql.termsAfter.all(this.dictionary.highestId) as Array<{ id: number; term: string }>);
       let removals: Array<{ seq: number; doc_rowid: number; terms: Uint8Array | null }> = [];
@@ -363,7 +364,9 @@ export class SqliteCorpus {
       return false;
     })();
     if (rebuild) return this.loadIndex(new TextIndex());
-    if (fresh) index.trim();
+    // Posting lists grow by doubling; after a load that grew the index by a tenth or more, the
+    // slack is given back (a bulk ingest followed while running would otherwise keep up to half).
+    if (index.liveDocuments >= liveBefore * 1.1) index.trim();
     this.index = index;
     this.indexStale = false;
     this.filterCache.clear();
