@@ -6,9 +6,9 @@
  *
  * Rare terms keep their document numbers as varint gaps. A term in at least one document in
  * DENSE_FRACTION becomes dense: a bitmap over all documents, with the number of postings before
- * each 32-bit word, so any document's frequency is found in constant time. That is what lets
- * the search skip the common terms of a query and only look them up for the documents that can
- * still reach the top (MaxScore), and lets totals be counted by OR-ing bitmaps.
+ * each 32-bit word, so the postings of any 32-document block are found directly. That is what
+ * lets the search score common terms block by block and skip the blocks that cannot reach the
+ * top (block-max), and lets totals be counted by OR-ing bitmaps.
  */
 export const DENSE_FRACTION = 1 / 8;
 /** Below this many documents every term stays sparse: bitmaps would only add churn. */
@@ -132,17 +132,6 @@ export class PostingList {
       document += gap;
       documents[index] = document;
     }
-  }
-
-  /** The frequency byte of `document`, or -1 when the term is not in it. Dense lists only. */
-  frequencyIn(document: number): number {
-    const word = document >>> 5;
-    const bits = this.bits!;
-    if (word >= bits.length) return -1;
-    const mask = 1 << (document & 31);
-    const wordBits = bits[word]!;
-    if ((wordBits & mask) === 0) return -1;
-    return this.frequencies[this.ranks![word]! + popcount(wordBits & (mask - 1))]!;
   }
 
   /** Sets the bit of every posting's document in `target`. */
