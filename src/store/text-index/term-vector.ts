@@ -153,21 +153,24 @@ export class DocumentAnalyser {
     return id;
   }
 
-  private readonly titleToken: TokenSink = (source, start, end, plain, hash) => {
-    const id = this.termOfToken(source, start, end, plain, hash);
-    if (id === STOPWORD) return;
-    this.note(id);
-    this.titleCounts[id]!++;
-    this.titleLength++;
-  };
+  private readonly titleToken: TokenSink = (source, start, end, plain, hash) =>
+    this.countWord(true, this.termOfToken(source, start, end, plain, hash));
 
-  private readonly textToken: TokenSink = (source, start, end, plain, hash) => {
-    const id = this.termOfToken(source, start, end, plain, hash);
+  private readonly textToken: TokenSink = (source, start, end, plain, hash) =>
+    this.countWord(false, this.termOfToken(source, start, end, plain, hash));
+
+  /** Counts a title or text word towards its term and its field's length; stopwords count for neither. */
+  private countWord(inTitle: boolean, id: number): void {
     if (id === STOPWORD) return;
     this.note(id);
-    this.textCounts[id]!++;
-    this.textLength++;
-  };
+    if (inTitle) {
+      this.titleCounts[id]!++;
+      this.titleLength++;
+    } else {
+      this.textCounts[id]!++;
+      this.textLength++;
+    }
+  }
 
   private termOfToken(source: string, start: number, end: number, plain: boolean, hash: number): number {
     if (plain) {
