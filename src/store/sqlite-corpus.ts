@@ -72,19 +72,27 @@ export class SqliteCorpus {
       lastRemoval: c.prepare('SELECT coalesce(max(seq), 0) FROM removed_documents').pluck(),
       pruneRemovals: c.prepare('DELETE FROM removed_documents WHERE removed_at < unixepoch() - ?'),
       hit: c.prepare('SELECT doc_id, title FROM documents WHERE id = ?'),
-      unanalysed: c.prepare('SELECT id, title, text, metadata FROM documents WHERE terms IS NULL'),
+      unanalysed: c.prepare('SELECT id, title, text, metadata FROM documents WHERE terms IS NULL AND id > ? ORDER BY id LIMIT 1000'),
       setTerms: c.prepare('UPDATE documents SET title_length = ?, text_length = ?, terms = ? WHERE id = ?'),
     };
     this.analyseOlderDocuments();
   }
 
-  /** Documents written before term vectors existed get theirs once, on the first open. */
+  /**
+   * Documents written before term vectors existed, or by an older analyser, get theirs once, on
+   * the first open; read a thousand at a time so that a large corpus is never all in memory.
+   */
   private analyseOlderDocuments(): void {
     if (!this.db.prepare('SELECT 1 FROM documents WHERE terms IS NULL LIMIT 1').get()) return;
     this.write(() => {
-      for (const row of this.sql.unanalysed.all() as Array<{ id: number; title: string; text: string; metadata: string }>) {
-        const analysed = this.analyser.analyse(row.title, row.text, JSON.parse(row.metadata));
-        this.sql.setTerms.run(analysed.titleLength, analysed.textLength, analysed.terms, row.id);
+      let rows: Array<{ id: number; title: string; text: string; metadata: string }>;
+      let after = 0;
+      while ((rows = this.sql.unanalysed.all(after) as typeof rows).length > 0) {
+        for (const row of rows) {
+          const analysed = this.analyser.analyse(row.title, row.text, JSON.parse(row.metadata));
+          this.sql.setTerms.run(analysed.titleLength, analysed.textLength, analysed.terms, row.id);
+        }
+        after = rows.at(-1)!.id;
       }
     });
   }

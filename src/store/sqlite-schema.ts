@@ -129,6 +129,9 @@ export const corpusMigrations: readonly string[] = [
    CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
      INSERT INTO removed_documents (doc_rowid, terms, removed_at) VALUES (old.id, old.terms, unixepoch());
    END;`,
+  // The analyser now also indexes compounds ("IL-6") joined: every document is analysed again on
+  // the next open, so that documents and queries agree.
+  `UPDATE documents SET title_length = NULL, text_length = NULL, terms = NULL;`,
 ];
 
 function migrate(db: Database.Database, migrations: readonly string[]): void {

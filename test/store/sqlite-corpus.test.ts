@@ -192,6 +192,28 @@ describe('SqliteCorpus search index', () => {
     }
   });
 
+  it('analyses a corpus again when the analyser changed: compounds become searchable joined, rankings as fresh', async () => {
+    const dir = tempDir();
+    const originals = [...documents(25, 11), { docId: 'cytokine', title: 'IL-6 signalling', text: 'HIV/AIDS and IL-6', metadata: {} }];
+    const written = new SqliteCorpus(dir.path);
+    await written.ingestDocuments(documentsOf(originals));
+    written.close();
+    // What the previous analyser left: vectors without the joined terms (here: none at all).
+    const old = new Database(join(dir.path, 'corpus.sqlite'));
+    old.exec(`UPDATE documents SET terms = x'', title_length = 0, text_length = 0`);
+    old.pragma('user_version = 2');
+    old.close();
+    const corpus = new SqliteCorpus(dir.path);
+    try {
+      const found = await corpus.search({ terms: ['il6', 'hivaids'], field: { kind: 'all' }, filters: [], topK: 5 });
+      assert.deepEqual(found.hits.map((hit) => hit.docId), ['cytokine']);
+      assertSameRankings(await rankings(corpus), await freshCorpus(originals));
+    } finally {
+      corpus.close();
+      dir.remove();
+    }
+  });
+
   it('upgrades a corpus written before the index was its own: documents kept, analysed once, searchable', async () => {
     const dir = tempDir();
     const old = new Database(join(dir.path, 'corpus.sqlite'));

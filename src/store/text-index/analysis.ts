@@ -17,14 +17,41 @@ const STEM_CACHE_LIMIT = 200_000;
 /**
  * Receives one token of a scanned text, at `source.slice(start, end)`; `tokenText` makes it a
  * string. For tokens of ASCII letters and digits only (`plain`), `hash` is an FNV-1a hash of their
- * lower-cased characters, so a caller can look them up without making a string at all.
+ * lower-cased characters (separators included), so a caller can look them up without making a
+ * string at all. A `joined` token spans the parts of a compound and their joiners ("IL-6": after
+ * "il" and "6" comes "il-6", whose text is "il6").
  */
-export type TokenSink = (source: string, start: number, end: number, plain: boolean, hash: number) => void;
+export type TokenSink = (source: string, start: number, end: number, plain: boolean, hash: number, joined: boolean) => void;
 
 /** Per ASCII code: 0 for a separator, else the lower-case code (letters and digits are tokens). */
 const ASCII_TOKEN_CODES = new Uint8Array(128).map((_, code) =>
   (code >= 97 && code <= 122) || (code >= 48 && code <= 57) ? code : code >= 65 && code <= 90 ? code + 32 : 0,
 );
+
+/**
+ * Hyphens and slashes between two tokens make a compound ("IL-6", "beta-catenin", "HIV/AIDS"),
+ * written with and without the joiner in the same texts; a compound is indexed as its parts and
+ * as their concatenation, as Lucene's word-delimiter filter does with catenation on.
+ */
+function isJoiner(code: number): boolean {
+  return code === 45 || code === 47 || code === 0x2010 || code === 0x2011;
+}
+
+const JOINERS = /[-/\u2010\u2011]/g;
+
+function startsToken(source: string, index: number): boolean {
+  const code = source.charCodeAt(index);
+  return code < 128 ? ASCII_TOKEN_CODES[code] !== 0 : tokenCharacterWidth(source, index) !== 0;
+}
+
+function asciiHash(source: string, start: number, end: number): number {
+  let hash = 0x811c9dc5;
+  for (let index = start; index < end; index++) {
+    const code = source.charCodeAt(index);
+    hash = Math.imul(hash ^ (code >= 65 && code <= 90 ? code + 32 : code), 0x01000193);
+  }
+  return hash;
+}
 
 /** The width in code units of the non-ASCII token character at `index`, or 0 for a separator. */
 function tokenCharacterWidth(source: string, index: number): number {
@@ -34,7 +61,8 @@ function tokenCharacterWidth(source: string, index: number): number {
 
 /**
  * Scans `text` for tokens, in order: split at anything but letters, numbers and marks, compared
- * lower-cased; text with non-ASCII characters is NFKC-normalised and lower-cased first. The scan
+ * lower-cased, each compound's joined token after its parts; text with non-ASCII characters is
+ * NFKC-normalised and lower-cased first. The scan
  * runs on character codes because it is the inner loop of ingestion; only non-ASCII characters
  * are tested against the Unicode classes.
  */
@@ -42,6 +70,8 @@ export function scanTokens(text: string, sink: TokenSink): void {
   const source = NON_ASCII.test(text) ? text.normalize('NFKC').toLowerCase() : text;
   const length = source.length;
   let index = 0;
+  let compoundStart = -1;
+  let compoundPlain = true;
   while (index < length) {
     const first = source.charCodeAt(index);
     if (first < 128 ? ASCII_TOKEN_CODES[first] === 0 : tokenCharacterWidth(source, index) === 0) {
@@ -65,19 +95,34 @@ export function scanTokens(text: string, sink: TokenSink): void {
         index += width;
       }
     }
-    sink(source, start, index, plain, hash);
+    sink(source, start, index, plain, hash, false);
+    if (index + 1 < length && isJoiner(source.charCodeAt(index)) && startsToken(source, index + 1)) {
+      if (compoundStart < 0) {
+        compoundStart = start;
+        compoundPlain = plain;
+      } else compoundPlain &&= plain;
+      index++;
+    } else if (compoundStart >= 0) {
+      compoundPlain &&= plain;
+      sink(source, compoundStart, index, compoundPlain, compoundPlain ? asciiHash(source, compoundStart, index) : 0, true);
+      compoundStart = -1;
+    }
   }
 }
 
-/** A scanned token as a string: lower-cased, Latin diacritics removed (résumé -> resume). */
-export function tokenText(source: string, start: number, end: number, plain: boolean): string {
-  const token = source.slice(start, end);
+/**
+ * A scanned token as a string: lower-cased, Latin diacritics removed (résumé -> resume), a joined
+ * token without its joiners.
+ */
+export function tokenText(source: string, start: number, end: number, plain: boolean, joined: boolean): string {
+  let token = source.slice(start, end);
+  if (joined) token = token.replace(JOINERS, '');
   return plain ? token.toLowerCase() : token.normalize('NFD').replace(LATIN_DIACRITICS, '').normalize('NFC');
 }
 
 /** Calls `onToken` with each token of `text`, in order (see scanTokens and tokenText). */
 export function forEachToken(text: string, onToken: (token: string) => void): void {
-  scanTokens(text, (source, start, end, plain) => onToken(tokenText(source, start, end, plain)));
+  scanTokens(text, (source, start, end, plain, _hash, joined) => onToken(tokenText(source, start, end, plain, joined)));
 }
 
 /** Query text to its distinct tokens, stopwords dropped, at most `limit` of them (the first ones). */

@@ -153,11 +153,11 @@ export class DocumentAnalyser {
     return id;
   }
 
-  private readonly titleToken: TokenSink = (source, start, end, plain, hash) =>
-    this.countWord(true, this.termOfToken(source, start, end, plain, hash));
+  private readonly titleToken: TokenSink = (source, start, end, plain, hash, joined) =>
+    this.countWord(true, this.termOfToken(source, start, end, plain, hash, joined));
 
-  private readonly textToken: TokenSink = (source, start, end, plain, hash) =>
-    this.countWord(false, this.termOfToken(source, start, end, plain, hash));
+  private readonly textToken: TokenSink = (source, start, end, plain, hash, joined) =>
+    this.countWord(false, this.termOfToken(source, start, end, plain, hash, joined));
 
   /** Counts a title or text word towards its term and its field's length; stopwords count for neither. */
   private countWord(inTitle: boolean, id: number): void {
@@ -172,16 +172,17 @@ export class DocumentAnalyser {
     }
   }
 
-  private termOfToken(source: string, start: number, end: number, plain: boolean, hash: number): number {
+  private termOfToken(source: string, start: number, end: number, plain: boolean, hash: number, joined: boolean): number {
     if (plain) {
       const found = this.plainTokens.find(source, start, end, hash);
       if (found >= 0) return found;
-      const token = tokenText(source, start, end, plain);
-      const id = this.termOfWord(token);
-      this.plainTokens.insert(token, hash, id);
+      // Keyed by the scanned characters, joiners included, which is what `find` compares.
+      const scanned = source.slice(start, end).toLowerCase();
+      const id = this.termOfWord(joined ? tokenText(source, start, end, plain, joined) : scanned);
+      this.plainTokens.insert(scanned, hash, id);
       return id;
     }
-    const token = tokenText(source, start, end, plain);
+    const token = tokenText(source, start, end, plain, joined);
     let id = this.otherTokens.get(token);
     if (id === undefined) {
       id = this.termOfWord(token);

@@ -12,8 +12,15 @@ function tokens(text: string): string[] {
 describe('text analysis', () => {
   it('splits at anything but letters, numbers and marks, lower-cased, Latin diacritics folded', () => {
     assert.deepEqual(tokens('Hello, WORLD! résumé Café naïve'), ['hello', 'world', 'resume', 'cafe', 'naive']);
-    assert.deepEqual(tokens('x-ray CD4+ IL-6 p53 3.14'), ['x', 'ray', 'cd4', 'il', '6', 'p53', '3', '14']);
+    assert.deepEqual(tokens('x-ray CD4+ IL-6 p53 3.14'), ['x', 'ray', 'xray', 'cd4', 'il', '6', 'il6', 'p53', '3', '14']);
     assert.deepEqual(tokens('ＡＢＣ１２３'), ['abc123'], 'NFKC: full-width forms are ASCII');
+  });
+
+  it('gives a compound joined by hyphens or slashes its parts and then their concatenation', () => {
+    assert.deepEqual(tokens('HIV/AIDS beta\u2010catenin anti-TNF-alpha'), ['hiv', 'aids', 'hivaids', 'beta', 'catenin', 'betacatenin', 'anti', 'tnf', 'alpha', 'antitnfalpha']);
+    assert.deepEqual(tokens('TNF-α Müller-Lyer'), ['tnf', 'α', 'tnfα', 'muller', 'lyer', 'mullerlyer']);
+    assert.deepEqual(tokens('a - b c--d e/ f -g h-'), ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], 'one joiner between two tokens, nothing else');
+    assert.deepEqual(queryTokens('the in-vivo in vivo', 64), ['vivo', 'invivo'], 'a stopword part still joins');
   });
 
   it('keeps other scripts as words and skips what is not a letter, including astral symbols', () => {
@@ -31,6 +38,10 @@ describe('text analysis', () => {
     assert.deepEqual(found, [-1, 7, 7, -1]);
     for (let id = 0; id < 50; id++) scanTokens(`word${id}`, (source, start, end, _plain, hash) => table.insert(source.slice(start, end), hash, id));
     scanTokens('word42', (source, start, end, _plain, hash) => assert.equal(table.find(source, start, end, hash), 42));
+    const joined: number[] = [];
+    scanTokens('IL-6', (source, start, end, plain, hash, isJoined) => isJoined && table.insert(source.slice(start, end).toLowerCase(), hash, 99));
+    scanTokens('il-6 IL-6 il/6', (source, start, end, plain, hash, isJoined) => isJoined && joined.push(plain ? table.find(source, start, end, hash) : -2));
+    assert.deepEqual(joined, [99, 99, -1], 'a joined token is found by its scanned characters, joiner included');
   });
 
   it('turns query text into distinct tokens without stopwords, and stems English words only', () => {
