@@ -1,7 +1,7 @@
 // What the benchmarks share: starting servers pinned to a core, loading them with wrk (or
 // autocannon when wrk is not installed), and the medians of interleaved rounds.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,4 +115,75 @@ export function median(values: number[]): number {
 
 export function machineLine(title: string): string {
   return `${title}  ${new Date().toISOString()}  ${cpus().length} cores (${cpus()[0]?.model})  node ${process.version}`;
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** The CPU seconds (user + system) each process has used so far, by pid; gone processes are left out. */
+function cpuSecondsByPid(pids: number[]): Map<number, number> {
+  const seconds = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      seconds.set(pid, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND);
+    } catch {
+      // The process ended between listing and reading.
+    }
+  }
+  return seconds;
+}
+
+/** A process and all its descendants. */
+export function processTree(root: number): number[] {
+  const tree = [root];
+  for (let index = 0; index < tree.length; index++) {
+    for (const task of safeList(`/proc/${tree[index]}/task`)) {
+      const children = safeRead(`/proc/${tree[index]}/task/${task}/children`).split(' ').filter(Boolean).map(Number);
+      tree.push(...children);
+    }
+  }
+  return tree;
+}
+
+/** Every process running as `user` (PostgreSQL's server processes, for example). */
+export function processesOf(user: string): number[] {
+  const uid = spawnSync('id', ['-u', user], { encoding: 'utf8' }).stdout.trim();
+  if (uid === '') return [];
+  return safeList('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => new RegExp(`^Uid:\\s+${uid}\\s`, 'm').test(safeRead(`/proc/${pid}/status`)))
+    .map(Number);
+}
+
+function safeList(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+}
+
+function safeRead(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * CPU used by groups of processes between `start` and the call of the function it returns, in
+ * seconds per group; a process that started in between counts from zero.
+ */
+export function cpuMeter(groups: Record<string, () => number[]>): () => Record<string, number> {
+  const before = new Map(Object.entries(groups).map(([name, pids]) => [name, cpuSecondsByPid(pids())]));
+  return () =>
+    Object.fromEntries(
+      Object.entries(groups).map(([name, pids]) => {
+        let used = 0;
+        for (const [pid, seconds] of cpuSecondsByPid(pids())) used += seconds - (before.get(name)!.get(pid) ?? 0);
+        return [name, used];
+      }),
+    );
 }

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { CLI, HAS_WRK, machineLine, measure, median, PINNED, ROOT, start, stop, type Sample } from './lib.js';
+import { CLI, cpuMeter, HAS_WRK, machineLine, measure, median, PINNED, processesOf, processTree, ROOT, start, stop, type Sample } from './lib.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -67,6 +67,8 @@ async function main(): Promise<void> {
     // BENCH_SETUPS=2 measures the baseline and the single PostgreSQL instance only (the target's pair).
     const setups = allSetups.slice(0, Number(process.env.BENCH_SETUPS ?? allSetups.length));
     const samples = new Map<string, Sample[]>(setups.map((setup) => [setup.name, []]));
+    // CPU seconds per request, by whom: the service's processes, PostgreSQL's, the load generator.
+    const cpu = new Map<string, Array<{ service: number; postgres: number; load: number }>>(setups.map((setup) => [setup.name, []]));
     for (let round = 0; round <= ROUNDS; round++) {
       for (const setup of setups) {
         const server = await start(
@@ -80,6 +82,11 @@ async function main(): Promise<void> {
           headers: { 'x-api-key': setup.keys[0]!, 'svc-doc-id': 'eu-gdpr-art17' },
           ...(setup.keys.length > 1 ? { apiKeys: setup.keys } : {}),
         };
+        const cpuUsed = cpuMeter({
+          service: () => processTree(server.child.pid!),
+          postgres: () => processesOf('postgres'),
+          load: () => [process.pid],
+        });
         const sample = await measure(target, {
           seconds: round === 0 ? 2 : DURATION_S,
           connections: CONNECTIONS,
@@ -87,7 +94,12 @@ async function main(): Promise<void> {
           core: setup.core === undefined ? undefined : '1',
         });
         // Round 0 warms each setup up and is not counted.
-        if (round > 0) samples.get(setup.name)!.push(sample);
+        const used = cpuUsed();
+        if (round > 0) {
+          samples.get(setup.name)!.push(sample);
+          const requests = sample.requestsPerSecond * DURATION_S;
+          cpu.get(setup.name)!.push({ service: used.service! / requests, postgres: used.postgres! / requests, load: used.load! / requests });
+        }
         await stop(server.child);
       }
     }
@@ -97,15 +109,23 @@ async function main(): Promise<void> {
       `GET /document (billable), ${HAS_WRK ? 'wrk -t1' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION_S} s; ` +
         `single instances ${PINNED ? 'on core 0 with the load on core 1' : 'unpinned'}, several instances unpinned; PostgreSQL on the same machine\n`,
     );
-    console.log('| setup | req/s (median) | ratio to embedded | p99 ms (median) | errors |');
-    console.log('|---|---:|---:|---:|---:|');
+    console.log(
+      '| setup | req/s (median) | ratio to embedded | p99 ms (median) | errors | CPU µs per request: service | PostgreSQL | load generator | all |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const setup of setups) {
       const runs = samples.get(setup.name)!;
       const rps = median(runs.map((sample) => sample.requestsPerSecond));
       const ratio = (rps / baseline).toFixed(2);
       const note = setup.name === 'PostgreSQL, 1 instance, one key' ? ` (target >= 0.60: ${rps / baseline >= 0.6 ? 'met' : 'MISSED'})` : '';
+      const perRequest = cpu.get(setup.name)!;
+      const micros = (pick: (used: { service: number; postgres: number; load: number }) => number) =>
+        Math.round(median(perRequest.map(pick)) * 1e6);
+      const load = HAS_WRK ? '-' : micros((used) => used.load);
+      const all = micros((used) => used.service + used.postgres + (HAS_WRK ? 0 : used.load));
       console.log(
-        `| ${setup.name} | ${rps} | ${ratio}${note} | ${median(runs.map((sample) => sample.p99Ms))} | ${runs.reduce((sum, sample) => sum + sample.errors, 0)} |`,
+        `| ${setup.name} | ${rps} | ${ratio}${note} | ${median(runs.map((sample) => sample.p99Ms))} | ${runs.reduce((sum, sample) => sum + sample.errors, 0)} | ` +
+          `${micros((used) => used.service)} | ${micros((used) => used.postgres)} | ${load} | ${all} |`,
       );
     }
   } finally {
