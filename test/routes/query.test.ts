@@ -101,6 +101,28 @@ describe('POST /query', () => {
       assert.ok((await hits({ query: long })).total >= 2);
     });
 
+    it('finds a compound written with or without its hyphen', async () => {
+      const own = await createTestApp({
+        documents: [
+          { docId: 'joined', title: 'IL-6 in sepsis', text: 'Serum IL-6 rises within hours.', metadata: {} },
+          { docId: 'solid', title: 'IL6 assays', text: 'Measuring IL6 in plasma.', metadata: {} },
+          { docId: 'apart', title: 'Chapter 6', text: 'The il of the river, part 6.', metadata: {} },
+        ],
+      });
+      try {
+        const ownKey = await own.createKey(10);
+        const ask = async (text: string) =>
+          json(await own.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': ownKey }, payload: { query: text } })).resp.body.hits;
+        const solid = await ask('IL6');
+        assert.deepEqual(solid.documents.map((document: any) => document.doc_id).sort(), ['joined', 'solid']);
+        const hyphenated = await ask('il-6');
+        assert.equal(hyphenated.total, 3, 'the parts still match on their own');
+        assert.equal(hyphenated.documents[0].doc_id, 'joined', 'parts and joined word all match');
+      } finally {
+        await own.close();
+      }
+    });
+
     it('accepts and ignores extra body fields', async () => {
       assert.equal((await query({ query: 'breach', explain: true, nested: { a: [1] } })).statusCode, 200);
     });
