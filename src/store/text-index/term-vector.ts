@@ -61,6 +61,9 @@ export class TermDictionary {
 const MAX_STORED_FREQUENCY = 0xffff;
 /** Token-to-term cache entries before it starts over (a safeguard against endless vocabularies). */
 const TOKEN_CACHE_LIMIT = 500_000;
+/** Metadata fields and values per field remembered before the cache starts over (ids as values would never repeat). */
+const METADATA_CACHE_FIELDS = 1000;
+const METADATA_CACHE_VALUES = 10_000;
 const STOPWORD = 0;
 const UNKNOWN_TERM = Symbol('unknown term');
 
@@ -102,6 +105,7 @@ export class DocumentAnalyser {
   /** Term id by token (STOPWORD for stopwords): one lookup per word instead of three. */
   private readonly plainTokens = new TokenTable(TOKEN_CACHE_LIMIT);
   private readonly otherTokens = new Map<string, number>();
+  private readonly metadataTerms = new Map<string, Map<FilterScalar, Int32Array>>();
 
   private knownOnly = false;
 
@@ -131,11 +135,7 @@ export class DocumentAnalyser {
       scanTokens(text, this.textToken);
       for (const field in metadata) {
         metadataScalars(metadata[field]!, (scalar) => {
-          this.countInText(this.idOf(filterTerm(field, scalar)));
-          if (typeof scalar !== 'string') return;
-          forEachToken(scalar, (token) => {
-            if (!STOPWORDS.has(token)) this.countInText(this.idOf(metadataWordTerm(field, stemOf(token))));
-          });
+          for (const id of this.metadataTermIds(field, scalar)) this.countInText(id);
         });
       }
     } catch (error) {
@@ -144,6 +144,32 @@ export class DocumentAnalyser {
       return null;
     }
     return { titleLength: this.titleLength, textLength: this.textLength, terms: this.encode() };
+  }
+
+  /**
+   * The term ids a metadata scalar counts for: its filter term, and for a string each of its words'
+   * field-qualified terms. Remembered per field and value, because metadata values repeat from
+   * document to document (jurisdictions, categories, years) and building the terms is string work.
+   */
+  private metadataTermIds(field: string, scalar: FilterScalar): Int32Array {
+    let values = this.metadataTerms.get(field);
+    if (values === undefined) {
+      if (this.metadataTerms.size >= METADATA_CACHE_FIELDS) this.metadataTerms.clear();
+      this.metadataTerms.set(field, (values = new Map()));
+    }
+    let ids = values.get(scalar);
+    if (ids === undefined) {
+      const found = [this.idOf(filterTerm(field, scalar))];
+      if (typeof scalar === 'string') {
+        forEachToken(scalar, (token) => {
+          if (!STOPWORDS.has(token)) found.push(this.idOf(metadataWordTerm(field, stemOf(token))));
+        });
+      }
+      ids = Int32Array.from(found);
+      if (values.size >= METADATA_CACHE_VALUES) values.clear();
+      values.set(scalar, ids);
+    }
+    return ids;
   }
 
   private idOf(term: string): number {
