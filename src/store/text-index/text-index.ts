@@ -42,9 +42,11 @@ export interface IndexResult {
 
 /** Ties at the cut beyond this many are broken by document order rather than handed back. */
 const MAX_TIED = 1000;
-/** Documents per block of the block-max bounds: one bitmap word (measured: 256 and 64 bound too loosely). */
+/**
+ * Documents per block of the block-max bounds: one bitmap word, which scoreBlocks relies on
+ * (measured: 256 and 64 bound too loosely).
+ */
 const BLOCK_SHIFT = 5;
-const BLOCK_WORDS = 1 << (BLOCK_SHIFT - 5);
 /** Blocks scored first, best bounds first, to raise the bar before the pass over all blocks. */
 const FIRST_BLOCKS = 32;
 
@@ -96,6 +98,8 @@ export class TextIndex {
    * (hundreds of kilobytes a search) made the garbage collector pause requests for 20 ms.
    */
   private scratchBits = new Uint32Array(0);
+  /** The documents in `touched`, as bits; all zero between searches. */
+  private touchedBits = new Uint32Array(0);
   private exclusion = new Uint32Array(0);
   private blockBounds = new Float64Array(0);
   private postingDocuments = new Int32Array(0);
@@ -217,18 +221,27 @@ export class TextIndex {
     const best = new TopScores(query.topK);
     let total: number;
     if (field === 0) {
-      total = this.countUnion(terms, exclusion);
       const sparse = terms.filter((term) => !term.list.dense);
       const dense = terms.filter((term) => term.list.dense);
       for (const term of sparse) this.scoreWhole(term, field, exclusion, touched);
-      if (dense.length === 0) touched.forEach((document) => best.offer(document, this.scores[document]!));
-      else this.scoreBlocks(dense, touched, exclusion, best);
+      if (dense.length === 0) {
+        total = touched.length;
+        this.offerTouched(best);
+      } else {
+        total = this.countUnion(dense, exclusion);
+        this.scoreBlocks(dense, exclusion, best);
+      }
     } else {
       for (const term of terms) this.scoreWhole(term, field, exclusion, touched);
-      touched.forEach((document) => best.offer(document, this.scores[document]!));
+      this.offerTouched(best);
       total = touched.length;
     }
-    for (let index = 0; index < touched.length; index++) this.scores[touched.documents[index]!] = 0;
+    const touchedBits = this.touchedBits;
+    for (let index = 0; index < touched.length; index++) {
+      const document = touched.documents[index]!;
+      this.scores[document] = 0;
+      touchedBits[document >>> 5] = 0;
+    }
     return { total, hits: best.hits().map(({ document, score }) => ({ document, rowid: this.rowids[document]!, score })) };
   }
 
@@ -237,6 +250,7 @@ export class TextIndex {
     const { k1, titleWeight } = BM25F;
     const { multiplier, list } = term;
     const scores = this.scores;
+    const touchedBits = this.touchedBits;
     const norms = this.norms;
     if (this.postingDocuments.length < list.count) this.postingDocuments = new Int32Array(list.count * 2);
     const documents = this.postingDocuments;
@@ -255,60 +269,108 @@ export class TextIndex {
               ? (frequency & 63) * norms[2 * document + 1]!
               : frequency & 63;
       if (pseudo === 0) continue;
-      if (scores[document] === 0) touched.push(document);
+      if (scores[document] === 0) {
+        touched.push(document);
+        touchedBits[document >>> 5]! |= 1 << (document & 31);
+      }
       scores[document]! += (multiplier * pseudo) / (pseudo + k1);
     }
+  }
+
+  private offerTouched(best: TopScores): void {
+    const { documents, length } = this.touched;
+    for (let index = 0; index < length; index++) best.offer(documents[index]!, this.scores[documents[index]!]!);
   }
 
   /**
    * Offers the best documents to `best`, scoring only blocks whose bound reaches the k-th best
    * score so far. A block's bound: the most the sparse terms gave any of its documents, plus each
    * dense term's best saturated frequency in the block times its multiplier.
+   *
+   * Within a block the dense terms go rarest (highest multiplier) first, MaxScore style: once what
+   * the remaining terms could add at most in this block is below the bar, a document not scored yet
+   * cannot reach it, nor can one whose score so far plus that remainder falls short, so the
+   * remaining terms are scored only for the documents still able to reach it. A term in nearly
+   * every document then costs little, for it can add only a little.
    */
-  private scoreBlocks(dense: ScoredTerm[], touched: DocumentList, exclusion: Uint32Array | null, best: TopScores): void {
+  private scoreBlocks(dense: ScoredTerm[], exclusion: Uint32Array | null, best: TopScores): void {
     const blocks = (this.documents + (1 << BLOCK_SHIFT) - 1) >>> BLOCK_SHIFT;
     const bounds = this.blockBounds;
+    const scores = this.scores;
     bounds.fill(0, 0, blocks);
-    touched.forEach((document) => {
+    const { documents: touchedDocuments, length: touchedLength } = this.touched;
+    for (let index = 0; index < touchedLength; index++) {
+      const document = touchedDocuments[index]!;
       const block = document >>> BLOCK_SHIFT;
-      if (this.scores[document]! > bounds[block]!) bounds[block] = this.scores[document]!;
-    });
-    for (const term of dense) {
-      const saturation = this.blockSaturation(term.list);
-      for (let block = 0; block < blocks; block++) bounds[block]! += term.multiplier * saturation[block]!;
+      if (scores[document]! > bounds[block]!) bounds[block] = scores[document]!;
     }
+    dense.sort((a, b) => b.multiplier - a.multiplier);
+    const saturations = dense.map((term) => this.blockSaturation(term.list));
+    dense.forEach((term, position) => {
+      const saturation = saturations[position]!;
+      for (let block = 0; block < blocks; block++) bounds[block]! += term.multiplier * saturation[block]!;
+    });
     // The most promising blocks first, to set a high bar early; then every block, in order, that
     // can still clear the bar (which only rises).
     const { k1, titleWeight } = BM25F;
     const blockScores = new Float64Array(1 << BLOCK_SHIFT);
+    const remainders = new Float64Array(dense.length + 1);
     const norms = this.norms;
+    const touchedBits = this.touchedBits;
     const scoreBlock = (block: number): void => {
-      const first = block << BLOCK_SHIFT;
-      for (const { list, multiplier } of dense) {
-        const bits = list.bits!;
-        const ranks = list.ranks!;
+      // One bitmap word per block (BLOCK_SHIFT is 5).
+      const word = block;
+      const first = word << 5;
+      const allowed = exclusion === null ? -1 : ~exclusion[word]!;
+      for (let position = dense.length - 1; position >= 0; position--) {
+        remainders[position] = remainders[position + 1]! + dense[position]!.multiplier * saturations[position]![block]!;
+      }
+      // Documents with a score so far that may still reach the bar, and every document scored.
+      let candidates = touchedBits[word]! & allowed;
+      let scored = 0;
+      for (let position = 0; position < dense.length; position++) {
+        const { list, multiplier } = dense[position]!;
+        const threshold = best.threshold;
+        const remainder = remainders[position]!;
+        let scope = allowed;
+        if (remainder < threshold) {
+          let check = candidates;
+          while (check !== 0) {
+            const lowest = check & -check;
+            const document = first + 31 - Math.clz32(lowest);
+            if (blockScores[document - first]! + scores[document]! + remainder < threshold) candidates ^= lowest;
+            check ^= lowest;
+          }
+          scope = candidates;
+        }
+        let remaining = list.bits![word]!;
+        if ((remaining & scope) === 0) continue;
         const frequencies = list.frequencies;
-        const lastWord = Math.min((block + 1) * BLOCK_WORDS, bits.length);
-        for (let word = block * BLOCK_WORDS; word < lastWord; word++) {
-          let remaining = bits[word]!;
-          let position = ranks[word]!;
-          while (remaining !== 0) {
-            const lowest = remaining & -remaining;
-            const document = (word << 5) + 31 - Math.clz32(lowest);
-            const frequency = frequencies[position++]!;
+        let index = list.ranks![word]!;
+        candidates |= remaining & scope;
+        scored |= remaining & scope;
+        while (remaining !== 0) {
+          const lowest = remaining & -remaining;
+          if ((lowest & scope) !== 0) {
+            const document = first + 31 - Math.clz32(lowest);
+            const frequency = frequencies[index]!;
             const pseudo = titleWeight * (frequency >>> 6) * norms[2 * document]! + (frequency & 63) * norms[2 * document + 1]!;
             blockScores[document - first]! += (multiplier * pseudo) / (pseudo + k1);
-            remaining ^= lowest;
           }
+          index++;
+          remaining ^= lowest;
         }
       }
-      const last = Math.min(first + (1 << BLOCK_SHIFT), this.documents);
-      for (let document = first; document < last; document++) {
-        const score = blockScores[document - first]! + this.scores[document]!;
-        blockScores[document - first] = 0;
-        if (score === 0) continue;
-        if (exclusion !== null && (exclusion[document >>> 5]! >>> (document & 31)) & 1) continue;
-        best.offer(document, score);
+      while (candidates !== 0) {
+        const lowest = candidates & -candidates;
+        const document = first + 31 - Math.clz32(lowest);
+        best.offer(document, blockScores[document - first]! + scores[document]!);
+        candidates ^= lowest;
+      }
+      while (scored !== 0) {
+        const lowest = scored & -scored;
+        blockScores[31 - Math.clz32(lowest)] = 0;
+        scored ^= lowest;
       }
     };
     for (const block of bestBlocks(bounds, blocks, FIRST_BLOCKS)) {
@@ -342,11 +404,12 @@ export class TextIndex {
     return saturation;
   }
 
-  private countUnion(terms: ScoredTerm[], exclusion: Uint32Array | null): number {
+  /** Documents in any dense term's bitmap or scored by a sparse one (see scoreWhole), less exclusions. */
+  private countUnion(dense: ScoredTerm[], exclusion: Uint32Array | null): number {
     const words = (this.documents + 31) >>> 5;
     const union = this.scratchBits;
-    union.fill(0, 0, words);
-    for (const term of terms) term.list.orInto(union, words);
+    union.set(this.touchedBits.subarray(0, words));
+    for (const term of dense) term.list.orInto(union, words);
     let count = 0;
     for (let word = 0; word < words; word++) {
       const bits = exclusion === null ? union[word]! : union[word]! & ~exclusion[word]!;
@@ -354,7 +417,6 @@ export class TextIndex {
     }
     return count;
   }
-
 
   /** Deleted documents and those outside the filter, as one bitmap; null when there are none. */
   private exclusionFor(filter: Uint32Array | null): Uint32Array | null {
@@ -381,6 +443,7 @@ export class TextIndex {
     this.scores = new Float64Array(capacity);
     this.deleted = grow(this.deleted, capacity >>> 5);
     this.scratchBits = new Uint32Array(capacity >>> 5);
+    this.touchedBits = new Uint32Array(capacity >>> 5);
     this.exclusion = new Uint32Array(capacity >>> 5);
     this.blockBounds = new Float64Array((capacity >>> BLOCK_SHIFT) + 1);
     for (const list of this.lists) list?.resizeBitmaps(capacity);
@@ -527,10 +590,6 @@ class DocumentList {
       this.documents = grown;
     }
     this.documents[this.length++] = document;
-  }
-
-  forEach(visit: (document: number) => void): void {
-    for (let index = 0; index < this.length; index++) visit(this.documents[index]!);
   }
 }
 

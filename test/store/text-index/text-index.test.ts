@@ -62,6 +62,12 @@ function exhaustive(documents: PlainDocument[], deleted: Set<number>, terms: num
   const averageTitle = live.reduce((sum, document) => sum + document.titleLength, 0) / live.length;
   const averageText = live.reduce((sum, document) => sum + document.textLength, 0) / live.length;
   const { k1, b, titleWeight } = BM25F;
+  const idfs = new Map(
+    terms.map((termId) => {
+      const df = live.filter((other) => other.title.has(termId) || other.text.has(termId)).length;
+      return [termId, Math.log(1 + (live.length - df + 0.5) / (df + 0.5))];
+    }),
+  );
   const scored: Array<{ rowid: number; score: number }> = [];
   for (const document of live) {
     if (!terms.some((termId) => document.title.has(termId) || document.text.has(termId))) continue;
@@ -70,8 +76,7 @@ function exhaustive(documents: PlainDocument[], deleted: Set<number>, terms: num
     for (const termId of terms) {
       const frequency = frequencyByte(document.title.get(termId) ?? 0, document.text.get(termId) ?? 0);
       if (frequency === 0) continue;
-      const df = live.filter((other) => other.title.has(termId) || other.text.has(termId)).length;
-      const idf = Math.log(1 + (live.length - df + 0.5) / (df + 0.5));
+      const idf = idfs.get(termId)!;
       const pseudo =
         (titleWeight * (frequency >>> 6)) / (1 - b + (b * document.titleLength) / averageTitle) +
         (frequency & 63) / (1 - b + (b * document.textLength) / averageText);
@@ -109,6 +114,26 @@ describe('TextIndex', () => {
       );
       got.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-4 * expected[position]!.score));
     }
+  });
+
+  it('hands back every document tied at the cut, wherever their blocks are', () => {
+    const documents = corpus(6000, 41, 40);
+    const twins = new Set<number>();
+    documents.forEach((document, number) => {
+      if (number % 37 !== 5) return;
+      document.title = new Map([[41, 1]]);
+      document.text = new Map([[1, 2], [2, 1], [42, 1]]);
+      document.titleLength = 1;
+      document.textLength = 4;
+      twins.add(document.rowid);
+    });
+    const index = new TextIndex();
+    index.add(documents.map(encode));
+    const expected = exhaustive(documents, new Set(), [1, 2, 41, 42], () => true);
+    assert.ok(expected.slice(0, twins.size).every((hit) => twins.has(hit.rowid)), 'the twins rank first');
+    const result = index.search({ terms: [1, 2, 41, 42], field: 'all', filter: null, topK: 3 });
+    assert.equal(result.total, expected.length);
+    assert.deepEqual(new Set(result.hits.map((hit) => hit.rowid)), twins);
   });
 
   it('applies filters and deletions to the ranking, the total and the statistics', () => {
