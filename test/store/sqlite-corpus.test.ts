@@ -214,6 +214,38 @@ describe('SqliteCorpus search index', () => {
     }
   });
 
+  it('writes a new corpus in 16 KiB pages and keeps the page size of an existing one', async () => {
+    const pageSize = (path: string) => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return db.pragma('page_size', { simple: true });
+      } finally {
+        db.close();
+      }
+    };
+    const fresh = tempDir();
+    const existing = tempDir();
+    try {
+      const corpus = new SqliteCorpus(fresh.path);
+      await corpus.ingestDocuments(documentsOf(documents(40, 3)));
+      corpus.close();
+      assert.equal(pageSize(join(fresh.path, 'corpus.sqlite')), 16_384);
+
+      const older = new Database(join(existing.path, 'corpus.sqlite'));
+      older.pragma('page_size = 4096');
+      older.exec('CREATE TABLE placeholder (x)');
+      older.close();
+      const upgraded = new SqliteCorpus(existing.path);
+      await upgraded.ingestDocuments(documentsOf(documents(40, 3)));
+      assert.equal((await upgraded.getDocument('doc-7'))?.docId, 'doc-7');
+      upgraded.close();
+      assert.equal(pageSize(join(existing.path, 'corpus.sqlite')), 4096);
+    } finally {
+      fresh.remove();
+      existing.remove();
+    }
+  });
+
   it('upgrades a corpus written before the index was its own: documents kept, analysed once, searchable', async () => {
     const dir = tempDir();
     const old = new Database(join(dir.path, 'corpus.sqlite'));
