@@ -34,9 +34,14 @@ export class PostingList {
   /** Dense form: membership bits and, per word, the postings before it. */
   bits: Uint32Array | null = null;
   ranks: Uint32Array | null = null;
-  /** Dense form: the index's block bounds for this term, and the norms version they were computed for. */
+  /**
+   * Dense form: the index's block bounds for this term (see TextIndex.blockSaturation), how many
+   * documents they cover, and the smallest average lengths they were computed with.
+   */
   blockSaturation: Float32Array | null = null;
-  blockSaturationVersion = -1;
+  saturationDocuments = 0;
+  saturationTitleAverage = 0;
+  saturationTextAverage = 0;
 
   get dense(): boolean {
     return this.bits !== null;
@@ -68,24 +73,11 @@ export class PostingList {
 
   /** Calls `visit(document, frequencyByte)` for every posting, in document order. */
   forEach(visit: (document: number, frequency: number) => void): void {
-    const frequencies = this.frequencies;
     if (this.bits) {
-      const bits = this.bits;
-      const ranks = this.ranks!;
-      const words = (this.lastDocument >>> 5) + 1;
-      for (let word = 0; word < words; word++) {
-        let remaining = bits[word]!;
-        if (remaining === 0) continue;
-        let index = ranks[word]!;
-        const base = word << 5;
-        while (remaining !== 0) {
-          const lowest = remaining & -remaining;
-          visit(base + 31 - Math.clz32(lowest), frequencies[index++]!);
-          remaining ^= lowest;
-        }
-      }
+      this.forEachFrom(0, visit);
       return;
     }
+    const frequencies = this.frequencies;
     const gaps = this.gaps!;
     let offset = 0;
     let document = -1;
@@ -100,6 +92,30 @@ export class PostingList {
       }
       document += gap;
       visit(document, frequencies[index]!);
+    }
+  }
+
+  /** Dense form: calls `visit(document, frequencyByte)` for every posting from document `first` on. */
+  forEachFrom(first: number, visit: (document: number, frequency: number) => void): void {
+    const bits = this.bits!;
+    const ranks = this.ranks!;
+    const frequencies = this.frequencies;
+    const words = (this.lastDocument >>> 5) + 1;
+    for (let word = first >>> 5; word < words; word++) {
+      let remaining = bits[word]!;
+      if (remaining === 0) continue;
+      let index = ranks[word]!;
+      if (word === first >>> 5 && (first & 31) !== 0) {
+        const below = remaining & ((1 << (first & 31)) - 1);
+        index += popcount(below);
+        remaining ^= below;
+      }
+      const base = word << 5;
+      while (remaining !== 0) {
+        const lowest = remaining & -remaining;
+        visit(base + 31 - Math.clz32(lowest), frequencies[index++]!);
+        remaining ^= lowest;
+      }
     }
   }
 

@@ -49,6 +49,13 @@ const MAX_TIED = 1000;
 const BLOCK_SHIFT = 5;
 /** Blocks scored first, best bounds first, to raise the bar before the pass over all blocks. */
 const FIRST_BLOCKS = 32;
+/** Lengths whose normalisations are kept in a table: longer titles and texts have theirs computed. */
+const NORM_TABLE_SIZE = 4096;
+/**
+ * How loose block bounds may grow, as the averages move, before they are computed anew: 2% more
+ * blocks pass the bar at worst, where recomputing costs a pass over a common term's postings.
+ */
+const MAX_BOUND_SLACK = 1.02;
 
 interface ScoredTerm {
   list: PostingList;
@@ -73,24 +80,23 @@ export class TextIndex {
   private documents = 0;
   private capacity = 0;
   private rowids = new Float64Array(0);
-  private titleLengths = new Uint32Array(0);
-  private textLengths = new Uint32Array(0);
+  /** Per document, its title's and its text's length side by side (2 x number and the next). */
+  private lengths = new Uint32Array(0);
   /**
-   * Per document, its title's and its text's length normalisation side by side (2 x number and the
-   * next), as float32: scoring a term reads both for every posting, and at a million documents that
-   * memory traffic is most of a search.
+   * Length normalisations by length, for the lengths below NORM_TABLE_SIZE, against the current
+   * averages: a new document or a deletion moves the averages, and recomputing a table is 8,192
+   * divisions where a per-document array was two million (8 ms at a million documents, before every
+   * search after any change). Lucene caches its BM25 norms by length the same way.
    */
-  private norms = new Float32Array(0);
+  private readonly titleNorms = new Float32Array(NORM_TABLE_SIZE);
+  private readonly textNorms = new Float32Array(NORM_TABLE_SIZE);
   private deleted = new Uint32Array(0);
   private deletedCount = 0;
   private live = 0;
   private titleTotal = 0;
   private textTotal = 0;
-  private normTitleAverage = 0;
-  private normTextAverage = 0;
-  private normsComputed = 0;
-  /** Changes whenever any norm does, invalidating block bounds computed with the old ones. */
-  private normsVersion = 0;
+  private normTitleAverage = -1;
+  private normTextAverage = -1;
   private lists: Array<PostingList | undefined> = [];
   private scores = new Float64Array(0);
   /**
@@ -126,8 +132,8 @@ export class TextIndex {
     for (const document of batch) {
       const number = this.documents++;
       this.rowids[number] = document.rowid;
-      this.titleLengths[number] = document.titleLength;
-      this.textLengths[number] = document.textLength;
+      this.lengths[2 * number] = document.titleLength;
+      this.lengths[2 * number + 1] = document.textLength;
       this.titleTotal += document.titleLength;
       this.textTotal += document.textLength;
       this.live++;
@@ -163,8 +169,8 @@ export class TextIndex {
     this.deleted[number >>> 5]! |= 1 << (number & 31);
     this.deletedCount++;
     this.live--;
-    this.titleTotal -= this.titleLengths[number]!;
-    this.textTotal -= this.textLengths[number]!;
+    this.titleTotal -= this.lengths[2 * number]!;
+    this.textTotal -= this.lengths[2 * number + 1]!;
     forEachStoredTerm(terms, (termId) => {
       const list = this.lists[termId];
       if (list) list.liveCount--;
@@ -251,7 +257,7 @@ export class TextIndex {
     const { multiplier, list } = term;
     const scores = this.scores;
     const touchedBits = this.touchedBits;
-    const norms = this.norms;
+    const { lengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
     if (this.postingDocuments.length < list.count) this.postingDocuments = new Int32Array(list.count * 2);
     const documents = this.postingDocuments;
     list.decodeDocuments(documents);
@@ -262,11 +268,12 @@ export class TextIndex {
       const frequency = frequencies[index]!;
       const pseudo =
         field === 0
-          ? titleWeight * (frequency >>> 6) * norms[2 * document]! + (frequency & 63) * norms[2 * document + 1]!
+          ? titleWeight * (frequency >>> 6) * normOf(titleNorms, lengths[2 * document]!, titleAverage) +
+            (frequency & 63) * normOf(textNorms, lengths[2 * document + 1]!, textAverage)
           : field === 1
-            ? (frequency >>> 6) * norms[2 * document]!
+            ? (frequency >>> 6) * normOf(titleNorms, lengths[2 * document]!, titleAverage)
             : field === 2
-              ? (frequency & 63) * norms[2 * document + 1]!
+              ? (frequency & 63) * normOf(textNorms, lengths[2 * document + 1]!, textAverage)
               : frequency & 63;
       if (pseudo === 0) continue;
       if (scores[document] === 0) {
@@ -306,16 +313,20 @@ export class TextIndex {
     }
     dense.sort((a, b) => b.multiplier - a.multiplier);
     const saturations = dense.map((term) => this.blockSaturation(term.list));
-    dense.forEach((term, position) => {
+    // What a term can add in a block at most: its multiplier, times the slack of its bounds, times
+    // the block's saturation bound.
+    const boundMultipliers = dense.map((term) => term.multiplier * this.boundSlack(term.list));
+    dense.forEach((_, position) => {
       const saturation = saturations[position]!;
-      for (let block = 0; block < blocks; block++) bounds[block]! += term.multiplier * saturation[block]!;
+      const boundMultiplier = boundMultipliers[position]!;
+      for (let block = 0; block < blocks; block++) bounds[block]! += boundMultiplier * saturation[block]!;
     });
     // The most promising blocks first, to set a high bar early; then every block, in order, that
     // can still clear the bar (which only rises).
     const { k1, titleWeight } = BM25F;
     const blockScores = new Float64Array(1 << BLOCK_SHIFT);
     const remainders = new Float64Array(dense.length + 1);
-    const norms = this.norms;
+    const { lengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
     const touchedBits = this.touchedBits;
     const scoreBlock = (block: number): void => {
       // One bitmap word per block (BLOCK_SHIFT is 5).
@@ -323,7 +334,7 @@ export class TextIndex {
       const first = word << 5;
       const allowed = exclusion === null ? -1 : ~exclusion[word]!;
       for (let position = dense.length - 1; position >= 0; position--) {
-        remainders[position] = remainders[position + 1]! + dense[position]!.multiplier * saturations[position]![block]!;
+        remainders[position] = remainders[position + 1]! + boundMultipliers[position]! * saturations[position]![block]!;
       }
       // Documents with a score so far that may still reach the bar, and every document scored.
       let candidates = touchedBits[word]! & allowed;
@@ -354,7 +365,9 @@ export class TextIndex {
           if ((lowest & scope) !== 0) {
             const document = first + 31 - Math.clz32(lowest);
             const frequency = frequencies[index]!;
-            const pseudo = titleWeight * (frequency >>> 6) * norms[2 * document]! + (frequency & 63) * norms[2 * document + 1]!;
+            const pseudo =
+              titleWeight * (frequency >>> 6) * normOf(titleNorms, lengths[2 * document]!, titleAverage) +
+              (frequency & 63) * normOf(textNorms, lengths[2 * document + 1]!, textAverage);
             blockScores[document - first]! += (multiplier * pseudo) / (pseudo + k1);
           }
           index++;
@@ -384,24 +397,53 @@ export class TextIndex {
   }
 
   /**
-   * Per block, the highest saturated frequency pseudo / (pseudo + k1) of a dense term (times its
-   * multiplier, an upper bound on its score there). Computed on first use after the norms last
-   * changed, then kept with the list.
+   * Per block, an upper bound on a dense term's saturated frequency pseudo / (pseudo + k1) in the
+   * block (times its multiplier and boundSlack, an upper bound on its score there). Kept with the
+   * list and brought up to date for the documents added since; computed anew only when the averages
+   * have moved so far that boundSlack would exceed MAX_BOUND_SLACK.
    */
   private blockSaturation(list: PostingList): Float32Array {
-    if (list.blockSaturation && list.blockSaturationVersion === this.normsVersion) return list.blockSaturation;
+    const blocks = (this.capacity >>> BLOCK_SHIFT) + 1;
+    let saturation = list.blockSaturation;
+    if (saturation === null || this.boundSlack(list) > MAX_BOUND_SLACK) {
+      saturation = new Float32Array(blocks);
+      list.saturationDocuments = 0;
+      list.saturationTitleAverage = this.normTitleAverage;
+      list.saturationTextAverage = this.normTextAverage;
+    } else if (saturation.length < blocks) {
+      saturation = grow(saturation, blocks);
+    }
+    list.blockSaturation = saturation;
+    if (list.saturationDocuments === this.documents) return saturation;
     const { k1, titleWeight } = BM25F;
-    const saturation = new Float32Array((this.capacity >>> BLOCK_SHIFT) + 1);
-    list.forEach((document, frequency) => {
-      const pseudo = titleWeight * (frequency >>> 6) * this.norms[2 * document]! + (frequency & 63) * this.norms[2 * document + 1]!;
+    const { lengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
+    list.forEachFrom(list.saturationDocuments, (document, frequency) => {
+      const pseudo =
+        titleWeight * (frequency >>> 6) * normOf(titleNorms, lengths[2 * document]!, titleAverage) +
+        (frequency & 63) * normOf(textNorms, lengths[2 * document + 1]!, textAverage);
       // Rounded up to the next float32, so the bound never falls below the float64 score.
       const value = Math.fround((pseudo / (pseudo + k1)) * (1 + 1e-6));
       const block = document >>> BLOCK_SHIFT;
       if (value > saturation[block]!) saturation[block] = value;
     });
-    list.blockSaturation = saturation;
-    list.blockSaturationVersion = this.normsVersion;
+    list.saturationDocuments = this.documents;
+    list.saturationTitleAverage = Math.min(list.saturationTitleAverage, titleAverage);
+    list.saturationTextAverage = Math.min(list.saturationTextAverage, textAverage);
     return saturation;
+  }
+
+  /**
+   * How much a list's block bounds may have fallen behind since they were computed: a document's
+   * length normalisation grows with the average length, by at most the ratio of the new average
+   * to the one it was computed with, and a saturated frequency by at most the ratio of its
+   * argument's growth; bounds computed with several averages answer for the smallest of them.
+   */
+  private boundSlack(list: PostingList): number {
+    return Math.max(
+      1,
+      averageRatio(this.normTitleAverage, list.saturationTitleAverage),
+      averageRatio(this.normTextAverage, list.saturationTextAverage),
+    );
   }
 
   /** Documents in any dense term's bitmap or scored by a sparse one (see scoreWhole), less exclusions. */
@@ -437,9 +479,7 @@ export class TextIndex {
     if (needed <= this.capacity) return;
     const capacity = Math.ceil(Math.max(needed, this.capacity * 1.5, 1024) / 32) * 32;
     this.rowids = grow(this.rowids, capacity);
-    this.titleLengths = grow(this.titleLengths, capacity);
-    this.textLengths = grow(this.textLengths, capacity);
-    this.norms = grow(this.norms, 2 * capacity);
+    this.lengths = grow(this.lengths, 2 * capacity);
     this.scores = new Float64Array(capacity);
     this.deleted = grow(this.deleted, capacity >>> 5);
     this.scratchBits = new Uint32Array(capacity >>> 5);
@@ -450,27 +490,18 @@ export class TextIndex {
     this.capacity = capacity;
   }
 
-  /**
-   * Length normalisations against the current average lengths: for documents added since the last
-   * search, or for all of them once the averages moved (a few milliseconds per million documents,
-   * at most once per change to the corpus).
-   */
+  /** The norm tables, recomputed when the average lengths have moved. */
   private updateNorms(): void {
     const titleAverage = this.live === 0 ? 0 : this.titleTotal / this.live;
     const textAverage = this.live === 0 ? 0 : this.textTotal / this.live;
-    let from = this.normsComputed;
-    if (titleAverage !== this.normTitleAverage || textAverage !== this.normTextAverage) {
-      from = 0;
-      this.normTitleAverage = titleAverage;
-      this.normTextAverage = textAverage;
-    }
+    if (titleAverage === this.normTitleAverage && textAverage === this.normTextAverage) return;
+    this.normTitleAverage = titleAverage;
+    this.normTextAverage = textAverage;
     const { b } = BM25F;
-    for (let number = from; number < this.documents; number++) {
-      this.norms[2 * number] = norm(this.titleLengths[number]!, titleAverage, b);
-      this.norms[2 * number + 1] = norm(this.textLengths[number]!, textAverage, b);
+    for (let length = 0; length < NORM_TABLE_SIZE; length++) {
+      this.titleNorms[length] = norm(length, titleAverage, b);
+      this.textNorms[length] = norm(length, textAverage, b);
     }
-    if (from < this.documents) this.normsVersion++;
-    this.normsComputed = this.documents;
   }
 }
 
@@ -479,6 +510,17 @@ const FIELD_CODES = { all: 0, title: 1, text: 2, metadata: 3 } as const;
 
 function norm(length: number, average: number, b: number): number {
   return average > 0 ? 1 / (1 - b + (b * length) / average) : 1;
+}
+
+/** A length's normalisation from its table, or computed for a length beyond the table. */
+function normOf(table: Float32Array, length: number, average: number): number {
+  return length < NORM_TABLE_SIZE ? table[length]! : norm(length, average, BM25F.b);
+}
+
+/** now / then for averages, where a bound computed against an average of 0 answers for nothing else. */
+function averageRatio(now: number, then: number): number {
+  if (then > 0) return now / then;
+  return now > 0 ? Infinity : 1;
 }
 
 function grow<T extends Float64Array | Float32Array | Uint32Array>(array: T, size: number): T {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BM25F, TextIndex, type IndexedDocument } from '../../../src/store/text-index/text-index.js';
-import { frequencyByte } from '../../../src/store/text-index/postings.js';
+import { frequencyByte, PostingList } from '../../../src/store/text-index/postings.js';
 import { writeVarint } from '../../../src/store/text-index/term-vector.js';
 
 /** A deterministic generator, so a failure can be reproduced. */
@@ -136,6 +136,65 @@ describe('TextIndex', () => {
     assert.deepEqual(new Set(result.hits.map((hit) => hit.rowid)), twins);
   });
 
+  it('stays exact while documents arrive and leave between searches, lengths past the norm table included', () => {
+    const documents = corpus(7300, 51, 120);
+    documents.forEach((document, number) => {
+      // Later documents run longer, so the average lengths keep moving; some are longer than any table.
+      if (number >= 5000) document.textLength *= 4;
+      if (number % 97 === 0) document.textLength += 5000;
+      if (number % 89 === 0) document.titleLength += 4200;
+    });
+    const index = new TextIndex();
+    index.add(documents.slice(0, 4200).map(encode));
+    const added = documents.slice(0, 4200);
+    const deleted = new Set<number>();
+    const next = random(17);
+    for (let step = 0; step < 60; step++) {
+      const batch = documents.slice(4200 + step * 50, 4250 + step * 50);
+      index.add(batch.map(encode));
+      added.push(...batch);
+      if (step % 3 === 0) {
+        const victim = added[Math.floor(next() * added.length)]!;
+        if (!deleted.has(victim.rowid)) {
+          deleted.add(victim.rowid);
+          index.remove(victim.rowid, encode(victim).terms);
+        }
+      }
+      for (let round = 0; round < 6; round++) {
+        const terms = query(next, 30);
+        const topK = 1 + Math.floor(next() * 5);
+        const expected = exhaustive(added, deleted, terms, () => true);
+        const result = index.search({ terms, field: 'all', filter: null, topK });
+        assert.equal(result.total, expected.length, `step ${step}: total`);
+        const hits = result.hits.slice(0, topK);
+        assert.deepEqual(hits.map((hit) => hit.rowid), expected.slice(0, topK).map((hit) => hit.rowid), `step ${step}`);
+        hits.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-6 * expected[position]!.score));
+      }
+    }
+  });
+
+  it('finds a document whose score rose with the average length, past the bounds computed before', () => {
+    // Term 1 is in every document once. The first documents are short, so they rank first; when long
+    // documents arrive, the average grows and their scores with it, above those of the shorter
+    // newcomers, which bounds computed before the growth would put ahead of them.
+    const document = (rowid: number, textLength: number): PlainDocument => ({
+      rowid,
+      title: new Map(),
+      text: new Map([[1, 1]]),
+      titleLength: 0,
+      textLength,
+    });
+    const index = new TextIndex();
+    const first = Array.from({ length: 5000 }, (_, number) => document(number + 1, number === 0 ? 50 : 100));
+    index.add(first.map(encode));
+    assert.equal(index.search({ terms: [1], field: 'all', filter: null, topK: 1 }).hits[0]!.rowid, 1);
+    const second = Array.from({ length: 5000 }, (_, number) => document(10_000 + number, number % 40 === 0 ? 200 : 1000));
+    index.add(second.map(encode));
+    const expected = exhaustive([...first, ...second], new Set(), [1], () => true).slice(0, 3).map((hit) => hit.rowid);
+    assert.ok(expected.every((rowid) => rowid <= 5000), 'the short documents that were there first still rank first');
+    assert.deepEqual(index.search({ terms: [1], field: 'all', filter: null, topK: 3 }).hits.slice(0, 3).map((hit) => hit.rowid), expected);
+  });
+
   it('applies filters and deletions to the ranking, the total and the statistics', () => {
     const documents = corpus(5000, 23);
     const index = new TextIndex();
@@ -174,5 +233,26 @@ describe('TextIndex', () => {
     const inText = documents.filter((document) => document.text.has(termId)).length;
     assert.equal(index.search({ terms: [termId], field: 'title', filter: null, topK: 5 }).total, inTitle);
     assert.equal(index.search({ terms: [termId], field: 'text', filter: null, topK: 5 }).total, inText);
+  });
+});
+
+describe('PostingList', () => {
+  it('visits a dense list from any document on, each with its own frequency', () => {
+    const list = new PostingList();
+    const postings: Array<[number, number]> = [];
+    const next = random(3);
+    for (let document = 0; document < 3000; document++) {
+      if (next() < 0.6) {
+        const frequency = 1 + Math.floor(next() * 200);
+        list.append(document, frequency);
+        postings.push([document, frequency]);
+      }
+    }
+    list.makeDense(3008);
+    for (const first of [0, 1, 31, 32, 33, 1000, 1017, 2999, 3000]) {
+      const visited: Array<[number, number]> = [];
+      list.forEachFrom(first, (document, frequency) => visited.push([document, frequency]));
+      assert.deepEqual(visited, postings.filter(([document]) => document >= first), `from ${first}`);
+    }
   });
 });
