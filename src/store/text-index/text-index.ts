@@ -229,7 +229,7 @@ export class TextIndex {
     if (field === 0) {
       const sparse = terms.filter((term) => !term.list.dense);
       const dense = terms.filter((term) => term.list.dense);
-      for (const term of sparse) this.scoreWhole(term, field, exclusion, touched);
+      for (const term of sparse) this.scoreWhole(term, field, exclusion);
       if (dense.length === 0) {
         total = touched.length;
         this.offerTouched(best);
@@ -238,7 +238,7 @@ export class TextIndex {
         this.scoreBlocks(dense, exclusion, best);
       }
     } else {
-      for (const term of terms) this.scoreWhole(term, field, exclusion, touched);
+      for (const term of terms) this.scoreWhole(term, field, exclusion);
       this.offerTouched(best);
       total = touched.length;
     }
@@ -252,10 +252,11 @@ export class TextIndex {
   }
 
   /** Adds a term's score to every document holding it (in the field), noting first-time documents. */
-  private scoreWhole(term: ScoredTerm, field: number, exclusion: Uint32Array | null, touched: DocumentList): void {
+  private scoreWhole(term: ScoredTerm, field: number, exclusion: Uint32Array | null): void {
     const { k1, titleWeight } = BM25F;
     const { multiplier, list } = term;
     const scores = this.scores;
+    const touched = this.touched;
     const touchedBits = this.touchedBits;
     const { lengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
     if (this.postingDocuments.length < list.count) this.postingDocuments = new Int32Array(list.count * 2);
