@@ -102,10 +102,11 @@ export class TextIndex {
   /**
    * Per-search working memory, kept across searches: at a million documents, allocating it anew
    * (hundreds of kilobytes a search) made the garbage collector pause requests for 20 ms.
+   * `touchedBits`: the documents in `touched`, as bits; all zero between searches.
    */
-  private scratchBits = new Uint32Array(0);
-  /** The documents in `touched`, as bits; all zero between searches. */
   private touchedBits = new Uint32Array(0);
+  /** Per block, the highest score sparse terms gave a document in it; all zero between searches. */
+  private sparseBounds = new Float64Array(0);
   private exclusion = new Uint32Array(0);
   private blockBounds = new Float64Array(0);
   private postingDocuments = new Int32Array(0);
@@ -234,30 +235,32 @@ export class TextIndex {
         total = touched.length;
         this.offerTouched(best);
       } else {
-        total = this.countUnion(dense, exclusion);
-        this.scoreBlocks(dense, exclusion, best);
+        total = this.scoreBlocks(dense, exclusion, best);
       }
     } else {
       for (const term of terms) this.scoreWhole(term, field, exclusion);
       this.offerTouched(best);
       total = touched.length;
     }
-    const touchedBits = this.touchedBits;
+    const { touchedBits, sparseBounds } = this;
     for (let index = 0; index < touched.length; index++) {
       const document = touched.documents[index]!;
       this.scores[document] = 0;
       touchedBits[document >>> 5] = 0;
+      sparseBounds[document >>> BLOCK_SHIFT] = 0;
     }
     return { total, hits: best.hits().map(({ document, score }) => ({ document, rowid: this.rowids[document]!, score })) };
   }
 
-  /** Adds a term's score to every document holding it (in the field), noting first-time documents. */
+  /**
+   * Adds a term's score to every document holding it (in the field), noting first-time documents
+   * and, searching title and text, each block's best score so far (scores only grow, so the
+   * highest score a block's documents ever reach is its best once every sparse term is scored).
+   */
   private scoreWhole(term: ScoredTerm, field: number, exclusion: Uint32Array | null): void {
     const { k1, titleWeight } = BM25F;
     const { multiplier, list } = term;
-    const scores = this.scores;
-    const touched = this.touched;
-    const touchedBits = this.touchedBits;
+    const { scores, touched, touchedBits, sparseBounds } = this;
     const { lengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
     if (this.postingDocuments.length < list.count) this.postingDocuments = new Int32Array(list.count * 2);
     const documents = this.postingDocuments;
@@ -281,7 +284,8 @@ export class TextIndex {
         touched.push(document);
         touchedBits[document >>> 5]! |= 1 << (document & 31);
       }
-      scores[document]! += (multiplier * pseudo) / (pseudo + k1);
+      const score = (scores[document]! += (multiplier * pseudo) / (pseudo + k1));
+      if (field === 0 && score > sparseBounds[document >>> BLOCK_SHIFT]!) sparseBounds[document >>> BLOCK_SHIFT] = score;
     }
   }
 
@@ -292,8 +296,10 @@ export class TextIndex {
 
   /**
    * Offers the best documents to `best`, scoring only blocks whose bound reaches the k-th best
-   * score so far. A block's bound: the most the sparse terms gave any of its documents, plus each
-   * dense term's best saturated frequency in the block times its multiplier.
+   * score so far, and returns the total: documents in any dense term's bitmap or scored by a
+   * sparse one (see scoreWhole), less exclusions. A block's bound: the most the sparse terms gave
+   * any of its documents, plus each dense term's best saturated frequency in the block times its
+   * multiplier.
    *
    * Within a block the dense terms go rarest (highest multiplier) first, MaxScore style: once what
    * the remaining terms could add at most in this block is below the bar, a document not scored yet
@@ -301,34 +307,42 @@ export class TextIndex {
    * remaining terms are scored only for the documents still able to reach it. A term in nearly
    * every document then costs little, for it can add only a little.
    */
-  private scoreBlocks(dense: ScoredTerm[], exclusion: Uint32Array | null, best: TopScores): void {
+  private scoreBlocks(dense: ScoredTerm[], exclusion: Uint32Array | null, best: TopScores): number {
     const blocks = (this.documents + (1 << BLOCK_SHIFT) - 1) >>> BLOCK_SHIFT;
-    const bounds = this.blockBounds;
-    const scores = this.scores;
-    bounds.fill(0, 0, blocks);
-    const { documents: touchedDocuments, length: touchedLength } = this.touched;
-    for (let index = 0; index < touchedLength; index++) {
-      const document = touchedDocuments[index]!;
-      const block = document >>> BLOCK_SHIFT;
-      if (scores[document]! > bounds[block]!) bounds[block] = scores[document]!;
-    }
+    const { blockBounds: bounds, scores, sparseBounds, touchedBits } = this;
     dense.sort((a, b) => b.multiplier - a.multiplier);
     const saturations = dense.map((term) => this.blockSaturation(term.list));
     // What a term can add in a block at most: its multiplier, times the slack of its bounds, times
     // the block's saturation bound.
     const boundMultipliers = dense.map((term) => term.multiplier * this.boundSlack(term.list));
-    dense.forEach((_, position) => {
-      const saturation = saturations[position]!;
-      const boundMultiplier = boundMultipliers[position]!;
-      for (let block = 0; block < blocks; block++) bounds[block]! += boundMultiplier * saturation[block]!;
-    });
+    const bitmaps = dense.map((term) => term.list.bits!);
+    // One pass over the blocks (a block is a bitmap word) for the total, each block's bound, and
+    // the blocks with the best bounds: separate passes cost a third of a 3-word search at 1M. A
+    // block with no document left after exclusions gets no bound, so it is never scored.
+    const firstBlocks = new BestBlocks(FIRST_BLOCKS);
+    let total = 0;
+    for (let block = 0; block < blocks; block++) {
+      let union = touchedBits[block]!;
+      let bound = sparseBounds[block]!;
+      for (let position = 0; position < dense.length; position++) {
+        union |= bitmaps[position]![block]!;
+        bound += boundMultipliers[position]! * saturations[position]![block]!;
+      }
+      if (exclusion !== null) union &= ~exclusion[block]!;
+      if (union === 0) {
+        bounds[block] = 0;
+        continue;
+      }
+      total += popcount(union);
+      bounds[block] = bound;
+      firstBlocks.offer(block, bound);
+    }
     // The most promising blocks first, to set a high bar early; then every block, in order, that
     // can still clear the bar (which only rises).
     const { k1, titleWeight } = BM25F;
     const blockScores = new Float64Array(1 << BLOCK_SHIFT);
     const remainders = new Float64Array(dense.length + 1);
     const { lengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
-    const touchedBits = this.touchedBits;
     const scoreBlock = (block: number): void => {
       // One bitmap word per block (BLOCK_SHIFT is 5).
       const word = block;
@@ -387,7 +401,7 @@ export class TextIndex {
         scored ^= lowest;
       }
     };
-    for (const block of bestBlocks(bounds, blocks, FIRST_BLOCKS)) {
+    for (const block of firstBlocks.chosen) {
       scoreBlock(block);
       bounds[block] = 0;
     }
@@ -395,6 +409,7 @@ export class TextIndex {
       const bound = bounds[block]!;
       if (bound !== 0 && bound >= best.threshold) scoreBlock(block);
     }
+    return total;
   }
 
   /**
@@ -447,20 +462,6 @@ export class TextIndex {
     );
   }
 
-  /** Documents in any dense term's bitmap or scored by a sparse one (see scoreWhole), less exclusions. */
-  private countUnion(dense: ScoredTerm[], exclusion: Uint32Array | null): number {
-    const words = (this.documents + 31) >>> 5;
-    const union = this.scratchBits;
-    union.set(this.touchedBits.subarray(0, words));
-    for (const term of dense) term.list.orInto(union, words);
-    let count = 0;
-    for (let word = 0; word < words; word++) {
-      const bits = exclusion === null ? union[word]! : union[word]! & ~exclusion[word]!;
-      if (bits !== 0) count += popcount(bits);
-    }
-    return count;
-  }
-
   /** Deleted documents and those outside the filter, as one bitmap; null when there are none. */
   private exclusionFor(filter: Uint32Array | null): Uint32Array | null {
     if (filter === null && this.deletedCount === 0) return null;
@@ -483,10 +484,10 @@ export class TextIndex {
     this.lengths = grow(this.lengths, 2 * capacity);
     this.scores = new Float64Array(capacity);
     this.deleted = grow(this.deleted, capacity >>> 5);
-    this.scratchBits = new Uint32Array(capacity >>> 5);
     this.touchedBits = new Uint32Array(capacity >>> 5);
-    this.exclusion = new Uint32Array(capacity >>> 5);
+    this.sparseBounds = new Float64Array((capacity >>> BLOCK_SHIFT) + 1);
     this.blockBounds = new Float64Array((capacity >>> BLOCK_SHIFT) + 1);
+    this.exclusion = new Uint32Array(capacity >>> 5);
     for (const list of this.lists) list?.resizeBitmaps(capacity);
     this.capacity = capacity;
   }
@@ -604,21 +605,28 @@ class TopScores {
   }
 }
 
-/** The indexes of the `count` largest positive values among the first `length`, largest first. */
-function bestBlocks(values: Float64Array, length: number, count: number): number[] {
-  const chosen: number[] = [];
-  for (let index = 0; index < length; index++) {
-    const value = values[index]!;
-    if (value <= 0 || (chosen.length === count && value <= values[chosen[count - 1]!]!)) continue;
+/** The `count` blocks with the largest positive bounds offered, largest first. */
+class BestBlocks {
+  readonly chosen: number[] = [];
+  private readonly bounds: number[] = [];
+  /** The smallest bound chosen once `count` are, else 0: a block must beat it to be chosen. */
+  floor = 0;
+
+  constructor(private readonly count: number) {}
+
+  offer(block: number, bound: number): void {
+    if (bound <= this.floor) return;
+    const { chosen, bounds, count } = this;
     let position = chosen.length < count ? chosen.length : count - 1;
-    if (chosen.length < count) chosen.push(index);
-    while (position > 0 && values[chosen[position - 1]!]! < value) {
+    while (position > 0 && bounds[position - 1]! < bound) {
       chosen[position] = chosen[position - 1]!;
+      bounds[position] = bounds[position - 1]!;
       position--;
     }
-    chosen[position] = index;
+    chosen[position] = block;
+    bounds[position] = bound;
+    if (chosen.length === count) this.floor = bounds[count - 1]!;
   }
-  return chosen;
 }
 
 /** A growable list of document numbers in one typed array, reused from search to search. */
