@@ -5,6 +5,8 @@
 // listens), service RSS, and for 1-, 3- and 8-word queries (common words included), with and without
 // a filter: latency p50/p99 one query at a time, and throughput with p50/p99 under autocannon (50
 // connections), the throughput also as a ratio to a bare Fastify JSON route measured in the same run.
+// Then the 3-word searches under load once more with `serve --workers 2` (both cores, an index in
+// each process), with the RSS of all its processes.
 // SEARCH_SIZES=10000,100000 picks the sizes; SEARCH_SECONDS the length of each load run.
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -12,7 +14,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { CLI, machineLine, ROOT, start, stop } from './lib.js';
+import { CLI, machineLine, processTree, ROOT, start, stop, type Started } from './lib.js';
 
 const SIZES = (process.env.SEARCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const SECONDS = Number(process.env.SEARCH_SECONDS ?? 10);
@@ -112,6 +114,20 @@ async function load(url: string, requests?: autocannon.Request[]): Promise<{ rps
   };
 }
 
+function queryRequests(vocabulary: string[], key: string, terms: number, filtered: boolean): autocannon.Request[] {
+  return queries(vocabulary, terms).map((query) => ({
+    method: 'POST' as const,
+    path: '/query',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, top_k: 10, ...(filtered ? { filters: { jurisdiction: 'EU' } } : {}) }),
+  }));
+}
+
+/** Resolves once every worker of a `serve --workers N` has said it listens (each loads its index first). */
+async function allListening(service: Started, workers: number): Promise<void> {
+  while ((service.output().match(/listening on/g) ?? []).length < workers + 1) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
 async function main(): Promise<void> {
   const vocabulary = words();
   const bare = await start([join(ROOT, 'bench/bare-server.mjs')], { PORT: '0' }, undefined);
@@ -145,12 +161,7 @@ async function main(): Promise<void> {
       let peakRss = rssMiB(service.child.pid!);
       for (const terms of [1, 3, 8]) {
         for (const filtered of [false, true]) {
-          const requests = queries(vocabulary, terms).map((query) => ({
-            method: 'POST' as const,
-            path: '/query',
-            headers: { 'x-api-key': key, 'content-type': 'application/json' },
-            body: JSON.stringify({ query, top_k: 10, ...(filtered ? { filters: { jurisdiction: 'EU' } } : {}) }),
-          }));
+          const requests = queryRequests(vocabulary, key, terms, filtered);
           // One at a time, from a client process of its own: every query twice, timing the second
           // pass (the first warms caches and the JIT).
           const requestsFile = join(work, 'requests.json');
@@ -170,6 +181,15 @@ async function main(): Promise<void> {
       }
       console.log(`\nservice RSS after the runs: ${peakRss.toFixed(0)} MiB\n`);
       await stop(service.child);
+      const workers = await start([CLI, 'serve', '--workers', '2'], env, undefined);
+      await allListening(workers, 2);
+      const both = await load(`${workers.url}/query`, queryRequests(vocabulary, key, 3, false));
+      const workersRss = processTree(workers.child.pid!).reduce((sum, pid) => sum + rssMiB(pid), 0);
+      console.log(
+        `3 words, serve --workers 2 (both cores, an index per process): ${both.rps} req/s, ratio to bare ${(both.rps / baseline.rps).toFixed(3)}, ` +
+          `p50 ${both.p50} ms, p99 ${both.p99} ms, errors ${both.errors}; RSS of all its processes ${workersRss.toFixed(0)} MiB\n`,
+      );
+      await stop(workers.child);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
