@@ -173,6 +173,36 @@ describe('TextIndex', () => {
     }
   });
 
+  it('ranks first a document no rare term holds when the commoner terms lift it past the rare term', () => {
+    // Term 1 is rare and scores its two documents about 8.4; term 2 (sparse) and term 3 (dense) can
+    // add at most about 9.4 together, and document 0, which holds both many times, gets about 9.1.
+    // Scoring term 2 only for the documents term 1 scored would lose it.
+    const filler = (number: number) => 10 + (number % 40);
+    const documents: PlainDocument[] = Array.from({ length: 4800 }, (_, number) => ({
+      rowid: number + 1,
+      title: new Map([[filler(number), 1]]),
+      text: new Map([[filler(number), 3]]),
+      titleLength: 1,
+      textLength: 100,
+    }));
+    documents[0]!.text = new Map([[2, 40], [3, 40]]);
+    documents[0]!.textLength = 80;
+    for (const number of [1, 2]) {
+      documents[number]!.text.set(1, 1);
+      documents[number]!.textLength = 78;
+    }
+    for (let number = 3; number < 303; number++) documents[number]!.text.set(2, 1);
+    for (let number = 303; number < documents.length; number += 4) documents[number]!.text.set(3, 1);
+    const index = new TextIndex();
+    index.add(documents.map(encode));
+    const expected = exhaustive(documents, new Set(), [1, 2, 3], () => true);
+    assert.equal(expected[0]!.rowid, 1, 'document 0 ranks first when every document is scored');
+    assert.ok(expected[1]!.score > 0.8 * expected[0]!.score, 'the rare term\'s documents come close');
+    const result = index.search({ terms: [1, 2, 3], field: 'all', filter: null, topK: 1 });
+    assert.equal(result.total, expected.length);
+    assert.deepEqual(result.hits.map((hit) => hit.rowid), [1]);
+  });
+
   it('finds a document whose score rose with the average length, past the bounds computed before', () => {
     // Term 1 is in every document once. The first documents are short, so they rank first; when long
     // documents arrive, the average grows and their scores with it, above those of the shorter
