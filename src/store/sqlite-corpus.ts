@@ -26,7 +26,6 @@ const FILTER_CACHE_ENTRIES = 32;
  */
 const REMOVAL_LOG_SECONDS = 3600;
 
-/** A change to apply to a replica: the new version of a document, or its removal. */
 /**
  * Pages of a new corpus file: a stored document (text and term vector) is a few kilobytes, so with
  * SQLite's default 4 KiB most rows spill onto overflow pages. Measured on 300,000 synthetic documents:
@@ -35,6 +34,7 @@ const REMOVAL_LOG_SECONDS = 3600;
  */
 const CORPUS_PAGE_SIZE = 16_384;
 
+/** A change to apply to a replica: the new version of a document, or its removal. */
 export type DocumentChange = { docId: string; document: DocumentRecord | null };
 
 /**
