@@ -9,92 +9,16 @@
 // each process), with the RSS of all its processes.
 // SEARCH_SIZES=10000,100000 picks the sizes; SEARCH_SECONDS the length of each load run.
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { CLI, machineLine, processTree, ROOT, start, stop, type Started } from './lib.js';
+import { queries, words, writeCorpus } from './synthetic-corpus.js';
 
 const SIZES = (process.env.SEARCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const SECONDS = Number(process.env.SEARCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
-const VOCABULARY = 60_000;
-const ZIPF_S = 1.07;
-const JURISDICTIONS = ['US', 'EU', 'UK', 'CA', 'AU', 'DE', 'FR', 'JP', 'IN', 'BR', 'ZA', 'SG'];
-const CATEGORIES = Array.from({ length: 20 }, (_, index) => `category-${index}`);
-
-/** A small deterministic generator, so every run builds the same corpus. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'shi', 'po', 've', 'dra', 'gel', 'mon', 'fir', 'qua', 'zen', 'tor', 'bel', 'cy', 'ux', 'an'];
-function words(): string[] {
-  const next = random(7);
-  const seen = new Set<string>();
-  while (seen.size < VOCABULARY) {
-    const length = 2 + Math.floor(next() * 3);
-    seen.add(Array.from({ length }, () => SYLLABLES[Math.floor(next() * SYLLABLES.length)]).join(''));
-  }
-  return [...seen];
-}
-
-/** Samples word ranks from Zipf(s) through the cumulative distribution. */
-function zipfSampler(next: () => number): () => number {
-  const cumulative = new Float64Array(VOCABULARY);
-  let sum = 0;
-  for (let rank = 0; rank < VOCABULARY; rank++) cumulative[rank] = sum += 1 / (rank + 1) ** ZIPF_S;
-  return () => {
-    const target = next() * sum;
-    let low = 0;
-    let high = VOCABULARY - 1;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (cumulative[middle]! < target) low = middle + 1;
-      else high = middle;
-    }
-    return low;
-  };
-}
-
-async function writeCorpus(path: string, size: number, vocabulary: string[]): Promise<void> {
-  const next = random(size);
-  const rank = zipfSampler(next);
-  const text = (count: number) => Array.from({ length: count }, () => vocabulary[rank()]).join(' ');
-  const out = createWriteStream(path);
-  for (let index = 0; index < size; index++) {
-    const document = {
-      doc_id: `doc-${index}`,
-      title: text(4 + Math.floor(next() * 9)),
-      text: text(120 + Math.floor(next() * 281)),
-      jurisdiction: JURISDICTIONS[Math.min(JURISDICTIONS.length - 1, Math.floor(-Math.log(1 - next()) * 2.5))],
-      category: CATEGORIES[Math.floor(next() * CATEGORIES.length)],
-      year: 1990 + Math.floor(next() * 35),
-    };
-    if (!out.write(`${JSON.stringify(document)}\n`)) await once(out, 'drain');
-  }
-  out.end();
-  await once(out, 'finish');
-}
-
-/** Queries mixing common words (ranks 1-100, the stopword-like head of the Zipf curve) with rarer ones. */
-function queries(vocabulary: string[], terms: number): string[] {
-  const next = random(terms * 101);
-  return Array.from({ length: 200 }, () =>
-    Array.from({ length: terms }, (_, position) => {
-      const common = position === 0 || next() < 0.4;
-      return vocabulary[common ? Math.floor(next() * 100) : 100 + Math.floor(next() * 20_000)];
-    }).join(' '),
-  );
-}
 
 function folderBytes(path: string): number {
   return readdirSync(path).reduce((sum, name) => sum + statSync(join(path, name)).size, 0);

@@ -117,6 +117,11 @@ export class TextIndex {
     return this.live;
   }
 
+  /** Deleted documents whose postings the index still holds (skipped by every search). */
+  get deletedDocuments(): number {
+    return this.deletedCount;
+  }
+
   get highestRowid(): number {
     return this.documents === 0 ? 0 : this.rowids[this.documents - 1]!;
   }
