@@ -1,4 +1,4 @@
-// The synthetic corpus of bench:search and bench:compaction: a Zipf-distributed vocabulary
+// The synthetic corpus of bench:search and bench:refresh: a Zipf-distributed vocabulary
 // (s = 1.07, 60,000 made-up words), titles of 4-12 words, bodies of 120-400 words, metadata with a
 // skewed jurisdiction, a category and a year; and query sets mixing common and rarer words. Every
 // run builds the same corpus.

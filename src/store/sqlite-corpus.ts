@@ -26,15 +26,21 @@ const INDEX_LOAD_BATCH = 10_000;
  * would step over the dead postings. A quarter keeps the waste below a third of the live index.
  */
 const COMPACT_DELETED_SHARE = 0.25;
-/**
- * The pace of that rebuild: a step reads `readRows` documents at a time for up to `stepMs`, then
- * requests get their turn (at a million documents, 250 rows take about 6 ms).
- */
-export interface CompactionPace {
+
+/** How the index is kept: see INDEX_UPKEEP. */
+export interface IndexUpkeep {
+  /**
+   * Documents added and deleted since the index last looked, past which it is not caught up but
+   * built anew in the background while it serves as it is: catching up holds the event loop for
+   * every document.
+   */
+  catchUpLimit: number;
+  /** A background rebuild reads `readRows` documents at a time for up to `stepMs`, then requests get their turn. */
   stepMs: number;
   readRows: number;
 }
-const COMPACTION_PACE: CompactionPace = { stepMs: 10, readRows: 250 };
+/** 20,000 documents take 0.5-1 s to catch up with at a million; 250 rows about 6 ms. */
+const INDEX_UPKEEP: IndexUpkeep = { catchUpLimit: 20_000, stepMs: 10, readRows: 250 };
 /** Filter bitmaps kept for reuse until the corpus changes. */
 const FILTER_CACHE_ENTRIES = 32;
 /**
@@ -77,13 +83,13 @@ export class SqliteCorpus {
   private indexStale = false;
   private removalsSeen = 0;
   private readonly filterCache = new Map<string, Uint32Array>();
-  /** The rebuild that drops deleted documents' postings, while one runs (see COMPACT_DELETED_SHARE). */
-  private compaction: Promise<void> | undefined;
+  /** The index being built anew in the background, while one is (see rebuild). */
+  private rebuilding: Promise<void> | undefined;
   private closed = false;
 
   constructor(
     dir: string,
-    private readonly compactionPace = COMPACTION_PACE,
+    private readonly upkeep = INDEX_UPKEEP,
   ) {
     this.db = openSqlite(join(dir, 'corpus.sqlite'), { pageSize: CORPUS_PAGE_SIZE });
     migrateCorpus(this.db);
@@ -101,7 +107,9 @@ export class SqliteCorpus {
       documentsAfter: c.prepare('SELECT id, title_length, text_length, terms FROM documents WHERE id > ? ORDER BY id'),
       documentsFrom: c.prepare('SELECT id, title_length, text_length, terms FROM documents WHERE id > ? ORDER BY id LIMIT ?'),
       removalsAfter: c.prepare('SELECT seq, doc_rowid, terms FROM removed_documents WHERE seq > ? ORDER BY seq'),
+      removalsFrom: c.prepare('SELECT seq, doc_rowid, terms FROM removed_documents WHERE seq > ? ORDER BY seq LIMIT ?'),
       lastRemoval: c.prepare('SELECT coalesce(max(seq), 0) FROM removed_documents').pluck(),
+      lastRowid: c.prepare('SELECT coalesce(max(id), 0) FROM documents').pluck(),
       pruneRemovals: c.prepare('DELETE FROM removed_documents WHERE removed_at < unixepoch() - ?'),
       hit: c.prepare('SELECT doc_id, title FROM documents WHERE id = ?'),
       unanalysed: c.prepare('SELECT id, title, text, metadata FROM documents WHERE terms IS NULL AND id > ? ORDER BY id LIMIT 1000'),
@@ -348,7 +356,8 @@ export class SqliteCorpus {
       filter: this.filterBitmap(index, request.filters),
       topK: request.topK,
     });
-    // A row can be gone only while this connection's own transaction holds the index back.
+    // A row can be gone while this connection's own transaction holds the index back, or while a
+    // new index is built in the background and the old one serves.
     const hits = result.hits.flatMap((hit) => {
       const row = this.sql.hit.get(hit.rowid) as { doc_id: string; title: string } | undefined;
       return row ? [{ docId: row.doc_id, title: row.title, score: hit.score }] : [];
@@ -358,45 +367,55 @@ export class SqliteCorpus {
     return { total: result.total, hits: hits.slice(0, request.topK) };
   }
 
-  /** The index, brought up to date with every commit to the file first. */
+  /**
+   * The index, brought up to date with every commit to the file first; or, while one is rebuilt in
+   * the background because that was too much to catch up with, as it was.
+   */
   private currentIndex(): TextIndex {
     this.noticeExternalWrites();
     // Inside this connection's own ingest, reads would see its uncommitted documents: the index
     // catches up once the transaction has ended.
     if (this.index && this.db.inTransaction) return this.index;
-    if (!this.index) this.loadIndex(new TextIndex());
-    else if (this.indexStale) this.loadIndex(this.index);
-    const index = this.index!;
-    if (!this.compaction && index.deletedDocuments > COMPACT_DELETED_SHARE * (index.liveDocuments + index.deletedDocuments)) {
-      // A failed rebuild leaves the serving index as it was (exact, only larger); the next search
-      // tries again.
-      this.compaction = this.compact()
-        .catch(() => undefined)
-        .finally(() => (this.compaction = undefined));
+    if (!this.index) {
+      const index = new TextIndex();
+      const seen = this.catchUp(index, undefined)!;
+      index.trim();
+      this.serve(index, seen);
+    } else if (this.indexStale) {
+      this.bringLevel(this.index);
     }
+    const index = this.index!;
+    if (index.deletedDocuments > COMPACT_DELETED_SHARE * (index.liveDocuments + index.deletedDocuments)) this.rebuildInBackground();
     return index;
   }
 
-  /** The documents the search index holds, live and deleted (postings not dropped yet), and whether it is being rebuilt without the deleted. */
-  indexStatistics(): { liveDocuments: number; deletedDocuments: number; compacting: boolean } {
+  /** The documents the search index holds, live and deleted (postings not dropped yet), and whether a new one is being built. */
+  indexStatistics(): { liveDocuments: number; deletedDocuments: number; rebuilding: boolean } {
     const index = this.currentIndex();
-    return { liveDocuments: index.liveDocuments, deletedDocuments: index.deletedDocuments, compacting: this.compaction !== undefined };
+    return { liveDocuments: index.liveDocuments, deletedDocuments: index.deletedDocuments, rebuilding: this.rebuilding !== undefined };
   }
 
   /**
-   * Brings the index level with the file and serves from it: a new index reads everything, an
-   * existing one catches up (see catchUp), and one the deletion log no longer reaches back for is
-   * replaced by a new one.
+   * Catches the serving index up with the file, unless that is more than catchUpLimit changes or
+   * the deletion log no longer reaches back to where it last looked: then it serves as it is
+   * while a new one is built in the background.
    */
-  private loadIndex(index: TextIndex): void {
+  private bringLevel(index: TextIndex): void {
     const liveBefore = index.liveDocuments;
-    const fresh = index.highestRowid === 0 && liveBefore === 0;
-    const seen = this.catchUp(index, fresh ? undefined : this.removalsSeen);
-    if (seen === undefined) return this.loadIndex(new TextIndex());
+    const seen = this.changesSince(index, this.removalsSeen) <= this.upkeep.catchUpLimit ? this.catchUp(index, this.removalsSeen) : undefined;
+    if (seen === undefined) {
+      this.rebuildInBackground();
+      return;
+    }
     // Posting lists grow by doubling; after a load that grew the index by a tenth or more, the
     // slack is given back (a bulk ingest followed while running would otherwise keep up to half).
     if (index.liveDocuments >= liveBefore * 1.1) index.trim();
     this.serve(index, seen);
+  }
+
+  /** Documents written and deleted since `index` last looked, at most (two lookups, whatever the number). */
+  private changesSince(index: TextIndex, removalsSeen: number): number {
+    return (this.sql.lastRowid.get() as number) - index.highestRowid + (this.sql.lastRemoval.get() as number) - removalsSeen;
   }
 
   private serve(index: TextIndex, removalsSeen: number): void {
@@ -417,18 +436,18 @@ export class SqliteCorpus {
       this.dictionary.load(this.sql.termsAfter.all(this.dictionary.highestId) as Array<{ id: number; term: string }>);
       if (removalsSeen === undefined) {
         const seen = this.sql.lastRemoval.get() as number;
-        this.addDocumentsAfter(index, this.sql.documentsAfter.iterate(index.highestRowid) as Iterable<StoredVector>);
+        this.addDocuments(index, this.sql.documentsAfter.iterate(index.highestRowid) as Iterable<StoredVector>);
         return seen;
       }
       const removals = this.sql.removalsAfter.all(removalsSeen) as Array<{ seq: number; doc_rowid: number; terms: Uint8Array | null }>;
       if (removals.length > 0 && removals[0]!.seq !== removalsSeen + 1) return undefined;
-      this.addDocumentsAfter(index, this.sql.documentsAfter.iterate(index.highestRowid) as Iterable<StoredVector>);
+      this.addDocuments(index, this.sql.documentsAfter.iterate(index.highestRowid) as Iterable<StoredVector>);
       for (const removal of removals) index.remove(removal.doc_rowid, removal.terms ?? EMPTY);
       return removals.length > 0 ? removals.at(-1)!.seq : removalsSeen;
     })();
   }
 
-  private addDocumentsAfter(index: TextIndex, rows: Iterable<StoredVector>): void {
+  private addDocuments(index: TextIndex, rows: Iterable<StoredVector>): void {
     let batch: IndexedDocument[] = [];
     for (const row of rows) {
       batch.push({ rowid: row.id, titleLength: row.title_length ?? 0, textLength: row.text_length ?? 0, terms: row.terms ?? EMPTY });
@@ -440,42 +459,58 @@ export class SqliteCorpus {
     index.add(batch);
   }
 
+  private rebuildInBackground(): void {
+    if (this.rebuilding) return;
+    // A failed rebuild leaves the serving index as it was; the next search tries again.
+    this.rebuilding = this.rebuild()
+      .catch(() => undefined)
+      .finally(() => (this.rebuilding = undefined));
+  }
+
   /**
-   * Builds the index again from the file, without the deleted documents, while the current one
-   * serves: a few milliseconds of reading at a time, each in a read transaction of its own, never
-   * inside this connection's own write. Rows deleted after a step read them are in the deletion
-   * log, and rows written after it have higher row ids, so catching up from the log position
-   * taken before the first step (as any index catches up) leaves it level with the file.
+   * Builds the index anew from the file, without deleted documents, while the current one serves:
+   * a few milliseconds of work at a time, each in a read transaction of its own, never inside this
+   * connection's own write. A step applies deletions logged since the rebuild began, then reads
+   * documents in row id order. A row deleted after it was read is in the log; one deleted before is
+   * not read; one written meanwhile has a higher row id than any read. So once a step finds
+   * nothing left to read, a last catch-up (as any index catches up) leaves it level with the file,
+   * and it takes over.
    */
-  private async compact(): Promise<void> {
-    const index = new TextIndex();
+  private async rebuild(): Promise<void> {
+    let index = new TextIndex();
     let removalsSeen: number | undefined;
-    for (let done = false; !done; ) {
+    for (;;) {
       await new Promise((resolve) => setImmediate(resolve));
       if (this.closed) return;
       if (this.db.inTransaction) continue;
       const started = performance.now();
-      const { stepMs, readRows } = this.compactionPace;
-      done = this.db.transaction((): boolean => {
-        removalsSeen ??= this.sql.lastRemoval.get() as number;
+      const { stepMs, readRows, catchUpLimit } = this.upkeep;
+      const step = this.db.transaction((): 'read' | 'more' | 'log passed' => {
+        if (removalsSeen === undefined) removalsSeen = this.sql.lastRemoval.get() as number;
+        const removals = this.sql.removalsFrom.all(removalsSeen, readRows) as Array<{ seq: number; doc_rowid: number; terms: Uint8Array | null }>;
+        if (removals.length > 0 && removals[0]!.seq !== removalsSeen + 1) return 'log passed';
+        for (const removal of removals) index.remove(removal.doc_rowid, removal.terms ?? EMPTY);
+        if (removals.length > 0) removalsSeen = removals.at(-1)!.seq;
+        let rows: StoredVector[];
         do {
-          const rows = this.sql.documentsFrom.all(index.highestRowid, readRows) as StoredVector[];
-          this.addDocumentsAfter(index, rows);
-          if (rows.length < readRows) return true;
-        } while (performance.now() - started < stepMs);
-        return false;
+          rows = this.sql.documentsFrom.all(index.highestRowid, readRows) as StoredVector[];
+          this.addDocuments(index, rows);
+        } while (rows.length === readRows && performance.now() - started < stepMs);
+        return rows.length < readRows && removals.length < readRows ? 'read' : 'more';
       })();
+      if (step === 'log passed') {
+        index = new TextIndex();
+        removalsSeen = undefined;
+        continue;
+      }
+      if (step === 'more' || this.changesSince(index, removalsSeen!) > catchUpLimit) continue;
+      this.noticeExternalWrites();
+      const seen = this.catchUp(index, removalsSeen);
+      if (seen === undefined) continue;
+      index.trim();
+      this.serve(index, seen);
+      return;
     }
-    while (this.db.inTransaction) {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (this.closed) return;
-    }
-    this.noticeExternalWrites();
-    const seen = this.catchUp(index, removalsSeen);
-    // Past the log's reach the serving index is rebuilt at its next search anyway.
-    if (seen === undefined) return;
-    index.trim();
-    this.serve(index, seen);
   }
 
   /** The documents every filter allows, as a bitmap over the index's document numbers. */

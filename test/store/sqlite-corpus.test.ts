@@ -44,6 +44,11 @@ function assertSameRankings(actual: Awaited<ReturnType<typeof rankings>>, expect
   });
 }
 
+/** Resolves once the corpus's background rebuild of its index, if any, has taken over. */
+async function rebuilt(corpus: SqliteCorpus): Promise<void> {
+  while (corpus.indexStatistics().rebuilding) await new Promise((resolve) => setImmediate(resolve));
+}
+
 /** A corpus holding exactly `final`, ingested once, to compare a corpus with a history against. */
 async function freshCorpus(final: DocumentRecord[]) {
   const dir = tempDir();
@@ -164,20 +169,20 @@ describe('SqliteCorpus search index', () => {
   it("drops deleted documents' postings in the background once they pass a quarter of the index, exact all along", async () => {
     const dir = tempDir();
     // Ten rows a step, so that the rebuild takes many turns of the event loop and the corpus changes under it.
-    const corpus = new SqliteCorpus(dir.path, { stepMs: 0, readRows: 10 });
+    const corpus = new SqliteCorpus(dir.path, { catchUpLimit: 20_000, stepMs: 0, readRows: 10 });
     const turns = async (count: number) => {
       for (let turn = 0; turn < count; turn++) await new Promise((resolve) => setImmediate(resolve));
     };
     try {
       const first = documents(200, 12);
       await corpus.ingestDocuments(documentsOf(first));
-      assert.deepEqual(corpus.indexStatistics(), { liveDocuments: 200, deletedDocuments: 0, compacting: false });
+      assert.deepEqual(corpus.indexStatistics(), { liveDocuments: 200, deletedDocuments: 0, rebuilding: false });
       const rewritten = documents(60, 13).map((document, index) => ({ ...document, docId: `doc-${index}` }));
       await corpus.ingestDocuments(documentsOf(rewritten));
-      assert.deepEqual(corpus.indexStatistics(), { liveDocuments: 200, deletedDocuments: 60, compacting: false }, '60 of 260: below a quarter');
+      assert.deepEqual(corpus.indexStatistics(), { liveDocuments: 200, deletedDocuments: 60, rebuilding: false }, '60 of 260: below a quarter');
       const deleted = ['doc-100', 'doc-101', 'doc-102', 'doc-103', 'doc-104', 'doc-105', 'doc-106', 'doc-107', 'doc-108', 'doc-109'];
       for (const docId of deleted) await corpus.deleteDocument(docId);
-      assert.deepEqual(corpus.indexStatistics(), { liveDocuments: 190, deletedDocuments: 70, compacting: true }, '70 of 260: past a quarter');
+      assert.deepEqual(corpus.indexStatistics(), { liveDocuments: 190, deletedDocuments: 70, rebuilding: true }, '70 of 260: past a quarter');
 
       const final = new Map(first.map((document) => [document.docId, document]));
       for (const document of rewritten) final.set(document.docId, document);
@@ -204,10 +209,10 @@ describe('SqliteCorpus search index', () => {
       await turns(40);
       resume();
       await assert.rejects(failing, /record 6/);
-      assert.equal(corpus.indexStatistics().compacting, true, 'still rebuilding: the changes above happened under it');
+      assert.equal(corpus.indexStatistics().rebuilding, true, 'still rebuilding: the changes above happened under it');
       assertSameRankings(await rankings(corpus), await freshCorpus([...final.values()]));
 
-      while (corpus.indexStatistics().compacting) await turns(1);
+      await rebuilt(corpus);
       const after = corpus.indexStatistics();
       assert.equal(after.liveDocuments, final.size);
       // What was deleted while it read (doc-150's old version, doc-5) may be marked in the new index
@@ -242,8 +247,40 @@ describe('SqliteCorpus search index', () => {
       raw.prepare('DELETE FROM removed_documents WHERE seq = (SELECT max(seq) - 1 FROM removed_documents)').run();
       raw.close();
       await new Promise((resolve) => setTimeout(resolve, 20));
+      // It cannot catch up without doc-6's entry: it serves what it has while a new index is built.
+      assert.deepEqual(reader.indexStatistics(), { liveDocuments: 34, deletedDocuments: 1, rebuilding: true });
+      await rebuilt(reader);
       const pruned = expected.filter((document) => !['doc-6', 'doc-8'].includes(document.docId));
+      assert.deepEqual(reader.indexStatistics(), { liveDocuments: pruned.length, deletedDocuments: 0, rebuilding: false });
       assertSameRankings(await rankings(reader), await freshCorpus(pruned));
+    } finally {
+      reader.close();
+      writer.close();
+      dir.remove();
+    }
+  });
+
+  it('builds a new index in the background, rather than catch up, when too much changed since it looked', async () => {
+    const dir = tempDir();
+    const reader = new SqliteCorpus(dir.path, { catchUpLimit: 20, stepMs: 0, readRows: 10 });
+    const writer = new SqliteCorpus(dir.path);
+    try {
+      const first = documents(40, 16);
+      await writer.ingestDocuments(documentsOf(first));
+      const before = await rankings(reader);
+      await writer.ingestDocuments(documentsOf(documents(8, 17, 'small')));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(reader.indexStatistics(), { liveDocuments: 48, deletedDocuments: 0, rebuilding: false }, '8 changes: caught up at once');
+
+      const rewritten = documents(25, 18).map((document, index) => ({ ...document, docId: `doc-${index}` }));
+      await writer.ingestDocuments(documentsOf(rewritten));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(reader.indexStatistics(), { liveDocuments: 48, deletedDocuments: 0, rebuilding: true }, '50 changes: served as it was');
+      assert.notDeepEqual(await rankings(reader), before);
+      await rebuilt(reader);
+      const final = [...rewritten, ...first.slice(25), ...documents(8, 17, 'small')];
+      assert.deepEqual(reader.indexStatistics(), { liveDocuments: 48, deletedDocuments: 0, rebuilding: false });
+      assertSameRankings(await rankings(reader), await freshCorpus(final));
     } finally {
       reader.close();
       writer.close();
