@@ -415,7 +415,7 @@ export class SqliteCorpus {
 
   /** Documents written and deleted since `index` last looked, at most (two lookups, whatever the number). */
   private changesSince(index: TextIndex, removalsSeen: number): number {
-    return (this.sql.lastRowid.get() as number) - index.highestRowid + (this.sql.lastRemoval.get() as number) - removalsSeen;
+    return Math.max(0, (this.sql.lastRowid.get() as number) - index.highestRowid) + (this.sql.lastRemoval.get() as number) - removalsSeen;
   }
 
   private serve(index: TextIndex, removalsSeen: number): void {
