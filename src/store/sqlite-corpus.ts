@@ -439,11 +439,10 @@ export class SqliteCorpus {
         this.addDocuments(index, this.sql.documentsAfter.iterate(index.highestRowid) as Iterable<StoredVector>);
         return seen;
       }
-      const removals = this.sql.removalsAfter.all(removalsSeen) as Array<{ seq: number; doc_rowid: number; terms: Uint8Array | null }>;
-      if (removals.length > 0 && removals[0]!.seq !== removalsSeen + 1) return undefined;
+      const removals = this.sql.removalsAfter.all(removalsSeen) as LoggedRemoval[];
+      if (!followsOn(removals, removalsSeen)) return undefined;
       this.addDocuments(index, this.sql.documentsAfter.iterate(index.highestRowid) as Iterable<StoredVector>);
-      for (const removal of removals) index.remove(removal.doc_rowid, removal.terms ?? EMPTY);
-      return removals.length > 0 ? removals.at(-1)!.seq : removalsSeen;
+      return applyRemovals(index, removals, removalsSeen);
     })();
   }
 
@@ -487,10 +486,9 @@ export class SqliteCorpus {
       const { stepMs, readRows, catchUpLimit } = this.upkeep;
       const step = this.db.transaction((): 'read' | 'more' | 'log passed' => {
         if (removalsSeen === undefined) removalsSeen = this.sql.lastRemoval.get() as number;
-        const removals = this.sql.removalsFrom.all(removalsSeen, readRows) as Array<{ seq: number; doc_rowid: number; terms: Uint8Array | null }>;
-        if (removals.length > 0 && removals[0]!.seq !== removalsSeen + 1) return 'log passed';
-        for (const removal of removals) index.remove(removal.doc_rowid, removal.terms ?? EMPTY);
-        if (removals.length > 0) removalsSeen = removals.at(-1)!.seq;
+        const removals = this.sql.removalsFrom.all(removalsSeen, readRows) as LoggedRemoval[];
+        if (!followsOn(removals, removalsSeen)) return 'log passed';
+        removalsSeen = applyRemovals(index, removals, removalsSeen);
         let rows: StoredVector[];
         do {
           rows = this.sql.documentsFrom.all(index.highestRowid, readRows) as StoredVector[];
@@ -549,6 +547,23 @@ export class SqliteCorpus {
 }
 
 const EMPTY = new Uint8Array(0);
+
+interface LoggedRemoval {
+  seq: number;
+  doc_rowid: number;
+  terms: Uint8Array | null;
+}
+
+/** Whether logged deletions read after `removalsSeen` start right after it (the log was not pruned past it). */
+function followsOn(removals: LoggedRemoval[], removalsSeen: number): boolean {
+  return removals.length === 0 || removals[0]!.seq === removalsSeen + 1;
+}
+
+/** Marks the logged deletions in the index; returns the last one's sequence number. */
+function applyRemovals(index: TextIndex, removals: LoggedRemoval[], removalsSeen: number): number {
+  for (const removal of removals) index.remove(removal.doc_rowid, removal.terms ?? EMPTY);
+  return removals.length > 0 ? removals.at(-1)!.seq : removalsSeen;
+}
 
 interface StoredVector {
   id: number;
