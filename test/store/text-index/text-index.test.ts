@@ -57,7 +57,13 @@ function corpus(count: number, seed: number, vocabulary = 300): PlainDocument[] 
 }
 
 /** The same ranking computed the obvious way: every document, every term. */
-function exhaustive(documents: PlainDocument[], deleted: Set<number>, terms: number[], allowed: (rowid: number) => boolean) {
+function exhaustive(
+  documents: PlainDocument[],
+  deleted: Set<number>,
+  terms: number[],
+  allowed: (rowid: number) => boolean,
+  field: 'all' | 'title' | 'text' = 'all',
+) {
   const live = documents.filter((document) => !deleted.has(document.rowid));
   const averageTitle = live.reduce((sum, document) => sum + document.titleLength, 0) / live.length;
   const averageText = live.reduce((sum, document) => sum + document.textLength, 0) / live.length;
@@ -69,17 +75,19 @@ function exhaustive(documents: PlainDocument[], deleted: Set<number>, terms: num
     }),
   );
   const scored: Array<{ rowid: number; score: number }> = [];
+  const inField = (document: PlainDocument, termId: number) =>
+    (field !== 'text' && document.title.has(termId)) || (field !== 'title' && document.text.has(termId));
   for (const document of live) {
-    if (!terms.some((termId) => document.title.has(termId) || document.text.has(termId))) continue;
+    if (!terms.some((termId) => inField(document, termId))) continue;
     if (!allowed(document.rowid)) continue;
     let score = 0;
     for (const termId of terms) {
       const frequency = frequencyByte(document.title.get(termId) ?? 0, document.text.get(termId) ?? 0);
-      if (frequency === 0) continue;
+      if (!inField(document, termId)) continue;
       const idf = idfs.get(termId)!;
-      const pseudo =
-        (titleWeight * (frequency >>> 6)) / (1 - b + (b * document.titleLength) / averageTitle) +
-        (frequency & 63) / (1 - b + (b * document.textLength) / averageText);
+      const titlePart = (frequency >>> 6) / (1 - b + (b * document.titleLength) / averageTitle);
+      const textPart = (frequency & 63) / (1 - b + (b * document.textLength) / averageText);
+      const pseudo = field === 'title' ? titlePart : field === 'text' ? textPart : titleWeight * titlePart + textPart;
       score += (idf * (k1 + 1) * pseudo) / (pseudo + k1);
     }
     scored.push({ rowid: document.rowid, score });
@@ -251,6 +259,39 @@ describe('TextIndex', () => {
       const result = index.search({ terms, field: 'all', filter, topK: 10 });
       assert.equal(result.total, expected.length, `round ${round}: total`);
       assert.deepEqual(result.hits.slice(0, 10).map((hit) => hit.rowid), expected.slice(0, 10).map((hit) => hit.rowid), `round ${round}`);
+    }
+  });
+
+  it('ranks and counts searches of one field exactly, several terms, filters and deletions included', () => {
+    const documents = corpus(5000, 37);
+    const index = new TextIndex();
+    index.add(documents.map(encode));
+    const deleted = new Set<number>();
+    const next = random(13);
+    for (const document of documents) {
+      if (next() < 0.1) {
+        deleted.add(document.rowid);
+        index.remove(document.rowid, encode(document).terms);
+      }
+    }
+    const filter = index.newFilter();
+    const allowed = new Set<number>();
+    documents.forEach((document, number) => {
+      if (number % 4 !== 1) {
+        allowed.add(document.rowid);
+        filter[number >>> 5]! |= 1 << (number & 31);
+      }
+    });
+    for (let round = 0; round < 40; round++) {
+      const field = round % 2 === 0 ? 'title' : 'text';
+      const filtered = round % 4 < 2;
+      const terms = query(next, 300);
+      const expected = exhaustive(documents, deleted, terms, (rowid) => !filtered || allowed.has(rowid), field);
+      const result = index.search({ terms, field, filter: filtered ? filter : null, topK: 10 });
+      assert.equal(result.total, expected.length, `round ${round}: total`);
+      const got = result.hits.slice(0, 10);
+      assert.deepEqual(got.map((hit) => hit.rowid), expected.slice(0, 10).map((hit) => hit.rowid), `round ${round}: ranking`);
+      got.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-4 * expected[position]!.score));
     }
   });
 
