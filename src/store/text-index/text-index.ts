@@ -271,8 +271,9 @@ export class TextIndex {
   private scoreWhole(term: ScoredTerm, field: number, exclusion: Uint32Array | null): void {
     const { list } = term;
     if (this.postingDocuments.length < list.count) {
-      this.postingDocuments = new Int32Array(list.count * 2);
-      this.postingScores = new Float64Array(list.count * 2);
+      const size = Math.min(list.count * 2, this.documents);
+      this.postingDocuments = new Int32Array(size);
+      this.postingScores = new Float64Array(size);
     }
     list.decodeDocuments(this.postingDocuments);
     if (list.dense) {
@@ -284,7 +285,7 @@ export class TextIndex {
         this.scoreChunk(term, field, exclusion, start, end, true);
       }
     }
-    this.sparse.add(this.postingDocuments, this.postingScores, list.count);
+    this.sparse.add(this.postingDocuments, this.postingScores, list.count, this.documents);
   }
 
   /**
@@ -775,12 +776,15 @@ class SparseScores {
   private mergedDocuments = new Int32Array(1024);
   private mergedScores = new Float64Array(1024);
 
-  /** Adds `added[i]` to the score of `documents[i]`, for the first `count`; zeros add no document. */
-  add(documents: Int32Array, added: Float64Array, count: number): void {
-    const needed = this.length + count;
+  /**
+   * Adds `added[i]` to the score of `documents[i]`, for the first `count`; zeros add no document.
+   * `documentCount`: the index's, which no union of documents can exceed.
+   */
+  add(documents: Int32Array, added: Float64Array, count: number, documentCount: number): void {
+    const needed = Math.min(this.length + count, documentCount);
     if (this.mergedDocuments.length < needed) {
-      this.mergedDocuments = new Int32Array(needed * 2);
-      this.mergedScores = new Float64Array(needed * 2);
+      this.mergedDocuments = new Int32Array(Math.min(needed * 2, documentCount));
+      this.mergedScores = new Float64Array(Math.min(needed * 2, documentCount));
     }
     const { documents: ownDocuments, scores: ownScores, length, mergedDocuments, mergedScores } = this;
     let own = 0;
