@@ -60,7 +60,7 @@ async function main(): Promise<void> {
       const run = (...args: string[]) => execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
       run('faces', 'enroll', manifest);
       const key = JSON.parse(run('keys', 'create', '--credits', '1000000', '--json')).key as string;
-      const service = await start([CLI, 'serve'], env, undefined);
+      const service = await start([CLI, 'serve'], env, null);
       const search = async (file: string) => {
         const started = performance.now();
         const response = await fetch(`${service.url}/face/search`, {

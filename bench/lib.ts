@@ -28,8 +28,8 @@ export interface Sample {
   errors: number;
 }
 
-export function onCore(core: string | undefined, command: string, args: string[]): [string, string[]] {
-  return PINNED && core !== undefined ? ['taskset', ['-c', core, command, ...args]] : [command, args];
+export function onCore(core: string | null | undefined, command: string, args: string[]): [string, string[]] {
+  return PINNED && typeof core === 'string' ? ['taskset', ['-c', core, command, ...args]] : [command, args];
 }
 
 export interface Started {
@@ -38,8 +38,12 @@ export interface Started {
   output: () => string;
 }
 
-/** Starts a Node.js server process and waits for its "listening on URL" line. */
-export async function start(args: string[], env: Record<string, string>, core: string | undefined = '0'): Promise<Started> {
+/**
+ * Starts a Node.js server process and waits for its "listening on URL" line. On core 0 unless
+ * `core` says otherwise; null leaves it free to run on any core (so do its children, such as
+ * `serve --workers N`'s workers, which inherit the parent's cores).
+ */
+export async function start(args: string[], env: Record<string, string>, core: string | null = '0'): Promise<Started> {
   const [command, rest] = onCore(core, process.execPath, args);
   const child = spawn(command, rest, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

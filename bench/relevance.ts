@@ -70,7 +70,7 @@ async function rankOverHttp(env: Record<string, string>, queries: Query[]): Prom
   const cli = (...args: string[]) => execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
   cli('ingest', join(DATASET, 'corpus.jsonl'));
   const key = (JSON.parse(cli('keys', 'create', '--credits', String(queries.length * 2), '--json')) as { key: string }).key;
-  const server = await start([CLI, 'serve'], { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0', SEED_DEMO: 'false' }, undefined);
+  const server = await start([CLI, 'serve'], { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0', SEED_DEMO: 'false' }, null);
   const rankings = new Map<string, string[]>();
   try {
     for (const query of queries) {

@@ -41,7 +41,7 @@ interface Setup {
   env: Record<string, string>;
   workers: number;
   keys: string[];
-  core: string | undefined;
+  core: string | null;
 }
 
 async function main(): Promise<void> {
@@ -59,11 +59,11 @@ async function main(): Promise<void> {
     const allSetups: Setup[] = [
       { name: 'embedded SQLite, 1 instance, one key (baseline)', env: embedded, workers: 1, keys: hot(embeddedKeys), core: '0' },
       { name: 'PostgreSQL, 1 instance, one key', env: postgres, workers: 1, keys: hot(postgresKeys), core: '0' },
-      { name: 'PostgreSQL, 2 instances, one key', env: postgres, workers: 2, keys: hot(postgresKeys), core: undefined },
-      { name: 'PostgreSQL, 4 instances, one key', env: postgres, workers: 4, keys: hot(postgresKeys), core: undefined },
+      { name: 'PostgreSQL, 2 instances, one key', env: postgres, workers: 2, keys: hot(postgresKeys), core: null },
+      { name: 'PostgreSQL, 4 instances, one key', env: postgres, workers: 4, keys: hot(postgresKeys), core: null },
       { name: `PostgreSQL, 1 instance, ${SPREAD_KEYS} keys`, env: postgres, workers: 1, keys: postgresKeys, core: '0' },
-      { name: `PostgreSQL, 2 instances, ${SPREAD_KEYS} keys`, env: postgres, workers: 2, keys: postgresKeys, core: undefined },
-      { name: `PostgreSQL, 4 instances, ${SPREAD_KEYS} keys`, env: postgres, workers: 4, keys: postgresKeys, core: undefined },
+      { name: `PostgreSQL, 2 instances, ${SPREAD_KEYS} keys`, env: postgres, workers: 2, keys: postgresKeys, core: null },
+      { name: `PostgreSQL, 4 instances, ${SPREAD_KEYS} keys`, env: postgres, workers: 4, keys: postgresKeys, core: null },
     ];
     // BENCH_SETUPS=2 measures the baseline and the single PostgreSQL instance only (the target's pair).
     const setups = allSetups.slice(0, Number(process.env.BENCH_SETUPS ?? allSetups.length));
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
           headers: { 'x-api-key': setup.keys[0]!, 'svc-doc-id': 'eu-gdpr-art17' },
           ...(setup.keys.length > 1 ? { apiKeys: setup.keys } : {}),
         };
-        const load = { connections: CONNECTIONS, scriptDir: work, core: setup.core === undefined ? undefined : '1' };
+        const load = { connections: CONNECTIONS, scriptDir: work, core: setup.core === null ? undefined : '1' };
         // Each fresh process is warmed up before it is measured: the JIT, the connection pool
         // (PostgreSQL starts a backend per connection) and SQLite's first WAL growth all happen in
         // the first seconds, and are not what a long-running instance costs.

@@ -54,7 +54,7 @@ async function allListening(service: Started, workers: number): Promise<void> {
 
 async function main(): Promise<void> {
   const vocabulary = words();
-  const bare = await start([join(ROOT, 'bench/bare-server.mjs')], { PORT: '0' }, undefined);
+  const bare = await start([join(ROOT, 'bench/bare-server.mjs')], { PORT: '0' }, null);
   console.log(`\n${machineLine('bench:search')}`);
   console.log(`autocannon, ${CONNECTIONS} connections, ${SECONDS} s per row; top_k 10; 200 distinct queries per row, cycled\n`);
   for (const size of SIZES) {
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
       const key = JSON.parse(execFileSync(process.execPath, [CLI, 'keys', 'create', '--credits', '1000000000', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' })).key as string;
       const indexMiB = folderBytes(env.DATA_DIR) / 1024 / 1024;
       const startedAt = performance.now();
-      const service = await start([CLI, 'serve'], env, undefined);
+      const service = await start([CLI, 'serve'], env, null);
       const startSeconds = (performance.now() - startedAt) / 1000;
       const baseline = await load(`${bare.url}/bare`);
       console.log(`### ${size.toLocaleString('en')} documents`);
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
       }
       console.log(`\nservice RSS after the runs: ${peakRss.toFixed(0)} MiB\n`);
       await stop(service.child);
-      const workers = await start([CLI, 'serve', '--workers', '2'], env, undefined);
+      const workers = await start([CLI, 'serve', '--workers', '2'], env, null);
       await allListening(workers, 2);
       const both = await load(`${workers.url}/query`, queryRequests(vocabulary, key, 3, false));
       const workersRss = processTree(workers.child.pid!).reduce((sum, pid) => sum + rssMiB(pid), 0);

@@ -81,7 +81,7 @@ async function main(): Promise<number> {
     await stop(seeded.child);
     cli('keys', 'topup', key, '--credits', '1000000000');
 
-    const service = await start([CLI, 'serve'], env, undefined);
+    const service = await start([CLI, 'serve'], env, null);
     const pid = service.child.pid!;
     const calibration = await run(service.url, key, 15);
     const rate = Math.round(calibration.requests.average * LOAD_SHARE);
