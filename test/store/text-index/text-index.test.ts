@@ -102,6 +102,31 @@ function query(next: () => number, vocabulary: number): number[] {
   return [...terms];
 }
 
+/**
+ * The documents indexed, each deleted with probability `deletedShare`, and a filter allowing the
+ * documents whose number `allows` accepts.
+ */
+function indexWithDeletionsAndFilter(documents: PlainDocument[], next: () => number, deletedShare: number, allows: (number: number) => boolean) {
+  const index = new TextIndex();
+  index.add(documents.map(encode));
+  const deleted = new Set<number>();
+  for (const document of documents) {
+    if (next() < deletedShare) {
+      deleted.add(document.rowid);
+      index.remove(document.rowid, encode(document).terms);
+    }
+  }
+  const filter = index.newFilter();
+  const allowed = new Set<number>();
+  documents.forEach((document, number) => {
+    if (allows(number)) {
+      allowed.add(document.rowid);
+      filter[number >>> 5]! |= 1 << (number & 31);
+    }
+  });
+  return { index, deleted, filter, allowed };
+}
+
 describe('TextIndex', () => {
   it('ranks and counts exactly as scoring every document would, whatever blocks it skips', () => {
     const documents = corpus(6000, 11);
@@ -235,24 +260,8 @@ describe('TextIndex', () => {
 
   it('applies filters and deletions to the ranking, the total and the statistics', () => {
     const documents = corpus(5000, 23);
-    const index = new TextIndex();
-    index.add(documents.map(encode));
-    const deleted = new Set<number>();
     const next = random(9);
-    for (const document of documents) {
-      if (next() < 0.2) {
-        deleted.add(document.rowid);
-        index.remove(document.rowid, encode(document).terms);
-      }
-    }
-    const filter = index.newFilter();
-    const allowed = new Set<number>();
-    documents.forEach((document, number) => {
-      if (number % 3 !== 0) {
-        allowed.add(document.rowid);
-        filter[number >>> 5]! |= 1 << (number & 31);
-      }
-    });
+    const { index, deleted, filter, allowed } = indexWithDeletionsAndFilter(documents, next, 0.2, (number) => number % 3 !== 0);
     for (let round = 0; round < 40; round++) {
       const terms = query(next, 300);
       const expected = exhaustive(documents, deleted, terms, (rowid) => allowed.has(rowid));
@@ -264,24 +273,8 @@ describe('TextIndex', () => {
 
   it('ranks and counts searches of one field exactly, several terms, filters and deletions included', () => {
     const documents = corpus(5000, 37);
-    const index = new TextIndex();
-    index.add(documents.map(encode));
-    const deleted = new Set<number>();
     const next = random(13);
-    for (const document of documents) {
-      if (next() < 0.1) {
-        deleted.add(document.rowid);
-        index.remove(document.rowid, encode(document).terms);
-      }
-    }
-    const filter = index.newFilter();
-    const allowed = new Set<number>();
-    documents.forEach((document, number) => {
-      if (number % 4 !== 1) {
-        allowed.add(document.rowid);
-        filter[number >>> 5]! |= 1 << (number & 31);
-      }
-    });
+    const { index, deleted, filter, allowed } = indexWithDeletionsAndFilter(documents, next, 0.1, (number) => number % 4 !== 1);
     for (let round = 0; round < 40; round++) {
       const field = round % 2 === 0 ? 'title' : 'text';
       const filtered = round % 4 < 2;
