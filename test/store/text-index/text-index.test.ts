@@ -306,17 +306,42 @@ describe('PostingList', () => {
     const postings: Array<[number, number]> = [];
     const next = random(3);
     for (let document = 0; document < 3000; document++) {
-      if (next() < 0.6) {
-        const frequency = 1 + Math.floor(next() * 200);
-        list.append(document, frequency);
-        postings.push([document, frequency]);
-      }
+      if (next() < 0.6) postings.push([document, 1 + Math.floor(next() * 200)]);
     }
-    list.makeDense(3008);
+    // Appended in runs of 1 to 40 postings, some before the list turns dense and some after.
+    const documents = Int32Array.from(postings, ([document]) => document);
+    const frequencies = Uint8Array.from(postings, ([, frequency]) => frequency);
+    for (let start = 0; start < postings.length; ) {
+      const end = Math.min(postings.length, start + 1 + Math.floor(next() * 40));
+      list.appendRun(documents, frequencies, start, end);
+      if (start < 900 && end >= 900) list.makeDense(3008);
+      start = end;
+    }
+    assert.equal(list.dense, true);
     for (const first of [0, 1, 31, 32, 33, 1000, 1017, 2999, 3000]) {
       const visited: Array<[number, number]> = [];
       list.forEachFrom(first, (document, frequency) => visited.push([document, frequency]));
       assert.deepEqual(visited, postings.filter(([document]) => document >= first), `from ${first}`);
     }
+  });
+
+  it('keeps a sparse list appended in runs, long and short, in document order', () => {
+    const list = new PostingList();
+    const postings: Array<[number, number]> = [];
+    const next = random(5);
+    for (let document = 0; postings.length < 2000; document += 1 + Math.floor(next() ** 4 * 40_000)) {
+      postings.push([document, Math.floor(next() * 256)]);
+    }
+    const documents = Int32Array.from(postings, ([document]) => document);
+    const frequencies = Uint8Array.from(postings, ([, frequency]) => frequency);
+    for (let start = 0; start < postings.length; ) {
+      const end = Math.min(postings.length, start + 1 + Math.floor(next() * 60));
+      list.appendRun(documents, frequencies, start, end);
+      start = end;
+    }
+    const visited: Array<[number, number]> = [];
+    list.forEach((document, frequency) => visited.push([document, frequency]));
+    assert.deepEqual(visited, postings);
+    assert.equal(list.count, postings.length);
   });
 });
