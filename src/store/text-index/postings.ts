@@ -24,6 +24,19 @@ export function frequencyByte(title: number, text: number): number {
   return (Math.min(title, MAX_TITLE_FREQUENCY) << 6) | Math.min(text, MAX_TEXT_FREQUENCY);
 }
 
+/** A dense list's block bounds for searches of one field (all, title, text or metadata words). */
+export interface FieldBounds {
+  /** Per block, an upper bound on the term's saturated frequency in the field. */
+  saturation: Float32Array;
+  /** The documents holding the term in the field; null for title and text together (all the list's). */
+  bits: Uint32Array | null;
+  /** How many of the index's documents the bounds cover. */
+  documents: number;
+  /** The smallest average lengths the bounds were computed with. */
+  titleAverage: number;
+  textAverage: number;
+}
+
 export class PostingList {
   /** Postings, deleted documents included. */
   count = 0;
@@ -37,14 +50,8 @@ export class PostingList {
   /** Dense form: membership bits and, per word, the postings before it. */
   bits: Uint32Array | null = null;
   ranks: Uint32Array | null = null;
-  /**
-   * Dense form: the index's block bounds for this term (see TextIndex.blockSaturation), how many
-   * documents they cover, and the smallest average lengths they were computed with.
-   */
-  blockSaturation: Float32Array | null = null;
-  saturationDocuments = 0;
-  saturationTitleAverage = 0;
-  saturationTextAverage = 0;
+  /** Dense form: block bounds per field searched, by field code (see TextIndex.fieldBounds). */
+  fieldBounds: Array<FieldBounds | undefined> = [];
 
   get dense(): boolean {
     return this.bits !== null;
@@ -142,28 +149,15 @@ export class PostingList {
   }
 
   /**
-   * Writes every posting's document number into `documents` (which must hold `count`), in order:
-   * `documents[i]` goes with `frequencies[i]`. A tight loop, for scoring a whole list.
+   * Sparse form: writes every posting's document number into `documents` (which must hold
+   * `count`), in order: `documents[i]` goes with `frequencies[i]`. A tight loop, for scoring a
+   * whole list.
    */
   decodeDocuments(documents: Int32Array): void {
-    let index = 0;
-    if (this.bits) {
-      const bits = this.bits;
-      const words = (this.lastDocument >>> 5) + 1;
-      for (let word = 0; word < words; word++) {
-        let remaining = bits[word]!;
-        while (remaining !== 0) {
-          const lowest = remaining & -remaining;
-          documents[index++] = (word << 5) + 31 - Math.clz32(lowest);
-          remaining ^= lowest;
-        }
-      }
-      return;
-    }
     const gaps = this.gaps!;
     let offset = 0;
     let document = -1;
-    for (; index < this.count; index++) {
+    for (let index = 0; index < this.count; index++) {
       let byte = gaps[offset++]!;
       let gap = byte & 0x7f;
       for (let shift = 7; byte & 0x80; shift += 7) gap |= ((byte = gaps[offset++]!) & 0x7f) << shift;

@@ -1,4 +1,4 @@
-import { PostingList, DENSE_FRACTION, DENSE_MINIMUM_DOCUMENTS, frequencyByte, popcount } from './postings.js';
+import { PostingList, DENSE_FRACTION, DENSE_MINIMUM_DOCUMENTS, frequencyByte, popcount, type FieldBounds } from './postings.js';
 import { forEachStoredTerm } from './term-vector.js';
 
 /**
@@ -73,12 +73,13 @@ interface ScoredTerm {
  * until the next rebuild, skipped). Documents are numbered in the order they are added, which is
  * the order of their row ids, so row ids map back by binary search.
  *
- * Search over title and text is exact top-k with block-max pruning. Rare (sparse) terms are scored
- * whole into an accumulator. Common (dense) terms are not: each keeps, per block of 32 documents,
- * the highest saturated frequency in the block, so every block has an upper bound on any of its
- * documents' scores. The blocks with the best bounds are scored first, to set a high bar; then
- * only the blocks whose bound still reaches the k-th best score found so far are scored. Totals are exact: the union of the terms' documents as a
- * bitmap. One-field searches score every match (their totals come from the scores).
+ * Search is exact top-k with block-max pruning, over title and text or over one field. Rare
+ * (sparse) terms are scored whole into an accumulator. Common (dense) terms are not: each keeps,
+ * per field searched and block of 32 documents, the highest saturated frequency in the block, so
+ * every block has an upper bound on any of its documents' scores. The blocks with the best bounds
+ * are scored first, to set a high bar; then only the blocks whose bound still reaches the k-th
+ * best score found so far are scored. Totals are exact: the union of the terms' documents (in the
+ * field) as a bitmap.
  */
 export class TextIndex {
   private documents = 0;
@@ -241,22 +242,16 @@ export class TextIndex {
     const sparse = this.sparse;
     sparse.length = 0;
     const best = new TopScores(query.topK);
+    const dense = terms.filter((term) => term.list.dense);
+    for (const term of terms) if (!term.list.dense) this.scoreWhole(term, field, exclusion);
     let total: number;
-    if (field === 0) {
-      const dense = terms.filter((term) => term.list.dense);
-      for (const term of terms) if (!term.list.dense) this.scoreWhole(term, field, exclusion);
-      if (dense.length === 0) {
-        total = sparse.length;
-        this.offerSparse(best);
-      } else {
-        this.indexSparseByBlock();
-        total = this.scoreBlocks(dense, exclusion, best);
-        this.clearSparseBlocks();
-      }
-    } else {
-      for (const term of terms) this.scoreWhole(term, field, exclusion);
-      this.offerSparse(best);
+    if (dense.length === 0) {
       total = sparse.length;
+      this.offerSparse(best);
+    } else {
+      this.indexSparseByBlock();
+      total = this.scoreBlocks(dense, field, exclusion, best);
+      this.clearSparseBlocks();
     }
     return { total, hits: best.hits().map(({ document, score }) => ({ document, rowid: this.rowids[document]!, score })) };
   }
@@ -276,14 +271,10 @@ export class TextIndex {
       this.postingScores = new Float64Array(size);
     }
     list.decodeDocuments(this.postingDocuments);
-    if (list.dense) {
-      this.scoreChunk(term, field, exclusion, 0, list.count, false);
-    } else {
-      for (let start = 0; start < list.count; start += LENGTHS_CHUNK) {
-        const end = Math.min(list.count, start + LENGTHS_CHUNK);
-        this.gatherLengths(start, end);
-        this.scoreChunk(term, field, exclusion, start, end, true);
-      }
+    for (let start = 0; start < list.count; start += LENGTHS_CHUNK) {
+      const end = Math.min(list.count, start + LENGTHS_CHUNK);
+      this.gatherLengths(start, end);
+      this.scoreChunk(term, field, exclusion, start, end);
     }
     this.sparse.add(this.postingDocuments, this.postingScores, list.count, this.documents);
   }
@@ -291,8 +282,7 @@ export class TextIndex {
   /**
    * The lengths of the documents of postings `start` to `end` (of `postingDocuments`), into
    * `chunkLengths`. A loop of loads alone: its cache misses overlap, where a loop that also
-   * scores them took 30% longer. Not for a dense list: its documents are close together, the
-   * lengths are read in order, and the extra pass made one-field searches 20-25% slower.
+   * scores them took 30% longer.
    */
   private gatherLengths(start: number, end: number): void {
     const { postingDocuments: documents, lengths, chunkLengths } = this;
@@ -306,19 +296,18 @@ export class TextIndex {
 
   /**
    * What postings `start` to `end` of the term add to their documents' scores, into
-   * `postingScores`; the lengths from `chunkLengths` when `gathered`, else from `lengths`.
+   * `postingScores`, with the lengths gathered into `chunkLengths`.
    */
-  private scoreChunk(term: ScoredTerm, field: number, exclusion: Uint32Array | null, start: number, end: number, gathered: boolean): void {
+  private scoreChunk(term: ScoredTerm, field: number, exclusion: Uint32Array | null, start: number, end: number): void {
     const { k1, titleWeight } = BM25F;
     const { multiplier, list } = term;
-    const { postingDocuments: documents, postingScores: added } = this;
-    const lengths = gathered ? this.chunkLengths : this.lengths;
+    const { postingDocuments: documents, postingScores: added, chunkLengths: lengths } = this;
     const { titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
     const frequencies = list.frequencies;
     for (let index = start; index < end; index++) {
       const document = documents[index]!;
       const frequency = frequencies[index]!;
-      const position = gathered ? 2 * (index - start) : 2 * document;
+      const position = 2 * (index - start);
       const pseudo =
         exclusion !== null && (exclusion[document >>> 5]! >>> (document & 31)) & 1
           ? 0
@@ -371,10 +360,10 @@ export class TextIndex {
 
   /**
    * Offers the best documents to `best`, scoring only blocks whose bound reaches the k-th best
-   * score so far, and returns the total: documents in any dense term's bitmap or scored by a
-   * sparse one (see scoreWhole), less exclusions. A block's bound: the most the sparse terms gave
-   * any of its documents, plus each dense term's best saturated frequency in the block times its
-   * multiplier.
+   * score so far, and returns the total: documents holding a dense term in the field (see
+   * fieldBounds) or scored by a sparse one (see scoreWhole), less exclusions. A block's bound: the
+   * most the sparse terms gave any of its documents, plus each dense term's best saturated
+   * frequency in the block times its multiplier.
    *
    * Within a block the dense terms go rarest (highest multiplier) first, MaxScore style: once what
    * the remaining terms could add at most in this block is below the bar, a document not scored yet
@@ -382,16 +371,18 @@ export class TextIndex {
    * remaining terms are scored only for the documents still able to reach it. A term in nearly
    * every document then costs little, for it can add only a little.
    */
-  private scoreBlocks(dense: ScoredTerm[], exclusion: Uint32Array | null, best: TopScores): number {
+  private scoreBlocks(dense: ScoredTerm[], field: number, exclusion: Uint32Array | null, best: TopScores): number {
     const blocks = (this.documents + (1 << BLOCK_SHIFT) - 1) >>> BLOCK_SHIFT;
     const { blockBounds: bounds, sparseBounds, sparseStarts, touchedBits } = this;
     const sparseScores = this.sparse.scores;
     dense.sort((a, b) => b.multiplier - a.multiplier);
-    const saturations = dense.map((term) => this.blockSaturation(term.list));
+    const fieldBounds = dense.map((term) => this.fieldBounds(term.list, field));
+    const saturations = fieldBounds.map((termBounds) => termBounds.saturation);
     // What a term can add in a block at most: its multiplier, times the slack of its bounds, times
     // the block's saturation bound.
-    const boundMultipliers = dense.map((term) => term.multiplier * this.boundSlack(term.list));
-    const bitmaps = dense.map((term) => term.list.bits!);
+    const boundMultipliers = dense.map((term, position) => term.multiplier * this.boundSlack(fieldBounds[position]!));
+    // The documents holding each term in the field searched.
+    const bitmaps = dense.map((term, position) => fieldBounds[position]!.bits ?? term.list.bits!);
     // One pass over the blocks (a block is a bitmap word) for the total, each block's bound, and
     // the blocks with the best bounds (passes over all blocks are about a third of a 3-word search
     // at 1M; one pass instead of four made such searches 4-7% faster). A block with no document
@@ -444,20 +435,28 @@ export class TextIndex {
           }
           scope = candidates;
         }
+        const inScope = bitmaps[position]![word]! & scope;
+        if (inScope === 0) continue;
+        // Postings are found by rank among all the list's documents, whatever the field.
         let remaining = list.bits![word]!;
-        if ((remaining & scope) === 0) continue;
         const frequencies = list.frequencies;
         let index = list.ranks![word]!;
-        candidates |= remaining & scope;
-        scored |= remaining & scope;
+        candidates |= inScope;
+        scored |= inScope;
         while (remaining !== 0) {
           const lowest = remaining & -remaining;
-          if ((lowest & scope) !== 0) {
+          if ((lowest & inScope) !== 0) {
             const document = first + 31 - Math.clz32(lowest);
             const frequency = frequencies[index]!;
             const pseudo =
-              titleWeight * (frequency >>> 6) * normOf(titleNorms, lengths[2 * document]!, titleAverage) +
-              (frequency & 63) * normOf(textNorms, lengths[2 * document + 1]!, textAverage);
+              field === 0
+                ? titleWeight * (frequency >>> 6) * normOf(titleNorms, lengths[2 * document]!, titleAverage) +
+                  (frequency & 63) * normOf(textNorms, lengths[2 * document + 1]!, textAverage)
+                : field === 1
+                  ? (frequency >>> 6) * normOf(titleNorms, lengths[2 * document]!, titleAverage)
+                  : field === 2
+                    ? (frequency & 63) * normOf(textNorms, lengths[2 * document + 1]!, textAverage)
+                    : frequency & 63;
             blockScores[document - first]! += (multiplier * pseudo) / (pseudo + k1);
           }
           index++;
@@ -547,52 +546,67 @@ export class TextIndex {
   }
 
   /**
-   * Per block, an upper bound on a dense term's saturated frequency pseudo / (pseudo + k1) in the
-   * block (times its multiplier and boundSlack, an upper bound on its score there). Kept with the
-   * list and brought up to date for the documents added since; computed anew only when the averages
-   * have moved so far that boundSlack would exceed MAX_BOUND_SLACK.
+   * A dense term's bounds for searches of `field`: per block, an upper bound on its saturated
+   * frequency pseudo / (pseudo + k1) there (times its multiplier and boundSlack, an upper bound on
+   * its score there); and for one field, the documents holding it in that field. Kept
+   * with the list and brought up to date for the documents added since; computed anew only when
+   * the averages have moved so far that boundSlack would exceed MAX_BOUND_SLACK.
    */
-  private blockSaturation(list: PostingList): Float32Array {
+  private fieldBounds(list: PostingList, field: number): FieldBounds {
     const blocks = (this.capacity >>> BLOCK_SHIFT) + 1;
-    let saturation = list.blockSaturation;
-    if (saturation === null || this.boundSlack(list) > MAX_BOUND_SLACK) {
-      saturation = new Float32Array(blocks);
-      list.saturationDocuments = 0;
-      list.saturationTitleAverage = this.normTitleAverage;
-      list.saturationTextAverage = this.normTextAverage;
-    } else if (saturation.length < blocks) {
-      saturation = grow(saturation, blocks);
+    const words = this.capacity >>> 5;
+    let bounds = list.fieldBounds[field];
+    if (bounds === undefined || this.boundSlack(bounds) > MAX_BOUND_SLACK) {
+      bounds = {
+        saturation: new Float32Array(blocks),
+        bits: field === 0 ? null : new Uint32Array(words),
+        documents: 0,
+        titleAverage: this.normTitleAverage,
+        textAverage: this.normTextAverage,
+      };
+      list.fieldBounds[field] = bounds;
+    } else {
+      if (bounds.saturation.length < blocks) bounds.saturation = grow(bounds.saturation, blocks);
+      if (bounds.bits !== null && bounds.bits.length < words) bounds.bits = grow(bounds.bits, words);
     }
-    list.blockSaturation = saturation;
-    if (list.saturationDocuments === this.documents) return saturation;
+    if (bounds.documents === this.documents) return bounds;
     const { k1, titleWeight } = BM25F;
     const { lengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
-    list.forEachFrom(list.saturationDocuments, (document, frequency) => {
+    const { saturation, bits } = bounds;
+    list.forEachFrom(bounds.documents, (document, frequency) => {
       const pseudo =
-        titleWeight * (frequency >>> 6) * normOf(titleNorms, lengths[2 * document]!, titleAverage) +
-        (frequency & 63) * normOf(textNorms, lengths[2 * document + 1]!, textAverage);
+        field === 0
+          ? titleWeight * (frequency >>> 6) * normOf(titleNorms, lengths[2 * document]!, titleAverage) +
+            (frequency & 63) * normOf(textNorms, lengths[2 * document + 1]!, textAverage)
+          : field === 1
+            ? (frequency >>> 6) * normOf(titleNorms, lengths[2 * document]!, titleAverage)
+            : field === 2
+              ? (frequency & 63) * normOf(textNorms, lengths[2 * document + 1]!, textAverage)
+              : frequency & 63;
+      if (pseudo === 0) return;
+      if (bits !== null) bits[document >>> 5]! |= 1 << (document & 31);
       // Rounded up to the next float32, so the bound never falls below the float64 score.
       const value = Math.fround((pseudo / (pseudo + k1)) * (1 + 1e-6));
       const block = document >>> BLOCK_SHIFT;
       if (value > saturation[block]!) saturation[block] = value;
     });
-    list.saturationDocuments = this.documents;
-    list.saturationTitleAverage = Math.min(list.saturationTitleAverage, titleAverage);
-    list.saturationTextAverage = Math.min(list.saturationTextAverage, textAverage);
-    return saturation;
+    bounds.documents = this.documents;
+    bounds.titleAverage = Math.min(bounds.titleAverage, titleAverage);
+    bounds.textAverage = Math.min(bounds.textAverage, textAverage);
+    return bounds;
   }
 
   /**
-   * How much a list's block bounds may have fallen behind since they were computed: a document's
-   * length normalisation grows with the average length, by at most the ratio of the new average
-   * to the one it was computed with, and a saturated frequency by at most the ratio of its
-   * argument's growth; bounds computed with several averages answer for the smallest of them.
+   * How much block bounds may have fallen behind since they were computed: a document's length
+   * normalisation grows with the average length, by at most the ratio of the new average to the
+   * one it was computed with, and a saturated frequency by at most the ratio of its argument's
+   * growth; bounds computed with several averages answer for the smallest of them.
    */
-  private boundSlack(list: PostingList): number {
+  private boundSlack(bounds: FieldBounds): number {
     return Math.max(
       1,
-      averageRatio(this.normTitleAverage, list.saturationTitleAverage),
-      averageRatio(this.normTextAverage, list.saturationTextAverage),
+      averageRatio(this.normTitleAverage, bounds.titleAverage),
+      averageRatio(this.normTextAverage, bounds.textAverage),
     );
   }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BM25F, TextIndex, type IndexedDocument } from '../../../src/store/text-index/text-index.js';
+import { BM25F, TextIndex, type IndexedDocument, type SearchField } from '../../../src/store/text-index/text-index.js';
 import { frequencyByte, PostingList } from '../../../src/store/text-index/postings.js';
 import { writeVarint } from '../../../src/store/text-index/term-vector.js';
 
@@ -62,7 +62,7 @@ function exhaustive(
   deleted: Set<number>,
   terms: number[],
   allowed: (rowid: number) => boolean,
-  field: 'all' | 'title' | 'text' = 'all',
+  field: SearchField = 'all',
 ) {
   const live = documents.filter((document) => !deleted.has(document.rowid));
   const averageTitle = live.reduce((sum, document) => sum + document.titleLength, 0) / live.length;
@@ -75,8 +75,9 @@ function exhaustive(
     }),
   );
   const scored: Array<{ rowid: number; score: number }> = [];
+  // Metadata words count as text, without length normalisation.
   const inField = (document: PlainDocument, termId: number) =>
-    (field !== 'text' && document.title.has(termId)) || (field !== 'title' && document.text.has(termId));
+    (field !== 'text' && field !== 'metadata' && document.title.has(termId)) || (field !== 'title' && document.text.has(termId));
   for (const document of live) {
     if (!terms.some((termId) => inField(document, termId))) continue;
     if (!allowed(document.rowid)) continue;
@@ -87,7 +88,8 @@ function exhaustive(
       const idf = idfs.get(termId)!;
       const titlePart = (frequency >>> 6) / (1 - b + (b * document.titleLength) / averageTitle);
       const textPart = (frequency & 63) / (1 - b + (b * document.textLength) / averageText);
-      const pseudo = field === 'title' ? titlePart : field === 'text' ? textPart : titleWeight * titlePart + textPart;
+      const pseudo =
+        field === 'title' ? titlePart : field === 'text' ? textPart : field === 'metadata' ? frequency & 63 : titleWeight * titlePart + textPart;
       score += (idf * (k1 + 1) * pseudo) / (pseudo + k1);
     }
     scored.push({ rowid: document.rowid, score });
@@ -126,6 +128,9 @@ function indexWithDeletionsAndFilter(documents: PlainDocument[], next: () => num
   });
   return { index, deleted, filter, allowed };
 }
+
+const FIELDS: SearchField[] = ['all', 'title', 'text', 'metadata'];
+const ONE_FIELD: SearchField[] = ['title', 'text', 'metadata'];
 
 describe('TextIndex', () => {
   it('ranks and counts exactly as scoring every document would, whatever blocks it skips', () => {
@@ -193,14 +198,15 @@ describe('TextIndex', () => {
           index.remove(victim.rowid, encode(victim).terms);
         }
       }
-      for (let round = 0; round < 6; round++) {
+      for (let round = 0; round < 8; round++) {
+        const field = FIELDS[round % FIELDS.length]!;
         const terms = query(next, 30);
         const topK = 1 + Math.floor(next() * 5);
-        const expected = exhaustive(added, deleted, terms, () => true);
-        const result = index.search({ terms, field: 'all', filter: null, topK });
-        assert.equal(result.total, expected.length, `step ${step}: total`);
+        const expected = exhaustive(added, deleted, terms, () => true, field);
+        const result = index.search({ terms, field, filter: null, topK });
+        assert.equal(result.total, expected.length, `step ${step}, ${field}: total`);
         const hits = result.hits.slice(0, topK);
-        assert.deepEqual(hits.map((hit) => hit.rowid), expected.slice(0, topK).map((hit) => hit.rowid), `step ${step}`);
+        assert.deepEqual(hits.map((hit) => hit.rowid), expected.slice(0, topK).map((hit) => hit.rowid), `step ${step}, ${field}`);
         hits.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-6 * expected[position]!.score));
       }
     }
@@ -275,9 +281,9 @@ describe('TextIndex', () => {
     const documents = corpus(5000, 37);
     const next = random(13);
     const { index, deleted, filter, allowed } = indexWithDeletionsAndFilter(documents, next, 0.1, (number) => number % 4 !== 1);
-    for (let round = 0; round < 40; round++) {
-      const field = round % 2 === 0 ? 'title' : 'text';
-      const filtered = round % 4 < 2;
+    for (let round = 0; round < 60; round++) {
+      const field = ONE_FIELD[round % ONE_FIELD.length]!;
+      const filtered = round % 6 < 3;
       const terms = query(next, 300);
       const expected = exhaustive(documents, deleted, terms, (rowid) => !filtered || allowed.has(rowid), field);
       const result = index.search({ terms, field, filter: filtered ? filter : null, topK: 10 });
@@ -297,6 +303,26 @@ describe('TextIndex', () => {
     const inText = documents.filter((document) => document.text.has(termId)).length;
     assert.equal(index.search({ terms: [termId], field: 'title', filter: null, topK: 5 }).total, inTitle);
     assert.equal(index.search({ terms: [termId], field: 'text', filter: null, topK: 5 }).total, inText);
+  });
+
+  it('hands back only documents with a common term in the field searched, however few', () => {
+    // Term 1 is in every text and three titles, term 2 in every title and two texts: both dense.
+    const documents: PlainDocument[] = Array.from({ length: 5000 }, (_, number) => ({
+      rowid: number + 1,
+      title: new Map([[2, 1], ...(number % 1700 === 5 ? [[1, 1] as [number, number]] : [])]),
+      text: new Map([[1, 2], [10 + (number % 50), 1], ...(number === 77 || number === 4000 ? [[2, 1] as [number, number]] : [])]),
+      titleLength: 3,
+      textLength: 40,
+    }));
+    const index = new TextIndex();
+    index.add(documents.map(encode));
+    const inTitle = index.search({ terms: [1], field: 'title', filter: null, topK: 10 });
+    assert.equal(inTitle.total, 3);
+    assert.deepEqual(inTitle.hits.map((hit) => hit.rowid).sort((a, b) => a - b), [6, 1706, 3406]);
+    const inText = index.search({ terms: [2], field: 'text', filter: null, topK: 10 });
+    assert.equal(inText.total, 2);
+    assert.deepEqual(inText.hits.map((hit) => hit.rowid).sort((a, b) => a - b), [78, 4001]);
+    assert.ok([...inTitle.hits, ...inText.hits].every((hit) => hit.score > 0));
   });
 });
 
