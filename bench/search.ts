@@ -3,8 +3,9 @@
 // of 120-400 words, metadata with a skewed jurisdiction, a category and a year. Per size: ingest
 // documents/s (through the CLI), index size on disk, service start (the index is loaded before it
 // listens), service RSS, and for 1-, 3- and 8-word queries (common words included), with and without
-// a filter: latency p50/p99 one query at a time, and throughput with p50/p99 under autocannon (50
-// connections), the throughput also as a ratio to a bare Fastify JSON route measured in the same run.
+// a filter, and 3-word match clauses on the title and on the text: latency p50/p99 one query at a
+// time, and throughput with p50/p99 under autocannon (50 connections), the throughput also as a
+// ratio to a bare Fastify JSON route measured in the same run.
 // Then the 3-word searches under load once more with `serve --workers 2` (both cores, an index in
 // each process), with the RSS of all its processes.
 // SEARCH_SIZES=10000,100000 picks the sizes; SEARCH_SECONDS the length of each load run.
@@ -38,14 +39,28 @@ async function load(url: string, requests?: autocannon.Request[]): Promise<{ rps
   };
 }
 
-function queryRequests(vocabulary: string[], key: string, terms: number, filtered: boolean): autocannon.Request[] {
+/** Searches of title and text, or of one field through a match clause. */
+type Field = 'title and text' | 'title' | 'text';
+
+function queryRequests(vocabulary: string[], key: string, terms: number, filtered: boolean, field: Field = 'title and text'): autocannon.Request[] {
   return queries(vocabulary, terms).map((query) => ({
     method: 'POST' as const,
     path: '/query',
     headers: { 'x-api-key': key, 'content-type': 'application/json' },
-    body: JSON.stringify({ query, top_k: 10, ...(filtered ? { filters: { jurisdiction: 'EU' } } : {}) }),
+    body: JSON.stringify({
+      query: field === 'title and text' ? query : { match: { [field]: query } },
+      top_k: 10,
+      ...(filtered ? { filters: { jurisdiction: 'EU' } } : {}),
+    }),
   }));
 }
+
+/** The rows measured per size: 1, 3 and 8 words with and without a filter, then 3 words in one field. */
+const ROWS: Array<{ terms: number; filtered: boolean; field: Field }> = [
+  ...[1, 3, 8].flatMap((terms) => [false, true].map((filtered) => ({ terms, filtered, field: 'title and text' as const }))),
+  { terms: 3, filtered: false, field: 'title' },
+  { terms: 3, filtered: false, field: 'text' },
+];
 
 /** Resolves once every worker of a `serve --workers N` has said it listens (each loads its index first). */
 async function allListening(service: Started, workers: number): Promise<void> {
@@ -80,28 +95,26 @@ async function main(): Promise<void> {
           `the process took ${ingestSeconds.toFixed(1)} s with start-up and SQLite's checkpoint of the WAL at close); ` +
           `data on disk ${indexMiB.toFixed(0)} MiB; service start with index load ${startSeconds.toFixed(1)} s; bare route ${baseline.rps} req/s\n`,
       );
-      console.log('| query | filter | one at a time p50 ms | one at a time p99 ms | 50 connections req/s | ratio to bare | p50 ms | p99 ms | errors and timeouts |');
-      console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+      console.log('| query | field | filter | one at a time p50 ms | one at a time p99 ms | 50 connections req/s | ratio to bare | p50 ms | p99 ms | errors and timeouts |');
+      console.log('|---|---|---|---:|---:|---:|---:|---:|---:|---:|');
       let peakRss = rssMiB(service.child.pid!);
-      for (const terms of [1, 3, 8]) {
-        for (const filtered of [false, true]) {
-          const requests = queryRequests(vocabulary, key, terms, filtered);
-          // One at a time, from a client process of its own: every query twice, timing the second
-          // pass (the first warms caches and the JIT).
-          const requestsFile = join(work, 'requests.json');
-          writeFileSync(requestsFile, JSON.stringify(requests));
-          const alone = JSON.parse(
-            execFileSync(process.execPath, [join(ROOT, 'bench/sequential-client.mjs'), service.url, requestsFile, '2'], { encoding: 'utf8' }),
-          ) as number[];
-          alone.sort((a, b) => a - b);
-          const percentile = (fraction: number) => alone[Math.min(alone.length - 1, Math.floor(fraction * alone.length))]!.toFixed(1);
-          const result = await load(`${service.url}/query`, requests);
-          peakRss = Math.max(peakRss, rssMiB(service.child.pid!));
-          console.log(
-            `| ${terms} word${terms > 1 ? 's' : ''} | ${filtered ? 'jurisdiction = EU' : '-'} | ${percentile(0.5)} | ${percentile(0.99)} | ` +
-              `${result.rps} | ${(result.rps / baseline.rps).toFixed(3)} | ${result.p50} | ${result.p99} | ${result.errors} |`,
-          );
-        }
+      for (const { terms, filtered, field } of ROWS) {
+        const requests = queryRequests(vocabulary, key, terms, filtered, field);
+        // One at a time, from a client process of its own: every query twice, timing the second
+        // pass (the first warms caches and the JIT).
+        const requestsFile = join(work, 'requests.json');
+        writeFileSync(requestsFile, JSON.stringify(requests));
+        const alone = JSON.parse(
+          execFileSync(process.execPath, [join(ROOT, 'bench/sequential-client.mjs'), service.url, requestsFile, '2'], { encoding: 'utf8' }),
+        ) as number[];
+        alone.sort((a, b) => a - b);
+        const percentile = (fraction: number) => alone[Math.min(alone.length - 1, Math.floor(fraction * alone.length))]!.toFixed(1);
+        const result = await load(`${service.url}/query`, requests);
+        peakRss = Math.max(peakRss, rssMiB(service.child.pid!));
+        console.log(
+          `| ${terms} word${terms > 1 ? 's' : ''} | ${field} | ${filtered ? 'jurisdiction = EU' : '-'} | ${percentile(0.5)} | ${percentile(0.99)} | ` +
+            `${result.rps} | ${(result.rps / baseline.rps).toFixed(3)} | ${result.p50} | ${result.p99} | ${result.errors} |`,
+        );
       }
       console.log(`\nservice RSS after the runs: ${peakRss.toFixed(0)} MiB\n`);
       await stop(service.child);
