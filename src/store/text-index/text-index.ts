@@ -299,7 +299,7 @@ export class TextIndex {
    * `postingScores`, with the lengths gathered into `chunkLengths`.
    */
   private scoreChunk(term: ScoredTerm, field: number, exclusion: Uint32Array | null, start: number, end: number): void {
-    const { k1, titleWeight } = BM25F;
+    const { k1 } = BM25F;
     const { multiplier, list } = term;
     const { postingDocuments: documents, postingScores: added, chunkLengths: lengths } = this;
     const { titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
@@ -311,14 +311,12 @@ export class TextIndex {
       const pseudo =
         exclusion !== null && (exclusion[document >>> 5]! >>> (document & 31)) & 1
           ? 0
-          : field === 0
-            ? titleWeight * (frequency >>> 6) * normOf(titleNorms, lengths[position]!, titleAverage) +
-              (frequency & 63) * normOf(textNorms, lengths[position + 1]!, textAverage)
-            : field === 1
-              ? (frequency >>> 6) * normOf(titleNorms, lengths[position]!, titleAverage)
-              : field === 2
-                ? (frequency & 63) * normOf(textNorms, lengths[position + 1]!, textAverage)
-                : frequency & 63;
+          : pseudoFrequency(
+              field,
+              frequency,
+              normOf(titleNorms, lengths[position]!, titleAverage),
+              normOf(textNorms, lengths[position + 1]!, textAverage),
+            );
       added[index] = pseudo === 0 ? 0 : (multiplier * pseudo) / (pseudo + k1);
     }
   }
@@ -400,7 +398,7 @@ export class TextIndex {
     const total = this.sumBlocks(blocks, unions, partialBounds, bitmaps, boundMultipliers, saturations, start, null, bounds, exclusion, firstBlocks);
     // The most promising blocks first, to set a high bar early; then every block, in order, that
     // can still clear the bar (which only rises).
-    const { k1, titleWeight } = BM25F;
+    const { k1 } = BM25F;
     const blockScores = new Float64Array(1 << BLOCK_SHIFT);
     const blockSparseScores = new Float64Array(1 << BLOCK_SHIFT);
     const remainders = new Float64Array(dense.length + 1);
@@ -448,15 +446,12 @@ export class TextIndex {
           if ((lowest & inScope) !== 0) {
             const document = first + 31 - Math.clz32(lowest);
             const frequency = frequencies[index]!;
-            const pseudo =
-              field === 0
-                ? titleWeight * (frequency >>> 6) * normOf(titleNorms, lengths[2 * document]!, titleAverage) +
-                  (frequency & 63) * normOf(textNorms, lengths[2 * document + 1]!, textAverage)
-                : field === 1
-                  ? (frequency >>> 6) * normOf(titleNorms, lengths[2 * document]!, titleAverage)
-                  : field === 2
-                    ? (frequency & 63) * normOf(textNorms, lengths[2 * document + 1]!, textAverage)
-                    : frequency & 63;
+            const pseudo = pseudoFrequency(
+              field,
+              frequency,
+              normOf(titleNorms, lengths[2 * document]!, titleAverage),
+              normOf(textNorms, lengths[2 * document + 1]!, textAverage),
+            );
             blockScores[document - first]! += (multiplier * pseudo) / (pseudo + k1);
           }
           index++;
@@ -570,19 +565,16 @@ export class TextIndex {
       if (bounds.bits !== null && bounds.bits.length < words) bounds.bits = grow(bounds.bits, words);
     }
     if (bounds.documents === this.documents) return bounds;
-    const { k1, titleWeight } = BM25F;
+    const { k1 } = BM25F;
     const { lengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
     const { saturation, bits } = bounds;
     list.forEachFrom(bounds.documents, (document, frequency) => {
-      const pseudo =
-        field === 0
-          ? titleWeight * (frequency >>> 6) * normOf(titleNorms, lengths[2 * document]!, titleAverage) +
-            (frequency & 63) * normOf(textNorms, lengths[2 * document + 1]!, textAverage)
-          : field === 1
-            ? (frequency >>> 6) * normOf(titleNorms, lengths[2 * document]!, titleAverage)
-            : field === 2
-              ? (frequency & 63) * normOf(textNorms, lengths[2 * document + 1]!, textAverage)
-              : frequency & 63;
+      const pseudo = pseudoFrequency(
+        field,
+        frequency,
+        normOf(titleNorms, lengths[2 * document]!, titleAverage),
+        normOf(textNorms, lengths[2 * document + 1]!, textAverage),
+      );
       if (pseudo === 0) return;
       if (bits !== null) bits[document >>> 5]! |= 1 << (document & 31);
       // Rounded up to the next float32, so the bound never falls below the float64 score.
@@ -661,6 +653,21 @@ const FIELD_CODES = { all: 0, title: 1, text: 2, metadata: 3 } as const;
 
 function norm(length: number, average: number, b: number): number {
   return average > 0 ? 1 / (1 - b + (b * length) / average) : 1;
+}
+
+/**
+ * A posting's pseudo-frequency in the field searched (field codes as in FIELD_CODES), from its
+ * frequency byte and its document's title and text normalisations: BM25F's weighted sum for title
+ * and text, one field's normalised frequency, or a metadata field's words' count as it is.
+ */
+function pseudoFrequency(field: number, frequency: number, titleNorm: number, textNorm: number): number {
+  return field === 0
+    ? BM25F.titleWeight * (frequency >>> 6) * titleNorm + (frequency & 63) * textNorm
+    : field === 1
+      ? (frequency >>> 6) * titleNorm
+      : field === 2
+        ? (frequency & 63) * textNorm
+        : frequency & 63;
 }
 
 /** A length's normalisation from its table, or computed for a length beyond the table. */
