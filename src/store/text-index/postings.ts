@@ -14,9 +14,6 @@ export const DENSE_FRACTION = 1 / 8;
 /** Below this many documents every term stays sparse: bitmaps would only add churn. */
 export const DENSE_MINIMUM_DOCUMENTS = 4096;
 
-/** Runs longer than this have their frequencies copied by TypedArray.set, shorter ones by a loop. */
-const COPIED_RUN = 16;
-
 export const MAX_TITLE_FREQUENCY = 3;
 export const MAX_TEXT_FREQUENCY = 63;
 
@@ -60,15 +57,14 @@ export class PostingList {
   /**
    * Appends postings `start` to `end` of `documents` (ascending, all above the last one here) with
    * their frequency bytes. A run at a time: the index is loaded term by term, a batch's postings of
-   * one term together, and one capacity check per run kept loading bound by the postings themselves.
+   * one term together, and one capacity check per run keeps loading bound by the postings themselves.
    */
   appendRun(documents: Int32Array, frequencies: Uint8Array, start: number, end: number): void {
     const run = end - start;
     const count = this.count;
     if (count + run > this.frequencies.length) this.frequencies = resize(this.frequencies, Math.max(count * 2, count + run));
     const ownFrequencies = this.frequencies;
-    if (run > COPIED_RUN) ownFrequencies.set(frequencies.subarray(start, end), count);
-    else for (let index = start; index < end; index++) ownFrequencies[count + index - start] = frequencies[index]!;
+    for (let index = start; index < end; index++) ownFrequencies[count + index - start] = frequencies[index]!;
     if (this.bits) {
       const bits = this.bits;
       const ranks = this.ranks!;

@@ -874,7 +874,8 @@ class BatchPostings {
    * Appends every posting to its term's list, creating lists as needed; documents stay in order.
    * A counting sort moves each posting's document and frequency next to its term's others, so the
    * lists are then appended from consecutive memory: sorting indexes and reading the postings
-   * through them cost a cache miss per posting, and 60% of loading a million documents.
+   * through them cost a cache miss per posting, and about 60% of building a million documents'
+   * index from their rows.
    */
   appendByTerm(lists: Array<PostingList | undefined>): void {
     const { terms, termCounts, documents, frequencies, sortedDocuments, sortedFrequencies } = this;
