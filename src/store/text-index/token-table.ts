@@ -1,40 +1,50 @@
-/** Per slot: the token's hash, its id, where its characters start in the pool, its length (0: empty). */
-const SLOT_INTS = 4;
+/**
+ * Per slot, as 32-bit ints: the token's hash, its id, its length (0: empty), where its characters
+ * start in the pool; then the characters themselves when the token is short enough to fit.
+ */
+const SLOT_INTS = 8;
+const SLOT_BYTES = SLOT_INTS * 4;
+const INLINE_OFFSET_BYTES = 16;
+const INLINE_CHARACTERS = SLOT_BYTES - INLINE_OFFSET_BYTES;
 
 /**
  * Term ids by token for tokens of ASCII characters, found by the scanner's hash and a character
  * comparison with the scanned text, so that the common case makes no string at all. Open
- * addressing, linear probing. A slot's hash, id and length share one cache line and the characters
- * sit in one byte pool, because ingestion looks a token up for every word it reads and was bound
- * by the memory reads of a lookup (a string key cost two more). Starts over when full past `limit`
- * entries (a safeguard against endless vocabularies, such as ids in text).
+ * addressing, linear probing. Ingestion looks a token up for every word it reads and is bound by
+ * the memory reads of a lookup, so a slot (32 bytes, half a cache line) holds the hash, the id and,
+ * for tokens of up to 16 characters, the characters too: one cache miss per lookup, not two. Longer
+ * tokens' characters sit in one byte pool. Starts over when full past `limit` entries (a safeguard
+ * against endless vocabularies, such as ids in text).
  */
 export class TokenTable {
   private slots: Int32Array;
-  private pool = new Uint8Array(1 << 16);
+  private slotBytes: Uint8Array;
+  private pool = new Uint8Array(1 << 12);
   private poolLength = 0;
   private size = 0;
 
   constructor(private readonly limit: number, private capacity = 1 << 16) {
     this.slots = new Int32Array(capacity * SLOT_INTS);
+    this.slotBytes = new Uint8Array(this.slots.buffer);
   }
 
   /** The id stored for `source.slice(start, end)` compared lower-cased, or -1. */
   find(source: string, start: number, end: number, hash: number): number {
     const slots = this.slots;
-    const pool = this.pool;
     const mask = this.capacity - 1;
     const length = end - start;
+    const inline = length <= INLINE_CHARACTERS;
+    const characters = inline ? this.slotBytes : this.pool;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
       const base = slot * SLOT_INTS;
-      const slotLength = slots[base + 3]!;
+      const slotLength = slots[base + 2]!;
       if (slotLength === 0) return -1;
       if (slots[base] !== hash || slotLength !== length) continue;
-      let offset = slots[base + 2]!;
+      let offset = inline ? slot * SLOT_BYTES + INLINE_OFFSET_BYTES : slots[base + 3]!;
       let index = start;
       while (index < end) {
         const code = source.charCodeAt(index);
-        if (pool[offset] !== (code >= 65 && code <= 90 ? code + 32 : code)) break;
+        if (characters[offset] !== (code >= 65 && code <= 90 ? code + 32 : code)) break;
         index++;
         offset++;
       }
@@ -48,27 +58,35 @@ export class TokenTable {
       if (this.size >= this.limit) this.reset();
       else this.rehash(this.capacity * 2);
     }
-    if (this.poolLength + token.length > this.pool.length) {
-      const grown = new Uint8Array(Math.max(this.pool.length * 2, this.poolLength + token.length));
-      grown.set(this.pool);
-      this.pool = grown;
+    let offset = 0;
+    if (token.length > INLINE_CHARACTERS) {
+      if (this.poolLength + token.length > this.pool.length) {
+        const grown = new Uint8Array(Math.max(this.pool.length * 2, this.poolLength + token.length));
+        grown.set(this.pool);
+        this.pool = grown;
+      }
+      offset = this.poolLength;
+      for (let index = 0; index < token.length; index++) this.pool[offset + index] = token.charCodeAt(index);
+      this.poolLength += token.length;
     }
-    const offset = this.poolLength;
-    for (let index = 0; index < token.length; index++) this.pool[offset + index] = token.charCodeAt(index);
-    this.poolLength += token.length;
-    this.place(hash, id, offset, token.length);
-    this.size++;
-  }
-
-  private place(hash: number, id: number, offset: number, length: number): void {
-    const mask = this.capacity - 1;
-    let slot = hash & mask;
-    while (this.slots[slot * SLOT_INTS + 3] !== 0) slot = (slot + 1) & mask;
+    const slot = this.freeSlot(hash);
     const base = slot * SLOT_INTS;
     this.slots[base] = hash;
     this.slots[base + 1] = id;
-    this.slots[base + 2] = offset;
-    this.slots[base + 3] = length;
+    this.slots[base + 2] = token.length;
+    this.slots[base + 3] = offset;
+    if (token.length <= INLINE_CHARACTERS) {
+      const inline = slot * SLOT_BYTES + INLINE_OFFSET_BYTES;
+      for (let index = 0; index < token.length; index++) this.slotBytes[inline + index] = token.charCodeAt(index);
+    }
+    this.size++;
+  }
+
+  private freeSlot(hash: number): number {
+    const mask = this.capacity - 1;
+    let slot = hash & mask;
+    while (this.slots[slot * SLOT_INTS + 2] !== 0) slot = (slot + 1) & mask;
+    return slot;
   }
 
   private reset(): void {
@@ -81,8 +99,11 @@ export class TokenTable {
     const old = this.slots;
     this.capacity = capacity;
     this.slots = new Int32Array(capacity * SLOT_INTS);
+    this.slotBytes = new Uint8Array(this.slots.buffer);
     for (let base = 0; base < old.length; base += SLOT_INTS) {
-      if (old[base + 3] !== 0) this.place(old[base]!, old[base + 1]!, old[base + 2]!, old[base + 3]!);
+      if (old[base + 2] === 0) continue;
+      const slot = this.freeSlot(old[base]!);
+      this.slots.set(old.subarray(base, base + SLOT_INTS), slot * SLOT_INTS);
     }
   }
 }

@@ -44,6 +44,26 @@ describe('text analysis', () => {
     assert.deepEqual(joined, [99, 99, -1], 'a joined token is found by its scanned characters, joiner included');
   });
 
+  it('finds short tokens (kept in their slot) and long ones (kept apart) alike, through growth and a fresh start', () => {
+    const table = new TokenTable(40, 4);
+    const words = ['a', 'sixteenxletters0', 'seventeenxletters', 'supercalifragilisticexpialidocious'];
+    const idOf = (text: string): number => {
+      let id = -2;
+      scanTokens(text, (source, start, end, _plain, hash) => (id = table.find(source, start, end, hash)));
+      return id;
+    };
+    words.forEach((word, id) => scanTokens(word, (source, start, end, _plain, hash) => table.insert(source.slice(start, end), hash, id)));
+    for (let id = 0; id < 30; id++) scanTokens(`filler${id}`, (source, start, end, _plain, hash) => table.insert(source.slice(start, end), hash, 100 + id));
+    assert.deepEqual(words.map((word) => word.length), [1, 16, 17, 34]);
+    assert.deepEqual(words.map((word) => idOf(word.toUpperCase())), [0, 1, 2, 3], 'every length found after the table grew');
+    assert.equal(idOf('supercalifragilisticexpialidociouz'), -1, 'a long token differing in its last character');
+    assert.equal(idOf('sixteenxletters1'), -1, 'a short token differing in its last character');
+    assert.equal(idOf('filler29'), 129);
+    for (let id = 30; id < 70; id++) scanTokens(`filler${id}`, (source, start, end, _plain, hash) => table.insert(source.slice(start, end), hash, 100 + id));
+    assert.equal(idOf('a'), -1, 'full past its limit, the table starts over');
+    assert.equal(idOf('filler69'), 169);
+  });
+
   it('turns query text into distinct tokens without stopwords, and stems English words only', () => {
     assert.deepEqual(queryTokens('The data and the DATA of breaches', 64), ['data', 'breaches']);
     assert.deepEqual(queryTokens('a b c d e f', 3), ['b', 'c', 'd']);
