@@ -390,7 +390,7 @@ export class PostgresStore implements Store {
   }
 
   async prepareSearch(): Promise<void> {
-    (await this.corpus()).prepareSearch();
+    await (await this.corpus()).prepareSearch();
   }
 
   async search(request: SearchRequest): Promise<SearchResult> {

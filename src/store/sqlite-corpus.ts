@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { ExternalWrites } from './external-writes.js';
+import { loadIndexOnWorker } from './index-loader.js';
 import { openSqlite } from './sqlite-open.js';
 import { migrateCorpus } from './sqlite-schema.js';
 import type { DocumentRecord, IngestProgress, SearchRequest, SearchResult } from './store.js';
@@ -38,9 +39,14 @@ export interface IndexUpkeep {
   /** A background rebuild reads `readRows` documents at a time for up to `stepMs`, then requests get their turn. */
   stepMs: number;
   readRows: number;
+  /**
+   * Row ids from which prepareSearch loads the index with a worker thread reading and decoding the
+   * rows: below, starting the worker costs more than it saves.
+   */
+  workerLoadRows: number;
 }
 /** 20,000 documents take 0.5-1 s to catch up with at a million; 250 rows about 6 ms. */
-const INDEX_UPKEEP: IndexUpkeep = { catchUpLimit: 20_000, stepMs: 10, readRows: 250 };
+const INDEX_UPKEEP: IndexUpkeep = { catchUpLimit: 20_000, stepMs: 10, readRows: 250, workerLoadRows: 50_000 };
 /** Filter bitmaps kept for reuse until the corpus changes. */
 const FILTER_CACHE_ENTRIES = 32;
 /**
@@ -69,6 +75,7 @@ export type DocumentChange = { docId: string; document: DocumentRecord | null };
  */
 export class SqliteCorpus {
   private readonly db: Database.Database;
+  private readonly path: string;
   /**
    * Documents as /document's JSON by id (unknown ids as null), least recently used first out past
    * DOCUMENT_CACHE_CHARS; dropped whenever another connection commits to the file.
@@ -91,7 +98,8 @@ export class SqliteCorpus {
     dir: string,
     private readonly upkeep = INDEX_UPKEEP,
   ) {
-    this.db = openSqlite(join(dir, 'corpus.sqlite'), { pageSize: CORPUS_PAGE_SIZE });
+    this.path = join(dir, 'corpus.sqlite');
+    this.db = openSqlite(this.path, { pageSize: CORPUS_PAGE_SIZE });
     migrateCorpus(this.db);
     this.externalWrites = new ExternalWrites(this.db, dir, 'corpus.sqlite');
     const c = this.db;
@@ -335,9 +343,22 @@ export class SqliteCorpus {
     return (this.sql.countDocuments.get() as { n: number }).n;
   }
 
-  /** Loads the search index now rather than on the first query. */
-  prepareSearch(): void {
-    this.currentIndex();
+  /**
+   * Loads the search index now rather than on the first query; for a large corpus, with a worker
+   * thread reading and decoding the rows. Should that fail, the index is loaded here.
+   */
+  async prepareSearch(): Promise<void> {
+    if (!this.index && (this.sql.lastRowid.get() as number) >= this.upkeep.workerLoadRows) {
+      const loaded = await loadIndexOnWorker(this.path, INDEX_LOAD_BATCH).catch(() => undefined);
+      if (loaded && !this.index && !this.closed) {
+        const seen = this.catchUp(loaded.index, loaded.removalsSeen);
+        if (seen !== undefined) {
+          loaded.index.trim();
+          this.serve(loaded.index, seen);
+        }
+      }
+    }
+    if (!this.closed) this.currentIndex();
   }
 
   async search(request: SearchRequest): Promise<SearchResult> {

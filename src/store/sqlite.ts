@@ -328,7 +328,7 @@ export class SqliteStore implements Store {
   }
 
   async prepareSearch(): Promise<void> {
-    this.corpus.prepareSearch();
+    await this.corpus.prepareSearch();
   }
 
   search(request: SearchRequest): Promise<SearchResult> {

@@ -169,7 +169,7 @@ describe('SqliteCorpus search index', () => {
   it("drops deleted documents' postings in the background once they pass a quarter of the index, exact all along", async () => {
     const dir = tempDir();
     // Ten rows a step, so that the rebuild takes many turns of the event loop and the corpus changes under it.
-    const corpus = new SqliteCorpus(dir.path, { catchUpLimit: 20_000, stepMs: 0, readRows: 10 });
+    const corpus = new SqliteCorpus(dir.path, { catchUpLimit: 20_000, stepMs: 0, readRows: 10, workerLoadRows: 50_000 });
     const turns = async (count: number) => {
       for (let turn = 0; turn < count; turn++) await new Promise((resolve) => setImmediate(resolve));
     };
@@ -262,7 +262,7 @@ describe('SqliteCorpus search index', () => {
 
   it('builds a new index in the background, rather than catch up, when too much changed since it looked', async () => {
     const dir = tempDir();
-    const reader = new SqliteCorpus(dir.path, { catchUpLimit: 20, stepMs: 0, readRows: 10 });
+    const reader = new SqliteCorpus(dir.path, { catchUpLimit: 20, stepMs: 0, readRows: 10, workerLoadRows: 50_000 });
     const writer = new SqliteCorpus(dir.path);
     try {
       const first = documents(40, 16);

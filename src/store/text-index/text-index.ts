@@ -122,7 +122,7 @@ export class TextIndex {
   private postingScores = new Float64Array(0);
   private readonly chunkLengths = new Uint32Array(2 * LENGTHS_CHUNK);
   private readonly sparse = new SparseScores();
-  private batchPostings = new BatchPostings();
+  private decoder = new BatchDecoder();
 
   get liveDocuments(): number {
     return this.live;
@@ -139,40 +139,31 @@ export class TextIndex {
 
   /** Adds documents whose row ids are all above every row id added before. */
   add(batch: IndexedDocument[]): void {
-    if (batch.length === 0) return;
-    this.ensureCapacity(this.documents + batch.length);
-    // The batch's postings are decoded first and grouped by term (a counting sort), then appended
-    // list by list: appending them document by document touched a different list with every
-    // posting, and loading a million documents was bound by cache misses.
-    const postings = this.batchPostings;
-    postings.length = 0;
-    for (const document of batch) {
-      const number = this.documents++;
-      this.rowids[number] = document.rowid;
-      this.lengths[2 * number] = document.titleLength;
-      this.lengths[2 * number + 1] = document.textLength;
-      this.titleTotal += document.titleLength;
-      this.textTotal += document.textLength;
-      this.live++;
-      // The stored vector's varints decoded inline: this loop is most of loading a large index.
-      const terms = document.terms;
-      let offset = 0;
-      let termId = 0;
-      while (offset < terms.length) {
-        let byte = terms[offset++]!;
-        let gap = byte & 0x7f;
-        for (let shift = 7; byte & 0x80; shift += 7) gap |= ((byte = terms[offset++]!) & 0x7f) << shift;
-        termId += gap;
-        byte = terms[offset++]!;
-        let title = byte & 0x7f;
-        for (let shift = 7; byte & 0x80; shift += 7) title |= ((byte = terms[offset++]!) & 0x7f) << shift;
-        byte = terms[offset++]!;
-        let text = byte & 0x7f;
-        for (let shift = 7; byte & 0x80; shift += 7) text |= ((byte = terms[offset++]!) & 0x7f) << shift;
-        postings.push(termId, number, frequencyByte(title, text));
-      }
-    }
-    postings.appendByTerm(this.lists);
+    if (batch.length > 0) this.addDecoded(this.decoder.decode(batch, this.documents));
+  }
+
+  /**
+   * Adds a batch decoded for this index (its first document numbered as the index's next), by
+   * `decode` here or by a BatchDecoder on another thread.
+   */
+  addDecoded(batch: DecodedBatch): void {
+    const count = batch.rowids.length;
+    if (count === 0) return;
+    this.ensureCapacity(this.documents + count);
+    this.rowids.set(batch.rowids, this.documents);
+    this.lengths.set(batch.lengths, 2 * this.documents);
+    this.documents += count;
+    this.live += count;
+    this.titleTotal += batch.titleTotal;
+    this.textTotal += batch.textTotal;
+    let start = 0;
+    batch.terms.forEach((termId, index) => {
+      let list = this.lists[termId];
+      if (!list) this.lists[termId] = list = new PostingList();
+      const end = batch.ends[index]!;
+      list.appendRun(batch.documents, batch.frequencies, start, end);
+      start = end;
+    });
     if (this.documents >= DENSE_MINIMUM_DOCUMENTS) {
       const threshold = this.documents * DENSE_FRACTION;
       for (const list of this.lists) if (list && !list.dense && list.count >= threshold) list.makeDense(this.capacity);
@@ -197,7 +188,7 @@ export class TextIndex {
   /** Gives back growth slack after a bulk load, and the bulk load's working memory. */
   trim(): void {
     for (const list of this.lists) list?.trim();
-    this.batchPostings = new BatchPostings();
+    this.decoder = new BatchDecoder();
   }
 
   documentOf(rowid: number): number {
@@ -845,17 +836,75 @@ class SparseScores {
   }
 }
 
-/** A batch's postings as (term, document, frequency), appended to their lists grouped by term. */
-class BatchPostings {
+/**
+ * A batch of documents as the index takes them in: row ids, lengths (title and text side by side),
+ * and their postings grouped by term (terms ascending; a term's postings end at its `ends` entry,
+ * documents ascending within). Plain typed arrays, so a batch decoded on another thread can be
+ * transferred.
+ */
+export interface DecodedBatch {
+  rowids: Float64Array;
+  lengths: Uint32Array;
+  titleTotal: number;
+  textTotal: number;
+  terms: Int32Array;
+  ends: Int32Array;
+  documents: Int32Array;
+  frequencies: Uint8Array;
+}
+
+/**
+ * Decodes stored term vectors into DecodedBatch form. The postings are grouped by term with a
+ * counting sort, so that each list is then appended from consecutive memory: appending them
+ * document by document touched a different list with every posting, and sorting indexes and reading
+ * the postings through them cost a cache miss per posting (about 60% of building a million
+ * documents' index from their rows). The batch returned views this decoder's buffers, which the
+ * next call overwrites.
+ */
+export class BatchDecoder {
   private terms = new Int32Array(1 << 16);
   private documents = new Int32Array(1 << 16);
   private frequencies = new Uint8Array(1 << 16);
   private sortedDocuments = new Int32Array(1 << 16);
   private sortedFrequencies = new Uint8Array(1 << 16);
   private termCounts = new Int32Array(1 << 16);
-  length = 0;
+  private length = 0;
 
-  push(termId: number, document: number, frequency: number): void {
+  decode(batch: IndexedDocument[], firstDocument: number): DecodedBatch {
+    const rowids = new Float64Array(batch.length);
+    const lengths = new Uint32Array(2 * batch.length);
+    let titleTotal = 0;
+    let textTotal = 0;
+    this.length = 0;
+    batch.forEach((document, position) => {
+      const number = firstDocument + position;
+      rowids[position] = document.rowid;
+      lengths[2 * position] = document.titleLength;
+      lengths[2 * position + 1] = document.textLength;
+      titleTotal += document.titleLength;
+      textTotal += document.textLength;
+      // The stored vector's varints decoded inline: this loop is most of loading a large index.
+      const terms = document.terms;
+      let offset = 0;
+      let termId = 0;
+      while (offset < terms.length) {
+        let byte = terms[offset++]!;
+        let gap = byte & 0x7f;
+        for (let shift = 7; byte & 0x80; shift += 7) gap |= ((byte = terms[offset++]!) & 0x7f) << shift;
+        termId += gap;
+        byte = terms[offset++]!;
+        let title = byte & 0x7f;
+        for (let shift = 7; byte & 0x80; shift += 7) title |= ((byte = terms[offset++]!) & 0x7f) << shift;
+        byte = terms[offset++]!;
+        let text = byte & 0x7f;
+        for (let shift = 7; byte & 0x80; shift += 7) text |= ((byte = terms[offset++]!) & 0x7f) << shift;
+        this.push(termId, number, frequencyByte(title, text));
+      }
+    });
+    return { rowids, lengths, titleTotal, textTotal, ...this.groupByTerm() };
+  }
+
+  private push(termId: number, document: number, frequency: number): void {
     if (this.length === this.terms.length) {
       const size = this.length * 2;
       this.terms = growTo(this.terms, size);
@@ -870,14 +919,7 @@ class BatchPostings {
     this.frequencies[this.length++] = frequency;
   }
 
-  /**
-   * Appends every posting to its term's list, creating lists as needed; documents stay in order.
-   * A counting sort moves each posting's document and frequency next to its term's others, so the
-   * lists are then appended from consecutive memory: sorting indexes and reading the postings
-   * through them cost a cache miss per posting, and about 60% of building a million documents'
-   * index from their rows.
-   */
-  appendByTerm(lists: Array<PostingList | undefined>): void {
+  private groupByTerm(): Pick<DecodedBatch, 'terms' | 'ends' | 'documents' | 'frequencies'> {
     const { terms, termCounts, documents, frequencies, sortedDocuments, sortedFrequencies } = this;
     const used: number[] = [];
     for (let index = 0; index < this.length; index++) {
@@ -895,15 +937,17 @@ class BatchPostings {
       sortedDocuments[position] = documents[index]!;
       sortedFrequencies[position] = frequencies[index]!;
     }
-    let position = 0;
-    for (const termId of used) {
-      let list = lists[termId];
-      if (!list) lists[termId] = list = new PostingList();
-      const end = termCounts[termId]!;
-      list.appendRun(sortedDocuments, sortedFrequencies, position, end);
-      position = end;
+    const ends = new Int32Array(used.length);
+    used.forEach((termId, index) => {
+      ends[index] = termCounts[termId]!;
       termCounts[termId] = 0;
-    }
+    });
+    return {
+      terms: Int32Array.from(used),
+      ends,
+      documents: sortedDocuments.subarray(0, this.length),
+      frequencies: sortedFrequencies.subarray(0, this.length),
+    };
   }
 }
 

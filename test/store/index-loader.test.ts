@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { loadIndexOnWorker } from '../../src/store/index-loader.js';
+import { SqliteCorpus } from '../../src/store/sqlite-corpus.js';
+import { TextIndex, type SearchField } from '../../src/store/text-index/text-index.js';
+import type { DocumentRecord, SearchRequest } from '../../src/store/store.js';
+import { documentsOf, tempDir } from '../helper.js';
+
+const WORDS = ['river', 'stone', 'harbour', 'lantern', 'orchard', 'meadow', 'copper', 'falcon', 'glacier', 'thistle', 'ember', 'quarry'];
+
+function documents(count: number, seed: number, prefix = 'doc'): DocumentRecord[] {
+  let state = seed;
+  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const words = (count: number) => Array.from({ length: count }, () => WORDS[Math.floor(next() ** 2 * WORDS.length)]).join(' ');
+  return Array.from({ length: count }, (_, index) => ({
+    docId: `${prefix}-${index}`,
+    title: words(1 + Math.floor(next() * 4)),
+    text: words(5 + Math.floor(next() * 40)),
+    metadata: { shelf: ['a', 'b', 'c'][index % 3]! },
+  }));
+}
+
+/** A corpus with a history: ingested, partly re-ingested, partly deleted (so its deletion log is not empty). */
+async function corpusWithHistory(path: string): Promise<{ live: number; removals: number }> {
+  const corpus = new SqliteCorpus(path);
+  try {
+    await corpus.ingestDocuments(documentsOf(documents(5000, 11)));
+    await corpus.ingestDocuments(documentsOf(documents(300, 12).map((document, index) => ({ ...document, docId: `doc-${index * 3}` }))));
+    for (const docId of ['doc-1', 'doc-2', 'doc-4000']) assert.equal(await corpus.deleteDocument(docId), true);
+    return { live: 4997, removals: 303 };
+  } finally {
+    corpus.close();
+  }
+}
+
+/** The index built on this thread from the file's rows, as SqliteCorpus builds one without a worker. */
+function indexBuiltHere(file: string): TextIndex {
+  const db = new Database(file, { readonly: true });
+  const index = new TextIndex();
+  const rows = db.prepare('SELECT id, title_length, text_length, terms FROM documents ORDER BY id').all() as Array<{
+    id: number;
+    title_length: number;
+    text_length: number;
+    terms: Uint8Array;
+  }>;
+  for (let start = 0; start < rows.length; start += 1000) {
+    index.add(rows.slice(start, start + 1000).map((row) => ({ rowid: row.id, titleLength: row.title_length, textLength: row.text_length, terms: row.terms })));
+  }
+  db.close();
+  return index;
+}
+
+describe('loading the search index with a worker thread', { timeout: 60_000 }, () => {
+  it('builds the same index as this thread would, batch after batch, and says which deletions it has seen', async () => {
+    const dir = tempDir();
+    try {
+      const { live, removals } = await corpusWithHistory(dir.path);
+      const file = join(dir.path, 'corpus.sqlite');
+      // Batches of 7 rows: hundreds of them, so the worker runs ahead of this thread and waits.
+      const { index, removalsSeen } = await loadIndexOnWorker(file, 7);
+      const expected = indexBuiltHere(file);
+      assert.equal(removalsSeen, removals);
+      assert.equal(index.liveDocuments, live);
+      assert.equal(index.highestRowid, expected.highestRowid);
+      const db = new Database(file, { readonly: true });
+      const termIds = db.prepare('SELECT id FROM terms ORDER BY id').pluck().all() as number[];
+      db.close();
+      assert.ok(termIds.length > WORDS.length, 'words and metadata terms');
+      const queries = [...termIds.map((id) => [id]), termIds.slice(0, 3), termIds.slice(2, 10), termIds];
+      for (const terms of queries) {
+        for (const field of ['all', 'title', 'text', 'metadata'] as SearchField[]) {
+          const query = { terms, field, filter: null, topK: 10 };
+          assert.deepEqual(index.search(query), expected.search(query), `terms ${terms.join(',')} in ${field}`);
+        }
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('fails, rather than hand back an empty index, when it cannot read the file', async () => {
+    const dir = tempDir();
+    try {
+      await assert.rejects(loadIndexOnWorker(join(dir.path, 'missing.sqlite'), 100));
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("serves a large corpus's searches from an index loaded that way, level with writes made since", async () => {
+    const dir = tempDir();
+    const writer = new SqliteCorpus(dir.path);
+    const loadedHere = new SqliteCorpus(dir.path, { catchUpLimit: 20_000, stepMs: 10, readRows: 250, workerLoadRows: Number.MAX_SAFE_INTEGER });
+    const loadedByWorker = new SqliteCorpus(dir.path, { catchUpLimit: 20_000, stepMs: 10, readRows: 250, workerLoadRows: 1 });
+    try {
+      await corpusWithHistory(dir.path);
+      await Promise.all([loadedHere.prepareSearch(), loadedByWorker.prepareSearch()]);
+      await writer.ingestDocuments(documentsOf(documents(20, 13, 'late')));
+      await writer.deleteDocument('doc-7');
+      const requests: SearchRequest[] = [
+        { terms: ['river'], field: { kind: 'all' }, filters: [], topK: 20 },
+        { terms: ['stone', 'glacier', 'ember'], field: { kind: 'all' }, filters: [{ field: 'shelf', anyOf: ['a'] }], topK: 20 },
+        { terms: ['harbour', 'quarry'], field: { kind: 'title' }, filters: [], topK: 20 },
+      ];
+      for (const request of requests) assert.deepEqual(await loadedByWorker.search(request), await loadedHere.search(request));
+      assert.deepEqual(loadedByWorker.indexStatistics(), { liveDocuments: 5016, deletedDocuments: 1, rebuilding: false });
+    } finally {
+      writer.close();
+      loadedHere.close();
+      loadedByWorker.close();
+      dir.remove();
+    }
+  });
+});
