@@ -9,17 +9,25 @@ const { path, batchRows, added } = workerData as IndexLoadRequest;
 const db = new Database(path, { readonly: true, fileMustExist: true });
 const decoder = new BatchDecoder();
 const EMPTY = new Uint8Array(0);
-let documents = 0;
+let documentsSent = 0;
 let batchesSent = 0;
 
 function send(rows: IndexedDocument[]): void {
-  const decoded = decoder.decode(rows, documents);
-  documents += rows.length;
-  // The decoder's postings are views of buffers it reuses: the batch takes copies it can hand over.
-  const batch = { ...decoded, documents: decoded.documents.slice(), frequencies: decoded.frequencies.slice() };
+  const decoded = decoder.decodeDocuments(rows, documentsSent);
+  documentsSent += rows.length;
   for (let seen = Atomics.load(added, 0); batchesSent - seen >= BATCHES_AHEAD; seen = Atomics.load(added, 0)) Atomics.wait(added, 0, seen);
-  const message: IndexLoadMessage = { kind: 'batch', batch };
-  parentPort!.postMessage(message, [batch.rowids, batch.lengths, batch.terms, batch.ends, batch.documents, batch.frequencies].map((array) => array.buffer as ArrayBuffer));
+  // The decoder's postings are views of buffers it reuses: a message takes copies it can hand over.
+  let message: IndexLoadMessage;
+  if (Atomics.load(added, 0) === batchesSent) {
+    // The main thread has added every batch sent, so it waits: it groups this one, and this thread reads on.
+    const copies = { postingTerms: decoded.postingTerms.slice(), documents: decoded.documents.slice(), frequencies: decoded.frequencies.slice() };
+    message = { kind: 'documents', documents: { ...decoded, ...copies } };
+  } else {
+    const batch = decoder.group(decoded);
+    message = { kind: 'batch', batch: { ...batch, documents: batch.documents.slice(), frequencies: batch.frequencies.slice() } };
+  }
+  const arrays = Object.values(message.kind === 'batch' ? message.batch : message.documents).filter(ArrayBuffer.isView);
+  parentPort!.postMessage(message, arrays.map((array) => array.buffer as ArrayBuffer));
   batchesSent++;
 }
 

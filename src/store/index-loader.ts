@@ -1,5 +1,5 @@
 import { siblingModule, startModuleWorker } from '../worker-thread.js';
-import { TextIndex, type DecodedBatch } from './text-index/text-index.js';
+import { BatchDecoder, TextIndex, type DecodedBatch, type DecodedDocuments } from './text-index/text-index.js';
 
 export interface IndexLoadRequest {
   /** The corpus file. */
@@ -9,7 +9,10 @@ export interface IndexLoadRequest {
   added: Int32Array;
 }
 
-export type IndexLoadMessage = { kind: 'batch'; batch: DecodedBatch } | { kind: 'read'; removalsSeen: number };
+export type IndexLoadMessage =
+  | { kind: 'batch'; batch: DecodedBatch }
+  | { kind: 'documents'; documents: DecodedDocuments }
+  | { kind: 'read'; removalsSeen: number };
 
 /** Decoded batches waiting to be added, at most: bounds the memory they hold when the adding thread is the slower one. */
 export const BATCHES_AHEAD = 4;
@@ -20,14 +23,17 @@ const WORKER_URL = siblingModule(import.meta.url, 'index-load-worker');
  * Builds the search index of a corpus file with a second thread: a worker reads the stored term
  * vectors (one read transaction) and decodes them into batches grouped by term, while this thread
  * appends the batches to the posting lists. At a million documents reading rows and decoding them
- * is about 60% of a load on one thread. Resolves with the index and the last deletion logged as of
- * the worker's snapshot; the caller brings it level with the file from there, as with any index.
+ * is about 60% of a load on one thread, so the worker is the busier one: a batch it finishes while
+ * this thread waits for one comes ungrouped, and is grouped here. Resolves with the index and the
+ * last deletion logged as of the worker's snapshot; the caller brings it level with the file from
+ * there, as with any index.
  */
 export function loadIndexOnWorker(path: string, batchRows: number): Promise<{ index: TextIndex; removalsSeen: number }> {
   const added = new Int32Array(new SharedArrayBuffer(4));
   const request: IndexLoadRequest = { path, batchRows, added };
   const worker = startModuleWorker(WORKER_URL, { workerData: request });
   const index = new TextIndex();
+  const decoder = new BatchDecoder();
   return new Promise((resolve, reject) => {
     const fail = (error: Error) => {
       reject(error);
@@ -40,7 +46,7 @@ export function loadIndexOnWorker(path: string, batchRows: number): Promise<{ in
         return;
       }
       try {
-        index.addDecoded(message.batch);
+        index.addDecoded(message.kind === 'batch' ? message.batch : decoder.group(message.documents));
       } catch (error) {
         fail(error as Error);
         return;

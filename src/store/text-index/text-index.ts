@@ -836,30 +836,34 @@ class SparseScores {
   }
 }
 
-/**
- * A batch of documents as the index takes them in: row ids, lengths (title and text side by side),
- * and their postings grouped by term (terms ascending; a term's postings end at its `ends` entry,
- * documents ascending within). Plain typed arrays, so a batch decoded on another thread can be
- * transferred.
- */
-export interface DecodedBatch {
+/** A batch's documents, and their postings in document order as (term, document, frequency). */
+export interface DecodedDocuments {
   rowids: Float64Array;
+  /** Title and text length of each document, side by side. */
   lengths: Uint32Array;
   titleTotal: number;
   textTotal: number;
-  terms: Int32Array;
-  ends: Int32Array;
+  postingTerms: Int32Array;
   documents: Int32Array;
   frequencies: Uint8Array;
 }
 
 /**
- * Decodes stored term vectors into DecodedBatch form. The postings are grouped by term with a
- * counting sort, so that each list is then appended from consecutive memory: appending them
- * document by document touched a different list with every posting, and sorting indexes and reading
- * the postings through them cost a cache miss per posting (about 60% of building a million
- * documents' index from their rows). The batch returned views this decoder's buffers, which the
- * next call overwrites.
+ * A batch as the index takes it in: its postings grouped by term (terms ascending; a term's
+ * postings end at its `ends` entry, documents ascending within). Plain typed arrays, so that a batch
+ * decoded on another thread can be transferred.
+ */
+export interface DecodedBatch extends Omit<DecodedDocuments, 'postingTerms'> {
+  terms: Int32Array;
+  ends: Int32Array;
+}
+
+/**
+ * Decodes stored term vectors (`decodeDocuments`), and groups a batch's postings by term (`group`),
+ * so that each list is then appended from consecutive memory: appending them document by document
+ * touched a different list with every posting, and sorting indexes and reading the postings through
+ * them cost a cache miss per posting (about 60% of building a million documents' index from their
+ * rows). What either returns may view this decoder's buffers, which its next call overwrites.
  */
 export class BatchDecoder {
   private terms = new Int32Array(1 << 16);
@@ -871,6 +875,11 @@ export class BatchDecoder {
   private length = 0;
 
   decode(batch: IndexedDocument[], firstDocument: number): DecodedBatch {
+    return this.group(this.decodeDocuments(batch, firstDocument));
+  }
+
+  /** The batch's documents numbered from `firstDocument`, their postings as stored (not grouped). */
+  decodeDocuments(batch: IndexedDocument[], firstDocument: number): DecodedDocuments {
     const rowids = new Float64Array(batch.length);
     const lengths = new Uint32Array(2 * batch.length);
     let titleTotal = 0;
@@ -901,7 +910,16 @@ export class BatchDecoder {
         this.push(termId, number, frequencyByte(title, text));
       }
     });
-    return { rowids, lengths, titleTotal, textTotal, ...this.groupByTerm() };
+    const length = this.length;
+    return {
+      rowids,
+      lengths,
+      titleTotal,
+      textTotal,
+      postingTerms: this.terms.subarray(0, length),
+      documents: this.documents.subarray(0, length),
+      frequencies: this.frequencies.subarray(0, length),
+    };
   }
 
   private push(termId: number, document: number, frequency: number): void {
@@ -910,43 +928,51 @@ export class BatchDecoder {
       this.terms = growTo(this.terms, size);
       this.documents = growTo(this.documents, size);
       this.frequencies = growTo(this.frequencies, size);
-      this.sortedDocuments = new Int32Array(size);
-      this.sortedFrequencies = new Uint8Array(size);
     }
-    if (termId >= this.termCounts.length) this.termCounts = growTo(this.termCounts, Math.max(termId + 1, this.termCounts.length * 2));
     this.terms[this.length] = termId;
     this.documents[this.length] = document;
     this.frequencies[this.length++] = frequency;
   }
 
-  private groupByTerm(): Pick<DecodedBatch, 'terms' | 'ends' | 'documents' | 'frequencies'> {
-    const { terms, termCounts, documents, frequencies, sortedDocuments, sortedFrequencies } = this;
+  /** The documents' postings grouped by term, by a counting sort. */
+  group(decoded: DecodedDocuments): DecodedBatch {
+    const { postingTerms: terms, documents, frequencies, ...batch } = decoded;
+    const length = terms.length;
+    if (this.sortedDocuments.length < length) {
+      this.sortedDocuments = new Int32Array(length);
+      this.sortedFrequencies = new Uint8Array(length);
+    }
+    const { sortedDocuments, sortedFrequencies } = this;
+    let counts = this.termCounts;
     const used: number[] = [];
-    for (let index = 0; index < this.length; index++) {
-      if (termCounts[terms[index]!]!++ === 0) used.push(terms[index]!);
+    for (let index = 0; index < length; index++) {
+      const termId = terms[index]!;
+      if (termId >= counts.length) counts = this.termCounts = growTo(counts, Math.max(termId + 1, counts.length * 2));
+      if (counts[termId]!++ === 0) used.push(termId);
     }
     used.sort((a, b) => a - b);
     let start = 0;
     for (const termId of used) {
-      const count = termCounts[termId]!;
-      termCounts[termId] = start;
+      const count = counts[termId]!;
+      counts[termId] = start;
       start += count;
     }
-    for (let index = 0; index < this.length; index++) {
-      const position = termCounts[terms[index]!]!++;
+    for (let index = 0; index < length; index++) {
+      const position = counts[terms[index]!]!++;
       sortedDocuments[position] = documents[index]!;
       sortedFrequencies[position] = frequencies[index]!;
     }
     const ends = new Int32Array(used.length);
     used.forEach((termId, index) => {
-      ends[index] = termCounts[termId]!;
-      termCounts[termId] = 0;
+      ends[index] = counts[termId]!;
+      counts[termId] = 0;
     });
     return {
+      ...batch,
       terms: Int32Array.from(used),
       ends,
-      documents: sortedDocuments.subarray(0, this.length),
-      frequencies: sortedFrequencies.subarray(0, this.length),
+      documents: sortedDocuments.subarray(0, length),
+      frequencies: sortedFrequencies.subarray(0, length),
     };
   }
 }
