@@ -1,7 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { BATCHES_AHEAD, type IndexLoadMessage, type IndexLoadRequest } from './index-loader.js';
-import { BatchDecoder, type IndexedDocument } from './text-index/text-index.js';
+import { BatchDecoder } from './text-index/batch-decoder.js';
+import type { IndexedDocument } from './text-index/text-index.js';
 
 // Reads a corpus file's term vectors in one read transaction and posts them decoded, batch by
 // batch, documents numbered from 0 in row id order (see loadIndexOnWorker).

@@ -1,5 +1,6 @@
 import { siblingModule, startModuleWorker } from '../worker-thread.js';
-import { BatchDecoder, TextIndex, type DecodedBatch, type DecodedDocuments } from './text-index/text-index.js';
+import { BatchDecoder, type DecodedBatch, type DecodedDocuments } from './text-index/batch-decoder.js';
+import { TextIndex } from './text-index/text-index.js';
 
 export interface IndexLoadRequest {
   /** The corpus file. */

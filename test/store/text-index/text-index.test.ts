@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BatchDecoder, BM25F, TextIndex, type IndexedDocument, type SearchField } from '../../../src/store/text-index/text-index.js';
+import { BM25F, TextIndex, type IndexedDocument, type SearchField } from '../../../src/store/text-index/text-index.js';
 import { frequencyByte, PostingList } from '../../../src/store/text-index/postings.js';
 import { writeVarint } from '../../../src/store/text-index/term-vector.js';
 
@@ -369,31 +369,5 @@ describe('PostingList', () => {
     list.forEach((document, frequency) => visited.push([document, frequency]));
     assert.deepEqual(visited, postings);
     assert.equal(list.count, postings.length);
-  });
-});
-
-describe('BatchDecoder', () => {
-  it("groups a batch's postings by term, ascending, each term's documents in order, whether in one step or two", () => {
-    const documents = corpus(200, 9, 40).map(encode);
-    const oneStep = new BatchDecoder().decode(documents, 1000);
-    const twoSteps = new BatchDecoder();
-    const grouped = twoSteps.group(twoSteps.decodeDocuments(documents, 1000));
-    assert.deepEqual(grouped, oneStep);
-    assert.deepEqual([...oneStep.rowids], documents.map((document) => document.rowid));
-    assert.equal(oneStep.titleTotal, documents.reduce((sum, document) => sum + document.titleLength, 0));
-    let start = 0;
-    const postings = new Map<number, number[]>();
-    oneStep.terms.forEach((termId, index) => {
-      if (index > 0) assert.ok(termId > oneStep.terms[index - 1]!, 'terms ascending');
-      const end = oneStep.ends[index]!;
-      postings.set(termId, [...oneStep.documents.subarray(start, end)]);
-      start = end;
-    });
-    assert.equal(start, oneStep.documents.length);
-    const expected = new Map<number, number[]>();
-    corpus(200, 9, 40).forEach((document, position) => {
-      for (const termId of new Set([...document.title.keys(), ...document.text.keys()])) expected.set(termId, [...(expected.get(termId) ?? []), 1000 + position]);
-    });
-    assert.deepEqual(new Map([...postings].sort(([a], [b]) => a - b)), new Map([...expected].sort(([a], [b]) => a - b)));
   });
 });
