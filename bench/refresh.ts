@@ -53,7 +53,7 @@ async function main(): Promise<void> {
       execFileSync(process.execPath, [CLI, 'ingest', file, '--json'], { env: { ...process.env, DATA_DIR: work, LOG_LEVEL: 'warn', SEED_DEMO: 'false' } });
     ingest();
     const corpus = new SqliteCorpus(work);
-    corpus.prepareSearch();
+    await corpus.prepareSearch();
     const rows: Row[] = [];
     const pass = async (latencies: number[]) => {
       for (const search of searches) {
