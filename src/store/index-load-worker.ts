@@ -6,7 +6,7 @@ import type { IndexedDocument } from './text-index/text-index.js';
 
 // Reads a corpus file's term vectors in one read transaction and posts them decoded, batch by
 // batch, documents numbered from 0 in row id order (see loadIndexOnWorker).
-const { path, batchRows, loaderGroups, added } = workerData as IndexLoadRequest;
+const { path, batchRows, added } = workerData as IndexLoadRequest;
 const db = new Database(path, { readonly: true, fileMustExist: true });
 const decoder = new BatchDecoder();
 const EMPTY = new Uint8Array(0);
@@ -19,7 +19,7 @@ function send(rows: IndexedDocument[]): void {
   for (let seen = Atomics.load(added, 0); batchesSent - seen >= BATCHES_AHEAD; seen = Atomics.load(added, 0)) Atomics.wait(added, 0, seen);
   // The decoder's postings are views of buffers it reuses: a message takes copies it can hand over.
   let message: IndexLoadMessage;
-  if (loaderGroups && Atomics.load(added, 0) === batchesSent) {
+  if (Atomics.load(added, 0) === batchesSent) {
     // The main thread has added every batch sent, so it waits: it groups this one, and this thread reads on.
     const copies = { postingTerms: decoded.postingTerms.slice(), documents: decoded.documents.slice(), frequencies: decoded.frequencies.slice() };
     message = { kind: 'documents', documents: { ...decoded, ...copies } };

@@ -6,8 +6,6 @@ export interface IndexLoadRequest {
   /** The corpus file. */
   path: string;
   batchRows: number;
-  /** Whether the loading thread groups batches it would otherwise wait for: not while it serves requests. */
-  loaderGroups: boolean;
   /** Batches the loading thread has added: the worker stays at most BATCHES_AHEAD in front. */
   added: Int32Array;
 }
@@ -26,18 +24,14 @@ const WORKER_URL = siblingModule(import.meta.url, 'index-load-worker');
  * Builds the search index of a corpus file with a second thread: a worker reads the stored term
  * vectors (one read transaction) and decodes them into batches grouped by term, while this thread
  * appends the batches to the posting lists. At a million documents reading rows and decoding them
- * is about 60% of a load on one thread, so the worker is the busier one: unless this thread serves
- * requests meanwhile, a batch the worker finishes while this thread waits for one comes ungrouped,
- * and is grouped here. Each batch is a task of its own on this thread's event loop. Resolves with the index and the
+ * is about 60% of a load on one thread, so the worker is the busier one: a batch it finishes while
+ * this thread waits for one comes ungrouped, and is grouped here. Resolves with the index and the
  * last deletion logged as of the worker's snapshot; the caller brings it level with the file from
  * there, as with any index.
  */
-export function loadIndexOnWorker(
-  path: string,
-  { batchRows, loaderGroups }: Pick<IndexLoadRequest, 'batchRows' | 'loaderGroups'>,
-): Promise<{ index: TextIndex; removalsSeen: number }> {
+export function loadIndexOnWorker(path: string, batchRows: number): Promise<{ index: TextIndex; removalsSeen: number }> {
   const added = new Int32Array(new SharedArrayBuffer(4));
-  const request: IndexLoadRequest = { path, batchRows, loaderGroups, added };
+  const request: IndexLoadRequest = { path, batchRows, added };
   const worker = startModuleWorker(WORKER_URL, { workerData: request });
   const index = new TextIndex();
   const decoder = new BatchDecoder();

@@ -20,11 +20,6 @@ const WORKER_BACKLOG = 3;
 /** Documents handed to the index at a time while loading. */
 const INDEX_LOAD_BATCH = 10_000;
 /**
- * Rows per batch a background rebuild's worker hands over: appending 1,000 documents' postings holds
- * the event loop for a few milliseconds at a million documents.
- */
-const REBUILD_BATCH = 1000;
-/**
  * Deleted documents' postings, as a share of every document the index holds, past which the index
  * is built again without them, in the background. A deletion (and the old version of every
  * re-ingested document) only marks its postings skipped: a corpus re-ingested nightly would
@@ -354,7 +349,7 @@ export class SqliteCorpus {
    */
   async prepareSearch(): Promise<void> {
     if (!this.index && (this.sql.lastRowid.get() as number) >= this.upkeep.workerLoadRows) {
-      const loaded = await loadIndexOnWorker(this.path, { batchRows: INDEX_LOAD_BATCH, loaderGroups: true }).catch(() => undefined);
+      const loaded = await loadIndexOnWorker(this.path, INDEX_LOAD_BATCH).catch(() => undefined);
       if (loaded && !this.index && !this.closed) {
         const seen = this.catchUp(loaded.index, loaded.removalsSeen);
         if (seen !== undefined) {
@@ -499,16 +494,11 @@ export class SqliteCorpus {
    * documents in row id order. A row deleted after it was read is in the log; one deleted before is
    * not read; one written meanwhile has a higher row id than any read. So once a step finds
    * nothing left to read, a last catch-up (as any index catches up) leaves it level with the file,
-   * and it takes over. For a large corpus a worker thread reads the documents first, in one read
-   * transaction (see loadIndexOnWorker), and the steps go on from the last deletion it saw.
+   * and it takes over.
    */
   private async rebuild(): Promise<void> {
     let index = new TextIndex();
     let removalsSeen: number | undefined;
-    if ((this.sql.lastRowid.get() as number) >= this.upkeep.workerLoadRows) {
-      const loaded = await loadIndexOnWorker(this.path, { batchRows: REBUILD_BATCH, loaderGroups: false }).catch(() => undefined);
-      if (loaded) ({ index, removalsSeen } = loaded);
-    }
     for (;;) {
       await new Promise((resolve) => setImmediate(resolve));
       if (this.closed) return;

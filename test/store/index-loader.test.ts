@@ -58,24 +58,21 @@ describe('loading the search index with a worker thread', { timeout: 60_000 }, (
     try {
       const { live, removals } = await corpusWithHistory(dir.path);
       const file = join(dir.path, 'corpus.sqlite');
+      // Batches of 7 rows: hundreds of them, so the worker runs ahead of this thread and waits.
+      const { index, removalsSeen } = await loadIndexOnWorker(file, 7);
       const expected = indexBuiltHere(file);
+      assert.equal(removalsSeen, removals);
+      assert.equal(index.liveDocuments, live);
+      assert.equal(index.highestRowid, expected.highestRowid);
       const db = new Database(file, { readonly: true });
       const termIds = db.prepare('SELECT id FROM terms ORDER BY id').pluck().all() as number[];
       db.close();
       assert.ok(termIds.length > WORDS.length, 'words and metadata terms');
       const queries = [...termIds.map((id) => [id]), termIds.slice(0, 3), termIds.slice(2, 10), termIds];
-      // With this thread grouping the batches it waits for, and without (as while it serves requests).
-      for (const loaderGroups of [true, false]) {
-        // Batches of 7 rows: hundreds of them, so the worker runs ahead of this thread and waits.
-        const { index, removalsSeen } = await loadIndexOnWorker(file, { batchRows: 7, loaderGroups });
-        assert.equal(removalsSeen, removals);
-        assert.equal(index.liveDocuments, live);
-        assert.equal(index.highestRowid, expected.highestRowid);
-        for (const terms of queries) {
-          for (const field of ['all', 'title', 'text', 'metadata'] as SearchField[]) {
-            const query = { terms, field, filter: null, topK: 10 };
-            assert.deepEqual(index.search(query), expected.search(query), `terms ${terms.join(',')} in ${field}, loader groups: ${loaderGroups}`);
-          }
+      for (const terms of queries) {
+        for (const field of ['all', 'title', 'text', 'metadata'] as SearchField[]) {
+          const query = { terms, field, filter: null, topK: 10 };
+          assert.deepEqual(index.search(query), expected.search(query), `terms ${terms.join(',')} in ${field}`);
         }
       }
     } finally {
@@ -86,7 +83,7 @@ describe('loading the search index with a worker thread', { timeout: 60_000 }, (
   it('fails, rather than hand back an empty index, when it cannot read the file', async () => {
     const dir = tempDir();
     try {
-      await assert.rejects(loadIndexOnWorker(join(dir.path, 'missing.sqlite'), { batchRows: 100, loaderGroups: true }));
+      await assert.rejects(loadIndexOnWorker(join(dir.path, 'missing.sqlite'), 100));
     } finally {
       dir.remove();
     }
