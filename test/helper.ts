@@ -34,6 +34,23 @@ export async function* documentsOf(documents: DocumentRecord[]): AsyncGenerator<
   yield* documents;
 }
 
+/** The words of syntheticDocuments. */
+export const SYNTHETIC_WORDS = ['river', 'stone', 'harbour', 'lantern', 'orchard', 'meadow', 'copper', 'falcon', 'glacier', 'thistle', 'ember', 'quarry'];
+
+/** Deterministic documents over a small vocabulary, so that statistics overlap a lot. */
+export function syntheticDocuments(count: number, seed: number, prefix = 'doc'): DocumentRecord[] {
+  let state = seed;
+  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const words = (count: number) =>
+    Array.from({ length: count }, () => SYNTHETIC_WORDS[Math.floor(next() ** 2 * SYNTHETIC_WORDS.length)]).join(' ');
+  return Array.from({ length: count }, (_, index) => ({
+    docId: `${prefix}-${index}`,
+    title: words(1 + Math.floor(next() * 4)),
+    text: words(5 + Math.floor(next() * 40)),
+    metadata: { shelf: ['a', 'b', 'c'][index % 3]!, year: 2000 + (index % 4) },
+  }));
+}
+
 export const SAMPLE_DOCUMENTS: DocumentRecord[] = [
   {
     docId: 'gdpr-17',

@@ -5,22 +5,8 @@ import Database from 'better-sqlite3';
 import { loadIndexOnWorker } from '../../src/store/index-loader.js';
 import { SqliteCorpus } from '../../src/store/sqlite-corpus.js';
 import { TextIndex, type SearchField } from '../../src/store/text-index/text-index.js';
-import type { DocumentRecord, SearchRequest } from '../../src/store/store.js';
-import { documentsOf, tempDir } from '../helper.js';
-
-const WORDS = ['river', 'stone', 'harbour', 'lantern', 'orchard', 'meadow', 'copper', 'falcon', 'glacier', 'thistle', 'ember', 'quarry'];
-
-function documents(count: number, seed: number, prefix = 'doc'): DocumentRecord[] {
-  let state = seed;
-  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const words = (count: number) => Array.from({ length: count }, () => WORDS[Math.floor(next() ** 2 * WORDS.length)]).join(' ');
-  return Array.from({ length: count }, (_, index) => ({
-    docId: `${prefix}-${index}`,
-    title: words(1 + Math.floor(next() * 4)),
-    text: words(5 + Math.floor(next() * 40)),
-    metadata: { shelf: ['a', 'b', 'c'][index % 3]! },
-  }));
-}
+import type { SearchRequest } from '../../src/store/store.js';
+import { documentsOf, SYNTHETIC_WORDS, syntheticDocuments as documents, tempDir } from '../helper.js';
 
 /** A corpus with a history: ingested, partly re-ingested, partly deleted (so its deletion log is not empty). */
 async function corpusWithHistory(path: string): Promise<{ live: number; removals: number }> {
@@ -67,7 +53,7 @@ describe('loading the search index with a worker thread', { timeout: 60_000 }, (
       const db = new Database(file, { readonly: true });
       const termIds = db.prepare('SELECT id FROM terms ORDER BY id').pluck().all() as number[];
       db.close();
-      assert.ok(termIds.length > WORDS.length, 'words and metadata terms');
+      assert.ok(termIds.length > SYNTHETIC_WORDS.length, 'words and metadata terms');
       const queries = [...termIds.map((id) => [id]), termIds.slice(0, 3), termIds.slice(2, 10), termIds];
       for (const terms of queries) {
         for (const field of ['all', 'title', 'text', 'metadata'] as SearchField[]) {

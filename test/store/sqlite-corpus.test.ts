@@ -5,22 +5,7 @@ import Database from 'better-sqlite3';
 import { SqliteCorpus } from '../../src/store/sqlite-corpus.js';
 import { corpusMigrations } from '../../src/store/sqlite-schema.js';
 import type { DocumentRecord, SearchRequest } from '../../src/store/store.js';
-import { documentsOf, tempDir } from '../helper.js';
-
-const WORDS = ['river', 'stone', 'harbour', 'lantern', 'orchard', 'meadow', 'copper', 'falcon', 'glacier', 'thistle', 'ember', 'quarry'];
-
-/** Deterministic documents over a small vocabulary, so that statistics overlap a lot. */
-function documents(count: number, seed: number, prefix = 'doc'): DocumentRecord[] {
-  let state = seed;
-  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const words = (count: number) => Array.from({ length: count }, () => WORDS[Math.floor(next() ** 2 * WORDS.length)]).join(' ');
-  return Array.from({ length: count }, (_, index) => ({
-    docId: `${prefix}-${index}`,
-    title: words(1 + Math.floor(next() * 4)),
-    text: words(5 + Math.floor(next() * 40)),
-    metadata: { shelf: ['a', 'b', 'c'][index % 3]!, year: 2000 + (index % 4) },
-  }));
-}
+import { documentsOf, syntheticDocuments as documents, tempDir } from '../helper.js';
 
 const QUERIES: Array<Partial<SearchRequest>> = [
   { terms: ['river'] },
