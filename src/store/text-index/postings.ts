@@ -25,6 +25,10 @@ export function frequencyByte(title: number, text: number): number {
 export interface FieldBounds {
   /** Per block, an upper bound on the term's saturated frequency in the field. */
   saturation: Float32Array;
+  /** The highest of `saturation`. */
+  highest: number;
+  /** The documents in `bits` (for one field). */
+  documentsInField: number;
   /** The documents holding the term in the field; null for title and text together (all the list's). */
   bits: Uint32Array | null;
   /** How many of the index's documents the bounds cover. */

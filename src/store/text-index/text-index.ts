@@ -41,6 +41,11 @@ export interface IndexResult {
   hits: IndexHit[];
 }
 
+/**
+ * Sparse terms in at most this share of the documents are rare: a search with rare and other terms
+ * scores first the documents holding a rare term (see searchFromRareTerms).
+ */
+const RARE_FRACTION = 1 / 64;
 /** Ties at the cut beyond this many are broken by document order rather than handed back. */
 const MAX_TIED = 1000;
 /**
@@ -81,6 +86,10 @@ interface ScoredTerm {
  * are scored first, to set a high bar; then only the blocks whose bound still reaches the k-th
  * best score found so far are scored. Totals are exact: the union of the terms' documents (in the
  * field) as a bitmap.
+ *
+ * A search with rare terms (in at most RARE_FRACTION of the documents) and commoner ones first
+ * tries MaxScore with the rare terms as the only essential ones (searchFromRareTerms): at a million
+ * documents, that is most searches of a few words, and it spares them the pass over every block.
  */
 export class TextIndex {
   private documents = 0;
@@ -122,6 +131,9 @@ export class TextIndex {
   private postingDocuments = new Int32Array(0);
   private postingScores = new Float64Array(0);
   private readonly chunkLengths = new Uint32Array(2 * LENGTHS_CHUNK);
+  /** For searchFromRareTerms: per candidate, what dense terms add, and its title and text norms. */
+  private candidateDenseScores = new Float64Array(0);
+  private candidateNorms = new Float64Array(0);
   private readonly sparse = new SparseScores();
   private decoder = new BatchDecoder();
 
@@ -233,6 +245,14 @@ export class TextIndex {
     const field = FIELD_CODES[query.field];
     const sparse = this.sparse;
     sparse.length = 0;
+    const rareLimit = this.documents * RARE_FRACTION;
+    const rare = terms.filter((term) => !term.list.dense && term.list.count <= rareLimit);
+    if (rare.length > 0 && rare.length < terms.length) {
+      const others = terms.filter((term) => !rare.includes(term));
+      const result = this.searchFromRareTerms(rare, others, field, exclusion, query.topK);
+      if (result !== undefined) return result;
+      sparse.length = 0;
+    }
     const best = new TopScores(query.topK);
     const dense = terms.filter((term) => term.list.dense);
     for (const term of terms) if (!term.list.dense) this.scoreWhole(term, field, exclusion);
@@ -246,6 +266,138 @@ export class TextIndex {
       this.clearSparseBlocks();
     }
     return { total, hits: best.hits().map(({ document, score }) => ({ document, rowid: this.rowids[document]!, score })) };
+  }
+
+  /**
+   * MaxScore with the rare terms as the essential ones: the documents holding a rare term are
+   * scored in full (the other terms' postings looked up for them alone), and if the k-th best of
+   * those scores is above the most the other terms together can give, no document without a rare
+   * term can reach the top k, so none is scored. Their postings are still counted for the total.
+   * Undefined when that does not hold: then the search is done the general way.
+   */
+  private searchFromRareTerms(
+    rare: ScoredTerm[],
+    others: ScoredTerm[],
+    field: number,
+    exclusion: Uint32Array | null,
+    topK: number,
+  ): IndexResult | undefined {
+    for (const term of rare) this.scoreWhole(term, field, exclusion);
+    const { documents: candidates, scores: sparseScores, length } = this.sparse;
+    if (length < topK) return undefined;
+    const dense = others.filter((term) => term.list.dense).sort((a, b) => b.multiplier - a.multiplier);
+    const common = others.filter((term) => !term.list.dense);
+    const fieldBounds = dense.map((term) => this.fieldBounds(term.list, field));
+    let othersHighest = 0;
+    dense.forEach((term, position) => (othersHighest += term.multiplier * this.boundSlack(fieldBounds[position]!) * fieldBounds[position]!.highest));
+    for (const term of common) othersHighest += term.multiplier;
+    const touched = this.touchedBits;
+    for (const term of common) this.addToCandidates(term, field);
+    const denseScores = this.candidateScores(length);
+    const bitmaps = dense.map((term, position) => fieldBounds[position]!.bits ?? term.list.bits!);
+    // Candidates are counted here, or with the sparse terms' documents when there are any.
+    let outsideDense = 0;
+    if (common.length === 0) {
+      for (let index = 0; index < length; index++) {
+        const document = candidates[index]!;
+        let inDense = 0;
+        for (const bits of bitmaps) inDense |= bits[document >>> 5]! & (1 << (document & 31));
+        if (inDense === 0) outsideDense++;
+      }
+    } else {
+      for (let index = 0; index < length; index++) touched[candidates[index]! >>> 5]! |= 1 << (candidates[index]! & 31);
+    }
+    for (const term of dense) this.addDenseToCandidates(term, field, denseScores, length);
+    const best = new TopScores(topK);
+    for (let index = 0; index < length; index++) best.offer(candidates[index]!, denseScores[index]! + sparseScores[index]!);
+    if (!(best.threshold > othersHighest)) {
+      if (common.length > 0) touched.fill(0);
+      return undefined;
+    }
+    let total: number;
+    if (common.length === 0 && dense.length === 1 && exclusion === null) {
+      total = (fieldBounds[0]!.bits === null ? dense[0]!.list.count : fieldBounds[0]!.documentsInField) + outsideDense;
+    } else {
+      total = outsideDense + unionCount(bitmaps, common.length > 0 ? touched : null, exclusion, (this.documents + 31) >>> 5);
+      if (common.length > 0) touched.fill(0);
+    }
+    return { total, hits: best.hits().map(({ document, score }) => ({ document, rowid: this.rowids[document]!, score })) };
+  }
+
+  /**
+   * A zeroed score per candidate (the first `length` documents in `sparse`), kept from search to
+   * search; and each candidate's norms into `candidateNorms`, read once for every term looked up.
+   */
+  private candidateScores(length: number): Float64Array {
+    if (this.candidateDenseScores.length < length) {
+      this.candidateDenseScores = new Float64Array(Math.min(2 * length, this.documents));
+      this.candidateNorms = new Float64Array(2 * this.candidateDenseScores.length);
+    }
+    this.candidateDenseScores.fill(0, 0, length);
+    const { lengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage, candidateNorms: norms } = this;
+    const candidates = this.sparse.documents;
+    for (let index = 0; index < length; index++) {
+      const document = candidates[index]!;
+      norms[2 * index] = normOf(titleNorms, lengths[2 * document]!, titleAverage);
+      norms[2 * index + 1] = normOf(textNorms, lengths[2 * document + 1]!, textAverage);
+    }
+    return this.candidateDenseScores;
+  }
+
+  /** Adds a dense term's score to the first `length` candidates' `scores`, with their norms in `candidateNorms`. */
+  private addDenseToCandidates(term: ScoredTerm, field: number, scores: Float64Array, length: number): void {
+    const { k1 } = BM25F;
+    const { list, multiplier } = term;
+    const bits = list.bits!;
+    const ranks = list.ranks!;
+    const frequencies = list.frequencies;
+    const { candidateNorms: norms } = this;
+    const candidates = this.sparse.documents;
+    for (let index = 0; index < length; index++) {
+      const document = candidates[index]!;
+      const word = bits[document >>> 5]!;
+      const bit = 1 << (document & 31);
+      if ((word & bit) === 0) continue;
+      const frequency = frequencies[ranks[document >>> 5]! + popcount(word & (bit - 1))]!;
+      const pseudo = pseudoFrequency(field, frequency, norms[2 * index]!, norms[2 * index + 1]!);
+      if (pseudo !== 0) scores[index]! += (multiplier * pseudo) / (pseudo + k1);
+    }
+  }
+
+  /**
+   * Adds a sparse term's score to the documents in `sparse` holding it, and marks every document
+   * holding it in the field in `touchedBits`, for the total.
+   */
+  private addToCandidates(term: ScoredTerm, field: number): void {
+    const { list, multiplier } = term;
+    if (this.postingDocuments.length < list.count) {
+      const size = Math.min(list.count * 2, this.documents);
+      this.postingDocuments = new Int32Array(size);
+      this.postingScores = new Float64Array(size);
+    }
+    const postings = this.postingDocuments;
+    list.decodeDocuments(postings);
+    const { k1 } = BM25F;
+    const { lengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage, touchedBits: touched } = this;
+    const { documents: candidates, scores, length } = this.sparse;
+    const frequencies = list.frequencies;
+    let candidate = 0;
+    for (let index = 0; index < list.count; index++) {
+      const document = postings[index]!;
+      const frequency = frequencies[index]!;
+      if (pseudoFrequency(field, frequency, 1, 1) === 0) continue;
+      touched[document >>> 5]! |= 1 << (document & 31);
+      while (candidate < length && candidates[candidate]! < document) candidate++;
+      if (candidate < length && candidates[candidate] === document) {
+        const pseudo = pseudoFrequency(
+          field,
+          frequency,
+          normOf(titleNorms, lengths[2 * document]!, titleAverage),
+          normOf(textNorms, lengths[2 * document + 1]!, textAverage),
+        );
+        scores[candidate]! += (multiplier * pseudo) / (pseudo + k1);
+      }
+    }
   }
 
   /**
@@ -546,6 +698,8 @@ export class TextIndex {
     if (bounds === undefined || this.boundSlack(bounds) > MAX_BOUND_SLACK) {
       bounds = {
         saturation: new Float32Array(blocks),
+        highest: 0,
+        documentsInField: 0,
         bits: field === 0 ? null : new Uint32Array(words),
         documents: 0,
         titleAverage: this.normTitleAverage,
@@ -560,6 +714,8 @@ export class TextIndex {
     const { k1 } = BM25F;
     const { lengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
     const { saturation, bits } = bounds;
+    let highest = bounds.highest;
+    let documentsInField = bounds.documentsInField;
     list.forEachFrom(bounds.documents, (document, frequency) => {
       const pseudo = pseudoFrequency(
         field,
@@ -568,12 +724,18 @@ export class TextIndex {
         normOf(textNorms, lengths[2 * document + 1]!, textAverage),
       );
       if (pseudo === 0) return;
-      if (bits !== null) bits[document >>> 5]! |= 1 << (document & 31);
+      if (bits !== null) {
+        bits[document >>> 5]! |= 1 << (document & 31);
+        documentsInField++;
+      }
       // Rounded up to the next float32, so the bound never falls below the float64 score.
       const value = Math.fround((pseudo / (pseudo + k1)) * (1 + 1e-6));
       const block = document >>> BLOCK_SHIFT;
       if (value > saturation[block]!) saturation[block] = value;
+      if (value > highest) highest = value;
     });
+    bounds.highest = highest;
+    bounds.documentsInField = documentsInField;
     bounds.documents = this.documents;
     bounds.titleAverage = Math.min(bounds.titleAverage, titleAverage);
     bounds.textAverage = Math.min(bounds.textAverage, textAverage);
@@ -677,6 +839,21 @@ function grow<T extends Float64Array | Float32Array | Uint32Array>(array: T, siz
   const grown = new (array.constructor as new (size: number) => T)(size);
   grown.set(array);
   return grown;
+}
+
+/** The documents in any of `bitmaps` or in `extra`, less those in `exclusion`, over the first `words` words. */
+function unionCount(bitmaps: Uint32Array[], extra: Uint32Array | null, exclusion: Uint32Array | null, words: number): number {
+  const bits0 = bitmaps[0] ?? null;
+  const bits1 = bitmaps[1] ?? null;
+  const rest = bitmaps.slice(2);
+  let total = 0;
+  for (let word = 0; word < words; word++) {
+    let union = (extra === null ? 0 : extra[word]!) | (bits0 === null ? 0 : bits0[word]!) | (bits1 === null ? 0 : bits1[word]!);
+    for (const bits of rest) union |= bits[word]!;
+    if (exclusion !== null) union &= ~exclusion[word]!;
+    total += popcount(union);
+  }
+  return total;
 }
 
 /**

@@ -242,6 +242,48 @@ describe('TextIndex', () => {
     assert.deepEqual(result.hits.map((hit) => hit.rowid), [1]);
   });
 
+  it('ranks and counts exactly when the documents of rare terms are scored first and the others looked up', () => {
+    // Terms 1-4 are dense, 10-17 sparse but too common to be rare (about 190 documents of 6,400),
+    // 20-59 rare (25-75 documents): queries mix them, in every field, with filters and deletions.
+    const next = random(71);
+    const occurrences = (share: number) => (next() < share ? 1 + Math.floor(next() * 3) : 0);
+    const documents: PlainDocument[] = Array.from({ length: 6400 }, (_, number) => {
+      const title = new Map<number, number>();
+      const text = new Map<number, number>();
+      const terms: Array<[number, number]> = [
+        ...[1, 2, 3, 4].map((termId): [number, number] => [termId, 0.2 + 0.1 * termId]),
+        ...Array.from({ length: 8 }, (_, i): [number, number] => [10 + i, 0.03]),
+        ...Array.from({ length: 40 }, (_, i): [number, number] => [20 + i, 0.004 + 0.0002 * i]),
+      ];
+      for (const [termId, share] of terms) {
+        const count = occurrences(share);
+        if (count === 0) continue;
+        if (next() < 0.3) title.set(termId, 1);
+        if (next() < 0.85 || !title.has(termId)) text.set(termId, count);
+      }
+      return { rowid: 2 * number + 1, title, text, titleLength: 2 + Math.floor(next() * 8), textLength: 20 + Math.floor(next() * 200) };
+    });
+    const indexes = [0, 0.05].map((deletedShare) => indexWithDeletionsAndFilter(documents, next, deletedShare, (number) => number % 5 !== 2));
+    const pick = (from: number, count: number) => from + Math.floor(next() * count);
+    for (let round = 0; round < 160; round++) {
+      const { index, deleted, filter, allowed } = indexes[Math.floor(round / 4) % 2]!;
+      const field = FIELDS[round % FIELDS.length]!;
+      const filtered = round % 8 >= 4;
+      const terms = new Set([pick(20, 40)]);
+      if (next() < 0.4) terms.add(pick(20, 40));
+      for (let i = Math.floor(next() * 3); i > 0; i--) terms.add(pick(1, 4));
+      if (next() < 0.5 || terms.size === 1) terms.add(pick(10, 8));
+      const topK = 1 + Math.floor(next() * 10);
+      const expected = exhaustive(documents, deleted, [...terms], (rowid) => !filtered || allowed.has(rowid), field);
+      const result = index.search({ terms: [...terms], field, filter: filtered ? filter : null, topK });
+      const label = `round ${round}, ${field}, terms ${[...terms]}, ${deleted.size} deleted, ${filtered ? 'filtered' : 'unfiltered'}`;
+      assert.equal(result.total, expected.length, `${label}: total`);
+      const got = result.hits.slice(0, topK);
+      assert.deepEqual(got.map((hit) => hit.rowid), expected.slice(0, topK).map((hit) => hit.rowid), `${label}: ranking`);
+      got.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-6 * expected[position]!.score));
+    }
+  });
+
   it('finds a document whose score rose with the average length, past the bounds computed before', () => {
     // Term 1 is in every document once. The first documents are short, so they rank first; when long
     // documents arrive, the average grows and their scores with it, above those of the shorter
