@@ -134,6 +134,7 @@ export class TextIndex {
   /** For searchFromRareTerms: per candidate, what dense terms add, and its title and text norms. */
   private candidateDenseScores = new Float64Array(0);
   private candidateNorms = new Float64Array(0);
+  private selected = new Int32Array(0);
   private readonly sparse = new SparseScores();
   private decoder = new BatchDecoder();
 
@@ -288,12 +289,12 @@ export class TextIndex {
     const dense = others.filter((term) => term.list.dense).sort((a, b) => b.multiplier - a.multiplier);
     const common = others.filter((term) => !term.list.dense);
     const fieldBounds = dense.map((term) => this.fieldBounds(term.list, field));
-    let othersHighest = 0;
-    dense.forEach((term, position) => (othersHighest += term.multiplier * this.boundSlack(fieldBounds[position]!) * fieldBounds[position]!.highest));
+    let denseHighest = 0;
+    dense.forEach((term, position) => (denseHighest += term.multiplier * this.boundSlack(fieldBounds[position]!) * fieldBounds[position]!.highest));
+    let othersHighest = denseHighest;
     for (const term of common) othersHighest += term.multiplier;
     const touched = this.touchedBits;
     for (const term of common) this.addToCandidates(term, field);
-    const denseScores = this.candidateScores(length);
     const bitmaps = dense.map((term, position) => fieldBounds[position]!.bits ?? term.list.bits!);
     // Candidates are counted here, or with the sparse terms' documents when there are any.
     let outsideDense = 0;
@@ -307,9 +308,13 @@ export class TextIndex {
     } else {
       for (let index = 0; index < length; index++) touched[candidates[index]! >>> 5]! |= 1 << (candidates[index]! & 31);
     }
-    for (const term of dense) this.addDenseToCandidates(term, field, denseScores, length);
+    // The k-th best score without the dense terms is a bar no document below it can clear with
+    // less than what they can add at most: those are not looked up.
+    const selected = this.selectCandidates(kthHighest(sparseScores, length, topK) - denseHighest, length);
+    const denseScores = this.candidateScores(selected);
+    for (const term of dense) this.addDenseToCandidates(term, field, denseScores, selected);
     const best = new TopScores(topK);
-    for (let index = 0; index < length; index++) best.offer(candidates[index]!, denseScores[index]! + sparseScores[index]!);
+    for (const index of selected) best.offer(candidates[index]!, denseScores[index]! + sparseScores[index]!);
     if (!(best.threshold > othersHighest)) {
       if (common.length > 0) touched.fill(0);
       return undefined;
@@ -318,34 +323,45 @@ export class TextIndex {
     if (common.length === 0 && dense.length === 1 && exclusion === null) {
       total = (fieldBounds[0]!.bits === null ? dense[0]!.list.count : fieldBounds[0]!.documentsInField) + outsideDense;
     } else {
-      total = outsideDense + unionCount(bitmaps, common.length > 0 ? touched : null, exclusion, (this.documents + 31) >>> 5);
+      total = outsideDense + unionCount(bitmaps, common.length > 0 ? touched : null, exclusion, (this.documents + 31) >>> 5, this.blockUnions);
       if (common.length > 0) touched.fill(0);
     }
     return { total, hits: best.hits().map(({ document, score }) => ({ document, rowid: this.rowids[document]!, score })) };
   }
 
   /**
-   * A zeroed score per candidate (the first `length` documents in `sparse`), kept from search to
-   * search; and each candidate's norms into `candidateNorms`, read once for every term looked up.
+   * A zeroed score per candidate (by position in `sparse`) for the `selected` ones, kept from search
+   * to search; and their norms into `candidateNorms`, read once for every term looked up.
    */
-  private candidateScores(length: number): Float64Array {
-    if (this.candidateDenseScores.length < length) {
-      this.candidateDenseScores = new Float64Array(Math.min(2 * length, this.documents));
+  private candidateScores(selected: Int32Array): Float64Array {
+    if (this.candidateDenseScores.length < this.sparse.length) {
+      this.candidateDenseScores = new Float64Array(Math.min(2 * this.sparse.length, this.documents));
       this.candidateNorms = new Float64Array(2 * this.candidateDenseScores.length);
     }
-    this.candidateDenseScores.fill(0, 0, length);
     const { lengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage, candidateNorms: norms } = this;
+    const scores = this.candidateDenseScores;
     const candidates = this.sparse.documents;
-    for (let index = 0; index < length; index++) {
+    for (const index of selected) {
       const document = candidates[index]!;
+      scores[index] = 0;
       norms[2 * index] = normOf(titleNorms, lengths[2 * document]!, titleAverage);
       norms[2 * index + 1] = normOf(textNorms, lengths[2 * document + 1]!, textAverage);
     }
-    return this.candidateDenseScores;
+    return scores;
   }
 
-  /** Adds a dense term's score to the first `length` candidates' `scores`, with their norms in `candidateNorms`. */
-  private addDenseToCandidates(term: ScoredTerm, field: number, scores: Float64Array, length: number): void {
+  /** The positions in `sparse` of the first `length` candidates whose score there reaches `bar`. */
+  private selectCandidates(bar: number, length: number): Int32Array {
+    if (this.selected.length < length) this.selected = new Int32Array(Math.min(2 * length, this.documents));
+    const { selected } = this;
+    const scores = this.sparse.scores;
+    let count = 0;
+    for (let index = 0; index < length; index++) if (scores[index]! >= bar) selected[count++] = index;
+    return selected.subarray(0, count);
+  }
+
+  /** Adds a dense term's score to the `selected` candidates' `scores`, with their norms in `candidateNorms`. */
+  private addDenseToCandidates(term: ScoredTerm, field: number, scores: Float64Array, selected: Int32Array): void {
     const { k1 } = BM25F;
     const { list, multiplier } = term;
     const bits = list.bits!;
@@ -353,7 +369,7 @@ export class TextIndex {
     const frequencies = list.frequencies;
     const { candidateNorms: norms } = this;
     const candidates = this.sparse.documents;
-    for (let index = 0; index < length; index++) {
+    for (const index of selected) {
       const document = candidates[index]!;
       const word = bits[document >>> 5]!;
       const bit = 1 << (document & 31);
@@ -841,19 +857,52 @@ function grow<T extends Float64Array | Float32Array | Uint32Array>(array: T, siz
   return grown;
 }
 
-/** The documents in any of `bitmaps` or in `extra`, less those in `exclusion`, over the first `words` words. */
-function unionCount(bitmaps: Uint32Array[], extra: Uint32Array | null, exclusion: Uint32Array | null, words: number): number {
-  const bits0 = bitmaps[0] ?? null;
-  const bits1 = bitmaps[1] ?? null;
-  const rest = bitmaps.slice(2);
+/**
+ * The documents in any of `bitmaps` or in `extra`, less those in `exclusion`, over the first
+ * `words` words. Beyond two bitmaps, the first ones' union goes into `scratch`, two a pass.
+ */
+function unionCount(bitmaps: Uint32Array[], extra: Uint32Array | null, exclusion: Uint32Array | null, words: number, scratch: Uint32Array): number {
+  let unions = extra;
+  let start = 0;
+  for (; bitmaps.length - start > 2; start += 2) {
+    const bits0 = bitmaps[start]!;
+    const bits1 = bitmaps[start + 1]!;
+    if (unions === null) for (let word = 0; word < words; word++) scratch[word] = bits0[word]! | bits1[word]!;
+    else for (let word = 0; word < words; word++) scratch[word] = unions[word]! | bits0[word]! | bits1[word]!;
+    unions = scratch;
+  }
+  const bits0 = bitmaps[start] ?? null;
+  const bits1 = bitmaps[start + 1] ?? null;
   let total = 0;
   for (let word = 0; word < words; word++) {
-    let union = (extra === null ? 0 : extra[word]!) | (bits0 === null ? 0 : bits0[word]!) | (bits1 === null ? 0 : bits1[word]!);
-    for (const bits of rest) union |= bits[word]!;
+    let union = (unions === null ? 0 : unions[word]!) | (bits0 === null ? 0 : bits0[word]!) | (bits1 === null ? 0 : bits1[word]!);
     if (exclusion !== null) union &= ~exclusion[word]!;
     total += popcount(union);
   }
   return total;
+}
+
+/** The k-th highest of the first `length` scores (k <= length), with a heap of k. */
+function kthHighest(scores: Float64Array, length: number, k: number): number {
+  const heap = new Float64Array(k);
+  for (let index = 0; index < k; index++) heap[index] = scores[index]!;
+  heap.sort();
+  for (let index = k; index < length; index++) {
+    const score = scores[index]!;
+    if (score <= heap[0]!) continue;
+    let position = 0;
+    for (;;) {
+      const left = 2 * position + 1;
+      if (left >= k) break;
+      const right = left + 1;
+      const child = right < k && heap[right]! < heap[left]! ? right : left;
+      if (heap[child]! >= score) break;
+      heap[position] = heap[child]!;
+      position = child;
+    }
+    heap[position] = score;
+  }
+  return heap[0]!;
 }
 
 /**

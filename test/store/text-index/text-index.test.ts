@@ -271,7 +271,7 @@ describe('TextIndex', () => {
       const filtered = round % 8 >= 4;
       const terms = new Set([pick(20, 40)]);
       if (next() < 0.4) terms.add(pick(20, 40));
-      for (let i = Math.floor(next() * 3); i > 0; i--) terms.add(pick(1, 4));
+      for (let i = Math.floor(next() * 6); i > 0; i--) terms.add(pick(1, 4));
       if (next() < 0.5 || terms.size === 1) terms.add(pick(10, 8));
       const topK = 1 + Math.floor(next() * 10);
       const expected = exhaustive(documents, deleted, [...terms], (rowid) => !filtered || allowed.has(rowid), field);
