@@ -43,6 +43,7 @@ const KEY_COLUMNS = 'id, name, status, balance, created_at, rate_limit';
 const KEY_CACHE_LIMIT = 100_000;
 const MULTI_ROW_CHUNK = 64;
 const OUTCOME_FLUSH_MS = 50;
+const OUTCOME_RETRY_MS = 1000;
 
 function toKey(row: KeyRow | undefined): KeyRecord | undefined {
   return row && { id: row.id, name: row.name, status: row.status, balance: row.balance, createdAt: row.created_at, rateLimit: row.rate_limit };
@@ -180,8 +181,7 @@ export class SqliteStore implements Store {
    * and exactly that many requests are charged. The charges are appended in multi-row inserts.
    */
   private runDebits(jobs: DebitJob[]): DebitResult[] {
-    const run = this.ledger.transaction(() => {
-      this.writeOutcomes();
+    const debitAll = (): DebitResult[] => {
       const at = new Date().toISOString();
       const results = new Array<DebitResult>(jobs.length);
       const byKey = positionsByKey(jobs);
@@ -212,9 +212,9 @@ export class SqliteStore implements Store {
         }
       }
       return results;
-    });
+    };
     try {
-      return run.immediate();
+      return this.withOutcomes(debitAll);
     } catch (error) {
       this.keyCache.clear();
       throw error;
@@ -223,20 +223,46 @@ export class SqliteStore implements Store {
 
   recordOutcome(chargeId: number, status: number): void {
     this.pendingOutcomes.push([chargeId, status]);
-    if (!this.outcomeFlushScheduled) {
-      this.outcomeFlushScheduled = true;
-      // Under load the next debit batch writes these; the timer covers a quiet moment.
-      setTimeout(() => {
-        this.outcomeFlushScheduled = false;
-        if (this.pendingOutcomes.length > 0 && this.ledger.open) this.ledger.transaction(() => this.writeOutcomes()).immediate();
-      }, OUTCOME_FLUSH_MS).unref();
+    this.scheduleOutcomeFlush(OUTCOME_FLUSH_MS);
+  }
+
+  /** Under load the next debit batch writes the outcomes; this timer covers a quiet moment. */
+  private scheduleOutcomeFlush(delay: number): void {
+    if (this.outcomeFlushScheduled) return;
+    this.outcomeFlushScheduled = true;
+    setTimeout(() => {
+      this.outcomeFlushScheduled = false;
+      if (this.pendingOutcomes.length === 0 || !this.ledger.open) return;
+      try {
+        this.withOutcomes(() => undefined);
+      } catch {
+        // The ledger cannot be written (a full disk, say): the outcomes wait for the next try.
+        this.scheduleOutcomeFlush(OUTCOME_RETRY_MS);
+      }
+    }, delay).unref();
+  }
+
+  /**
+   * Runs `work` in an immediate ledger transaction that first writes the pending outcomes; if the
+   * transaction fails, they stay pending.
+   */
+  private withOutcomes<T>(work: () => T): T {
+    const outcomes = this.pendingOutcomes;
+    this.pendingOutcomes = [];
+    try {
+      return this.ledger.transaction(() => {
+        this.writeOutcomes(outcomes);
+        return work();
+      }).immediate();
+    } catch (error) {
+      this.pendingOutcomes = outcomes.concat(this.pendingOutcomes);
+      throw error;
     }
   }
 
-  private writeOutcomes(): void {
+  private writeOutcomes(pending: Array<[number, number]>): void {
     // First outcome per charge wins, as a later batch's "IS NULL" guard would ensure.
-    const outcomes = [...new Map(this.pendingOutcomes.reverse()).entries()];
-    this.pendingOutcomes = [];
+    const outcomes = [...new Map([...pending].reverse()).entries()];
     for (const chunk of this.inChunks(outcomes)) {
       this.multiRow(
         'UPDATE charges SET outcome_status = outcome.column2 FROM (VALUES ',
@@ -346,7 +372,7 @@ export class SqliteStore implements Store {
     await this.corpusCheckpoints?.close();
     this.ledgerWrites.close();
     this.debits.flush();
-    if (this.pendingOutcomes.length > 0) this.ledger.transaction(() => this.writeOutcomes()).immediate();
+    if (this.pendingOutcomes.length > 0) this.withOutcomes(() => undefined);
     this.ledger.close();
     this.corpus.close();
   }

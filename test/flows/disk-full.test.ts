@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { auditLedger } from '../../src/cli/commands/audit.js';
-import { KeyAdmin } from '../../src/services/keys.js';
+import { hashApiKey, KeyAdmin } from '../../src/services/keys.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { spawnServer } from './child-server.js';
 
@@ -50,6 +50,34 @@ const tiny = mountTinyFilesystem();
 describe('disk full under the data folder', { skip: typeof tiny === 'string' ? tiny : false }, () => {
   const fs = tiny as { path: string; unmount: () => void };
   after(() => fs.unmount());
+
+  it('keeps request outcomes that cannot be written while full, and writes them once space returns', async () => {
+    const dataDir = join(fs.path, 'outcomes');
+    mkdirSync(dataDir);
+    const store = new SqliteStore(dataDir);
+    try {
+      const created = await new KeyAdmin(store).create(100, 'outcomes');
+      const charges = [];
+      for (let i = 0; i < 3; i++) charges.push(await store.debit(hashApiKey(created.key), '/query'));
+      const filler = fill(fs.path);
+      let refused: unknown;
+      // Charges of a full ledger fail; the outcomes recorded meanwhile must outlive the failures.
+      for (let i = 0; i < 200 && refused === undefined; i++) await store.debit(hashApiKey(created.key), '/query').catch((error: unknown) => (refused = error));
+      assert.ok(refused, 'the full disk was noticed');
+      for (const charge of charges) if (charge.outcome === 'charged') store.recordOutcome(charge.chargeId, 200);
+      // The flush timer fires into the full disk: it must neither throw (an uncaught error would
+      // end this process) nor drop the outcomes.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      rmSync(filler);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const listed = await store.listCharges(created.record.id, 1000);
+      const recorded = listed.filter((charge) => charges.some((made) => made.outcome === 'charged' && made.chargeId === charge.id));
+      assert.equal(recorded.length, 3);
+      assert.deepEqual(recorded.map((charge) => charge.outcomeStatus), [200, 200, 200]);
+    } finally {
+      await store.close();
+    }
+  });
 
   it('answers clean 503 envelopes while full, recovers when space returns, and the ledger stays exact', async () => {
     const STARTING = 1_000_000;
