@@ -37,4 +37,11 @@ export async function terminateConnections(name: string): Promise<number> {
   });
 }
 
+/** Refuses new connections to the database and ends those open, until `restore()`: PostgreSQL away. */
+export async function refuseConnections(name: string): Promise<{ restore: () => Promise<void> }> {
+  await admin((client) => client.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`));
+  await terminateConnections(name);
+  return { restore: () => admin((client) => client.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`)).then(() => undefined) };
+}
+
 export const PG_TEST_OPTIONS = { poolMax: 10, connectTimeoutMs: 2000, statementTimeoutMs: 5000, replicaPollMs: 50 };

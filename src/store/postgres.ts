@@ -54,6 +54,7 @@ const DOCUMENT_WRITE_LOCK = 7_204_311_902;
 const INGEST_BATCH = 500;
 const REPLICA_BATCH = 5000;
 const OUTCOME_FLUSH_MS = 50;
+const OUTCOME_RETRY_MS = 1000;
 /**
  * Debit statements in flight at once. One: debits arriving while it runs wait and go together in
  * the next, so batches grow with load and PostgreSQL runs fewer, larger statements. Measured on 2
@@ -325,15 +326,20 @@ export class PostgresStore implements Store {
 
   private async flushOutcomes(): Promise<void> {
     this.outcomeTimer = undefined;
-    // First outcome per charge wins, as the "IS NULL" guard ensures across flushes.
-    const outcomes = [...new Map(this.pendingOutcomes.reverse()).entries()];
+    const pending = this.pendingOutcomes;
     this.pendingOutcomes = [];
-    if (outcomes.length === 0) return;
+    if (pending.length === 0) return;
+    // First outcome per charge wins, as the "IS NULL" guard ensures across flushes.
+    const outcomes = [...new Map([...pending].reverse()).entries()];
     await this.query(
       `UPDATE charges SET outcome_status = outcome.status FROM unnest($1::bigint[], $2::integer[]) AS outcome(id, status)
        WHERE charges.id = outcome.id AND charges.outcome_status IS NULL`,
       [outcomes.map(([id]) => id), outcomes.map(([, status]) => status)],
-    ).catch(() => undefined);
+    ).catch(() => {
+      // PostgreSQL is away: the outcomes wait for the next try.
+      this.pendingOutcomes = pending.concat(this.pendingOutcomes);
+      if (!this.closed) this.outcomeTimer ??= setTimeout(() => void this.flushOutcomes(), OUTCOME_RETRY_MS).unref();
+    });
   }
 
   async listCharges(keyId: string, limit = 100): Promise<ChargeRecord[]> {

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { hashApiKey, KeyAdmin } from '../../src/services/keys.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import type { DebitResult } from '../../src/store/store.js';
-import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES } from '../pg.js';
+import { createTestDatabase, PG_TEST_OPTIONS, refuseConnections, SKIP_POSTGRES } from '../pg.js';
 import { storeContract } from './store-contract.js';
 
 if (SKIP_POSTGRES) {
@@ -48,6 +48,27 @@ if (SKIP_POSTGRES) {
         }
       } finally {
         await Promise.all(stores.map((store) => store.close()));
+        await database.drop();
+      }
+    });
+
+    it('keeps request outcomes that cannot be written while PostgreSQL is away, and writes them once it is back', async () => {
+      const database = await createTestDatabase();
+      const store = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
+      try {
+        const key = await new KeyAdmin(store).create(10, 'outcomes');
+        const charges: DebitResult[] = [];
+        for (let i = 0; i < 3; i++) charges.push(await store.debit(hashApiKey(key.key), '/query'));
+        const away = await refuseConnections(database.name);
+        for (const charge of charges) if (charge.outcome === 'charged') store.recordOutcome(charge.chargeId, 200);
+        // The flush runs into the refused connections.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await away.restore();
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        const listed = await store.listCharges(key.record.id);
+        assert.deepEqual(listed.map((charge) => charge.outcomeStatus), [200, 200, 200]);
+      } finally {
+        await store.close();
         await database.drop();
       }
     });
