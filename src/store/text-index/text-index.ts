@@ -286,19 +286,20 @@ export class TextIndex {
     for (const term of rare) this.scoreWhole(term, field, exclusion);
     const { documents: candidates, scores: sparseScores, length } = this.sparse;
     if (length < topK) return undefined;
+    // Dense terms summed in the order scoreBlocks sums them, rarest first.
     const dense = others.filter((term) => term.list.dense).sort((a, b) => b.multiplier - a.multiplier);
-    const common = others.filter((term) => !term.list.dense);
+    const commoner = others.filter((term) => !term.list.dense);
     const fieldBounds = dense.map((term) => this.fieldBounds(term.list, field));
     let denseHighest = 0;
     dense.forEach((term, position) => (denseHighest += term.multiplier * this.boundSlack(fieldBounds[position]!) * fieldBounds[position]!.highest));
     let othersHighest = denseHighest;
-    for (const term of common) othersHighest += term.multiplier;
+    for (const term of commoner) othersHighest += term.multiplier;
     const touched = this.touchedBits;
-    for (const term of common) this.addToCandidates(term, field);
+    for (const term of commoner) this.addSparseToCandidates(term, field);
     const bitmaps = dense.map((term, position) => fieldBounds[position]!.bits ?? term.list.bits!);
-    // Candidates are counted here, or with the sparse terms' documents when there are any.
+    // Candidates are counted here, or with the commoner sparse terms' documents when there are any.
     let outsideDense = 0;
-    if (common.length === 0) {
+    if (commoner.length === 0) {
       for (let index = 0; index < length; index++) {
         const document = candidates[index]!;
         let inDense = 0;
@@ -316,15 +317,15 @@ export class TextIndex {
     const best = new TopScores(topK);
     for (const index of selected) best.offer(candidates[index]!, denseScores[index]! + sparseScores[index]!);
     if (!(best.threshold > othersHighest)) {
-      if (common.length > 0) touched.fill(0);
+      if (commoner.length > 0) touched.fill(0);
       return undefined;
     }
     let total: number;
-    if (common.length === 0 && dense.length === 1 && exclusion === null) {
+    if (commoner.length === 0 && dense.length === 1 && exclusion === null) {
       total = (fieldBounds[0]!.bits === null ? dense[0]!.list.count : fieldBounds[0]!.documentsInField) + outsideDense;
     } else {
-      total = outsideDense + unionCount(bitmaps, common.length > 0 ? touched : null, exclusion, (this.documents + 31) >>> 5, this.blockUnions);
-      if (common.length > 0) touched.fill(0);
+      total = outsideDense + unionCount(bitmaps, commoner.length > 0 ? touched : null, exclusion, (this.documents + 31) >>> 5, this.blockUnions);
+      if (commoner.length > 0) touched.fill(0);
     }
     return { total, hits: best.hits().map(({ document, score }) => ({ document, rowid: this.rowids[document]!, score })) };
   }
@@ -381,10 +382,10 @@ export class TextIndex {
   }
 
   /**
-   * Adds a sparse term's score to the documents in `sparse` holding it, and marks every document
-   * holding it in the field in `touchedBits`, for the total.
+   * Adds a sparse term's score to the documents in `sparse` holding it (decoding its documents, not
+   * scoring them), and marks every document holding it in the field in `touchedBits`, for the total.
    */
-  private addToCandidates(term: ScoredTerm, field: number): void {
+  private addSparseToCandidates(term: ScoredTerm, field: number): void {
     const { list, multiplier } = term;
     if (this.postingDocuments.length < list.count) {
       const size = Math.min(list.count * 2, this.documents);
