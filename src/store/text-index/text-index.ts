@@ -262,6 +262,8 @@ export class TextIndex {
     if (dense.length === 0) {
       total = sparse.length;
       this.offerSparse(best);
+    } else if (terms.length === 1) {
+      total = this.scoreOneDenseTerm(dense[0]!, field, exclusion, best);
     } else {
       this.indexSparseByBlock();
       total = this.scoreBlocks(dense, field, exclusion, best);
@@ -515,6 +517,56 @@ export class TextIndex {
       const document = documents[index]!;
       touchedBits[document >>> 5] = 0;
       sparseBounds[document >>> BLOCK_SHIFT] = 0;
+    }
+  }
+
+  /**
+   * A search of one dense term: its block maxima alone are the bounds, so there is nothing to sum
+   * and, without exclusions, the total is known. The blocks with the highest maxima are scored
+   * first, then every other block whose maximum can still reach the bar; returns the total.
+   */
+  private scoreOneDenseTerm(term: ScoredTerm, field: number, exclusion: Uint32Array | null, best: TopScores): number {
+    const bounds = this.fieldBounds(term.list, field);
+    const { list } = term;
+    const inField = bounds.bits ?? list.bits!;
+    const blocks = (this.documents + 31) >>> 5;
+    let total = 0;
+    if (exclusion === null) total = bounds.bits === null ? list.count : bounds.documentsInField;
+    else for (let word = 0; word < blocks; word++) total += popcount(inField[word]! & ~exclusion[word]!);
+    const { saturation } = bounds;
+    const multiplier = term.multiplier * this.boundSlack(bounds);
+    const firstBlocks = new BestBlocks(FIRST_BLOCKS);
+    for (let block = 0; block < blocks; block++) if (saturation[block]! > firstBlocks.floor) firstBlocks.offer(block, saturation[block]!);
+    const { chosen } = firstBlocks;
+    for (const block of chosen) this.scoreBlockOfOneTerm(term, field, exclusion, block, inField, best);
+    for (let block = 0; block < blocks; block++) {
+      if (multiplier * saturation[block]! < best.threshold || saturation[block] === 0) continue;
+      if (!chosen.includes(block)) this.scoreBlockOfOneTerm(term, field, exclusion, block, inField, best);
+    }
+    return total;
+  }
+
+  /** Offers the documents of one block (one bitmap word) holding the term in the field and not excluded. */
+  private scoreBlockOfOneTerm(term: ScoredTerm, field: number, exclusion: Uint32Array | null, word: number, inField: Uint32Array, best: TopScores): void {
+    const { k1 } = BM25F;
+    const { list, multiplier } = term;
+    const scope = inField[word]! & (exclusion === null ? -1 : ~exclusion[word]!);
+    if (scope === 0) return;
+    const { lengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
+    const frequencies = list.frequencies;
+    let index = list.ranks![word]!;
+    const first = word << 5;
+    for (let remaining = list.bits![word]!; remaining !== 0; remaining ^= remaining & -remaining, index++) {
+      const lowest = remaining & -remaining;
+      if ((lowest & scope) === 0) continue;
+      const document = first + 31 - Math.clz32(lowest);
+      const pseudo = pseudoFrequency(
+        field,
+        frequencies[index]!,
+        normOf(titleNorms, lengths[2 * document]!, titleAverage),
+        normOf(textNorms, lengths[2 * document + 1]!, textAverage),
+      );
+      best.offer(document, (multiplier * pseudo) / (pseudo + k1));
     }
   }
 

@@ -284,6 +284,27 @@ describe('TextIndex', () => {
     }
   });
 
+  it('ranks and counts a search of one common term exactly, in every field, between searches of several', () => {
+    const documents = corpus(6000, 83, 60);
+    const next = random(29);
+    const indexes = [0, 0.08].map((deletedShare) => indexWithDeletionsAndFilter(documents, next, deletedShare, (number) => number % 3 !== 1));
+    for (let round = 0; round < 120; round++) {
+      const { index, deleted, filter, allowed } = indexes[round % 2]!;
+      const field = FIELDS[Math.floor(round / 2) % FIELDS.length]!;
+      const filtered = round % 8 >= 4;
+      // A search of several terms first, which leaves its working memory behind.
+      index.search({ terms: query(next, 60), field, filter: null, topK: 10 });
+      const terms = [1 + Math.floor(next() * 8)];
+      const topK = 1 + Math.floor(next() * 20);
+      const expected = exhaustive(documents, deleted, terms, (rowid) => !filtered || allowed.has(rowid), field);
+      const result = index.search({ terms, field, filter: filtered ? filter : null, topK });
+      const label = `round ${round}, ${field}, term ${terms[0]}, ${deleted.size} deleted, ${filtered ? 'filtered' : 'unfiltered'}`;
+      assert.equal(result.total, expected.length, `${label}: total`);
+      const got = result.hits.slice(0, topK);
+      assert.deepEqual(got.map((hit) => hit.rowid), expected.slice(0, topK).map((hit) => hit.rowid), `${label}: ranking`);
+    }
+  });
+
   it('finds a document whose score rose with the average length, past the bounds computed before', () => {
     // Term 1 is in every document once. The first documents are short, so they rank first; when long
     // documents arrive, the average grows and their scores with it, above those of the shorter
@@ -304,6 +325,38 @@ describe('TextIndex', () => {
     const expected = exhaustive([...first, ...second], new Set(), [1], () => true).slice(0, 3).map((hit) => hit.rowid);
     assert.ok(expected.every((rowid) => rowid <= 5000), 'the short documents that were there first still rank first');
     assert.deepEqual(index.search({ terms: [1], field: 'all', filter: null, topK: 3 }).hits.slice(0, 3).map((hit) => hit.rowid), expected);
+  });
+
+  it('finds a document that overtook another as the average length grew by less than the bounds are recomputed for', () => {
+    // Text only, term 1. Documents Y (once, 21 words) lead document X (twice, 75 words) while the
+    // average is 99; at 100.485 (1.5% more, so the block bounds are kept and scaled) X leads. The 40 Y
+    // documents sit in blocks of their own, so X's block is not among the blocks scored first.
+    const text = (termId: number, count: number, length: number, rowid: number): PlainDocument => ({
+      rowid,
+      title: new Map(),
+      text: new Map([[termId, count]]),
+      titleLength: 1,
+      textLength: length,
+    });
+    const first: PlainDocument[] = [];
+    // 4,959 others, of 99 and 100 words, make the average exactly 99.
+    let longerOthers = 99 * 5000 - 40 * 21 - 75 - 99 * 4959;
+    for (let number = 0; number < 5000; number++) {
+      if (number % 32 === 3 && number < 32 * 40) first.push(text(1, 1, 21, number + 1));
+      else if (number === 4000) first.push(text(1, 2, 75, number + 1));
+      else first.push(text(number % 2 === 0 ? 1 : 2, 1, longerOthers-- > 0 ? 100 : 99, number + 1));
+    }
+    assert.equal(first.reduce((sum, document) => sum + document.textLength, 0), 99 * 5000);
+    const index = new TextIndex();
+    index.add(first.map(encode));
+    assert.equal(index.search({ terms: [1], field: 'all', filter: null, topK: 1 }).hits[0]!.rowid, 4, 'a Y document leads first');
+    const longer = Array.from({ length: 100 }, (_, number) => text(2, 1, number < 74 ? 175 : 174, 10_000 + number));
+    index.add(longer.map(encode));
+    const all = [...first, ...longer];
+    const expected = exhaustive(all, new Set(), [1], () => true);
+    assert.equal(expected[0]!.rowid, 4001, 'X leads once the average has grown');
+    assert.deepEqual(index.search({ terms: [1], field: 'all', filter: null, topK: 1 }).hits.map((hit) => hit.rowid), [4001]);
+    assert.deepEqual(index.search({ terms: [1], field: 'text', filter: null, topK: 1 }).hits.map((hit) => hit.rowid), [4001]);
   });
 
   it('applies filters and deletions to the ranking, the total and the statistics', () => {
