@@ -330,11 +330,13 @@ describe('TextIndex', () => {
   it('finds a document that overtook another as the average length grew by less than the bounds are recomputed for', () => {
     // Text only, term 1. Documents Y (once, 21 words) lead document X (twice, 75 words) while the
     // average is 99; at 100.485 (1.5% more, so the block bounds are kept and scaled) X leads. The 40 Y
-    // documents sit in blocks of their own, so X's block is not among the blocks scored first.
+    // documents sit in blocks of their own, so X's block is not among the blocks scored first. Term 3
+    // is in every document: searched with term 1, it adds almost nothing but takes the search of
+    // several terms.
     const text = (termId: number, count: number, length: number, rowid: number): PlainDocument => ({
       rowid,
       title: new Map(),
-      text: new Map([[termId, count]]),
+      text: new Map([[termId, count], [3, 1]]),
       titleLength: 1,
       textLength: length,
     });
@@ -357,6 +359,8 @@ describe('TextIndex', () => {
     assert.equal(expected[0]!.rowid, 4001, 'X leads once the average has grown');
     assert.deepEqual(index.search({ terms: [1], field: 'all', filter: null, topK: 1 }).hits.map((hit) => hit.rowid), [4001]);
     assert.deepEqual(index.search({ terms: [1], field: 'text', filter: null, topK: 1 }).hits.map((hit) => hit.rowid), [4001]);
+    assert.equal(exhaustive(all, new Set(), [1, 3], () => true)[0]!.rowid, 4001);
+    assert.deepEqual(index.search({ terms: [1, 3], field: 'all', filter: null, topK: 1 }).hits.map((hit) => hit.rowid), [4001]);
   });
 
   it('applies filters and deletions to the ranking, the total and the statistics', () => {
