@@ -621,9 +621,18 @@ export class TextIndex {
       // One bitmap word per block (BLOCK_SHIFT is 5).
       const word = block;
       const first = word << 5;
-      const allowed = exclusion === null ? -1 : ~exclusion[word]!;
+      let allowed = exclusion === null ? -1 : ~exclusion[word]!;
       for (let position = dense.length - 1; position >= 0; position--) {
         remainders[position] = remainders[position + 1]! + boundMultipliers[position]! * saturations[position]![block]!;
+      }
+      // A term whose absence leaves a document below the bar, whatever else it holds, is required:
+      // only documents holding every required term are scored. The bound without a term is a
+      // difference, so it is raised by far more than its rounding: a document exactly at the bar (a
+      // tie) must never be dropped.
+      const blockBound = sparseBounds[block]! + remainders[0]!;
+      const bar = best.threshold - 1e-9 * blockBound;
+      for (let position = 0; position < dense.length; position++) {
+        if (blockBound - boundMultipliers[position]! * saturations[position]![block]! < bar) allowed &= bitmaps[position]![word]!;
       }
       // Documents with a score so far that may still reach the bar, and every document scored.
       const touched = touchedBits[word]!;

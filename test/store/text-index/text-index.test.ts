@@ -174,6 +174,29 @@ describe('TextIndex', () => {
     assert.deepEqual(new Set(result.hits.map((hit) => hit.rowid)), twins);
   });
 
+  it('hands back every tie at the cut whatever the rounding of the bounds beside it', () => {
+    // 200 blocks: in each, one document holding only term 1 (sparse, not rare), all alike, so they
+    // tie; and 20 holding term 2 (dense) as often and in texts as long as the block's number says,
+    // so every block's bound differs. The ties lead; a block's bound less term 2's is a difference
+    // of floating-point numbers, which must not drop a tie.
+    const documents: PlainDocument[] = Array.from({ length: 6400 }, (_, number) => {
+      const block = number >>> 5;
+      const place = number & 31;
+      const text =
+        place === 0 ? new Map([[1, 1]]) : place <= 20 ? new Map([[2, 1 + (block % 3)], [3, 1]]) : new Map([[3, 2]]);
+      const textLength = place === 0 ? 50 : place <= 20 ? 20 + ((block * 7 + place) % 90) : 60;
+      return { rowid: number + 1, title: new Map(), text, titleLength: 1, textLength };
+    });
+    const index = new TextIndex();
+    index.add(documents.map(encode));
+    const expected = exhaustive(documents, new Set(), [1, 2], () => true);
+    const ties = expected.filter((hit) => hit.score === expected[0]!.score);
+    assert.equal(ties.length, 200, 'the documents of term 1 tie at the top');
+    const result = index.search({ terms: [1, 2], field: 'all', filter: null, topK: 3 });
+    assert.equal(result.total, expected.length);
+    assert.deepEqual(new Set(result.hits.map((hit) => hit.rowid)), new Set(ties.map((hit) => hit.rowid)));
+  });
+
   it('stays exact while documents arrive and leave between searches, lengths past the norm table included', () => {
     const documents = corpus(7300, 51, 120);
     documents.forEach((document, number) => {
