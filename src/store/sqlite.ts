@@ -372,8 +372,11 @@ export class SqliteStore implements Store {
     await this.corpusCheckpoints?.close();
     this.ledgerWrites.close();
     this.debits.flush();
-    if (this.pendingOutcomes.length > 0) this.withOutcomes(() => undefined);
-    this.ledger.close();
-    this.corpus.close();
+    try {
+      if (this.pendingOutcomes.length > 0) this.withOutcomes(() => undefined);
+    } finally {
+      this.ledger.close();
+      this.corpus.close();
+    }
   }
 }
