@@ -1,5 +1,6 @@
 import { frequencyByte } from './postings.js';
 import type { IndexedDocument } from './text-index.js';
+import { resized } from './typed-arrays.js';
 
 /** A batch's documents, and their postings in document order as (term, document, frequency). */
 export interface DecodedDocuments {
@@ -90,9 +91,9 @@ export class BatchDecoder {
   private push(termId: number, document: number, frequency: number): void {
     if (this.length === this.terms.length) {
       const size = this.length * 2;
-      this.terms = growTo(this.terms, size);
-      this.documents = growTo(this.documents, size);
-      this.frequencies = growTo(this.frequencies, size);
+      this.terms = resized(this.terms, size);
+      this.documents = resized(this.documents, size);
+      this.frequencies = resized(this.frequencies, size);
     }
     this.terms[this.length] = termId;
     this.documents[this.length] = document;
@@ -112,7 +113,7 @@ export class BatchDecoder {
     const used: number[] = [];
     for (let index = 0; index < length; index++) {
       const termId = terms[index]!;
-      if (termId >= counts.length) counts = this.termCounts = growTo(counts, Math.max(termId + 1, counts.length * 2));
+      if (termId >= counts.length) counts = this.termCounts = resized(counts, Math.max(termId + 1, counts.length * 2));
       if (counts[termId]!++ === 0) used.push(termId);
     }
     used.sort((a, b) => a - b);
@@ -140,10 +141,4 @@ export class BatchDecoder {
       frequencies: sortedFrequencies.subarray(0, length),
     };
   }
-}
-
-function growTo<T extends Int32Array | Uint8Array>(array: T, size: number): T {
-  const grown = new (array.constructor as new (size: number) => T)(size);
-  grown.set(array);
-  return grown;
 }

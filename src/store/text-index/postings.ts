@@ -1,3 +1,4 @@
+import { resized } from './typed-arrays.js';
 /**
  * One term's postings, in increasing document number order, each with a frequency byte: the
  * title frequency (capped at 3) in the top two bits, the text frequency (capped at 63) in the low
@@ -66,7 +67,7 @@ export class PostingList {
   appendRun(documents: Int32Array, frequencies: Uint8Array, start: number, end: number): void {
     const run = end - start;
     const count = this.count;
-    if (count + run > this.frequencies.length) this.frequencies = resize(this.frequencies, Math.max(count * 2, count + run));
+    if (count + run > this.frequencies.length) this.frequencies = resized(this.frequencies, Math.max(count * 2, count + run));
     const ownFrequencies = this.frequencies;
     for (let index = start; index < end; index++) ownFrequencies[count + index - start] = frequencies[index]!;
     if (this.bits) {
@@ -79,7 +80,7 @@ export class PostingList {
         bits[word]! |= 1 << (document & 31);
       }
     } else {
-      if (this.gaps!.length - this.gapBytes < 5 * run) this.gaps = resize(this.gaps!, Math.max(this.gaps!.length * 2, this.gapBytes + 5 * run));
+      if (this.gaps!.length - this.gapBytes < 5 * run) this.gaps = resized(this.gaps!, Math.max(this.gaps!.length * 2, this.gapBytes + 5 * run));
       const gaps = this.gaps!;
       let offset = this.gapBytes;
       let previous = this.lastDocument;
@@ -199,14 +200,14 @@ export class PostingList {
   /** Grows the dense form's bitmaps to `capacity` documents. */
   resizeBitmaps(capacity: number): void {
     if (!this.bits) return;
-    this.bits = resize32(this.bits, capacity >>> 5);
-    this.ranks = resize32(this.ranks!, capacity >>> 5);
+    this.bits = resized(this.bits, capacity >>> 5);
+    this.ranks = resized(this.ranks!, capacity >>> 5);
   }
 
   /** Gives back the growth slack (after a bulk load). */
   trim(): void {
-    this.frequencies = resize(this.frequencies, this.count);
-    if (this.gaps) this.gaps = resize(this.gaps, this.gapBytes);
+    this.frequencies = resized(this.frequencies, this.count);
+    if (this.gaps) this.gaps = resized(this.gaps, this.gapBytes);
   }
 }
 
@@ -214,16 +215,4 @@ export function popcount(value: number): number {
   value -= (value >>> 1) & 0x55555555;
   value = (value & 0x33333333) + ((value >>> 2) & 0x33333333);
   return (Math.imul((value + (value >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-}
-
-function resize(array: Uint8Array, size: number): Uint8Array {
-  const resized = new Uint8Array(size);
-  resized.set(array.length > size ? array.subarray(0, size) : array);
-  return resized;
-}
-
-function resize32(array: Uint32Array, size: number): Uint32Array {
-  const resized = new Uint32Array(size);
-  resized.set(array.length > size ? array.subarray(0, size) : array);
-  return resized;
 }

@@ -1,6 +1,7 @@
 import type { FilterScalar, MetadataValue } from '../store.js';
 import { forEachToken, scanTokens, stemOf, STOPWORDS, tokenText, type TokenSink } from './analysis.js';
 import { TokenTable } from './token-table.js';
+import { resized } from './typed-arrays.js';
 
 /**
  * A document's terms as stored beside it (the forward index): per distinct term, in ascending
@@ -227,7 +228,7 @@ export class DocumentAnalyser {
     let length = 0;
     let previous = 0;
     for (const id of seen) {
-      if (this.output.length - length < 16) this.output = grow(this.output, this.output.length * 2);
+      if (this.output.length - length < 16) this.output = resized(this.output, this.output.length * 2);
       length = writeVarint(this.output, length, id - previous);
       length = writeVarint(this.output, length, Math.min(this.titleCounts[id]!, MAX_STORED_FREQUENCY));
       length = writeVarint(this.output, length, Math.min(this.textCounts[id]!, MAX_STORED_FREQUENCY));
@@ -247,26 +248,14 @@ export class DocumentAnalyser {
   private note(id: number): void {
     if (id >= this.titleCounts.length) {
       const size = Math.max(id + 1, this.titleCounts.length * 2);
-      this.titleCounts = grow32(this.titleCounts, size);
-      this.textCounts = grow32(this.textCounts, size);
+      this.titleCounts = resized(this.titleCounts, size);
+      this.textCounts = resized(this.textCounts, size);
     }
     if (this.titleCounts[id] === 0 && this.textCounts[id] === 0) {
-      if (this.seenCount === this.seen.length) this.seen = grow32(this.seen, this.seen.length * 2);
+      if (this.seenCount === this.seen.length) this.seen = resized(this.seen, this.seen.length * 2);
       this.seen[this.seenCount++] = id;
     }
   }
-}
-
-function grow(array: Uint8Array, size: number): Uint8Array {
-  const grown = new Uint8Array(size);
-  grown.set(array);
-  return grown;
-}
-
-function grow32(array: Uint32Array, size: number): Uint32Array {
-  const grown = new Uint32Array(size);
-  grown.set(array);
-  return grown;
 }
 
 export function writeVarint(bytes: Uint8Array, offset: number, value: number): number {

@@ -1,6 +1,7 @@
 import { BatchDecoder, type DecodedBatch } from './batch-decoder.js';
 import { PostingList, DENSE_FRACTION, DENSE_MINIMUM_DOCUMENTS, popcount, type FieldBounds } from './postings.js';
 import { forEachStoredTerm } from './term-vector.js';
+import { resized } from './typed-arrays.js';
 
 /**
  * BM25F (Robertson and Zaragoza): each field's term frequency is normalised by that field's own
@@ -786,8 +787,8 @@ export class TextIndex {
       };
       list.fieldBounds[field] = bounds;
     } else {
-      if (bounds.saturation.length < blocks) bounds.saturation = grow(bounds.saturation, blocks);
-      if (bounds.bits !== null && bounds.bits.length < words) bounds.bits = grow(bounds.bits, words);
+      if (bounds.saturation.length < blocks) bounds.saturation = resized(bounds.saturation, blocks);
+      if (bounds.bits !== null && bounds.bits.length < words) bounds.bits = resized(bounds.bits, words);
     }
     if (bounds.documents === this.documents) return bounds;
     const { k1 } = BM25F;
@@ -853,9 +854,9 @@ export class TextIndex {
   private ensureCapacity(needed: number): void {
     if (needed <= this.capacity) return;
     const capacity = Math.ceil(Math.max(needed, this.capacity * 1.5, 1024) / 32) * 32;
-    this.rowids = grow(this.rowids, capacity);
-    this.lengths = grow(this.lengths, 2 * capacity);
-    this.deleted = grow(this.deleted, capacity >>> 5);
+    this.rowids = resized(this.rowids, capacity);
+    this.lengths = resized(this.lengths, 2 * capacity);
+    this.deleted = resized(this.deleted, capacity >>> 5);
     this.touchedBits = new Uint32Array(capacity >>> 5);
     this.sparseBounds = new Float64Array((capacity >>> BLOCK_SHIFT) + 1);
     this.sparseStarts = new Int32Array((capacity >>> BLOCK_SHIFT) + 1);
@@ -912,12 +913,6 @@ function normOf(table: Float32Array, length: number, average: number): number {
 function averageRatio(now: number, then: number): number {
   if (then > 0) return now / then;
   return now > 0 ? Infinity : 1;
-}
-
-function grow<T extends Float64Array | Float32Array | Uint32Array>(array: T, size: number): T {
-  const grown = new (array.constructor as new (size: number) => T)(size);
-  grown.set(array);
-  return grown;
 }
 
 /**

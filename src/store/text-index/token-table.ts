@@ -1,3 +1,5 @@
+import { resized } from './typed-arrays.js';
+
 /**
  * Per slot, as 32-bit ints: the token's hash, its id, its length (0: empty), where its characters
  * start in the pool; then the characters themselves when the token is short enough to fit.
@@ -60,11 +62,7 @@ export class TokenTable {
     }
     let offset = 0;
     if (token.length > INLINE_CHARACTERS) {
-      if (this.poolLength + token.length > this.pool.length) {
-        const grown = new Uint8Array(Math.max(this.pool.length * 2, this.poolLength + token.length));
-        grown.set(this.pool);
-        this.pool = grown;
-      }
+      if (this.poolLength + token.length > this.pool.length) this.pool = resized(this.pool, Math.max(this.pool.length * 2, this.poolLength + token.length));
       offset = this.poolLength;
       for (let index = 0; index < token.length; index++) this.pool[offset + index] = token.charCodeAt(index);
       this.poolLength += token.length;
