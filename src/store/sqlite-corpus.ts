@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { releaseAfterNextCollection, releaseFreedMemory } from '../release-memory.js';
 import { ExternalWrites } from './external-writes.js';
 import { loadIndexOnWorker } from './index-loader.js';
 import { openSqlite } from './sqlite-open.js';
@@ -358,7 +359,12 @@ export class SqliteCorpus {
         }
       }
     }
-    if (!this.closed) this.currentIndex();
+    if (this.closed) return;
+    this.currentIndex();
+    // What the load's list growth freed and was collected as it went goes back now; the copies
+    // the final trim left behind, after the next full collection.
+    releaseFreedMemory();
+    releaseAfterNextCollection();
   }
 
   async search(request: SearchRequest): Promise<SearchResult> {
@@ -430,7 +436,10 @@ export class SqliteCorpus {
     }
     // Posting lists grow by doubling; after a load that grew the index by a tenth or more, the
     // slack is given back (a bulk ingest followed while running would otherwise keep up to half).
-    if (index.liveDocuments >= liveBefore * 1.1) index.trim();
+    if (index.liveDocuments >= liveBefore * 1.1) {
+      index.trim();
+      releaseAfterNextCollection();
+    }
     this.serve(index, seen);
   }
 
@@ -528,6 +537,7 @@ export class SqliteCorpus {
       if (seen === undefined) continue;
       index.trim();
       this.serve(index, seen);
+      releaseAfterNextCollection();
       return;
     }
   }

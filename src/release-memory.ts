@@ -1,0 +1,38 @@
+import { createRequire } from 'node:module';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+
+/**
+ * Gives memory the C allocator holds free back to the system: glibc's malloc_trim, through the
+ * addon in native/ (built by `npm install`). The search index is many typed arrays grown by
+ * copying, and glibc keeps what they free resident until asked (at a million documents, about
+ * 230 MiB after a load). Returns whether any was given back; without the addon (it did not
+ * build, or the C library is not glibc) it does nothing.
+ */
+export const releaseFreedMemory: () => boolean = (() => {
+  try {
+    return (createRequire(import.meta.url)('../build/Release/malloc_trim.node') as { trim: () => boolean }).trim;
+  } catch {
+    return () => false;
+  }
+})();
+
+/** After a full collection, array buffers are freed by a sweeper thread: give it this long. */
+const SWEEP_MS = 1000;
+let waitingForCollection: PerformanceObserver | undefined;
+
+/**
+ * Releases freed memory once the next full collection has run: for memory held by garbage, such
+ * as the index a rebuilt one replaced, which is freed only when it is collected.
+ */
+export function releaseAfterNextCollection(): void {
+  if (waitingForCollection) return;
+  const observer = new PerformanceObserver((entries) => {
+    const major = entries.getEntries().some((entry) => ((entry as { detail?: { kind?: number } }).detail)?.kind === constants.NODE_PERFORMANCE_GC_MAJOR);
+    if (!major || waitingForCollection !== observer) return;
+    observer.disconnect();
+    waitingForCollection = undefined;
+    setTimeout(releaseFreedMemory, SWEEP_MS).unref();
+  });
+  waitingForCollection = observer;
+  observer.observe({ entryTypes: ['gc'] });
+}
