@@ -11,6 +11,11 @@ export interface Config {
   pgStatementTimeoutMs: number;
   replicaPollMs: number;
   workers: number;
+  /**
+   * Threads a large corpus's search index is split over (SqliteCorpus, ShardedIndex), so that
+   * searches use that many cores; 1 searches on the event loop.
+   */
+  searchThreads: number;
   faceServiceUrl: string | undefined;
   faceServiceTimeoutMs: number;
   faceBreakerFailures: number;
@@ -100,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pgStatementTimeoutMs: integer(env, 'PG_STATEMENT_TIMEOUT_MS', 5000, 1),
     replicaPollMs: integer(env, 'REPLICA_POLL_MS', 250, 10),
     workers: integer(env, 'WORKERS', 1, 1),
+    searchThreads: integer(env, 'SEARCH_THREADS', 1, 1),
     faceServiceUrl,
     faceServiceTimeoutMs: integer(env, 'FACE_SERVICE_TIMEOUT_MS', 5000, 1),
     faceBreakerFailures: integer(env, 'FACE_BREAKER_FAILURES', 5, 1),

@@ -2,11 +2,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { BATCHES_AHEAD, type IndexLoadMessage, type IndexLoadRequest } from './index-loader.js';
 import { BatchDecoder } from './text-index/batch-decoder.js';
+import { packDocuments, packedBuffers } from './text-index/packed-documents.js';
 import type { IndexedDocument } from './text-index/text-index.js';
 
-// Reads a corpus file's term vectors in one read transaction and posts them decoded, batch by
-// batch, documents numbered from 0 in row id order (see loadIndexOnWorker).
-const { path, batchRows, added } = workerData as IndexLoadRequest;
+// Reads a corpus file's term vectors in one read transaction and posts them batch by batch, in
+// row id order: decoded, documents numbered from 0 (see loadIndexOnWorker), or packed as read
+// (see loadShardedOnWorker).
+const { path, batchRows, added, packed } = workerData as IndexLoadRequest;
 const db = new Database(path, { readonly: true, fileMustExist: true });
 const decoder = new BatchDecoder();
 const EMPTY = new Uint8Array(0);
@@ -14,9 +16,17 @@ let documentsSent = 0;
 let batchesSent = 0;
 
 function send(rows: IndexedDocument[]): void {
+  if (packed) {
+    waitForRoom();
+    const documents = packDocuments(rows);
+    const message: IndexLoadMessage = { kind: 'packed', documents };
+    parentPort!.postMessage(message, packedBuffers(documents));
+    batchesSent++;
+    return;
+  }
   const decoded = decoder.decodeDocuments(rows, documentsSent);
   documentsSent += rows.length;
-  for (let seen = Atomics.load(added, 0); batchesSent - seen >= BATCHES_AHEAD; seen = Atomics.load(added, 0)) Atomics.wait(added, 0, seen);
+  waitForRoom();
   // The decoder's postings are views of buffers it reuses: a message takes copies it can hand over.
   let message: IndexLoadMessage;
   if (Atomics.load(added, 0) === batchesSent) {
@@ -30,6 +40,10 @@ function send(rows: IndexedDocument[]): void {
   const arrays = Object.values(message.kind === 'batch' ? message.batch : message.documents).filter(ArrayBuffer.isView);
   parentPort!.postMessage(message, arrays.map((array) => array.buffer as ArrayBuffer));
   batchesSent++;
+}
+
+function waitForRoom(): void {
+  for (let seen = Atomics.load(added, 0); batchesSent - seen >= BATCHES_AHEAD; seen = Atomics.load(added, 0)) Atomics.wait(added, 0, seen);
 }
 
 const removalsSeen = db.transaction(() => {

@@ -1,5 +1,7 @@
 import { siblingModule, startModuleWorker } from '../worker-thread.js';
 import { BatchDecoder, type DecodedBatch, type DecodedDocuments } from './text-index/batch-decoder.js';
+import type { PackedDocuments } from './text-index/packed-documents.js';
+import type { ShardedIndex } from './text-index/sharded-index.js';
 import { TextIndex } from './text-index/text-index.js';
 
 export interface IndexLoadRequest {
@@ -8,11 +10,14 @@ export interface IndexLoadRequest {
   batchRows: number;
   /** Batches the loading thread has added: the worker stays at most BATCHES_AHEAD in front. */
   added: Int32Array;
+  /** Rows as read, packed (for a ShardedIndex, whose threads decode them), rather than decoded. */
+  packed: boolean;
 }
 
 export type IndexLoadMessage =
   | { kind: 'batch'; batch: DecodedBatch }
   | { kind: 'documents'; documents: DecodedDocuments }
+  | { kind: 'packed'; documents: PackedDocuments }
   | { kind: 'read'; removalsSeen: number };
 
 /** Decoded batches waiting to be added, at most: bounds the memory they hold when the adding thread is the slower one. */
@@ -30,11 +35,30 @@ const WORKER_URL = siblingModule(import.meta.url, 'index-load-worker');
  * there, as with any index.
  */
 export function loadIndexOnWorker(path: string, batchRows: number): Promise<{ index: TextIndex; removalsSeen: number }> {
-  const added = new Int32Array(new SharedArrayBuffer(4));
-  const request: IndexLoadRequest = { path, batchRows, added };
-  const worker = startModuleWorker(WORKER_URL, { workerData: request });
   const index = new TextIndex();
   const decoder = new BatchDecoder();
+  return readOnWorker({ path, batchRows, packed: false }, index, (message) => {
+    if (message.kind !== 'packed') index.addDecoded(message.kind === 'batch' ? message.batch : decoder.group(message.documents));
+  });
+}
+
+/**
+ * Fills an empty ShardedIndex from a corpus file: a worker reads the rows and packs them, this
+ * thread counts their statistics and hands each batch on to a search thread, which decodes it.
+ */
+export function loadShardedOnWorker(path: string, batchRows: number, index: ShardedIndex): Promise<{ index: ShardedIndex; removalsSeen: number }> {
+  return readOnWorker({ path, batchRows, packed: true }, index, (message) => {
+    if (message.kind === 'packed') index.addPacked(message.documents);
+  });
+}
+
+function readOnWorker<Index>(
+  request: Omit<IndexLoadRequest, 'added'>,
+  index: Index,
+  add: (message: Exclude<IndexLoadMessage, { kind: 'read' }>) => void,
+): Promise<{ index: Index; removalsSeen: number }> {
+  const added = new Int32Array(new SharedArrayBuffer(4));
+  const worker = startModuleWorker(WORKER_URL, { workerData: { ...request, added } satisfies IndexLoadRequest });
   return new Promise((resolve, reject) => {
     const fail = (error: Error) => {
       reject(error);
@@ -47,7 +71,7 @@ export function loadIndexOnWorker(path: string, batchRows: number): Promise<{ in
         return;
       }
       try {
-        index.addDecoded(message.kind === 'batch' ? message.batch : decoder.group(message.documents));
+        add(message);
       } catch (error) {
         fail(error as Error);
         return;

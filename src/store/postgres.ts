@@ -6,7 +6,7 @@ import { positionsByKey, refusalFor } from './debit-batch.js';
 import { PostgresFaces } from './postgres-faces.js';
 import { PostgresIdempotency } from './postgres-idempotency.js';
 import { migratePostgres } from './postgres-schema.js';
-import { SqliteCorpus, type DocumentChange } from './sqlite-corpus.js';
+import { INDEX_UPKEEP, SqliteCorpus, type DocumentChange } from './sqlite-corpus.js';
 import {
   StoreUnavailableError,
   type ChargeRecord,
@@ -29,6 +29,8 @@ export interface PostgresOptions {
   statementTimeoutMs: number;
   /** How often the local search replica asks for new document changes. */
   replicaPollMs: number;
+  /** See Config.searchThreads; 1 when not given. */
+  searchThreads?: number;
 }
 
 interface KeyRow {
@@ -462,7 +464,7 @@ export class PostgresStore implements Store {
   private async corpus(): Promise<SqliteCorpus> {
     this.replicaReady ??= (async () => {
       const dir = mkdtempSync(join(tmpdir(), 'metered-search-replica-'));
-      this.replica = { corpus: new SqliteCorpus(dir), dir, seq: 0 };
+      this.replica = { corpus: new SqliteCorpus(dir, { ...INDEX_UPKEEP, searchThreads: this.options.searchThreads ?? 1 }), dir, seq: 0 };
       await this.syncReplica();
       const poll = () => {
         this.replicaTimer = setTimeout(() => {

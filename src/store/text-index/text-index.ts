@@ -30,6 +30,18 @@ export interface IndexQuery {
   topK: number;
 }
 
+/**
+ * The whole corpus's statistics, for an index that holds a share of its documents (see
+ * ShardedIndex): scores are then the ones an index of every document would give.
+ */
+export interface CorpusStatistics {
+  liveDocuments: number;
+  titleTotal: number;
+  textTotal: number;
+  /** Live documents holding each of the query's terms, in the order of `IndexQuery.terms`. */
+  documentFrequencies: number[];
+}
+
 export interface IndexHit {
   document: number;
   rowid: number;
@@ -232,17 +244,30 @@ export class TextIndex {
     return bits;
   }
 
-  search(query: IndexQuery): IndexResult {
+  /** The whole corpus's statistics as far as this index knows: its own, unless it holds a share. */
+  statisticsFor(termIds: number[]): CorpusStatistics {
+    return {
+      liveDocuments: this.live,
+      titleTotal: this.titleTotal,
+      textTotal: this.textTotal,
+      documentFrequencies: termIds.map((termId) => this.lists[termId]?.liveCount ?? 0),
+    };
+  }
+
+  /** Scored with `statistics` when given (this index holding a share of the corpus), else with its own. */
+  search(query: IndexQuery, statistics?: CorpusStatistics): IndexResult {
     if (this.live === 0) return { total: 0, hits: [] };
-    this.updateNorms();
+    const { liveDocuments, titleTotal, textTotal, documentFrequencies } = statistics ?? this.statisticsFor(query.terms);
+    this.updateNorms(titleTotal / liveDocuments, textTotal / liveDocuments);
     const { k1 } = BM25F;
     const terms: ScoredTerm[] = [];
-    for (const termId of query.terms) {
+    query.terms.forEach((termId, position) => {
       const list = this.lists[termId];
-      if (!list || list.liveCount === 0) continue;
-      const idf = Math.log(1 + (this.live - list.liveCount + 0.5) / (list.liveCount + 0.5));
+      if (!list || list.liveCount === 0) return;
+      const frequency = documentFrequencies[position]!;
+      const idf = Math.log(1 + (liveDocuments - frequency + 0.5) / (frequency + 0.5));
       terms.push({ list, multiplier: idf * (k1 + 1) });
-    }
+    });
     if (terms.length === 0) return { total: 0, hits: [] };
     const exclusion = this.exclusionFor(query.filter);
     const field = FIELD_CODES[query.field];
@@ -868,9 +893,7 @@ export class TextIndex {
   }
 
   /** The norm tables, recomputed when the average lengths have moved. */
-  private updateNorms(): void {
-    const titleAverage = this.live === 0 ? 0 : this.titleTotal / this.live;
-    const textAverage = this.live === 0 ? 0 : this.textTotal / this.live;
+  private updateNorms(titleAverage: number, textAverage: number): void {
     if (titleAverage === this.normTitleAverage && textAverage === this.normTextAverage) return;
     this.normTitleAverage = titleAverage;
     this.normTextAverage = textAverage;

@@ -154,6 +154,34 @@ describe('TextIndex', () => {
     }
   });
 
+  it("scores a share of the documents with the whole corpus's statistics as an index of all of them does", () => {
+    const documents = corpus(6000, 17);
+    const whole = new TextIndex();
+    whole.add(documents.map(encode));
+    const shares = [new TextIndex(), new TextIndex(), new TextIndex()];
+    shares.forEach((share, number) => share.add(documents.filter((_, position) => position % 3 === number).map(encode)));
+    const next = random(19);
+    const deleted = new Set<number>();
+    documents.forEach((document, position) => {
+      if (next() >= 0.1) return;
+      deleted.add(document.rowid);
+      whole.remove(document.rowid, encode(document).terms);
+      shares[position % 3]!.remove(document.rowid, encode(document).terms);
+    });
+    for (let round = 0; round < 60; round++) {
+      const terms = query(next, 300);
+      const field = FIELDS[round % FIELDS.length]!;
+      const topK = 1 + Math.floor(next() * 20);
+      const statistics = whole.statisticsFor(terms);
+      const results = shares.map((share) => share.search({ terms, field, filter: null, topK }, statistics));
+      const merged = results.flatMap((result) => result.hits).sort((a, b) => b.score - a.score || a.rowid - b.rowid);
+      const expected = exhaustive(documents, deleted, terms, () => true, field);
+      assert.equal(results.reduce((sum, result) => sum + result.total, 0), expected.length, `round ${round}: total`);
+      assert.deepEqual(merged.slice(0, topK).map((hit) => hit.rowid), expected.slice(0, topK).map((hit) => hit.rowid), `round ${round}: ranking`);
+      merged.slice(0, topK).forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-4 * expected[position]!.score));
+    }
+  });
+
   it('hands back every document tied at the cut, wherever their blocks are', () => {
     const documents = corpus(6000, 41, 40);
     const twins = new Set<number>();

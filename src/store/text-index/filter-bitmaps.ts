@@ -1,0 +1,33 @@
+import type { TextIndex } from './text-index.js';
+
+/**
+ * Filter bitmaps of one index, kept for reuse until it changes: the documents every group of
+ * term ids allows (a document is allowed by a group when it holds any of its terms), as a bitmap
+ * over the index's document numbers. Oldest out past `limit`.
+ */
+export class FilterBitmaps {
+  private readonly cache = new Map<string, Uint32Array>();
+
+  constructor(private readonly limit: number) {}
+
+  /** Null for no groups: nothing is filtered out. */
+  of(index: TextIndex, groups: number[][]): Uint32Array | null {
+    if (groups.length === 0) return null;
+    const key = JSON.stringify(groups);
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    let allowed: Uint32Array | null = null;
+    for (const termIds of groups) {
+      const bits = index.documentsWithAny(termIds);
+      if (allowed) for (let word = 0; word < allowed.length; word++) allowed[word]! &= bits[word]!;
+      else allowed = bits;
+    }
+    if (this.cache.size >= this.limit) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, allowed!);
+    return allowed;
+  }
+
+  clear(): void {
+    this.cache.clear();
+  }
+}

@@ -1,0 +1,132 @@
+import { packDocuments, type PackedDocuments } from './packed-documents.js';
+import type { SearchOutcome, SearchThreads, ThreadQuery } from './search-threads.js';
+import { countStoredTerms } from './term-vector.js';
+import type { IndexedDocument } from './text-index.js';
+import { resized } from './typed-arrays.js';
+
+/**
+ * A search index split over SearchThreads: each batch of documents added goes whole to the next
+ * thread in turn (a bulk load's batches are thousands of documents, so the shares come out even,
+ * and a batch moves without a copy). This side keeps what scoring needs from the whole corpus
+ * (live documents, total lengths, each term's live documents), and per document its row id,
+ * lengths and thread, to take a deleted document's share out again; every search carries those
+ * statistics, so a thread scores its documents as an index of every document would. What it costs
+ * here: 17 bytes a document and 4 a term.
+ */
+export class ShardedIndex {
+  private readonly id: number;
+  private documents = 0;
+  private rowids = new Float64Array(0);
+  private lengths = new Uint32Array(0);
+  private threadOf = new Uint8Array(0);
+  private deleted = new Uint32Array(0);
+  private deletedCount = 0;
+  private live = 0;
+  private titleTotal = 0;
+  private textTotal = 0;
+  private frequencies: Int32Array = new Int32Array(0);
+  private nextThread = 0;
+
+  constructor(private readonly threads: SearchThreads) {
+    this.id = threads.newIndexId();
+  }
+
+  get liveDocuments(): number {
+    return this.live;
+  }
+
+  get deletedDocuments(): number {
+    return this.deletedCount;
+  }
+
+  get highestRowid(): number {
+    return this.documents === 0 ? 0 : this.rowids[this.documents - 1]!;
+  }
+
+  /** Adds documents whose row ids are all above every row id added before. */
+  add(batch: IndexedDocument[]): void {
+    if (batch.length > 0) this.addPacked(packDocuments(batch));
+  }
+
+  /** As add; the arrays are handed over to a thread, unusable here afterwards. */
+  addPacked(packed: PackedDocuments): void {
+    const count = packed.rowids.length;
+    if (count === 0) return;
+    const thread = this.nextThread;
+    this.nextThread = (thread + 1) % this.threads.count;
+    this.ensureCapacity(this.documents + count);
+    this.rowids.set(packed.rowids, this.documents);
+    this.lengths.set(packed.lengths, 2 * this.documents);
+    this.threadOf.fill(thread, this.documents, this.documents + count);
+    let start = 0;
+    for (let position = 0; position < count; position++) {
+      this.titleTotal += packed.lengths[2 * position]!;
+      this.textTotal += packed.lengths[2 * position + 1]!;
+      const end = packed.ends[position]!;
+      this.frequencies = countStoredTerms(packed.vectors, start, end, this.frequencies, 1);
+      start = end;
+    }
+    this.documents += count;
+    this.live += count;
+    this.threads.add(thread, this.id, packed);
+  }
+
+  /** Marks the document with this row id deleted; `terms` is its stored term vector. */
+  remove(rowid: number, terms: Uint8Array): void {
+    const number = this.documentOf(rowid);
+    if (number < 0 || ((this.deleted[number >>> 5]! >>> (number & 31)) & 1) === 1) return;
+    this.deleted[number >>> 5]! |= 1 << (number & 31);
+    this.deletedCount++;
+    this.live--;
+    this.titleTotal -= this.lengths[2 * number]!;
+    this.textTotal -= this.lengths[2 * number + 1]!;
+    this.frequencies = countStoredTerms(terms, 0, terms.length, this.frequencies, -1);
+    this.threads.send(this.threadOf[number]!, { kind: 'remove', index: this.id, rowid, terms });
+  }
+
+  /** Gives back growth slack after a bulk load. */
+  trim(): void {
+    this.rowids = resized(this.rowids, this.documents);
+    this.lengths = resized(this.lengths, 2 * this.documents);
+    this.threadOf = resized(this.threadOf, this.documents);
+    this.deleted = resized(this.deleted, (this.documents + 31) >>> 5);
+    this.threads.sendAll({ kind: 'trim', index: this.id });
+  }
+
+  search(query: ThreadQuery): Promise<SearchOutcome> {
+    if (this.live === 0) return Promise.resolve({ total: 0, hits: [] });
+    return this.threads.search(this.id, query, {
+      liveDocuments: this.live,
+      titleTotal: this.titleTotal,
+      textTotal: this.textTotal,
+      documentFrequencies: query.terms.map((termId) => this.frequencies[termId] ?? 0),
+    });
+  }
+
+  /** Frees its shares on the threads; the index is not used again. */
+  drop(): void {
+    if (!this.threads.failed) this.threads.sendAll({ kind: 'drop', index: this.id });
+  }
+
+  private documentOf(rowid: number): number {
+    let low = 0;
+    let high = this.documents - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const value = this.rowids[middle]!;
+      if (value === rowid) return middle;
+      if (value < rowid) low = middle + 1;
+      else high = middle - 1;
+    }
+    return -1;
+  }
+
+  private ensureCapacity(needed: number): void {
+    if (needed <= this.rowids.length) return;
+    const capacity = Math.ceil(Math.max(needed, this.rowids.length * 1.5, 1024) / 32) * 32;
+    this.rowids = resized(this.rowids, capacity);
+    this.lengths = resized(this.lengths, 2 * capacity);
+    this.threadOf = resized(this.threadOf, capacity);
+    this.deleted = resized(this.deleted, capacity >>> 5);
+  }
+}
