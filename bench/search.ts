@@ -6,8 +6,11 @@
 // a filter, and 3-word match clauses on the title and on the text: latency p50/p99 one query at a
 // time, and throughput with p50/p99 under autocannon (50 connections), the throughput also as a
 // ratio to a bare Fastify JSON route measured in the same run.
-// Then the 3-word searches under load once more with `serve --workers 2` (both cores, an index in
-// each process; one load run to warm up, then the one measured), with the RSS of all its processes.
+// The service runs with its defaults: at 10k documents searches run on the event loop; from 50k the
+// index is split over search threads, one per core up to 4 (SEARCH_THREADS). Then the 3-word
+// searches under load once more, each time one load run to warm up and then the one measured: with
+// SEARCH_THREADS=1 (every search on the event loop, the default before session 13), and with
+// `serve --workers 2` (an index in each process), with the RSS of all its processes.
 // SEARCH_SIZES=10000,100000 picks the sizes; SEARCH_SECONDS the length of each load run.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -148,6 +151,14 @@ async function main(): Promise<void> {
           `p50 ${both.p50} ms, p99 ${both.p99} ms, errors ${both.errors}; RSS of all its processes ${workersRss.toFixed(0)} MiB\n`,
       );
       await stop(workers.child);
+      const eventLoop = await start([CLI, 'serve'], { ...env, SEARCH_THREADS: '1' }, null);
+      await load(`${eventLoop.url}/query`, threeWords);
+      const alone = await load(`${eventLoop.url}/query`, threeWords);
+      console.log(
+        `3 words, SEARCH_THREADS=1 (searches on the event loop): ${alone.rps} req/s, ratio to bare ${(alone.rps / baseline.rps).toFixed(3)}, ` +
+          `p50 ${alone.p50} ms, p99 ${alone.p99} ms, errors ${alone.errors}; RSS ${rssMiB(eventLoop.child.pid!).toFixed(0)} MiB\n`,
+      );
+      await stop(eventLoop.child);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 export interface Config {
@@ -13,9 +14,10 @@ export interface Config {
   workers: number;
   /**
    * Threads a large corpus's search index is split over (SqliteCorpus, ShardedIndex), so that
-   * searches use that many cores; 1 searches on the event loop.
+   * searches use that many cores; 1 searches on the event loop. Undefined: as many as the
+   * machine's cores, at most 4, for one process; 1 per process with several (see searchThreadsOf).
    */
-  searchThreads: number;
+  searchThreads: number | undefined;
   faceServiceUrl: string | undefined;
   faceServiceTimeoutMs: number;
   faceBreakerFailures: number;
@@ -105,7 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pgStatementTimeoutMs: integer(env, 'PG_STATEMENT_TIMEOUT_MS', 5000, 1),
     replicaPollMs: integer(env, 'REPLICA_POLL_MS', 250, 10),
     workers: integer(env, 'WORKERS', 1, 1),
-    searchThreads: integer(env, 'SEARCH_THREADS', 1, 1),
+    searchThreads: env.SEARCH_THREADS === undefined || env.SEARCH_THREADS === '' ? undefined : integer(env, 'SEARCH_THREADS', 1, 1),
     faceServiceUrl,
     faceServiceTimeoutMs: integer(env, 'FACE_SERVICE_TIMEOUT_MS', 5000, 1),
     faceBreakerFailures: integer(env, 'FACE_BREAKER_FAILURES', 5, 1),
@@ -126,4 +128,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     faceWorkers: integer(env, 'FACE_WORKERS', 2, 0),
     probeFetchTimeoutMs: integer(env, 'PROBE_FETCH_TIMEOUT_MS', 5000, 1),
   };
+}
+
+/**
+ * SEARCH_THREADS, or else: with one process, a thread per core up to 4 (measured on 2 cores only:
+ * 1.4-1.7x the 3- and 8-word searches at a million documents; BENCHMARKS.md, session 13); with
+ * several processes (`--workers`), one each, since the processes use the cores already.
+ */
+export function searchThreadsOf(config: Pick<Config, 'searchThreads' | 'workers'>): number {
+  return config.searchThreads ?? (config.workers > 1 ? 1 : Math.min(4, availableParallelism()));
 }

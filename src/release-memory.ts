@@ -19,7 +19,7 @@ export const releaseFreedMemory: () => boolean = (() => {
 })();
 
 /** After a full collection, array buffers are freed by a sweeper thread: give it this long. */
-const SWEEP_MS = 1000;
+export const SWEEP_MS = 1000;
 let waitingForCollection: PerformanceObserver | undefined;
 
 /**

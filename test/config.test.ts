@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadConfig } from '../src/config.js';
+import { availableParallelism } from 'node:os';
+import { loadConfig, searchThreadsOf } from '../src/config.js';
 import { createTestApp, json } from './helper.js';
 
 describe('configuration from the environment', () => {
@@ -43,7 +44,17 @@ describe('configuration from the environment', () => {
     assert.throws(() => loadConfig({ SERVICE_VERSION: 'v1' }), /SERVICE_VERSION/);
     assert.throws(() => loadConfig({ FACE_SERVICE_URL: 'ftp://x' }), /FACE_SERVICE_URL/);
     assert.throws(() => loadConfig({ SEED_DEMO: 'maybe' }), /SEED_DEMO/);
+    assert.throws(() => loadConfig({ SEARCH_THREADS: '0' }), /SEARCH_THREADS must be an integer >= 1/);
     assert.throws(() => loadConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }), /HEADERS_TIMEOUT_MS/);
+  });
+
+  it('splits search over a thread per core, up to 4, in one process, and one per process with several, unless SEARCH_THREADS says', () => {
+    assert.equal(searchThreadsOf(loadConfig({})), Math.min(4, availableParallelism()));
+    assert.equal(searchThreadsOf(loadConfig({ WORKERS: '2' })), 1);
+    assert.equal(searchThreadsOf({ ...loadConfig({}), workers: 3 }), 1, 'serve --workers 3');
+    assert.equal(searchThreadsOf(loadConfig({ SEARCH_THREADS: '3' })), 3);
+    assert.equal(searchThreadsOf(loadConfig({ SEARCH_THREADS: '2', WORKERS: '2' })), 2);
+    assert.equal(searchThreadsOf(loadConfig({ SEARCH_THREADS: '1' })), 1);
   });
 
   it('SERVICE_VERSION is what /version reports', async () => {

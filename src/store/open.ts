@@ -1,11 +1,11 @@
-import type { Config } from '../config.js';
+import { searchThreadsOf, type Config } from '../config.js';
 import { PostgresStore, type PostgresOptions } from './postgres.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
 
 type StoreConfig = Pick<
   Config,
-  'databaseUrl' | 'dataDir' | 'pgPoolMax' | 'pgConnectTimeoutMs' | 'pgStatementTimeoutMs' | 'replicaPollMs' | 'searchThreads'
+  'databaseUrl' | 'dataDir' | 'pgPoolMax' | 'pgConnectTimeoutMs' | 'pgStatementTimeoutMs' | 'replicaPollMs' | 'searchThreads' | 'workers'
 >;
 
 export function postgresOptions(config: StoreConfig & { databaseUrl: string }): PostgresOptions {
@@ -15,12 +15,12 @@ export function postgresOptions(config: StoreConfig & { databaseUrl: string }): 
     connectTimeoutMs: config.pgConnectTimeoutMs,
     statementTimeoutMs: config.pgStatementTimeoutMs,
     replicaPollMs: config.replicaPollMs,
-    searchThreads: config.searchThreads,
+    searchThreads: searchThreadsOf(config),
   };
 }
 
 /** The store the configuration names: PostgreSQL when DATABASE_URL is set (migrated on open), else SQLite in DATA_DIR. */
 export async function openStore(config: StoreConfig, options: { longRunning?: boolean } = {}): Promise<Store> {
   if (config.databaseUrl !== undefined) return PostgresStore.open(postgresOptions({ ...config, databaseUrl: config.databaseUrl }));
-  return new SqliteStore(config.dataDir, { backgroundCheckpoints: options.longRunning, searchThreads: config.searchThreads });
+  return new SqliteStore(config.dataDir, { backgroundCheckpoints: options.longRunning, searchThreads: searchThreadsOf(config) });
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { releaseAfterNextCollection, releaseFreedMemory } from '../release-memory.js';
+import { releaseAfterNextCollection, releaseFreedMemory, SWEEP_MS } from '../release-memory.js';
 import { ExternalWrites } from './external-writes.js';
 import { loadIndexOnWorker, loadShardedOnWorker } from './index-loader.js';
 import { openSqlite } from './sqlite-open.js';
@@ -384,7 +384,13 @@ export class SqliteCorpus {
       if (loaded && loaded.index !== this.index && loaded.index instanceof ShardedIndex) loaded.index.drop();
     }
     if (this.closed) return;
-    this.currentIndex();
+    const index = this.currentIndex();
+    if (index instanceof ShardedIndex) {
+      // The threads collect what their loads freed after their trims (see search-thread.ts):
+      // memory is given back once that has been swept, before the service starts to serve.
+      await index.settled();
+      await new Promise((resolve) => setTimeout(resolve, SWEEP_MS));
+    }
     // What the load's list growth freed and was collected as it went goes back now; the copies
     // the final trim left behind, after the next full collection.
     releaseFreedMemory();

@@ -40,6 +40,8 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
       indexes.delete(command.index);
       collectAndRelease();
       return undefined;
+    case 'sync':
+      return { search: command.search, total: 0, hits: [] };
     case 'search': {
       const entry = indexes.get(command.index);
       if (!entry) return { search: command.search, total: 0, hits: [] };

@@ -21,7 +21,8 @@ export type SearchThreadCommand =
   | { kind: 'remove'; index: number; rowid: number; terms: Uint8Array }
   | { kind: 'trim'; index: number }
   | { kind: 'drop'; index: number }
-  | { kind: 'search'; index: number; search: number; query: ThreadQuery; statistics: CorpusStatistics };
+  | { kind: 'search'; index: number; search: number; query: ThreadQuery; statistics: CorpusStatistics }
+  | { kind: 'sync'; search: number };
 
 export type SearchThreadReply =
   | { search: number; total: number; hits: Array<{ rowid: number; score: number }> }
@@ -118,6 +119,16 @@ export class SearchThreads {
     return new Promise((resolve, reject) => {
       this.pending.set(search, { remaining: this.threads.length, total: 0, hits: [], topK: query.topK, resolve, reject });
       this.sendAll({ kind: 'search', index, search, query, statistics });
+    });
+  }
+
+  /** Resolves once every thread has handled every command sent before. */
+  async sync(): Promise<void> {
+    if (this.failure) throw this.failure;
+    const search = this.nextSearch++;
+    await new Promise((resolve, reject) => {
+      this.pending.set(search, { remaining: this.threads.length, total: 0, hits: [], topK: 0, resolve, reject });
+      this.sendAll({ kind: 'sync', search });
     });
   }
 

@@ -103,6 +103,11 @@ export class ShardedIndex {
     });
   }
 
+  /** Resolves once the threads have handled everything sent so far (the adds and trim of a load). */
+  settled(): Promise<void> {
+    return this.threads.sync();
+  }
+
   /** Frees its shares on the threads; the index is not used again. */
   drop(): void {
     if (!this.threads.failed) this.threads.sendAll({ kind: 'drop', index: this.id });
