@@ -5,7 +5,7 @@ import { ExternalWrites } from './external-writes.js';
 import { loadIndexOnWorker, loadShardedOnWorker } from './index-loader.js';
 import { openSqlite } from './sqlite-open.js';
 import { migrateCorpus } from './sqlite-schema.js';
-import type { DocumentRecord, IngestProgress, SearchRequest, SearchResult } from './store.js';
+import { StoreUnavailableError, type DocumentRecord, type IngestProgress, type SearchRequest, type SearchResult } from './store.js';
 import { stemOf } from './text-index/analysis.js';
 import { BackgroundAnalyser } from './text-index/background-analyser.js';
 import { FilterBitmaps } from './text-index/filter-bitmaps.js';
@@ -510,13 +510,16 @@ export class SqliteCorpus {
     return this.upkeep.searchThreads > 1 && (this.sql.lastRowid.get() as number) >= this.upkeep.threadedRows;
   }
 
-  /** A search on the threads; should one of them have failed, the index is built anew for the next search. */
+  /**
+   * A search on the threads. Should one of them have failed, this search is unavailable (503, to be
+   * retried) and the next one builds the index anew on new threads.
+   */
   private async searchThreaded(index: ShardedIndex, query: Parameters<ShardedIndex['search']>[0]) {
     try {
       return await index.search(query);
     } catch (error) {
       if (this.index === index) this.index = undefined;
-      throw error;
+      throw new StoreUnavailableError({ cause: error });
     }
   }
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { INDEX_UPKEEP, SqliteCorpus } from '../../src/store/sqlite-corpus.js';
 import { corpusMigrations } from '../../src/store/sqlite-schema.js';
-import type { DocumentRecord, SearchRequest } from '../../src/store/store.js';
+import { StoreUnavailableError, type DocumentRecord, type SearchRequest } from '../../src/store/store.js';
 import { documentsOf, syntheticDocuments as documents, tempDir } from '../helper.js';
 
 const QUERIES: Array<Partial<SearchRequest>> = [
@@ -288,6 +288,26 @@ for (const { name, upkeep } of INDEX_MODES) {
     });
   });
 }
+
+describe('SqliteCorpus search threads', () => {
+  it('is unavailable (503) while a search thread is gone, then builds the index anew on new threads', async () => {
+    const dir = tempDir();
+    const corpus = new SqliteCorpus(dir.path, { ...INDEX_UPKEEP, searchThreads: 2, threadedRows: 0 });
+    try {
+      const all = documents(80, 21);
+      await corpus.ingestDocuments(documentsOf(all));
+      const before = await rankings(corpus);
+      const threads = (corpus as unknown as { searchThreads: { threads: Array<{ worker: { terminate(): Promise<number> } }> } }).searchThreads;
+      await threads.threads[1]!.worker.terminate();
+      await assert.rejects(rankings(corpus), (error: Error) => error instanceof StoreUnavailableError && /search thread/.test(String(error.cause)));
+      assertSameRankings(await rankings(corpus), before);
+      assertSameRankings(before, await freshCorpus(all));
+    } finally {
+      corpus.close();
+      dir.remove();
+    }
+  });
+});
 
 describe('SqliteCorpus files', () => {
   it('analyses a corpus again when the analyser changed: compounds become searchable joined, rankings as fresh', async () => {
