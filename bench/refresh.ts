@@ -9,18 +9,21 @@
 // latency one at a time (top_k 10, after a warm-up pass) and memory: RSS and the array buffers
 // (where the index lives) after a full collection and 1.5 s more, in which the service hands what
 // was freed back to the system (src/release-memory.ts), and the highest RSS seen. The "before" row
-// is the baseline the others are compared with.
+// is the baseline the others are compared with. The corpus searches as the service would with this
+// environment: split over SEARCH_THREADS threads (by default one per core, up to 4).
 // Run with `node --expose-gc` (npm run bench:refresh does).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyze } from '../src/services/search/analyzer.js';
-import { SqliteCorpus } from '../src/store/sqlite-corpus.js';
+import { loadConfig, searchThreadsOf } from '../src/config.js';
+import { INDEX_UPKEEP, SqliteCorpus } from '../src/store/sqlite-corpus.js';
 import { CLI, machineLine } from './lib.js';
 import { queries, words, writeCorpus } from './synthetic-corpus.js';
 
 const SIZE = Number(process.env.REFRESH_SIZE ?? 1_000_000);
+const searchThreads = searchThreadsOf(loadConfig());
 
 /** Memory after a full collection, once the service has given freed memory back (src/release-memory.ts). */
 async function collectedMemory(): Promise<{ rssMiB: number; arrayBuffersMiB: number }> {
@@ -55,7 +58,7 @@ async function main(): Promise<void> {
     const ingest = () =>
       execFileSync(process.execPath, [CLI, 'ingest', file, '--json'], { env: { ...process.env, DATA_DIR: work, LOG_LEVEL: 'warn', SEED_DEMO: 'false' } });
     ingest();
-    const corpus = new SqliteCorpus(work);
+    const corpus = new SqliteCorpus(work, { ...INDEX_UPKEEP, searchThreads });
     await corpus.prepareSearch();
     const rows: Row[] = [];
     const pass = async (latencies: number[]) => {
@@ -81,7 +84,7 @@ async function main(): Promise<void> {
     await pass([]);
     await measure('before the refresh', 2);
     console.log(`\n${machineLine('bench:refresh')}`);
-    console.log(`${SIZE.toLocaleString('en')} documents, all ingested again (same doc_ids) while the index serves\n`);
+    console.log(`${SIZE.toLocaleString('en')} documents, all ingested again (same doc_ids) while the index serves; ${searchThreads} search thread(s)\n`);
     const refreshStarted = performance.now();
     ingest();
     const refreshSeconds = (performance.now() - refreshStarted) / 1000;

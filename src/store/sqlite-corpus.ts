@@ -581,6 +581,12 @@ export class SqliteCorpus {
         await new Promise((resolve) => setImmediate(resolve));
         if (this.closed) return;
         if (this.db.inTransaction) continue;
+        // A step hands its documents to a search thread; while one has a full queue, the step
+        // would wait for it with this thread blocked, requests and all.
+        if (index instanceof ShardedIndex && index.threadsBusy) {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          continue;
+        }
         const started = performance.now();
         const { stepMs, readRows, catchUpLimit } = this.upkeep;
         const building = index;
@@ -589,11 +595,16 @@ export class SqliteCorpus {
           const removals = this.sql.removalsFrom.all(removalsSeen, readRows) as LoggedRemoval[];
           if (!followsOn(removals, removalsSeen)) return 'log passed';
           removalsSeen = applyRemovals(building, removals, removalsSeen);
+          // The step's rows go to the index together: one message to one thread.
+          const stepRows: StoredVector[] = [];
           let rows: StoredVector[];
+          let after = building.highestRowid;
           do {
-            rows = this.sql.documentsFrom.all(building.highestRowid, readRows) as StoredVector[];
-            this.addDocuments(building, rows);
+            rows = this.sql.documentsFrom.all(after, readRows) as StoredVector[];
+            for (const row of rows) stepRows.push(row);
+            after = rows.at(-1)?.id ?? after;
           } while (rows.length === readRows && performance.now() - started < stepMs);
+          this.addDocuments(building, stepRows);
           return rows.length < readRows && removals.length < readRows ? 'read' : 'more';
         })();
         if (step === 'log passed') {

@@ -81,6 +81,14 @@ export class SearchThreads {
     return this.failure;
   }
 
+  /**
+   * Whether a thread has QUEUED_BATCHES batches still to add, so that an add to it would wait.
+   * False once a thread has failed: an add then throws at once, rather than anyone wait for it.
+   */
+  get busy(): boolean {
+    return !this.failure && this.threads.some(({ queued }) => Atomics.load(queued, 0) >= QUEUED_BATCHES);
+  }
+
   newIndexId(): number {
     return this.nextIndex++;
   }

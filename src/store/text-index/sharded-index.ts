@@ -43,6 +43,11 @@ export class ShardedIndex {
     return this.documents === 0 ? 0 : this.rowids[this.documents - 1]!;
   }
 
+  /** Whether a search thread has so many batches still to add that the next add would wait for it. */
+  get threadsBusy(): boolean {
+    return this.threads.busy;
+  }
+
   /** Adds documents whose row ids are all above every row id added before. */
   add(batch: IndexedDocument[]): void {
     if (batch.length > 0) this.addPacked(packDocuments(batch));
