@@ -54,11 +54,18 @@ export interface IndexUpkeep {
    */
   searchThreads: number;
   threadedRows: number;
+  /**
+   * For a split index, a background rebuild's step reads at most this many rows, and is taken only
+   * once the thread they go to has added the previous ones: a search there waits behind one step.
+   */
+  threadStepRows: number;
 }
 /**
  * 20,000 documents take 0.5-1 s to catch up with at a million; 250 rows about 6 ms. Below 50,000
  * documents a search takes well under a millisecond in this thread, and messages to threads
- * would cost more than they save.
+ * would cost more than they save. A search thread adds 500 documents in a few milliseconds: with
+ * steps of up to 10,000 rows (the load's batches), searches during a rebuild at a million documents
+ * waited 225 ms at the median (bench:refresh, session 13).
  */
 export const INDEX_UPKEEP: IndexUpkeep = {
   catchUpLimit: 20_000,
@@ -67,6 +74,7 @@ export const INDEX_UPKEEP: IndexUpkeep = {
   workerLoadRows: 50_000,
   searchThreads: 1,
   threadedRows: 50_000,
+  threadStepRows: 500,
 };
 /** Filter bitmaps kept for reuse until the corpus changes. */
 const FILTER_CACHE_ENTRIES = 32;
@@ -581,14 +589,15 @@ export class SqliteCorpus {
         await new Promise((resolve) => setImmediate(resolve));
         if (this.closed) return;
         if (this.db.inTransaction) continue;
-        // A step hands its documents to a search thread; while one has a full queue, the step
-        // would wait for it with this thread blocked, requests and all.
-        if (index instanceof ShardedIndex && index.threadsBusy) {
+        // A step hands its documents to a search thread, whose searches wait behind them: one
+        // step at a time per thread.
+        if (index instanceof ShardedIndex && !index.nextThreadIdle) {
           await new Promise((resolve) => setTimeout(resolve, 1));
           continue;
         }
         const started = performance.now();
         const { stepMs, readRows, catchUpLimit } = this.upkeep;
+        const stepRows = index instanceof ShardedIndex ? this.upkeep.threadStepRows : Infinity;
         const building = index;
         const step = this.db.transaction((): 'read' | 'more' | 'log passed' => {
           if (removalsSeen === undefined) removalsSeen = this.sql.lastRemoval.get() as number;
@@ -596,16 +605,18 @@ export class SqliteCorpus {
           if (!followsOn(removals, removalsSeen)) return 'log passed';
           removalsSeen = applyRemovals(building, removals, removalsSeen);
           // The step's rows go to the index together: one message to one thread.
-          const stepRows: StoredVector[] = [];
-          let rows: StoredVector[];
+          const read: StoredVector[] = [];
           let after = building.highestRowid;
-          do {
-            rows = this.sql.documentsFrom.all(after, readRows) as StoredVector[];
-            for (const row of rows) stepRows.push(row);
+          let exhausted = false;
+          while (!exhausted && read.length < stepRows && (read.length === 0 || performance.now() - started < stepMs)) {
+            const limit = Math.min(readRows, stepRows - read.length);
+            const rows = this.sql.documentsFrom.all(after, limit) as StoredVector[];
+            for (const row of rows) read.push(row);
             after = rows.at(-1)?.id ?? after;
-          } while (rows.length === readRows && performance.now() - started < stepMs);
-          this.addDocuments(building, stepRows);
-          return rows.length < readRows && removals.length < readRows ? 'read' : 'more';
+            exhausted = rows.length < limit;
+          }
+          this.addDocuments(building, read);
+          return exhausted && removals.length < readRows ? 'read' : 'more';
         })();
         if (step === 'log passed') {
           if (index instanceof ShardedIndex) index.drop();

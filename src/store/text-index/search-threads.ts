@@ -81,12 +81,9 @@ export class SearchThreads {
     return this.failure;
   }
 
-  /**
-   * Whether a thread has QUEUED_BATCHES batches still to add, so that an add to it would wait.
-   * False once a thread has failed: an add then throws at once, rather than anyone wait for it.
-   */
-  get busy(): boolean {
-    return !this.failure && this.threads.some(({ queued }) => Atomics.load(queued, 0) >= QUEUED_BATCHES);
+  /** Whether the thread has added every batch sent to it; true once a thread has failed, as an add then throws at once. */
+  idle(thread: number): boolean {
+    return this.failure !== undefined || Atomics.load(this.threads[thread]!.queued, 0) === 0;
   }
 
   newIndexId(): number {

@@ -2,7 +2,7 @@ import { packDocuments, type PackedDocuments } from './packed-documents.js';
 import type { SearchOutcome, SearchThreads, ThreadQuery } from './search-threads.js';
 import { countStoredTerms } from './term-vector.js';
 import type { IndexedDocument } from './text-index.js';
-import { resized } from './typed-arrays.js';
+import { positionOf, resized } from './typed-arrays.js';
 
 /**
  * A search index split over SearchThreads: each batch of documents added goes whole to the next
@@ -43,9 +43,9 @@ export class ShardedIndex {
     return this.documents === 0 ? 0 : this.rowids[this.documents - 1]!;
   }
 
-  /** Whether a search thread has so many batches still to add that the next add would wait for it. */
-  get threadsBusy(): boolean {
-    return this.threads.busy;
+  /** Whether the thread the next batch goes to has added every batch before it (or has failed: adding then throws). */
+  get nextThreadIdle(): boolean {
+    return this.threads.idle(this.nextThread);
   }
 
   /** Adds documents whose row ids are all above every row id added before. */
@@ -78,7 +78,7 @@ export class ShardedIndex {
 
   /** Marks the document with this row id deleted; `terms` is its stored term vector. */
   remove(rowid: number, terms: Uint8Array): void {
-    const number = this.documentOf(rowid);
+    const number = positionOf(this.rowids, this.documents, rowid);
     if (number < 0 || ((this.deleted[number >>> 5]! >>> (number & 31)) & 1) === 1) return;
     this.deleted[number >>> 5]! |= 1 << (number & 31);
     this.deletedCount++;
@@ -116,19 +116,6 @@ export class ShardedIndex {
   /** Frees its shares on the threads; the index is not used again. */
   drop(): void {
     if (!this.threads.failed) this.threads.sendAll({ kind: 'drop', index: this.id });
-  }
-
-  private documentOf(rowid: number): number {
-    let low = 0;
-    let high = this.documents - 1;
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      const value = this.rowids[middle]!;
-      if (value === rowid) return middle;
-      if (value < rowid) low = middle + 1;
-      else high = middle - 1;
-    }
-    return -1;
   }
 
   private ensureCapacity(needed: number): void {

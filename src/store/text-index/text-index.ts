@@ -1,7 +1,7 @@
 import { BatchDecoder, type DecodedBatch } from './batch-decoder.js';
 import { PostingList, DENSE_FRACTION, DENSE_MINIMUM_DOCUMENTS, popcount, type FieldBounds } from './postings.js';
 import { forEachStoredTerm } from './term-vector.js';
-import { resized } from './typed-arrays.js';
+import { positionOf, resized } from './typed-arrays.js';
 
 /**
  * BM25F (Robertson and Zaragoza): each field's term frequency is normalised by that field's own
@@ -220,16 +220,7 @@ export class TextIndex {
   }
 
   documentOf(rowid: number): number {
-    let low = 0;
-    let high = this.documents - 1;
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      const value = this.rowids[middle]!;
-      if (value === rowid) return middle;
-      if (value < rowid) low = middle + 1;
-      else high = middle - 1;
-    }
-    return -1;
+    return positionOf(this.rowids, this.documents, rowid);
   }
 
   /** An empty filter bitmap for the current documents. */
