@@ -56,16 +56,17 @@ export interface IndexUpkeep {
   threadedRows: number;
   /**
    * For a split index, a background rebuild's step reads at most this many rows, and is taken only
-   * once the thread they go to has added the previous ones: a search there waits behind one step.
+   * once the threads have added the previous one: a search waits behind one step at most.
    */
   threadStepRows: number;
 }
 /**
  * 20,000 documents take 0.5-1 s to catch up with at a million; 250 rows about 6 ms. Below 50,000
  * documents a search takes well under a millisecond in this thread, and messages to threads
- * would cost more than they save. A search thread adds 500 documents in a few milliseconds: with
- * steps of up to 10,000 rows (the load's batches), searches during a rebuild at a million documents
- * waited 225 ms at the median (bench:refresh, session 13).
+ * would cost more than they save. A search thread adds 500 documents to a large index in about
+ * 35 ms on session 13's machine (most of it one cache miss per term's list, whatever the batch's
+ * size); with steps of up to 10,000 rows, two at a time, searches during a rebuild at a million
+ * documents waited 225 ms at the median (bench:refresh, session 13).
  */
 export const INDEX_UPKEEP: IndexUpkeep = {
   catchUpLimit: 20_000,
@@ -589,9 +590,9 @@ export class SqliteCorpus {
         await new Promise((resolve) => setImmediate(resolve));
         if (this.closed) return;
         if (this.db.inTransaction) continue;
-        // A step hands its documents to a search thread, whose searches wait behind them: one
-        // step at a time per thread.
-        if (index instanceof ShardedIndex && !index.nextThreadIdle) {
+        // A step hands its documents to a search thread, and a search waits for every thread: one
+        // step at a time, so that a search waits behind one step at most, as on the event loop.
+        if (index instanceof ShardedIndex && !index.threadsIdle) {
           await new Promise((resolve) => setTimeout(resolve, 1));
           continue;
         }

@@ -81,9 +81,9 @@ export class SearchThreads {
     return this.failure;
   }
 
-  /** Whether the thread has added every batch sent to it; true once a thread has failed, as an add then throws at once. */
-  idle(thread: number): boolean {
-    return this.failure !== undefined || Atomics.load(this.threads[thread]!.queued, 0) === 0;
+  /** Whether every thread has added every batch sent to it; true once one has failed, as an add then throws at once. */
+  get idle(): boolean {
+    return this.failure !== undefined || this.threads.every(({ queued }) => Atomics.load(queued, 0) === 0);
   }
 
   newIndexId(): number {

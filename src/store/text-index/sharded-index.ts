@@ -43,9 +43,9 @@ export class ShardedIndex {
     return this.documents === 0 ? 0 : this.rowids[this.documents - 1]!;
   }
 
-  /** Whether the thread the next batch goes to has added every batch before it (or has failed: adding then throws). */
-  get nextThreadIdle(): boolean {
-    return this.threads.idle(this.nextThread);
+  /** Whether every thread has added every batch sent to it (or one has failed: adding then throws). */
+  get threadsIdle(): boolean {
+    return this.threads.idle;
   }
 
   /** Adds documents whose row ids are all above every row id added before. */
