@@ -65,8 +65,8 @@ export interface IndexUpkeep {
  * documents a search takes well under a millisecond in this thread, and messages to threads
  * would cost more than they save. A search thread adds 500 documents to a large index in about
  * 35 ms on session 13's machine (most of it one cache miss per term's list, whatever the batch's
- * size); with steps of up to 10,000 rows, two at a time, searches during a rebuild at a million
- * documents waited 225 ms at the median (bench:refresh, session 13).
+ * size); with steps of 10 ms of reading (a few thousand rows), four queued per thread, searches
+ * during a rebuild at a million documents waited 225 ms at the median (bench:refresh, session 13).
  */
 export const INDEX_UPKEEP: IndexUpkeep = {
   catchUpLimit: 20_000,
