@@ -1,50 +1,136 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { collectAndRelease } from '../../release-memory.js';
 import { FilterBitmaps } from './filter-bitmaps.js';
-import type { SearchThreadCommand, SearchThreadReply, SearchThreadData } from './search-threads.js';
 import { unpackDocuments } from './packed-documents.js';
+import type { SearchThreadCommand, SearchThreadData, SearchThreadReply } from './search-threads.js';
 import { TextIndex } from './text-index.js';
 
 // One search thread (see SearchThreads): holds its share of the documents of each ShardedIndex,
 // as a TextIndex, and searches it with the whole corpus's statistics the main thread sends.
+//
+// Changes to an index are queued per index and carried out a slice at a time between messages,
+// so that a search of the serving index does not wait for a large change to another (a rebuild's
+// steps: 500 documents take about 35 ms to add at a million, and searches meanwhile waited 37 ms
+// at the median). A search, or a sync, first carries out every change queued before it for the
+// index it reads, so it sees them all, as if they had been made in the order sent.
 const { queued } = workerData as SearchThreadData;
 /** Filter bitmaps kept per index, as SqliteCorpus keeps them for an index of its own. */
 const FILTER_CACHE_ENTRIES = 32;
-const indexes = new Map<number, { index: TextIndex; filters: FilterBitmaps }>();
+/** Terms' postings appended, or lists trimmed, between turns: a millisecond or two at a million documents. */
+const TERMS_PER_SLICE = 2000;
 
-function indexFor(id: number): { index: TextIndex; filters: FilterBitmaps } {
+interface Change {
+  steps: Iterator<void>;
+  /** For an add: counted down in `queued` once carried out (or dropped). */
+  isAdd: boolean;
+}
+
+interface Entry {
+  index: TextIndex;
+  filters: FilterBitmaps;
+  changes: Change[];
+}
+
+const indexes = new Map<number, Entry>();
+let pumpScheduled = false;
+
+function entryFor(id: number): Entry {
   let entry = indexes.get(id);
-  if (!entry) indexes.set(id, (entry = { index: new TextIndex(), filters: new FilterBitmaps(FILTER_CACHE_ENTRIES) }));
+  if (!entry) indexes.set(id, (entry = { index: new TextIndex(), filters: new FilterBitmaps(FILTER_CACHE_ENTRIES), changes: [] }));
   return entry;
+}
+
+function* once(work: () => void): Generator<void, void, void> {
+  work();
+}
+
+function queue(entry: Entry, steps: Iterator<void>, isAdd = false): void {
+  entry.changes.push({ steps, isAdd });
+  schedulePump();
+}
+
+function finished(change: Change): void {
+  if (!change.isAdd) return;
+  Atomics.sub(queued, 0, 1);
+  Atomics.notify(queued, 0);
+}
+
+/** Carries out one slice of the oldest change of `entry`; false when it has none left. */
+function step(entry: Entry): boolean {
+  const change = entry.changes[0];
+  if (!change) return false;
+  try {
+    if (!change.steps.next().done) return true;
+  } catch (error) {
+    entry.changes.shift();
+    finished(change);
+    throw error;
+  }
+  entry.changes.shift();
+  entry.filters.clear();
+  finished(change);
+  return true;
+}
+
+function carryOut(entry: Entry): void {
+  while (step(entry));
+}
+
+function schedulePump(): void {
+  if (pumpScheduled) return;
+  pumpScheduled = true;
+  setImmediate(pump);
+}
+
+/** One slice of each index's oldest change, then a turn for the messages waiting. */
+function pump(): void {
+  pumpScheduled = false;
+  let more = false;
+  try {
+    for (const entry of indexes.values()) if (step(entry) && entry.changes.length > 0) more = true;
+  } catch (error) {
+    fail(error);
+  }
+  if (more) schedulePump();
+}
+
+function fail(error: unknown): void {
+  const reply: SearchThreadReply = { failed: (error as Error).message };
+  parentPort!.postMessage(reply);
 }
 
 function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
   switch (command.kind) {
     case 'add': {
-      const { index, filters } = indexFor(command.index);
-      index.add(unpackDocuments(command));
-      filters.clear();
+      const entry = entryFor(command.index);
+      queue(entry, entry.index.addInSlices(unpackDocuments(command), TERMS_PER_SLICE), true);
       return undefined;
     }
     case 'remove': {
-      const { index, filters } = indexFor(command.index);
-      index.remove(command.rowid, command.terms);
-      filters.clear();
+      const entry = entryFor(command.index);
+      queue(entry, once(() => entry.index.remove(command.rowid, command.terms)));
       return undefined;
     }
-    case 'trim':
-      indexFor(command.index).index.trim();
-      collectAndRelease();
+    case 'trim': {
+      const entry = entryFor(command.index);
+      queue(entry, entry.index.trimInSlices(TERMS_PER_SLICE));
+      queue(entry, once(collectAndRelease));
       return undefined;
-    case 'drop':
+    }
+    case 'drop': {
+      const entry = indexes.get(command.index);
       indexes.delete(command.index);
+      for (const change of entry?.changes ?? []) finished(change);
       collectAndRelease();
       return undefined;
+    }
     case 'sync':
+      for (const entry of indexes.values()) carryOut(entry);
       return { search: command.search, total: 0, hits: [] };
     case 'search': {
       const entry = indexes.get(command.index);
       if (!entry) return { search: command.search, total: 0, hits: [] };
+      carryOut(entry);
       const { query, statistics } = command;
       const result = entry.index.search({ ...query, filter: entry.filters.of(entry.index, query.filters) }, statistics);
       return { search: command.search, total: result.total, hits: result.hits.map(({ rowid, score }) => ({ rowid, score })) };
@@ -58,11 +144,6 @@ parentPort!.on('message', (command: SearchThreadCommand) => {
     reply = handle(command);
   } catch (error) {
     reply = { failed: (error as Error).message };
-  } finally {
-    if (command.kind === 'add') {
-      Atomics.sub(queued, 0, 1);
-      Atomics.notify(queued, 0);
-    }
   }
   if (reply) parentPort!.postMessage(reply);
 });

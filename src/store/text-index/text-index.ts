@@ -175,6 +175,19 @@ export class TextIndex {
    * `decode` here or by a BatchDecoder on another thread.
    */
   addDecoded(batch: DecodedBatch): void {
+    for (const _ of this.addDecodedInSlices(batch, Infinity));
+  }
+
+  /**
+   * Adds documents as `add` does, pausing after every `termsPerSlice` terms' postings, so that a
+   * thread can answer searches of its other indexes in between. Until the last slice, this index
+   * is half-built: no search of it, nor other change to it, may come in between.
+   */
+  *addInSlices(batch: IndexedDocument[], termsPerSlice: number): Generator<void, void, void> {
+    if (batch.length > 0) yield* this.addDecodedInSlices(this.decoder.decode(batch, this.documents), termsPerSlice);
+  }
+
+  private *addDecodedInSlices(batch: DecodedBatch, termsPerSlice: number): Generator<void, void, void> {
     const count = batch.rowids.length;
     if (count === 0) return;
     this.ensureCapacity(this.documents + count);
@@ -185,13 +198,15 @@ export class TextIndex {
     this.titleTotal += batch.titleTotal;
     this.textTotal += batch.textTotal;
     let start = 0;
-    batch.terms.forEach((termId, index) => {
+    for (let index = 0; index < batch.terms.length; index++) {
+      const termId = batch.terms[index]!;
       let list = this.lists[termId];
       if (!list) this.lists[termId] = list = new PostingList();
       const end = batch.ends[index]!;
       list.appendRun(batch.documents, batch.frequencies, start, end);
       start = end;
-    });
+      if ((index + 1) % termsPerSlice === 0) yield;
+    }
     if (this.documents >= DENSE_MINIMUM_DOCUMENTS) {
       const threshold = this.documents * DENSE_FRACTION;
       for (const list of this.lists) if (list && !list.dense && list.count >= threshold) list.makeDense(this.capacity);
@@ -215,7 +230,15 @@ export class TextIndex {
 
   /** Gives back growth slack after a bulk load, and the bulk load's working memory. */
   trim(): void {
-    for (const list of this.lists) list?.trim();
+    for (const _ of this.trimInSlices(Infinity));
+  }
+
+  /** Trims as `trim` does, pausing after every `listsPerSlice` lists (see addInSlices). */
+  *trimInSlices(listsPerSlice: number): Generator<void, void, void> {
+    for (let termId = 0; termId < this.lists.length; termId++) {
+      this.lists[termId]?.trim();
+      if ((termId + 1) % listsPerSlice === 0) yield;
+    }
     this.decoder = new BatchDecoder();
   }
 

@@ -182,6 +182,26 @@ describe('TextIndex', () => {
     }
   });
 
+  it('builds, slice by slice, the same index as in one go, and trims the same way', () => {
+    const documents = corpus(3000, 23);
+    const whole = new TextIndex();
+    const sliced = new TextIndex();
+    let pauses = 0;
+    for (let start = 0; start < documents.length; start += 1000) {
+      const batch = documents.slice(start, start + 1000).map(encode);
+      whole.add(batch);
+      for (const _ of sliced.addInSlices(batch, 7)) pauses++;
+    }
+    whole.trim();
+    for (const _ of sliced.trimInSlices(5)) pauses++;
+    assert.ok(pauses > 100, `${pauses} pauses`);
+    const next = random(29);
+    for (let round = 0; round < 30; round++) {
+      const request = { terms: query(next, 300), field: FIELDS[round % FIELDS.length]!, filter: null, topK: 10 };
+      assert.deepEqual(sliced.search(request), whole.search(request), `round ${round}`);
+    }
+  });
+
   it('hands back every document tied at the cut, wherever their blocks are', () => {
     const documents = corpus(6000, 41, 40);
     const twins = new Set<number>();
