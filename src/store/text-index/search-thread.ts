@@ -12,7 +12,9 @@ import { TextIndex } from './text-index.js';
 // so that a search of the serving index does not wait for a large change to another (a rebuild's
 // steps: 500 documents take about 35 ms to add at a million, and searches meanwhile waited 37 ms
 // at the median). A search, or a sync, first carries out every change queued before it for the
-// index it reads, so it sees them all, as if they had been made in the order sent.
+// index it reads, so it sees them all, as if they had been made in the order sent; except a trim,
+// which changes no result and takes about a second at a million documents: it goes on in the
+// background, and changes after it may be carried out first.
 const { queued } = workerData as SearchThreadData;
 /** Filter bitmaps kept per index, as SqliteCorpus keeps them for an index of its own. */
 const FILTER_CACHE_ENTRIES = 32;
@@ -23,6 +25,8 @@ interface Change {
   steps: Iterator<void>;
   /** For an add: counted down in `queued` once carried out (or dropped). */
   isAdd: boolean;
+  /** Changes no search's result: a search need not wait for it. */
+  background: boolean;
 }
 
 interface Entry {
@@ -44,8 +48,8 @@ function* once(work: () => void): Generator<void, void, void> {
   work();
 }
 
-function queue(entry: Entry, steps: Iterator<void>, isAdd = false): void {
-  entry.changes.push({ steps, isAdd });
+function queue(entry: Entry, steps: Iterator<void>, kind: 'add' | 'other' | 'background'): void {
+  entry.changes.push({ steps, isAdd: kind === 'add', background: kind === 'background' });
   schedulePump();
 }
 
@@ -55,25 +59,30 @@ function finished(change: Change): void {
   Atomics.notify(queued, 0);
 }
 
-/** Carries out one slice of the oldest change of `entry`; false when it has none left. */
-function step(entry: Entry): boolean {
-  const change = entry.changes[0];
+/** Carries out one slice of the change at `position` of `entry`'s queue; false when there is none. */
+function step(entry: Entry, position = 0): boolean {
+  const change = entry.changes[position];
   if (!change) return false;
   try {
     if (!change.steps.next().done) return true;
   } catch (error) {
-    entry.changes.shift();
+    entry.changes.splice(position, 1);
     finished(change);
     throw error;
   }
-  entry.changes.shift();
+  entry.changes.splice(position, 1);
   entry.filters.clear();
   finished(change);
   return true;
 }
 
-function carryOut(entry: Entry): void {
-  while (step(entry));
+/** Every change queued for `entry`, or (for a search) every one but those in the background. */
+function carryOut(entry: Entry, background: boolean): void {
+  let position = 0;
+  while (position < entry.changes.length) {
+    if (!background && entry.changes[position]!.background) position++;
+    else step(entry, position);
+  }
 }
 
 function schedulePump(): void {
@@ -103,18 +112,18 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
   switch (command.kind) {
     case 'add': {
       const entry = entryFor(command.index);
-      queue(entry, entry.index.addInSlices(unpackDocuments(command), TERMS_PER_SLICE), true);
+      queue(entry, entry.index.addInSlices(unpackDocuments(command), TERMS_PER_SLICE), 'add');
       return undefined;
     }
     case 'remove': {
       const entry = entryFor(command.index);
-      queue(entry, once(() => entry.index.remove(command.rowid, command.terms)));
+      queue(entry, once(() => entry.index.remove(command.rowid, command.terms)), 'other');
       return undefined;
     }
     case 'trim': {
       const entry = entryFor(command.index);
-      queue(entry, entry.index.trimInSlices(TERMS_PER_SLICE));
-      queue(entry, once(collectAndRelease));
+      queue(entry, entry.index.trimInSlices(TERMS_PER_SLICE), 'background');
+      queue(entry, once(collectAndRelease), 'background');
       return undefined;
     }
     case 'drop': {
@@ -125,12 +134,12 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
       return undefined;
     }
     case 'sync':
-      for (const entry of indexes.values()) carryOut(entry);
+      for (const entry of indexes.values()) carryOut(entry, true);
       return { search: command.search, total: 0, hits: [] };
     case 'search': {
       const entry = indexes.get(command.index);
       if (!entry) return { search: command.search, total: 0, hits: [] };
-      carryOut(entry);
+      carryOut(entry, false);
       const { query, statistics } = command;
       const result = entry.index.search({ ...query, filter: entry.filters.of(entry.index, query.filters) }, statistics);
       return { search: command.search, total: result.total, hits: result.hits.map(({ rowid, score }) => ({ rowid, score })) };
