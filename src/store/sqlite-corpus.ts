@@ -48,17 +48,17 @@ export interface IndexUpkeep {
    * rows: below, starting the worker costs more than it saves.
    */
   workerLoadRows: number;
-  /**
-   * Threads an index built from this many row ids on is split over (a ShardedIndex), so that
-   * searches use that many cores; 1 keeps every index in this thread.
-   */
+  /** Threads a large corpus's index is split over (a ShardedIndex), so that searches use that many cores; 1: none. */
   searchThreads: number;
+  /** Row ids in the file from which a new index is split over the search threads. */
   threadedRows: number;
   /**
    * For a split index, a background rebuild's step reads at most this many rows, and is taken only
    * once the threads have added the previous one: a search waits behind one step at most.
    */
   threadStepRows: number;
+  /** Terms' postings a search thread appends (or lists it trims) between messages: see search-thread.ts. */
+  threadSliceTerms: number;
 }
 /**
  * 20,000 documents take 0.5-1 s to catch up with at a million; 250 rows about 6 ms. Below 50,000
@@ -76,6 +76,8 @@ export const INDEX_UPKEEP: IndexUpkeep = {
   searchThreads: 1,
   threadedRows: 50_000,
   threadStepRows: 500,
+  /** A millisecond or two at a million documents. */
+  threadSliceTerms: 2000,
 };
 /** Filter bitmaps kept for reuse until the corpus changes. */
 const FILTER_CACHE_ENTRIES = 32;
@@ -407,8 +409,8 @@ export class SqliteCorpus {
   }
 
   private loadOnWorker(): Promise<{ index: TextIndex | ShardedIndex; removalsSeen: number }> {
-    const index = this.newIndex();
-    if (index instanceof TextIndex) return loadIndexOnWorker(this.path, INDEX_LOAD_BATCH);
+    if (!this.threadedIndexDue()) return loadIndexOnWorker(this.path, INDEX_LOAD_BATCH);
+    const index = this.newShardedIndex();
     return loadShardedOnWorker(this.path, INDEX_LOAD_BATCH, index).catch((error: unknown) => {
       index.drop();
       throw error;
@@ -506,12 +508,16 @@ export class SqliteCorpus {
    * threadedRows row ids or more, else in this thread.
    */
   private newIndex(): TextIndex | ShardedIndex {
-    if (!this.threadedIndexDue()) return new TextIndex();
+    return this.threadedIndexDue() ? this.newShardedIndex() : new TextIndex();
+  }
+
+  /** An empty ShardedIndex, on new threads if those there were have failed. */
+  private newShardedIndex(): ShardedIndex {
     if (this.searchThreads?.failed) {
       void this.searchThreads.close();
       this.searchThreads = undefined;
     }
-    this.searchThreads ??= new SearchThreads(this.upkeep.searchThreads);
+    this.searchThreads ??= new SearchThreads(this.upkeep.searchThreads, this.upkeep.threadSliceTerms);
     return new ShardedIndex(this.searchThreads);
   }
 

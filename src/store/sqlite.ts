@@ -70,8 +70,10 @@ export class SqliteStore implements Store {
   readonly idempotency: SqliteIdempotency;
   readonly faces: SqliteFaces;
 
-  /** `backgroundCheckpoints`: for a long-running service, checkpoint the WALs in worker threads. */
-  /** `searchThreads`: see Config.searchThreads; 1 when not given. */
+  /**
+   * `backgroundCheckpoints`: for a long-running service, checkpoint the WALs in worker threads.
+   * `searchThreads`: see Config.searchThreads; 1 when not given.
+   */
   constructor(dataDir: string, options: { backgroundCheckpoints?: boolean; searchThreads?: number } = {}) {
     mkdirSync(dataDir, { recursive: true });
     this.ledger = openSqlite(join(dataDir, 'ledger.sqlite'));

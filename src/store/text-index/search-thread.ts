@@ -15,11 +15,9 @@ import { TextIndex } from './text-index.js';
 // index it reads, so it sees them all, as if they had been made in the order sent; except a trim,
 // which changes no result and takes about a second at a million documents: it goes on in the
 // background, and changes after it may be carried out first.
-const { queued } = workerData as SearchThreadData;
+const { queued, termsPerSlice } = workerData as SearchThreadData;
 /** Filter bitmaps kept per index, as SqliteCorpus keeps them for an index of its own. */
 const FILTER_CACHE_ENTRIES = 32;
-/** Terms' postings appended, or lists trimmed, between turns: a millisecond or two at a million documents. */
-const TERMS_PER_SLICE = 2000;
 
 interface Change {
   steps: Iterator<void>;
@@ -112,7 +110,7 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
   switch (command.kind) {
     case 'add': {
       const entry = entryFor(command.index);
-      queue(entry, entry.index.addInSlices(unpackDocuments(command), TERMS_PER_SLICE), 'add');
+      queue(entry, entry.index.addInSlices(unpackDocuments(command), termsPerSlice), 'add');
       return undefined;
     }
     case 'remove': {
@@ -122,7 +120,7 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
     }
     case 'trim': {
       const entry = entryFor(command.index);
-      queue(entry, entry.index.trimInSlices(TERMS_PER_SLICE), 'background');
+      queue(entry, entry.index.trimInSlices(termsPerSlice), 'background');
       queue(entry, once(collectAndRelease), 'background');
       return undefined;
     }

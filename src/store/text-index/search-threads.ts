@@ -6,6 +6,8 @@ import type { CorpusStatistics, IndexResult, SearchField } from './text-index.js
 export interface SearchThreadData {
   /** Batches of documents sent to the thread and not yet added: bounds what a bulk load queues. */
   queued: Int32Array;
+  /** Terms' postings appended, or lists trimmed, between turns of the thread (see search-thread.ts). */
+  termsPerSlice: number;
 }
 
 export interface ThreadQuery {
@@ -59,10 +61,10 @@ export class SearchThreads {
   private nextSearch = 1;
   private failure: Error | undefined;
 
-  constructor(count: number) {
+  constructor(count: number, termsPerSlice: number) {
     this.threads = Array.from({ length: count }, () => {
       const queued = new Int32Array(new SharedArrayBuffer(4));
-      const data: SearchThreadData = { queued };
+      const data: SearchThreadData = { queued, termsPerSlice };
       const worker = startModuleWorker(WORKER_URL, { workerData: data });
       worker.unref();
       worker.on('message', (reply: SearchThreadReply) => this.receive(reply));

@@ -275,13 +275,13 @@ export class TextIndex {
     this.updateNorms(titleTotal / liveDocuments, textTotal / liveDocuments);
     const { k1 } = BM25F;
     const terms: ScoredTerm[] = [];
-    query.terms.forEach((termId, position) => {
-      const list = this.lists[termId];
-      if (!list || list.liveCount === 0) return;
+    for (let position = 0; position < query.terms.length; position++) {
+      const list = this.lists[query.terms[position]!];
+      if (!list || list.liveCount === 0) continue;
       const frequency = documentFrequencies[position]!;
       const idf = Math.log(1 + (liveDocuments - frequency + 0.5) / (frequency + 0.5));
       terms.push({ list, multiplier: idf * (k1 + 1) });
-    });
+    }
     if (terms.length === 0) return { total: 0, hits: [] };
     const exclusion = this.exclusionFor(query.filter);
     const field = FIELD_CODES[query.field];
