@@ -1,26 +1,27 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { BATCHES_AHEAD, type IndexLoadMessage, type IndexLoadRequest } from './index-loader.js';
+import { BATCHES_AHEAD, indexBatches, STORED_DOCUMENT_COLUMNS, type IndexLoadMessage, type IndexLoadRequest, type StoredDocument } from './index-loader.js';
 import { BatchDecoder } from './text-index/batch-decoder.js';
+import type { PackedLabels } from './text-index/document-labels.js';
 import { packDocuments, packedBuffers } from './text-index/packed-documents.js';
 import type { IndexedDocument } from './text-index/text-index.js';
 
 // Reads a corpus file's term vectors in one read transaction and posts them batch by batch, in
 // row id order: decoded, documents numbered from 0 (see loadIndexOnWorker), or packed as read
-// (see loadShardedOnWorker).
+// (see loadShardedOnWorker); each batch with its documents' doc_ids and titles.
 const { path, batchRows, added, packed } = workerData as IndexLoadRequest;
 const db = new Database(path, { readonly: true, fileMustExist: true });
 const decoder = new BatchDecoder();
-const EMPTY = new Uint8Array(0);
 let documentsSent = 0;
 let batchesSent = 0;
 
-function send(rows: IndexedDocument[]): void {
+function send(rows: IndexedDocument[], labels: PackedLabels): void {
+  const labelBuffers = [labels.bytes.buffer, labels.ends.buffer] as ArrayBuffer[];
   if (packed) {
     waitForRoom();
     const documents = packDocuments(rows);
-    const message: IndexLoadMessage = { kind: 'packed', documents };
-    parentPort!.postMessage(message, packedBuffers(documents));
+    const message: IndexLoadMessage = { kind: 'packed', documents, labels };
+    parentPort!.postMessage(message, [...packedBuffers(documents), ...labelBuffers]);
     batchesSent++;
     return;
   }
@@ -32,13 +33,13 @@ function send(rows: IndexedDocument[]): void {
   if (Atomics.load(added, 0) === batchesSent) {
     // The main thread has added every batch sent, so it waits: it groups this one, and this thread reads on.
     const copies = { postingTerms: decoded.postingTerms.slice(), documents: decoded.documents.slice(), frequencies: decoded.frequencies.slice() };
-    message = { kind: 'documents', documents: { ...decoded, ...copies } };
+    message = { kind: 'documents', documents: { ...decoded, ...copies }, labels };
   } else {
     const batch = decoder.group(decoded);
-    message = { kind: 'batch', batch: { ...batch, documents: batch.documents.slice(), frequencies: batch.frequencies.slice() } };
+    message = { kind: 'batch', batch: { ...batch, documents: batch.documents.slice(), frequencies: batch.frequencies.slice() }, labels };
   }
   const arrays = Object.values(message.kind === 'batch' ? message.batch : message.documents).filter(ArrayBuffer.isView);
-  parentPort!.postMessage(message, arrays.map((array) => array.buffer as ArrayBuffer));
+  parentPort!.postMessage(message, [...arrays.map((array) => array.buffer as ArrayBuffer), ...labelBuffers]);
   batchesSent++;
 }
 
@@ -48,16 +49,8 @@ function waitForRoom(): void {
 
 const removalsSeen = db.transaction(() => {
   const seen = db.prepare('SELECT coalesce(max(seq), 0) FROM removed_documents').pluck().get() as number;
-  let rows: IndexedDocument[] = [];
-  const stored = db.prepare('SELECT id, title_length, text_length, terms FROM documents ORDER BY id');
-  for (const row of stored.iterate() as Iterable<{ id: number; title_length: number | null; text_length: number | null; terms: Uint8Array | null }>) {
-    rows.push({ rowid: row.id, titleLength: row.title_length ?? 0, textLength: row.text_length ?? 0, terms: row.terms ?? EMPTY });
-    if (rows.length === batchRows) {
-      send(rows);
-      rows = [];
-    }
-  }
-  if (rows.length > 0) send(rows);
+  const stored = db.prepare(`SELECT ${STORED_DOCUMENT_COLUMNS} FROM documents ORDER BY id`);
+  for (const { documents, labels } of indexBatches(stored.iterate() as Iterable<StoredDocument>, batchRows)) send(documents, labels);
   return seen;
 })();
 db.close();

@@ -1,8 +1,40 @@
 import { siblingModule, startModuleWorker } from '../worker-thread.js';
 import { BatchDecoder, type DecodedBatch, type DecodedDocuments } from './text-index/batch-decoder.js';
+import { packLabels, type PackedLabels } from './text-index/document-labels.js';
 import type { PackedDocuments } from './text-index/packed-documents.js';
 import type { ShardedIndex } from './text-index/sharded-index.js';
-import { TextIndex } from './text-index/text-index.js';
+import { TextIndex, type IndexedDocument } from './text-index/text-index.js';
+
+/** What the index reads of a document's row: its term vector and lengths, and its doc_id and title for the hits. */
+export interface StoredDocument {
+  id: number;
+  doc_id: string;
+  title: string;
+  title_length: number | null;
+  text_length: number | null;
+  terms: Uint8Array | null;
+}
+
+export const STORED_DOCUMENT_COLUMNS = 'id, doc_id, title, title_length, text_length, terms';
+
+const EMPTY = new Uint8Array(0);
+
+/** Rows in batches of `size` as an index takes them: the documents, and their labels packed. */
+export function* indexBatches(rows: Iterable<StoredDocument>, size: number): Generator<{ documents: IndexedDocument[]; labels: PackedLabels }> {
+  let batch: StoredDocument[] = [];
+  const complete = () => ({
+    documents: batch.map((row) => ({ rowid: row.id, titleLength: row.title_length ?? 0, textLength: row.text_length ?? 0, terms: row.terms ?? EMPTY })),
+    labels: packLabels(batch),
+  });
+  for (const row of rows) {
+    batch.push(row);
+    if (batch.length === size) {
+      yield complete();
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield complete();
+}
 
 export interface IndexLoadRequest {
   /** The corpus file. */
@@ -14,10 +46,11 @@ export interface IndexLoadRequest {
   packed: boolean;
 }
 
+/** A batch of documents with their doc_ids and titles; then, once every row is read, where the deletion log stood. */
 export type IndexLoadMessage =
-  | { kind: 'batch'; batch: DecodedBatch }
-  | { kind: 'documents'; documents: DecodedDocuments }
-  | { kind: 'packed'; documents: PackedDocuments }
+  | { kind: 'batch'; batch: DecodedBatch; labels: PackedLabels }
+  | { kind: 'documents'; documents: DecodedDocuments; labels: PackedLabels }
+  | { kind: 'packed'; documents: PackedDocuments; labels: PackedLabels }
   | { kind: 'read'; removalsSeen: number };
 
 /** Decoded batches waiting to be added, at most: bounds the memory they hold when the adding thread is the slower one. */
@@ -38,7 +71,7 @@ export function loadIndexOnWorker(path: string, batchRows: number): Promise<{ in
   const index = new TextIndex();
   const decoder = new BatchDecoder();
   return readOnWorker({ path, batchRows, packed: false }, index, (message) => {
-    if (message.kind !== 'packed') index.addDecoded(message.kind === 'batch' ? message.batch : decoder.group(message.documents));
+    if (message.kind !== 'packed') index.addDecoded(message.kind === 'batch' ? message.batch : decoder.group(message.documents), message.labels);
   });
 }
 
@@ -48,7 +81,7 @@ export function loadIndexOnWorker(path: string, batchRows: number): Promise<{ in
  */
 export function loadShardedOnWorker(path: string, batchRows: number, index: ShardedIndex): Promise<{ index: ShardedIndex; removalsSeen: number }> {
   return readOnWorker({ path, batchRows, packed: true }, index, (message) => {
-    if (message.kind === 'packed') index.addPacked(message.documents);
+    if (message.kind === 'packed') index.addPacked(message.documents, message.labels);
   });
 }
 

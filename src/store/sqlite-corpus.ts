@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { releaseAfterNextCollection, releaseFreedMemory, SWEEP_MS } from '../release-memory.js';
+import { collectThenRelease, releaseAfterNextCollection, releaseFreedMemory } from '../release-memory.js';
 import { ExternalWrites } from './external-writes.js';
-import { loadIndexOnWorker, loadShardedOnWorker } from './index-loader.js';
+import { indexBatches, loadIndexOnWorker, loadShardedOnWorker, STORED_DOCUMENT_COLUMNS, type StoredDocument } from './index-loader.js';
 import { openSqlite } from './sqlite-open.js';
 import { migrateCorpus } from './sqlite-schema.js';
 import { StoreUnavailableError, type DocumentRecord, type IngestProgress, type SearchRequest, type SearchResult } from './store.js';
@@ -12,7 +12,7 @@ import { FilterBitmaps } from './text-index/filter-bitmaps.js';
 import { SearchThreads } from './text-index/search-threads.js';
 import { ShardedIndex } from './text-index/sharded-index.js';
 import { DocumentAnalyser, filterTerm, metadataWordTerm, TermDictionary, type AnalysedDocument } from './text-index/term-vector.js';
-import { TextIndex, type IndexedDocument, type SearchField } from './text-index/text-index.js';
+import { TextIndex, type SearchField } from './text-index/text-index.js';
 
 const DOCUMENT_CACHE_CHARS = 32 * 1024 * 1024;
 /** An ingest analyses this many documents itself before handing analysis to a worker thread. */
@@ -147,8 +147,8 @@ export class SqliteCorpus {
       insertTerm: c.prepare('INSERT INTO terms (id, term) VALUES (?, ?)'),
       countDocuments: c.prepare('SELECT count(*) AS n FROM documents'),
       termsAfter: c.prepare('SELECT id, term FROM terms WHERE id > ?'),
-      documentsAfter: c.prepare('SELECT id, title_length, text_length, terms FROM documents WHERE id > ? ORDER BY id'),
-      documentsFrom: c.prepare('SELECT id, title_length, text_length, terms FROM documents WHERE id > ? ORDER BY id LIMIT ?'),
+      documentsAfter: c.prepare(`SELECT ${STORED_DOCUMENT_COLUMNS} FROM documents WHERE id > ? ORDER BY id`),
+      documentsFrom: c.prepare(`SELECT ${STORED_DOCUMENT_COLUMNS} FROM documents WHERE id > ? ORDER BY id LIMIT ?`),
       removalsAfter: c.prepare('SELECT seq, doc_rowid, terms FROM removed_documents WHERE seq > ? ORDER BY seq'),
       removalsFrom: c.prepare('SELECT seq, doc_rowid, terms FROM removed_documents WHERE seq > ? ORDER BY seq LIMIT ?'),
       lastRemoval: c.prepare('SELECT coalesce(max(seq), 0) FROM removed_documents').pluck(),
@@ -396,16 +396,12 @@ export class SqliteCorpus {
     }
     if (this.closed) return;
     const index = this.currentIndex();
-    if (index instanceof ShardedIndex) {
-      // The threads collect what their loads freed after their trims (see search-thread.ts):
-      // memory is given back once that has been swept, before the service starts to serve.
-      await index.settled();
-      await new Promise((resolve) => setTimeout(resolve, SWEEP_MS));
-    }
-    // What the load's list growth freed and was collected as it went goes back now; the copies
-    // the final trim left behind, after the next full collection.
-    releaseFreedMemory();
-    releaseAfterNextCollection();
+    // The threads collect what their loads freed after their trims (see search-thread.ts), and
+    // release it once swept; this thread does the same here, while nothing is served yet. A small
+    // index leaves too little behind to be worth the second's wait.
+    if (index instanceof ShardedIndex) await index.settled();
+    if (index.liveDocuments >= this.upkeep.workerLoadRows) await collectThenRelease();
+    else releaseFreedMemory();
   }
 
   private loadOnWorker(): Promise<{ index: TextIndex | ShardedIndex; removalsSeen: number }> {
@@ -428,17 +424,25 @@ export class SqliteCorpus {
     }
     if (termIds.size === 0) return { total: 0, hits: [] };
     const query = { terms: [...termIds], field: field.kind satisfies SearchField, filters: this.filterTermIds(request.filters), topK: request.topK };
+    // An index level with the file answers from the doc_ids and titles it holds. A row can be gone
+    // while this connection's own transaction holds the index back, or while a new index is built
+    // in the background and the old one serves: then each hit's row is read, and a hit without one
+    // dropped.
+    const level = !this.db.inTransaction && this.rebuilding === undefined;
     const result =
       index instanceof TextIndex ? index.search({ ...query, filter: this.filterBitmaps.of(index, query.filters) }) : await this.searchThreaded(index, query);
-    // A row can be gone while this connection's own transaction holds the index back, or while a
-    // new index is built in the background and the old one serves.
     const hits = result.hits.flatMap((hit) => {
-      const row = this.sql.hit.get(hit.rowid) as { doc_id: string; title: string } | undefined;
-      return row ? [{ docId: row.doc_id, title: row.title, score: hit.score }] : [];
+      const label = (level && index.labelOf(hit.rowid)) || this.readLabel(hit.rowid);
+      return label ? [{ ...label, score: hit.score }] : [];
     });
     // Equal scores in doc_id order, as before the index was our own.
     hits.sort((a, b) => b.score - a.score || (a.docId < b.docId ? -1 : a.docId > b.docId ? 1 : 0));
     return { total: result.total, hits: hits.slice(0, request.topK) };
+  }
+
+  private readLabel(rowid: number): { docId: string; title: string } | undefined {
+    const row = this.sql.hit.get(rowid) as { doc_id: string; title: string } | undefined;
+    return row && { docId: row.doc_id, title: row.title };
   }
 
   /**
@@ -549,26 +553,18 @@ export class SqliteCorpus {
       this.dictionary.load(this.sql.termsAfter.all(this.dictionary.highestId) as Array<{ id: number; term: string }>);
       if (removalsSeen === undefined) {
         const seen = this.sql.lastRemoval.get() as number;
-        this.addDocuments(index, this.sql.documentsAfter.iterate(index.highestRowid) as Iterable<StoredVector>);
+        this.addDocuments(index, this.sql.documentsAfter.iterate(index.highestRowid) as Iterable<StoredDocument>);
         return seen;
       }
       const removals = this.sql.removalsAfter.all(removalsSeen) as LoggedRemoval[];
       if (!followsOn(removals, removalsSeen)) return undefined;
-      this.addDocuments(index, this.sql.documentsAfter.iterate(index.highestRowid) as Iterable<StoredVector>);
+      this.addDocuments(index, this.sql.documentsAfter.iterate(index.highestRowid) as Iterable<StoredDocument>);
       return applyRemovals(index, removals, removalsSeen);
     })();
   }
 
-  private addDocuments(index: TextIndex | ShardedIndex, rows: Iterable<StoredVector>): void {
-    let batch: IndexedDocument[] = [];
-    for (const row of rows) {
-      batch.push({ rowid: row.id, titleLength: row.title_length ?? 0, textLength: row.text_length ?? 0, terms: row.terms ?? EMPTY });
-      if (batch.length === INDEX_LOAD_BATCH) {
-        index.add(batch);
-        batch = [];
-      }
-    }
-    index.add(batch);
+  private addDocuments(index: TextIndex | ShardedIndex, rows: Iterable<StoredDocument>): void {
+    for (const { documents, labels } of indexBatches(rows, INDEX_LOAD_BATCH)) index.add(documents, labels);
   }
 
   private rebuildInBackground(): void {
@@ -612,12 +608,12 @@ export class SqliteCorpus {
           if (!followsOn(removals, removalsSeen)) return 'log passed';
           removalsSeen = applyRemovals(building, removals, removalsSeen);
           // The step's rows go to the index together: one message to one thread.
-          const read: StoredVector[] = [];
+          const read: StoredDocument[] = [];
           let after = building.highestRowid;
           let exhausted = false;
           while (!exhausted && read.length < stepRows && (read.length === 0 || performance.now() - started < stepMs)) {
             const limit = Math.min(readRows, stepRows - read.length);
-            const rows = this.sql.documentsFrom.all(after, limit) as StoredVector[];
+            const rows = this.sql.documentsFrom.all(after, limit) as StoredDocument[];
             for (const row of rows) read.push(row);
             after = rows.at(-1)?.id ?? after;
             exhausted = rows.length < limit;
@@ -686,11 +682,4 @@ function followsOn(removals: LoggedRemoval[], removalsSeen: number): boolean {
 function applyRemovals(index: TextIndex | ShardedIndex, removals: LoggedRemoval[], removalsSeen: number): number {
   for (const removal of removals) index.remove(removal.doc_rowid, removal.terms ?? EMPTY);
   return removals.length > 0 ? removals.at(-1)!.seq : removalsSeen;
-}
-
-interface StoredVector {
-  id: number;
-  title_length: number | null;
-  text_length: number | null;
-  terms: Uint8Array | null;
 }

@@ -52,7 +52,9 @@ describe('loading the search index with a worker thread', { timeout: 60_000 }, (
       assert.equal(index.highestRowid, expected.highestRowid);
       const db = new Database(file, { readonly: true });
       const termIds = db.prepare('SELECT id FROM terms ORDER BY id').pluck().all() as number[];
+      const rows = db.prepare('SELECT id, doc_id, title FROM documents ORDER BY id').all() as Array<{ id: number; doc_id: string; title: string }>;
       db.close();
+      for (const row of rows) assert.deepEqual(index.labelOf(row.id), { docId: row.doc_id, title: row.title }, `labels of row ${row.id}`);
       assert.ok(termIds.length > SYNTHETIC_WORDS.length, 'words and metadata terms');
       const queries = [...termIds.map((id) => [id]), termIds.slice(0, 3), termIds.slice(2, 10), termIds];
       for (const terms of queries) {
@@ -97,7 +99,7 @@ describe('loading the search index with a worker thread', { timeout: 60_000 }, (
         // The same sums in another order where a term is dense in one index and not in the other.
         const split = await splitByWorker.search(request);
         assert.equal(split.total, expected.total);
-        assert.deepEqual(split.hits.map((hit) => hit.docId), expected.hits.map((hit) => hit.docId));
+        assert.deepEqual(split.hits.map((hit) => [hit.docId, hit.title]), expected.hits.map((hit) => [hit.docId, hit.title]));
         split.hits.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected.hits[position]!.score) < 1e-9));
       }
       assert.deepEqual(loadedByWorker.indexStatistics(), { liveDocuments: 5016, deletedDocuments: 1, rebuilding: false });

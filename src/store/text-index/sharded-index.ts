@@ -1,3 +1,4 @@
+import { DocumentLabels, type PackedLabels } from './document-labels.js';
 import { packDocuments, type PackedDocuments } from './packed-documents.js';
 import type { SearchOutcome, SearchThreads, ThreadQuery } from './search-threads.js';
 import { countStoredTerms } from './term-vector.js';
@@ -11,7 +12,7 @@ import { positionOf, resized } from './typed-arrays.js';
  * (live documents, total lengths, each term's live documents), and per document its row id,
  * lengths and thread, to take a deleted document's share out again; every search carries those
  * statistics, so a thread scores its documents as an index of every document would. What it costs
- * here: 17 bytes a document and 4 a term.
+ * here: 17 bytes a document and 4 a term, and the documents' doc_ids and titles (see labelOf).
  */
 export class ShardedIndex {
   private readonly id: number;
@@ -26,6 +27,7 @@ export class ShardedIndex {
   private textTotal = 0;
   private frequencies: Int32Array = new Int32Array(0);
   private nextThread = 0;
+  private readonly labels = new DocumentLabels();
 
   constructor(private readonly threads: SearchThreads) {
     this.id = threads.newIndexId();
@@ -48,15 +50,17 @@ export class ShardedIndex {
     return this.threads.idle;
   }
 
-  /** Adds documents whose row ids are all above every row id added before. */
-  add(batch: IndexedDocument[]): void {
-    if (batch.length > 0) this.addPacked(packDocuments(batch));
+  /** Adds documents whose row ids are all above every row id added before, with their doc_ids and titles when given. */
+  add(batch: IndexedDocument[], labels?: PackedLabels): void {
+    if (batch.length > 0) this.addPacked(packDocuments(batch), labels);
   }
 
-  /** As add; the arrays are handed over to a thread, unusable here afterwards. */
-  addPacked(packed: PackedDocuments): void {
+  /** As add; the documents' arrays are handed over to a thread, unusable here afterwards. */
+  addPacked(packed: PackedDocuments, labels?: PackedLabels): void {
     const count = packed.rowids.length;
     if (count === 0) return;
+    // Labels are kept while every document added came with them, so that positions agree.
+    if (labels && this.labels.size === this.documents) this.labels.append(labels);
     const thread = this.nextThread;
     this.nextThread = (thread + 1) % this.threads.count;
     this.ensureCapacity(this.documents + count);
@@ -89,8 +93,14 @@ export class ShardedIndex {
     this.threads.send(this.threadOf[number]!, { kind: 'remove', index: this.id, rowid, terms });
   }
 
+  /** The doc_id and title added with the document of this row id; undefined if none were, or for a row id never added. */
+  labelOf(rowid: number): { docId: string; title: string } | undefined {
+    return this.labels.at(positionOf(this.rowids, this.documents, rowid));
+  }
+
   /** Gives back growth slack after a bulk load. */
   trim(): void {
+    this.labels.trim();
     this.rowids = resized(this.rowids, this.documents);
     this.lengths = resized(this.lengths, 2 * this.documents);
     this.threadOf = resized(this.threadOf, this.documents);

@@ -1,4 +1,5 @@
 import { BatchDecoder, type DecodedBatch } from './batch-decoder.js';
+import { DocumentLabels, type PackedLabels } from './document-labels.js';
 import { PostingList, DENSE_FRACTION, DENSE_MINIMUM_DOCUMENTS, popcount, type FieldBounds } from './postings.js';
 import { forEachStoredTerm } from './term-vector.js';
 import { positionOf, resized } from './typed-arrays.js';
@@ -151,6 +152,7 @@ export class TextIndex {
   private selected = new Int32Array(0);
   private readonly sparse = new SparseScores();
   private decoder = new BatchDecoder();
+  private readonly labels = new DocumentLabels();
 
   get liveDocuments(): number {
     return this.live;
@@ -165,17 +167,27 @@ export class TextIndex {
     return this.documents === 0 ? 0 : this.rowids[this.documents - 1]!;
   }
 
-  /** Adds documents whose row ids are all above every row id added before. */
-  add(batch: IndexedDocument[]): void {
-    if (batch.length > 0) this.addDecoded(this.decoder.decode(batch, this.documents));
+  /**
+   * Adds documents whose row ids are all above every row id added before, with their doc_ids and
+   * titles when given (see labelOf).
+   */
+  add(batch: IndexedDocument[], labels?: PackedLabels): void {
+    if (batch.length > 0) this.addDecoded(this.decoder.decode(batch, this.documents), labels);
   }
 
   /**
    * Adds a batch decoded for this index (its first document numbered as the index's next), by
    * `decode` here or by a BatchDecoder on another thread.
    */
-  addDecoded(batch: DecodedBatch): void {
+  addDecoded(batch: DecodedBatch, labels?: PackedLabels): void {
+    // Labels are kept while every document added came with them, so that positions agree.
+    if (labels && this.labels.size === this.documents) this.labels.append(labels);
     for (const _ of this.addDecodedInSlices(batch, Infinity));
+  }
+
+  /** The doc_id and title added with the document of this row id; undefined if none were, or for a row id never added. */
+  labelOf(rowid: number): { docId: string; title: string } | undefined {
+    return this.labels.at(this.documentOf(rowid));
   }
 
   /**
@@ -239,6 +251,7 @@ export class TextIndex {
       this.lists[termId]?.trim();
       if ((termId + 1) % listsPerSlice === 0) yield;
     }
+    this.labels.trim();
     this.decoder = new BatchDecoder();
   }
 

@@ -1,0 +1,81 @@
+/**
+ * Each document's doc_id and title, as UTF-8 end to end, by the order documents were added. A
+ * search answers its hits from here: reading each hit's row instead cost about 14 µs a row at a
+ * million documents (a 16 KiB page from the file, and a read lock per statement), a third of the
+ * event loop's time under a load of 3-word searches (session 14). About 75 bytes a document for the
+ * benchmark's corpus, one copy in the process whatever the number of search threads.
+ */
+export class DocumentLabels {
+  private bytes = Buffer.alloc(0);
+  private used = 0;
+  /** Per document, where its doc_id ends and where its title ends (2 x position and the next). */
+  private ends = new Uint32Array(0);
+  private count = 0;
+
+  /** How many documents have labels: positions 0 to size - 1. */
+  get size(): number {
+    return this.count;
+  }
+
+  append(labels: PackedLabels): void {
+    const documents = labels.ends.length / 2;
+    this.reserve(documents, labels.bytes.length);
+    this.bytes.set(labels.bytes, this.used);
+    for (let index = 0; index < labels.ends.length; index++) this.ends[2 * this.count + index] = this.used + labels.ends[index]!;
+    this.used += labels.bytes.length;
+    this.count += documents;
+  }
+
+  /** The labels of the document at `position`, or undefined beyond those added. */
+  at(position: number): { docId: string; title: string } | undefined {
+    if (position < 0 || position >= this.count) return undefined;
+    const start = position === 0 ? 0 : this.ends[2 * position - 1]!;
+    const docIdEnd = this.ends[2 * position]!;
+    return { docId: this.bytes.toString('utf8', start, docIdEnd), title: this.bytes.toString('utf8', docIdEnd, this.ends[2 * position + 1]!) };
+  }
+
+  /** Gives back growth slack after a bulk load. */
+  trim(): void {
+    this.bytes = Buffer.from(this.bytes.subarray(0, this.used));
+    this.ends = this.ends.slice(0, 2 * this.count);
+  }
+
+  private reserve(documents: number, bytes: number): void {
+    if (this.used + bytes > LABEL_BYTES_LIMIT) throw new RangeError(`an index holds at most ${LABEL_BYTES_LIMIT} bytes of doc_ids and titles`);
+    if (this.used + bytes > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.min(LABEL_BYTES_LIMIT, Math.max(this.used + bytes, Math.ceil(this.bytes.length * 1.5), 1 << 16)));
+      grown.set(this.bytes.subarray(0, this.used));
+      this.bytes = grown;
+    }
+    if (2 * (this.count + documents) > this.ends.length) {
+      const grown = new Uint32Array(Math.max(2 * (this.count + documents), Math.ceil(this.ends.length * 1.5), 2048));
+      grown.set(this.ends.subarray(0, 2 * this.count));
+      this.ends = grown;
+    }
+  }
+}
+
+/** Offsets are 32-bit: 4 GiB of doc_ids and titles, some fifty million documents of the benchmark's corpus. */
+const LABEL_BYTES_LIMIT = 2 ** 32 - 1;
+
+/** A batch's labels, packed to move between threads without a copy: UTF-8 end to end, and per document its doc_id's and title's ends. */
+export interface PackedLabels {
+  bytes: Uint8Array;
+  ends: Uint32Array;
+}
+
+export function packLabels(rows: ReadonlyArray<{ doc_id: string; title: string }>): PackedLabels {
+  let bound = 0;
+  for (const row of rows) bound += 3 * (row.doc_id.length + row.title.length);
+  const bytes = Buffer.allocUnsafe(bound);
+  const ends = new Uint32Array(2 * rows.length);
+  let used = 0;
+  rows.forEach((row, index) => {
+    used += bytes.write(row.doc_id, used);
+    ends[2 * index] = used;
+    used += bytes.write(row.title, used);
+    ends[2 * index + 1] = used;
+  });
+  // A copy of the part used, in a buffer of its own (allocUnsafe may hand out a slice of a shared pool, which cannot be transferred).
+  return { bytes: new Uint8Array(bytes.subarray(0, used)), ends };
+}

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DocumentLabels, packLabels } from '../../../src/store/text-index/document-labels.js';
+
+const rows = (from: number, count: number) =>
+  Array.from({ length: count }, (_, index) => ({ doc_id: `doc-${from + index}`, title: `title ${from + index}` }));
+
+describe('DocumentLabels', () => {
+  it('gives back each doc_id and title by position, across batches and growth, and after a trim', () => {
+    const labels = new DocumentLabels();
+    // Batches large enough to outgrow the first buffers several times.
+    for (let from = 0; from < 30_000; from += 7_500) labels.append(packLabels(rows(from, 7_500)));
+    assert.equal(labels.size, 30_000);
+    for (const position of [0, 1, 7_499, 7_500, 22_222, 29_999]) {
+      assert.deepEqual(labels.at(position), { docId: `doc-${position}`, title: `title ${position}` });
+    }
+    labels.trim();
+    assert.deepEqual(labels.at(29_999), { docId: 'doc-29999', title: 'title 29999' });
+    labels.append(packLabels(rows(30_000, 1)));
+    assert.deepEqual(labels.at(30_000), { docId: 'doc-30000', title: 'title 30000' });
+  });
+
+  it('keeps any text as it was: other scripts, emoji, empty titles, a NUL', () => {
+    const texts = [
+      { doc_id: 'καλημέρα', title: 'Αρχή της αναλογικότητας' },
+      { doc_id: '文書-1', title: '個人情報の保護に関する法律' },
+      { doc_id: 'e', title: '' },
+      { doc_id: 'emoji-🦀', title: 'crab 🦀 and family 👨‍👩‍👧' },
+      { doc_id: 'nul', title: 'before\u0000after' },
+    ];
+    const labels = new DocumentLabels();
+    labels.append(packLabels(texts));
+    texts.forEach((text, position) => assert.deepEqual(labels.at(position), { docId: text.doc_id, title: text.title }));
+  });
+
+  it('has no label beyond the documents added', () => {
+    const labels = new DocumentLabels();
+    assert.equal(labels.at(0), undefined);
+    labels.append(packLabels(rows(0, 2)));
+    assert.equal(labels.at(2), undefined);
+    assert.equal(labels.at(-1), undefined);
+  });
+});
