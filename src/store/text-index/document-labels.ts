@@ -1,3 +1,5 @@
+import { resized } from './typed-arrays.js';
+
 /**
  * Each document's doc_id and title, as UTF-8 end to end, by the order documents were added. A
  * search answers its hits from here: reading each hit's row instead cost about 14 µs a row at a
@@ -17,7 +19,16 @@ export class DocumentLabels {
     return this.count;
   }
 
-  append(labels: PackedLabels): void {
+  /**
+   * Adds the labels of documents numbered from `first`, if given. Labels are kept only while every
+   * document came with them, so that positions agree with the index's numbers: from a document
+   * added without, the index has none, and its hits' rows are read instead.
+   */
+  add(first: number, labels: PackedLabels | undefined): void {
+    if (labels && first === this.count) this.append(labels);
+  }
+
+  private append(labels: PackedLabels): void {
     const documents = labels.ends.length / 2;
     this.reserve(documents, labels.bytes.length);
     this.bytes.set(labels.bytes, this.used);
@@ -37,7 +48,7 @@ export class DocumentLabels {
   /** Gives back growth slack after a bulk load. */
   trim(): void {
     this.bytes = Buffer.from(this.bytes.subarray(0, this.used));
-    this.ends = this.ends.slice(0, 2 * this.count);
+    this.ends = resized(this.ends, 2 * this.count);
   }
 
   private reserve(documents: number, bytes: number): void {
@@ -48,9 +59,7 @@ export class DocumentLabels {
       this.bytes = grown;
     }
     if (2 * (this.count + documents) > this.ends.length) {
-      const grown = new Uint32Array(Math.max(2 * (this.count + documents), Math.ceil(this.ends.length * 1.5), 2048));
-      grown.set(this.ends.subarray(0, 2 * this.count));
-      this.ends = grown;
+      this.ends = resized(this.ends, Math.max(2 * (this.count + documents), Math.ceil(this.ends.length * 1.5), 2048));
     }
   }
 }

@@ -59,8 +59,7 @@ export class ShardedIndex {
   addPacked(packed: PackedDocuments, labels?: PackedLabels): void {
     const count = packed.rowids.length;
     if (count === 0) return;
-    // Labels are kept while every document added came with them, so that positions agree.
-    if (labels && this.labels.size === this.documents) this.labels.append(labels);
+    this.labels.add(this.documents, labels);
     const thread = this.nextThread;
     this.nextThread = (thread + 1) % this.threads.count;
     this.ensureCapacity(this.documents + count);

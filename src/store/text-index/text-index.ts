@@ -180,8 +180,7 @@ export class TextIndex {
    * `decode` here or by a BatchDecoder on another thread.
    */
   addDecoded(batch: DecodedBatch, labels?: PackedLabels): void {
-    // Labels are kept while every document added came with them, so that positions agree.
-    if (labels && this.labels.size === this.documents) this.labels.append(labels);
+    this.labels.add(this.documents, labels);
     for (const _ of this.addDecodedInSlices(batch, Infinity));
   }
 

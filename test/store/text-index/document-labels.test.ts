@@ -9,14 +9,14 @@ describe('DocumentLabels', () => {
   it('gives back each doc_id and title by position, across batches and growth, and after a trim', () => {
     const labels = new DocumentLabels();
     // Batches large enough to outgrow the first buffers several times.
-    for (let from = 0; from < 30_000; from += 7_500) labels.append(packLabels(rows(from, 7_500)));
+    for (let from = 0; from < 30_000; from += 7_500) labels.add(from, packLabels(rows(from, 7_500)));
     assert.equal(labels.size, 30_000);
     for (const position of [0, 1, 7_499, 7_500, 22_222, 29_999]) {
       assert.deepEqual(labels.at(position), { docId: `doc-${position}`, title: `title ${position}` });
     }
     labels.trim();
     assert.deepEqual(labels.at(29_999), { docId: 'doc-29999', title: 'title 29999' });
-    labels.append(packLabels(rows(30_000, 1)));
+    labels.add(30_000, packLabels(rows(30_000, 1)));
     assert.deepEqual(labels.at(30_000), { docId: 'doc-30000', title: 'title 30000' });
   });
 
@@ -29,15 +29,20 @@ describe('DocumentLabels', () => {
       { doc_id: 'nul', title: 'before\u0000after' },
     ];
     const labels = new DocumentLabels();
-    labels.append(packLabels(texts));
+    labels.add(0, packLabels(texts));
     texts.forEach((text, position) => assert.deepEqual(labels.at(position), { docId: text.doc_id, title: text.title }));
   });
 
-  it('has no label beyond the documents added', () => {
+  it('has no label beyond the documents added, nor from a document that came without one', () => {
     const labels = new DocumentLabels();
     assert.equal(labels.at(0), undefined);
-    labels.append(packLabels(rows(0, 2)));
+    labels.add(0, packLabels(rows(0, 2)));
     assert.equal(labels.at(2), undefined);
     assert.equal(labels.at(-1), undefined);
+    labels.add(2, undefined);
+    // Documents 2 and 3 came without labels: the labels of 4 and 5 are not kept at positions 2 and 3.
+    labels.add(4, packLabels(rows(4, 2)));
+    assert.equal(labels.size, 2);
+    assert.equal(labels.at(4), undefined);
   });
 });
