@@ -204,10 +204,11 @@ export class PostingList {
     this.ranks = resized(this.ranks!, capacity >>> 5);
   }
 
-  /** Gives back the growth slack (after a bulk load). */
-  trim(): void {
+  /** Gives back the growth slack (after a bulk load); returns the bytes copied to do so. */
+  trim(): number {
     this.frequencies = resized(this.frequencies, this.count);
     if (this.gaps) this.gaps = resized(this.gaps, this.gapBytes);
+    return this.count + (this.gaps ? this.gapBytes : 0);
   }
 }
 

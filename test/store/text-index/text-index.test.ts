@@ -202,6 +202,23 @@ describe('TextIndex', () => {
     }
   });
 
+  it('pauses a trim once a slice has copied its share of bytes, and trims the same way', () => {
+    const documents = corpus(3000, 23).map(encode);
+    const whole = new TextIndex();
+    const sliced = new TextIndex();
+    whole.add(documents);
+    sliced.add(documents);
+    whole.trim();
+    let pauses = 0;
+    for (const _ of sliced.trimInSlices(Infinity, 4096)) pauses++;
+    assert.ok(pauses > 5, `${pauses} pauses by bytes alone`);
+    const next = random(31);
+    for (let round = 0; round < 30; round++) {
+      const request = { terms: query(next, 300), field: FIELDS[round % FIELDS.length]!, filter: null, topK: 10 };
+      assert.deepEqual(sliced.search(request), whole.search(request), `round ${round}`);
+    }
+  });
+
   it('hands back every document tied at the cut, wherever their blocks are', () => {
     const documents = corpus(6000, 41, 40);
     const twins = new Set<number>();
