@@ -22,11 +22,19 @@ export function frequencyByte(title: number, text: number): number {
   return (Math.min(title, MAX_TITLE_FREQUENCY) << 6) | Math.min(text, MAX_TEXT_FREQUENCY);
 }
 
+/** Steps of a block's saturation bound (see FieldBounds.saturation): a saturated frequency is below 1. */
+export const SATURATION_STEPS = 255;
+
 /** A dense list's block bounds for searches of one field (all, title, text or metadata words). */
 export interface FieldBounds {
-  /** Per block, an upper bound on the term's saturated frequency in the field. */
-  saturation: Float32Array;
-  /** The highest of `saturation`. */
+  /**
+   * Per block, an upper bound on the term's saturated frequency in the field, in SATURATION_STEPS
+   * ths rounded up: a byte a block rather than a float32, as a term keeps these per field searched
+   * (about 110 MiB of them at a million documents once every common term was searched in every
+   * field, as float32).
+   */
+  saturation: Uint8Array;
+  /** The highest of `saturation` (in steps). */
   highest: number;
   /** The documents in `bits` (for one field). */
   documentsInField: number;

@@ -1,6 +1,6 @@
 import { BatchDecoder, type DecodedBatch } from './batch-decoder.js';
 import { DocumentLabels, type PackedLabels } from './document-labels.js';
-import { PostingList, DENSE_FRACTION, DENSE_MINIMUM_DOCUMENTS, popcount, type FieldBounds } from './postings.js';
+import { PostingList, DENSE_FRACTION, DENSE_MINIMUM_DOCUMENTS, popcount, SATURATION_STEPS, type FieldBounds } from './postings.js';
 import { forEachStoredTerm } from './term-vector.js';
 import { positionOf, resized } from './typed-arrays.js';
 
@@ -358,7 +358,9 @@ export class TextIndex {
     const commoner = others.filter((term) => !term.list.dense);
     const fieldBounds = dense.map((term) => this.fieldBounds(term.list, field));
     let denseHighest = 0;
-    dense.forEach((term, position) => (denseHighest += term.multiplier * this.boundSlack(fieldBounds[position]!) * fieldBounds[position]!.highest));
+    dense.forEach(
+      (term, position) => (denseHighest += (term.multiplier * this.boundSlack(fieldBounds[position]!) * fieldBounds[position]!.highest) / SATURATION_STEPS),
+    );
     let othersHighest = denseHighest;
     for (const term of commoner) othersHighest += term.multiplier;
     const touched = this.touchedBits;
@@ -598,7 +600,7 @@ export class TextIndex {
     if (exclusion === null) total = bounds.bits === null ? list.count : bounds.documentsInField;
     else for (let word = 0; word < blocks; word++) total += popcount(inField[word]! & ~exclusion[word]!);
     const { saturation } = bounds;
-    const multiplier = term.multiplier * this.boundSlack(bounds);
+    const multiplier = (term.multiplier * this.boundSlack(bounds)) / SATURATION_STEPS;
     const firstBlocks = new BestBlocks(FIRST_BLOCKS);
     for (let block = 0; block < blocks; block++) if (saturation[block]! > firstBlocks.floor) firstBlocks.offer(block, saturation[block]!);
     const { chosen } = firstBlocks;
@@ -655,8 +657,8 @@ export class TextIndex {
     const fieldBounds = dense.map((term) => this.fieldBounds(term.list, field));
     const saturations = fieldBounds.map((termBounds) => termBounds.saturation);
     // What a term can add in a block at most: its multiplier, times the slack of its bounds, times
-    // the block's saturation bound.
-    const boundMultipliers = dense.map((term, position) => term.multiplier * this.boundSlack(fieldBounds[position]!));
+    // the block's saturation bound (in steps).
+    const boundMultipliers = dense.map((term, position) => (term.multiplier * this.boundSlack(fieldBounds[position]!)) / SATURATION_STEPS);
     // The documents holding each term in the field searched.
     const bitmaps = dense.map((term, position) => fieldBounds[position]!.bits ?? term.list.bits!);
     // One pass over the blocks (a block is a bitmap word) for the total, each block's bound, and
@@ -782,7 +784,7 @@ export class TextIndex {
     partialBounds: Float64Array,
     bitmaps: Uint32Array[],
     multipliers: number[],
-    saturations: Float32Array[],
+    saturations: Uint8Array[],
     start: number,
     unionsOut: Uint32Array | null,
     bounds: Float64Array,
@@ -840,7 +842,7 @@ export class TextIndex {
     let bounds = list.fieldBounds[field];
     if (bounds === undefined || this.boundSlack(bounds) > MAX_BOUND_SLACK) {
       bounds = {
-        saturation: new Float32Array(blocks),
+        saturation: new Uint8Array(blocks),
         highest: 0,
         documentsInField: 0,
         bits: field === 0 ? null : new Uint32Array(words),
@@ -871,8 +873,9 @@ export class TextIndex {
         bits[document >>> 5]! |= 1 << (document & 31);
         documentsInField++;
       }
-      // Rounded up to the next float32, so the bound never falls below the float64 score.
-      const value = Math.fround((pseudo / (pseudo + k1)) * (1 + 1e-6));
+      // Rounded up to the next step (and the product's rounding allowed for), so the bound never
+      // falls below the float64 score; a saturated frequency is below 1, so at most SATURATION_STEPS.
+      const value = Math.min(SATURATION_STEPS, Math.ceil((pseudo / (pseudo + k1)) * (1 + 1e-9) * SATURATION_STEPS));
       const block = document >>> BLOCK_SHIFT;
       if (value > saturation[block]!) saturation[block] = value;
       if (value > highest) highest = value;
