@@ -515,6 +515,16 @@ export class SqliteCorpus {
     return this.threadedIndexDue() ? this.newShardedIndex() : new TextIndex();
   }
 
+  /**
+   * An empty index to replace the serving one, with room for as many doc_ids and titles as that one
+   * holds: most rebuilds follow a re-ingest of much the same corpus.
+   */
+  private replacementIndex(): TextIndex | ShardedIndex {
+    const index = this.newIndex();
+    if (this.index) index.expectLabels(this.index.liveDocuments, this.index.labelBytes);
+    return index;
+  }
+
   /** An empty ShardedIndex, on new threads if those there were have failed. */
   private newShardedIndex(): ShardedIndex {
     if (this.searchThreads?.failed) {
@@ -585,7 +595,7 @@ export class SqliteCorpus {
    * and it takes over.
    */
   private async rebuild(): Promise<void> {
-    let index = this.newIndex();
+    let index = this.replacementIndex();
     let removalsSeen: number | undefined;
     try {
       for (;;) {
@@ -623,7 +633,7 @@ export class SqliteCorpus {
         })();
         if (step === 'log passed') {
           if (index instanceof ShardedIndex) index.drop();
-          index = this.newIndex();
+          index = this.replacementIndex();
           removalsSeen = undefined;
           continue;
         }

@@ -92,6 +92,16 @@ export class ShardedIndex {
     this.threads.send(this.threadOf[number]!, { kind: 'remove', index: this.id, rowid, terms });
   }
 
+  /** The bytes of doc_ids and titles this index holds, for an index built to replace it (see expectLabels). */
+  get labelBytes(): number {
+    return this.labels.bytesUsed;
+  }
+
+  /** Makes room for the doc_ids and titles of `documents` documents, `bytes` in all (see DocumentLabels.expect). */
+  expectLabels(documents: number, bytes: number): void {
+    this.labels.expect(documents, bytes);
+  }
+
   /** The doc_id and title added with the document of this row id; undefined if none were, or for a row id never added. */
   labelOf(rowid: number): { docId: string; title: string } | undefined {
     return this.labels.at(positionOf(this.rowids, this.documents, rowid));

@@ -20,6 +20,23 @@ describe('DocumentLabels', () => {
     assert.deepEqual(labels.at(30_000), { docId: 'doc-30000', title: 'title 30000' });
   });
 
+  it('makes room for an expected size, keeping what it holds, and reads the same before and after a trim', () => {
+    const labels = new DocumentLabels();
+    labels.add(0, packLabels(rows(0, 100)));
+    const expected = packLabels(rows(0, 20_000));
+    labels.expect(20_000, expected.bytes.length);
+    assert.deepEqual(labels.at(99), { docId: 'doc-99', title: 'title 99' });
+    for (let from = 100; from < 20_000; from += 4_975) labels.add(from, packLabels(rows(from, 4_975)));
+    assert.equal(labels.bytesUsed, expected.bytes.length);
+    labels.trim();
+    for (const position of [0, 99, 100, 12_345, 19_999]) {
+      assert.deepEqual(labels.at(position), { docId: `doc-${position}`, title: `title ${position}` });
+    }
+    // Past the size expected, it grows as before.
+    labels.add(20_000, packLabels(rows(20_000, 5_000)));
+    assert.deepEqual(labels.at(24_999), { docId: 'doc-24999', title: 'title 24999' });
+  });
+
   it('keeps any text as it was: other scripts, emoji, empty titles, a NUL', () => {
     const texts = [
       { doc_id: 'καλημέρα', title: 'Αρχή της αναλογικότητας' },
