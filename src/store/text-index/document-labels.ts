@@ -30,11 +30,7 @@ export class DocumentLabels {
    * whose trim held the event loop 50-64 ms at a million documents copying slack away (session 15).
    */
   expect(documents: number, bytes: number): void {
-    if (bytes > this.bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.min(LABEL_BYTES_LIMIT, bytes));
-      grown.set(this.bytes.subarray(0, this.used));
-      this.bytes = grown;
-    }
+    if (bytes > this.bytes.length) this.growBytes(bytes);
     if (2 * documents > this.ends.length) this.ends = resized(this.ends, 2 * documents);
   }
 
@@ -72,14 +68,16 @@ export class DocumentLabels {
 
   private reserve(documents: number, bytes: number): void {
     if (this.used + bytes > LABEL_BYTES_LIMIT) throw new RangeError(`an index holds at most ${LABEL_BYTES_LIMIT} bytes of doc_ids and titles`);
-    if (this.used + bytes > this.bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.min(LABEL_BYTES_LIMIT, Math.max(this.used + bytes, Math.ceil(this.bytes.length * 1.5), 1 << 16)));
-      grown.set(this.bytes.subarray(0, this.used));
-      this.bytes = grown;
-    }
+    if (this.used + bytes > this.bytes.length) this.growBytes(Math.max(this.used + bytes, Math.ceil(this.bytes.length * 1.5), 1 << 16));
     if (2 * (this.count + documents) > this.ends.length) {
       this.ends = resized(this.ends, Math.max(2 * (this.count + documents), Math.ceil(this.ends.length * 1.5), 2048));
     }
+  }
+
+  private growBytes(capacity: number): void {
+    const grown = Buffer.allocUnsafe(Math.min(LABEL_BYTES_LIMIT, capacity));
+    grown.set(this.bytes.subarray(0, this.used));
+    this.bytes = grown;
   }
 }
 
