@@ -265,11 +265,10 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * The whole batch in one statement, so one round trip and no row lock held across the network:
-   * per key one conditional UPDATE taking LEAST(balance, n) credits for its n requests, the charges
-   * of the requests it covered (a key's first ones, in order), and, read from the same snapshot,
-   * why a key that took nothing was refused. Key rows are locked in id order, so concurrent batches
-   * (of this instance or others) over several keys cannot deadlock.
+   * The whole batch in one statement (the debit_batch function, migration 5), so one round trip
+   * and no row lock held across the network: per key one conditional UPDATE taking
+   * LEAST(balance, n) credits for its n requests, the charges of the requests it covered (a key's
+   * first ones, in order), and, read from the same snapshot, why a key that took nothing was refused.
    */
   private async debitBatch(jobs: DebitJob[]): Promise<DebitResult[]> {
     const positions = positionsByKey(jobs);
@@ -283,27 +282,7 @@ export class PostgresStore implements Store {
       charge_ids: number[] | null;
       status: KeyStatus | null;
     }>(
-      `WITH job AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[])
-           WITH ORDINALITY AS job(key_hash, endpoint, ordinal, idempotency_ref, position)
-       ), wanted AS (
-         SELECT key_hash, count(*)::integer AS n FROM job GROUP BY key_hash
-       ), locked AS (
-         SELECT keys.id FROM keys JOIN wanted ON wanted.key_hash = keys.key_hash ORDER BY keys.id FOR UPDATE OF keys
-       ), debited AS (
-         UPDATE keys SET balance = keys.balance - LEAST(keys.balance, wanted.n), last_debit = LEAST(keys.balance, wanted.n)
-         FROM wanted, locked
-         WHERE keys.id = locked.id AND keys.key_hash = wanted.key_hash AND keys.status = 'active' AND keys.balance > 0
-         RETURNING keys.id, keys.key_hash, keys.balance, keys.last_debit
-       ), charged AS (
-         INSERT INTO charges (key_id, endpoint, idempotency_ref)
-         SELECT debited.id, job.endpoint, job.idempotency_ref FROM job JOIN debited ON debited.key_hash = job.key_hash
-         WHERE job.ordinal <= debited.last_debit ORDER BY job.position
-         RETURNING id, key_id
-       )
-       SELECT wanted.key_hash, debited.balance, debited.last_debit AS granted, keys.status,
-         (SELECT array_agg(charged.id ORDER BY charged.id) FROM charged WHERE charged.key_id = debited.id) AS charge_ids
-       FROM wanted LEFT JOIN debited ON debited.key_hash = wanted.key_hash LEFT JOIN keys ON keys.key_hash = wanted.key_hash`,
+      'SELECT key_hash, balance, granted, status, charge_ids FROM debit_batch($1, $2, $3, $4)',
       [jobs.map((job) => job.keyHash), jobs.map((job) => job.endpoint), ordinals, jobs.map((job) => job.idempotencyRef)],
       'debit-batch',
     );
@@ -334,8 +313,7 @@ export class PostgresStore implements Store {
     // First outcome per charge wins, as the "IS NULL" guard ensures across flushes.
     const outcomes = [...new Map([...pending].reverse()).entries()];
     await this.query(
-      `UPDATE charges SET outcome_status = outcome.status FROM unnest($1::bigint[], $2::integer[]) AS outcome(id, status)
-       WHERE charges.id = outcome.id AND charges.outcome_status IS NULL`,
+      'SELECT record_outcomes($1, $2)',
       [outcomes.map(([id]) => id), outcomes.map(([, status]) => status)],
     ).catch(() => {
       // PostgreSQL is away: the outcomes wait for the next try.

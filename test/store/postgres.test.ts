@@ -92,13 +92,51 @@ if (SKIP_POSTGRES) {
       }
     });
 
+
+    it('debits and records outcomes through indexes, however small the tables', async () => {
+      const database = await createTestDatabase();
+      const store = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        const key = await new KeyAdmin(store).create(10);
+        const hash = hashApiKey(key.key);
+        // auto_explain sends the plan of every statement the functions run to this client.
+        const plans: string[] = [];
+        client.on('notice', (notice) => plans.push(notice.message ?? ''));
+        await client.query(`LOAD 'auto_explain'`);
+        await client.query('SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET auto_explain.log_level = notice');
+        // More calls than PostgreSQL's five custom plans, so a cached generic plan is seen too.
+        const chargeIds: number[] = [];
+        for (let call = 0; call < 8; call++) {
+          const { rows } = await client.query<{ balance: number; granted: number; charge_ids: number[] }>(
+            'SELECT balance, granted, charge_ids FROM debit_batch($1, $2, $3, $4)',
+            [[hash], ['/query'], [1], [null]],
+          );
+          assert.deepEqual([Number(rows[0]!.balance), rows[0]!.granted], [9 - call, 1]);
+          chargeIds.push(Number(rows[0]!.charge_ids[0]));
+        }
+        await client.query('SELECT record_outcomes($1, $2)', [chargeIds, chargeIds.map(() => 200)]);
+        const keyPlans = plans.filter((plan) => /\bkeys\b/.test(plan) && /debited/.test(plan));
+        const outcomePlans = plans.filter((plan) => /outcome_status/.test(plan));
+        assert.equal(keyPlans.length, 8);
+        assert.equal(outcomePlans.length, 1);
+        for (const plan of [...keyPlans, ...outcomePlans]) assert.doesNotMatch(plan, /Seq Scan on (keys|charges)/, plan);
+        assert.match(keyPlans[0]!, /Index Scan using keys_key_hash_key on keys/);
+        assert.deepEqual((await store.listCharges(key.record.id)).map((charge) => charge.outcomeStatus), chargeIds.map(() => 200));
+      } finally {
+        await client.end();
+        await store.close();
+        await database.drop();
+      }
+    });
     it('applies migrations once, even when several instances start together', async () => {
       const database = await createTestDatabase();
       try {
         const applied = await Promise.all(
           Array.from({ length: 4 }, () => PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS })),
         );
-        assert.deepEqual(applied.flat().sort(), [1, 2, 3, 4], "each migration applied once, by one of the instances");
+        assert.deepEqual(applied.flat().sort(), [1, 2, 3, 4, 5], "each migration applied once, by one of the instances");
         assert.deepEqual(await PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS }), []);
       } finally {
         await database.drop();
