@@ -13,6 +13,7 @@ const IDENTIFY_CACHE_LIMIT = 100_000;
 /** Authentication and the per-request charge, in terms of plain keys. */
 export class CreditService {
   private readonly identified = new Map<string, { key: KeyRecord; until: number }>();
+  private readonly lookups = new Map<string, Promise<KeyRecord | undefined>>();
 
   constructor(private readonly store: Store) {}
 
@@ -27,20 +28,29 @@ export class CreditService {
   /**
    * The active key behind a hash, as known at most a second ago, or undefined. Not a check of the
    * key: on billable routes the debit itself refuses unknown and inactive keys, atomically.
-   * Answers from memory without a promise when it can: this runs on every billable request.
+   * Answers from memory without a promise when it can: this runs on every billable request. When
+   * the entry has expired, the requests that arrive together share one lookup: under load a busy
+   * key's requests otherwise all missed at the same moment, each asking the store.
    */
   identify(keyHash: string): KeyRecord | undefined | Promise<KeyRecord | undefined> {
     const cached = this.identified.get(keyHash);
     if (cached && cached.until > performance.now()) return cached.key;
-    return this.store.findKeyByHash(keyHash).then((key) => {
-      if (key?.status !== 'active') {
-        this.identified.delete(keyHash);
-        return undefined;
-      }
-      if (this.identified.size >= IDENTIFY_CACHE_LIMIT) this.identified.clear();
-      this.identified.set(keyHash, { key, until: performance.now() + IDENTIFY_CACHE_MS });
-      return key;
-    });
+    const pending = this.lookups.get(keyHash);
+    if (pending) return pending;
+    const lookup = this.store
+      .findKeyByHash(keyHash)
+      .then((key) => {
+        if (key?.status !== 'active') {
+          this.identified.delete(keyHash);
+          return undefined;
+        }
+        if (this.identified.size >= IDENTIFY_CACHE_LIMIT) this.identified.clear();
+        this.identified.set(keyHash, { key, until: performance.now() + IDENTIFY_CACHE_MS });
+        return key;
+      })
+      .finally(() => this.lookups.delete(keyHash));
+    this.lookups.set(keyHash, lookup);
+    return lookup;
   }
 
   charge(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult> {
