@@ -86,16 +86,18 @@ const migrations: string[] = [
      BEGIN RAISE EXCEPTION 'keys are never deleted: revoke them'; END $$;
    CREATE TRIGGER keys_never_deleted BEFORE DELETE ON keys FOR EACH STATEMENT EXECUTE FUNCTION keys_never_deleted();
    ALTER TABLE charges SET (fillfactor = 50);`,
-  // The debit and outcome statements, moved into functions for one setting: index lookups only.
+  // The debit and outcome statements, moved into functions that carry their own planner settings:
+  // index lookups only.
   // With few keys the keys table is a page or two, so the planner scanned it; but a key debited
   // thousands of times a second leaves that page full of dead row versions, and every scan checks
   // each one (three scans a batch). The outcomes' update, planned from statistics taken while most
   // outcomes were still unknown, scanned all of charges every 50 ms. Under bench:scale-out's load
   // the two took a fifth of PostgreSQL's CPU per request. Key rows are locked in id order, so
-  // concurrent batches (of any instance or version) cannot deadlock.
+  // concurrent batches (of any instance or version) cannot deadlock. JIT is off for them: a scan the
+  // setting could not avoid would be costed at 10^10, past JIT's threshold, and compiled every call.
   `CREATE FUNCTION debit_batch(hashes text[], endpoints text[], ordinals integer[], refs text[])
      RETURNS TABLE (key_hash text, balance bigint, granted integer, status text, charge_ids bigint[])
-     LANGUAGE plpgsql SET enable_seqscan = off AS $$
+     LANGUAGE plpgsql SET enable_seqscan = off SET jit = off AS $$
    #variable_conflict use_column
    BEGIN
      RETURN QUERY
@@ -123,7 +125,7 @@ const migrations: string[] = [
    END $$;
    -- The first outcome recorded for a charge is its outcome.
    CREATE FUNCTION record_outcomes(ids bigint[], statuses integer[]) RETURNS void
-     LANGUAGE plpgsql SET enable_seqscan = off AS $$
+     LANGUAGE plpgsql SET enable_seqscan = off SET jit = off AS $$
    BEGIN
      UPDATE charges SET outcome_status = outcome.status FROM unnest(ids, statuses) AS outcome(id, status)
      WHERE charges.id = outcome.id AND charges.outcome_status IS NULL;
