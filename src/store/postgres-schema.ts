@@ -87,10 +87,9 @@ const migrations: string[] = [
    CREATE TRIGGER keys_never_deleted BEFORE DELETE ON keys FOR EACH STATEMENT EXECUTE FUNCTION keys_never_deleted();
    ALTER TABLE charges SET (fillfactor = 50);`,
   // The debit and outcome statements, moved into functions that carry their own planner settings:
-  // index lookups only.
-  // With few keys the keys table is a page or two, so the planner scanned it; but a key debited
-  // thousands of times a second leaves that page full of dead row versions, and every scan checks
-  // each one (three scans a batch). The outcomes' update, planned from statistics taken while most
+  // index lookups only. With few keys the keys table is a page or two, so the planner scanned it;
+  // but a key debited thousands of times a second leaves that page full of dead row versions, and
+  // every scan checks each one (three scans a batch). The outcomes' update, planned from statistics taken while most
   // outcomes were still unknown, scanned all of charges every 50 ms. Under bench:scale-out's load
   // the two took a fifth of PostgreSQL's CPU per request. Key rows are locked in id order, so
   // concurrent batches (of any instance or version) cannot deadlock. JIT is off for them: a scan the
