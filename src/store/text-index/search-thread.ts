@@ -128,6 +128,7 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
       const entry = entryFor(command.index);
       queue(entry, entry.index.trimInSlices(termsPerSlice), 'background');
       queue(entry, once(collectAndRelease), 'background');
+      queue(entry, entry.index.warmBoundsInSlices(command.titleAverage, command.textAverage), 'background');
       return undefined;
     }
     case 'drop': {

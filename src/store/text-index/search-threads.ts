@@ -21,7 +21,7 @@ export interface ThreadQuery {
 export type SearchThreadCommand =
   | ({ kind: 'add'; index: number } & PackedDocuments)
   | { kind: 'remove'; index: number; rowid: number; terms: Uint8Array }
-  | { kind: 'trim'; index: number }
+  | { kind: 'trim'; index: number; titleAverage: number; textAverage: number }
   | { kind: 'drop'; index: number }
   | { kind: 'search'; index: number; search: number; query: ThreadQuery; statistics: CorpusStatistics }
   | { kind: 'sync'; search: number };

@@ -107,14 +107,15 @@ export class ShardedIndex {
     return this.labels.at(positionOf(this.rowids, this.documents, rowid));
   }
 
-  /** Gives back growth slack after a bulk load. */
+  /** Gives back growth slack after a bulk load; the threads then compute their dense terms' bounds ahead. */
   trim(): void {
     this.labels.trim();
     this.rowids = resized(this.rowids, this.documents);
     this.lengths = resized(this.lengths, 2 * this.documents);
     this.threadOf = resized(this.threadOf, this.documents);
     this.deleted = resized(this.deleted, (this.documents + 31) >>> 5);
-    this.threads.sendAll({ kind: 'trim', index: this.id });
+    const live = Math.max(1, this.live);
+    this.threads.sendAll({ kind: 'trim', index: this.id, titleAverage: this.titleTotal / live, textAverage: this.textTotal / live });
   }
 
   search(query: ThreadQuery): Promise<SearchOutcome> {

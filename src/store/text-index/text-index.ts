@@ -276,6 +276,23 @@ export class TextIndex {
     this.decoder = new BatchDecoder();
   }
 
+  /**
+   * Computes ahead, one dense term a step, the block bounds that searches of title and text (the
+   * default field) use, with the average lengths those searches will bring. A search otherwise
+   * computed them for each common term on its first use, over all its postings, and the first
+   * searches after a start or a rebuild's hand-over waited for many of them at once (0.6-1.5 s
+   * under load at a million documents, session 16).
+   */
+  *warmBoundsInSlices(titleAverage: number, textAverage: number): Generator<void, void, void> {
+    for (const list of this.lists) {
+      if (!list?.dense || list.liveCount === 0) continue;
+      // Searches in between set the norms to their own averages.
+      this.updateNorms(titleAverage, textAverage);
+      this.fieldBounds(list, FIELD_CODES.all);
+      yield;
+    }
+  }
+
   documentOf(rowid: number): number {
     return positionOf(this.rowids, this.documents, rowid);
   }
@@ -871,25 +888,49 @@ export class TextIndex {
     const { saturation, bits } = bounds;
     let highest = bounds.highest;
     let documentsInField = bounds.documentsInField;
-    list.forEachFrom(bounds.documents, (document, frequency) => {
-      const pseudo = pseudoFrequency(
-        field,
-        frequency,
-        normOf(titleNorms, lengths[2 * document]!, titleAverage),
-        normOf(textNorms, lengths[2 * document + 1]!, textAverage),
-      );
-      if (pseudo === 0) return;
-      if (bits !== null) {
-        bits[document >>> 5]! |= 1 << (document & 31);
-        documentsInField++;
+    // The list's postings from document bounds.documents on, walked here rather than through
+    // forEachFrom's callback: a third of the time, and a start or a rebuild computes these for
+    // every dense term (warmBoundsInSlices).
+    const listBits = list.bits!;
+    const ranks = list.ranks!;
+    const frequencies = list.frequencies;
+    const first = bounds.documents;
+    const listWords = (list.lastDocument >>> 5) + 1;
+    for (let word = first >>> 5; word < listWords; word++) {
+      let remaining = listBits[word]!;
+      if (remaining === 0) continue;
+      let index = ranks[word]!;
+      if (word === first >>> 5 && (first & 31) !== 0) {
+        const below = remaining & ((1 << (first & 31)) - 1);
+        index += popcount(below);
+        remaining ^= below;
       }
-      // Rounded up to the next step (and the product's rounding allowed for), so the bound never
-      // falls below the float64 score; a saturated frequency is below 1, so at most SATURATION_STEPS.
-      const value = Math.min(SATURATION_STEPS, Math.ceil((pseudo / (pseudo + k1)) * (1 + 1e-9) * SATURATION_STEPS));
-      const block = document >>> BLOCK_SHIFT;
-      if (value > saturation[block]!) saturation[block] = value;
-      if (value > highest) highest = value;
-    });
+      const base = word << 5;
+      // One bitmap word per block (BLOCK_SHIFT is 5).
+      let blockValue = saturation[word]!;
+      while (remaining !== 0) {
+        const lowest = remaining & -remaining;
+        const document = base + 31 - Math.clz32(lowest);
+        const pseudo = pseudoFrequency(
+          field,
+          frequencies[index++]!,
+          normOf(titleNorms, lengths[2 * document]!, titleAverage),
+          normOf(textNorms, lengths[2 * document + 1]!, textAverage),
+        );
+        remaining ^= lowest;
+        if (pseudo === 0) continue;
+        if (bits !== null) {
+          bits[word]! |= lowest;
+          documentsInField++;
+        }
+        // Rounded up to the next step (and the product's rounding allowed for), so the bound never
+        // falls below the float64 score; a saturated frequency is below 1, so at most SATURATION_STEPS.
+        const value = Math.min(SATURATION_STEPS, Math.ceil((pseudo / (pseudo + k1)) * (1 + 1e-9) * SATURATION_STEPS));
+        if (value > blockValue) blockValue = value;
+      }
+      saturation[word] = blockValue;
+      if (blockValue > highest) highest = blockValue;
+    }
     bounds.highest = highest;
     bounds.documentsInField = documentsInField;
     bounds.documents = this.documents;

@@ -154,6 +154,29 @@ describe('TextIndex', () => {
     }
   });
 
+  it('ranks and counts exactly after its dense terms bounds were computed ahead, with the averages of its documents or others', () => {
+    const documents = corpus(6000, 23);
+    const next = random(29);
+    for (const scale of [1, 0.9, 1.1]) {
+      const index = new TextIndex();
+      index.add(documents.map(encode));
+      const { liveDocuments, titleTotal, textTotal } = index.statisticsFor([]);
+      const steps = [...index.warmBoundsInSlices((scale * titleTotal) / liveDocuments, (scale * textTotal) / liveDocuments)].length;
+      assert.ok(steps > 0, 'the corpus has dense terms');
+      for (let round = 0; round < 30; round++) {
+        const terms = query(next, 300);
+        const field = FIELDS[round % FIELDS.length]!;
+        const topK = 1 + Math.floor(next() * 20);
+        const expected = exhaustive(documents, new Set(), terms, () => true, field);
+        const result = index.search({ terms, field, filter: null, topK });
+        assert.equal(result.total, expected.length, `averages x${scale}, round ${round}: total`);
+        const got = result.hits.slice(0, topK);
+        assert.deepEqual(got.map((hit) => hit.rowid), expected.slice(0, topK).map((hit) => hit.rowid), `averages x${scale}, round ${round}: ranking`);
+        got.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-4 * expected[position]!.score));
+      }
+    }
+  });
+
   it("scores a share of the documents with the whole corpus's statistics as an index of all of them does", () => {
     const documents = corpus(6000, 17);
     const whole = new TextIndex();
