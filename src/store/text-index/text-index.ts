@@ -83,6 +83,12 @@ const NORM_TABLE_SIZE = 4096;
  * blocks pass the bar at worst, where recomputing costs a pass over a common term's postings.
  */
 const MAX_BOUND_SLACK = 1.02;
+/**
+ * Documents whose postings one step of warmBoundsInSlices walks: a step holds a search thread, and
+ * the commonest term's whole list took 60 ms at a million documents (session 16); 65,536 documents
+ * are a few milliseconds.
+ */
+const WARM_STEP_DOCUMENTS = 65_536;
 
 interface ScoredTerm {
   list: PostingList;
@@ -283,13 +289,17 @@ export class TextIndex {
    * searches after a start or a rebuild's hand-over waited for many of them at once (0.6-1.5 s
    * under load at a million documents, session 16).
    */
-  *warmBoundsInSlices(titleAverage: number, textAverage: number): Generator<void, void, void> {
+  *warmBoundsInSlices(titleAverage: number, textAverage: number, documentsPerStep = WARM_STEP_DOCUMENTS): Generator<void, void, void> {
+    const step = Math.max(32, documentsPerStep & ~31);
     for (const list of this.lists) {
       if (!list?.dense || list.liveCount === 0) continue;
-      // Searches in between set the norms to their own averages.
-      this.updateNorms(titleAverage, textAverage);
-      this.fieldBounds(list, FIELD_CODES.all);
-      yield;
+      for (let upTo = step; ; upTo += step) {
+        // Searches in between set the norms to their own averages.
+        this.updateNorms(titleAverage, textAverage);
+        this.fieldBounds(list, FIELD_CODES.all, upTo);
+        yield;
+        if (upTo >= this.documents) break;
+      }
     }
   }
 
@@ -863,7 +873,8 @@ export class TextIndex {
    * with the list and brought up to date for the documents added since; computed anew only when
    * the averages have moved so far that boundSlack would exceed MAX_BOUND_SLACK.
    */
-  private fieldBounds(list: PostingList, field: number): FieldBounds {
+  /** A list's bounds in a field, brought up to date: to its documents below `upTo` (a multiple of 32), or to all. */
+  private fieldBounds(list: PostingList, field: number, upTo = this.documents): FieldBounds {
     const blocks = (this.capacity >>> BLOCK_SHIFT) + 1;
     const words = this.capacity >>> 5;
     let bounds = list.fieldBounds[field];
@@ -882,21 +893,22 @@ export class TextIndex {
       if (bounds.saturation.length < blocks) bounds.saturation = resized(bounds.saturation, blocks);
       if (bounds.bits !== null && bounds.bits.length < words) bounds.bits = resized(bounds.bits, words);
     }
-    if (bounds.documents === this.documents) return bounds;
+    const end = Math.min(upTo, this.documents);
+    if (bounds.documents >= end) return bounds;
     const { k1 } = BM25F;
     const { lengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
     const { saturation, bits } = bounds;
     let highest = bounds.highest;
     let documentsInField = bounds.documentsInField;
-    // The list's postings from document bounds.documents on, walked here rather than through
-    // forEachFrom's callback: a third of the time, and a start or a rebuild computes these for
-    // every dense term (warmBoundsInSlices).
+    // The list's postings from document bounds.documents to `end`, walked here rather than through
+    // forEachFrom's callback (faster, and a start or a rebuild computes these for every dense term).
     const listBits = list.bits!;
     const ranks = list.ranks!;
     const frequencies = list.frequencies;
     const first = bounds.documents;
     const listWords = (list.lastDocument >>> 5) + 1;
-    for (let word = first >>> 5; word < listWords; word++) {
+    const endWord = end === this.documents ? listWords : Math.min(listWords, end >>> 5);
+    for (let word = first >>> 5; word < endWord; word++) {
       let remaining = listBits[word]!;
       if (remaining === 0) continue;
       let index = ranks[word]!;
@@ -933,7 +945,7 @@ export class TextIndex {
     }
     bounds.highest = highest;
     bounds.documentsInField = documentsInField;
-    bounds.documents = this.documents;
+    bounds.documents = end;
     bounds.titleAverage = Math.min(bounds.titleAverage, titleAverage);
     bounds.textAverage = Math.min(bounds.textAverage, textAverage);
     return bounds;

@@ -154,26 +154,31 @@ describe('TextIndex', () => {
     }
   });
 
-  it('ranks and counts exactly after its dense terms bounds were computed ahead, with the averages of its documents or others', () => {
+  it('ranks and counts exactly after its dense terms bounds were computed ahead, with any averages, in steps of any size, searched in between', () => {
     const documents = corpus(6000, 23);
     const next = random(29);
-    for (const scale of [1, 0.9, 1.1]) {
+    const check = (index: TextIndex, label: string): void => {
+      const terms = query(next, 300);
+      const field = FIELDS[Math.floor(next() * FIELDS.length)]!;
+      const topK = 1 + Math.floor(next() * 20);
+      const expected = exhaustive(documents, new Set(), terms, () => true, field);
+      const result = index.search({ terms, field, filter: null, topK });
+      assert.equal(result.total, expected.length, `${label}: total`);
+      const got = result.hits.slice(0, topK);
+      assert.deepEqual(got.map((hit) => hit.rowid), expected.slice(0, topK).map((hit) => hit.rowid), `${label}: ranking`);
+      got.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-4 * expected[position]!.score));
+    };
+    for (const { scale, step } of [{ scale: 1, step: undefined }, { scale: 0.9, step: undefined }, { scale: 1.1, step: undefined }, { scale: 1, step: 64 }]) {
       const index = new TextIndex();
       index.add(documents.map(encode));
       const { liveDocuments, titleTotal, textTotal } = index.statisticsFor([]);
-      const steps = [...index.warmBoundsInSlices((scale * titleTotal) / liveDocuments, (scale * textTotal) / liveDocuments)].length;
-      assert.ok(steps > 0, 'the corpus has dense terms');
-      for (let round = 0; round < 30; round++) {
-        const terms = query(next, 300);
-        const field = FIELDS[round % FIELDS.length]!;
-        const topK = 1 + Math.floor(next() * 20);
-        const expected = exhaustive(documents, new Set(), terms, () => true, field);
-        const result = index.search({ terms, field, filter: null, topK });
-        assert.equal(result.total, expected.length, `averages x${scale}, round ${round}: total`);
-        const got = result.hits.slice(0, topK);
-        assert.deepEqual(got.map((hit) => hit.rowid), expected.slice(0, topK).map((hit) => hit.rowid), `averages x${scale}, round ${round}: ranking`);
-        got.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-4 * expected[position]!.score));
+      let steps = 0;
+      for (const _ of index.warmBoundsInSlices((scale * titleTotal) / liveDocuments, (scale * textTotal) / liveDocuments, step)) {
+        // Searches between steps finish the bounds of the lists a step stopped part-way through.
+        if (step !== undefined && ++steps % 40 === 0) check(index, `steps of ${step}, after step ${steps}`);
       }
+      if (step !== undefined) assert.ok(steps > 40, 'the lists were walked in many steps');
+      for (let round = 0; round < 30; round++) check(index, `averages x${scale}, steps of ${step ?? 'the default'}, round ${round}`);
     }
   });
 
