@@ -89,9 +89,9 @@ const migrations: string[] = [
   // The debit and outcome statements, moved into functions that carry their own planner settings:
   // index lookups only. With few keys the keys table is a page or two, so the planner scanned it;
   // but a key debited thousands of times a second leaves that page full of dead row versions, and
-  // every scan checks each one (three scans a batch). The outcomes' update, planned from statistics taken while most
-  // outcomes were still unknown, scanned all of charges every 50 ms. Under bench:scale-out's load
-  // the two took a fifth of PostgreSQL's CPU per request. Key rows are locked in id order, so
+  // every scan checks each one (three scans a batch). The outcomes' update, planned from statistics
+  // taken while most outcomes were still unknown, scanned all of charges every 50 ms. Under
+  // bench:scale-out's load the two took a fifth of PostgreSQL's CPU per request. Key rows are locked in id order, so
   // concurrent batches (of any instance or version) cannot deadlock. JIT is off for them: a scan the
   // setting could not avoid would be costed at 10^10, past JIT's threshold, and compiled every call.
   `CREATE FUNCTION debit_batch(hashes text[], endpoints text[], ordinals integer[], refs text[])

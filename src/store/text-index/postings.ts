@@ -133,12 +133,15 @@ export class PostingList {
     }
   }
 
-  /** Dense form: calls `visit(document, frequencyByte)` for every posting from document `first` on. */
-  forEachFrom(first: number, visit: (document: number, frequency: number) => void): void {
+  /**
+   * Dense form: calls `visit(document, frequencyByte)` for every posting from document `first` on,
+   * up to (not including) document `end` when given, a multiple of 32.
+   */
+  forEachFrom(first: number, visit: (document: number, frequency: number) => void, end = Infinity): void {
     const bits = this.bits!;
     const ranks = this.ranks!;
     const frequencies = this.frequencies;
-    const words = (this.lastDocument >>> 5) + 1;
+    const words = Math.min((this.lastDocument >>> 5) + 1, Math.ceil(end / 32));
     for (let word = first >>> 5; word < words; word++) {
       let remaining = bits[word]!;
       if (remaining === 0) continue;

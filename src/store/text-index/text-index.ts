@@ -283,8 +283,8 @@ export class TextIndex {
   }
 
   /**
-   * Computes ahead, one dense term a step, the block bounds that searches of title and text (the
-   * default field) use, with the average lengths those searches will bring. A search otherwise
+   * Computes ahead, `documentsPerStep` documents of one dense term a step, the block bounds that
+   * searches of title and text (the default field) use, with the average lengths those searches will bring. A search otherwise
    * computed them for each common term on its first use, over all its postings, and the first
    * searches after a start or a rebuild's hand-over waited for many of them at once (0.6-1.5 s
    * under load at a million documents, session 16).
@@ -871,9 +871,10 @@ export class TextIndex {
    * frequency pseudo / (pseudo + k1) there (times its multiplier and boundSlack, an upper bound on
    * its score there); and for one field, the documents holding it in that field. Kept
    * with the list and brought up to date for the documents added since; computed anew only when
-   * the averages have moved so far that boundSlack would exceed MAX_BOUND_SLACK.
+   * the averages have moved so far that boundSlack would exceed MAX_BOUND_SLACK. Brought up to
+   * date to all its documents, or to those below `upTo` (a multiple of 32) for a step of
+   * warmBoundsInSlices.
    */
-  /** A list's bounds in a field, brought up to date: to its documents below `upTo` (a multiple of 32), or to all. */
   private fieldBounds(list: PostingList, field: number, upTo = this.documents): FieldBounds {
     const blocks = (this.capacity >>> BLOCK_SHIFT) + 1;
     const words = this.capacity >>> 5;
@@ -900,49 +901,29 @@ export class TextIndex {
     const { saturation, bits } = bounds;
     let highest = bounds.highest;
     let documentsInField = bounds.documentsInField;
-    // The list's postings from document bounds.documents to `end`, walked here rather than through
-    // forEachFrom's callback (faster, and a start or a rebuild computes these for every dense term).
-    const listBits = list.bits!;
-    const ranks = list.ranks!;
-    const frequencies = list.frequencies;
-    const first = bounds.documents;
-    const listWords = (list.lastDocument >>> 5) + 1;
-    const endWord = end === this.documents ? listWords : Math.min(listWords, end >>> 5);
-    for (let word = first >>> 5; word < endWord; word++) {
-      let remaining = listBits[word]!;
-      if (remaining === 0) continue;
-      let index = ranks[word]!;
-      if (word === first >>> 5 && (first & 31) !== 0) {
-        const below = remaining & ((1 << (first & 31)) - 1);
-        index += popcount(below);
-        remaining ^= below;
-      }
-      const base = word << 5;
-      // One bitmap word per block (BLOCK_SHIFT is 5).
-      let blockValue = saturation[word]!;
-      while (remaining !== 0) {
-        const lowest = remaining & -remaining;
-        const document = base + 31 - Math.clz32(lowest);
+    list.forEachFrom(
+      bounds.documents,
+      (document, frequency) => {
         const pseudo = pseudoFrequency(
           field,
-          frequencies[index++]!,
+          frequency,
           normOf(titleNorms, lengths[2 * document]!, titleAverage),
           normOf(textNorms, lengths[2 * document + 1]!, textAverage),
         );
-        remaining ^= lowest;
-        if (pseudo === 0) continue;
+        if (pseudo === 0) return;
         if (bits !== null) {
-          bits[word]! |= lowest;
+          bits[document >>> 5]! |= 1 << (document & 31);
           documentsInField++;
         }
         // Rounded up to the next step (and the product's rounding allowed for), so the bound never
         // falls below the float64 score; a saturated frequency is below 1, so at most SATURATION_STEPS.
         const value = Math.min(SATURATION_STEPS, Math.ceil((pseudo / (pseudo + k1)) * (1 + 1e-9) * SATURATION_STEPS));
-        if (value > blockValue) blockValue = value;
-      }
-      saturation[word] = blockValue;
-      if (blockValue > highest) highest = blockValue;
-    }
+        const block = document >>> BLOCK_SHIFT;
+        if (value > saturation[block]!) saturation[block] = value;
+        if (value > highest) highest = value;
+      },
+      end,
+    );
     bounds.highest = highest;
     bounds.documentsInField = documentsInField;
     bounds.documents = end;

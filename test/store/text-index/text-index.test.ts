@@ -542,7 +542,7 @@ describe('TextIndex', () => {
 });
 
 describe('PostingList', () => {
-  it('visits a dense list from any document on, each with its own frequency', () => {
+  it('visits a dense list from any document on, up to an end if given, each with its own frequency', () => {
     const list = new PostingList();
     const postings: Array<[number, number]> = [];
     const next = random(3);
@@ -563,6 +563,11 @@ describe('PostingList', () => {
       const visited: Array<[number, number]> = [];
       list.forEachFrom(first, (document, frequency) => visited.push([document, frequency]));
       assert.deepEqual(visited, postings.filter(([document]) => document >= first), `from ${first}`);
+    }
+    for (const [first, end] of [[0, 32], [1, 64], [33, 1024], [1017, 2976], [2999, 3008]] as const) {
+      const visited: Array<[number, number]> = [];
+      list.forEachFrom(first, (document, frequency) => visited.push([document, frequency]), end);
+      assert.deepEqual(visited, postings.filter(([document]) => document >= first && document < end), `from ${first} to ${end}`);
     }
   });
 
