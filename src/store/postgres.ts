@@ -324,7 +324,8 @@ export class PostgresStore implements Store {
 
   async listCharges(keyId: string, limit = 100): Promise<ChargeRecord[]> {
     const { rows } = await this.query<{ id: number; key_id: string; endpoint: string; at: Date; outcome_status: number | null }>(
-      'SELECT id, key_id, endpoint, at, outcome_status FROM charges WHERE key_id = $1 ORDER BY id DESC LIMIT $2',
+      `SELECT id, key_id, endpoint, at, COALESCE(outcome_status, charge_outcome(id)) AS outcome_status
+       FROM charges WHERE key_id = $1 ORDER BY id DESC LIMIT $2`,
       [keyId, limit],
     );
     return rows.map((row) => ({

@@ -7,6 +7,21 @@ import type { DebitResult } from '../../src/store/store.js';
 import { createTestDatabase, PG_TEST_OPTIONS, refuseConnections, SKIP_POSTGRES } from '../pg.js';
 import { storeContract } from './store-contract.js';
 
+/** A store on a fresh database, and a client of its own on the same database. */
+async function withStoreAndClient(work: (store: PostgresStore, client: pg.Client) => Promise<void>): Promise<void> {
+  const database = await createTestDatabase();
+  const store = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    await work(store, client);
+  } finally {
+    await client.end();
+    await store.close();
+    await database.drop();
+  }
+}
+
 if (SKIP_POSTGRES) {
   describe('Store contract: postgres', () => it('runs against a real PostgreSQL', { skip: SKIP_POSTGRES }, () => undefined));
 } else {
@@ -73,32 +88,18 @@ if (SKIP_POSTGRES) {
       }
     });
 
-    it("refuses to delete a key, so every charge keeps its key", async () => {
-      const database = await createTestDatabase();
-      const store = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
-      const client = new pg.Client({ connectionString: database.url });
-      await client.connect();
-      try {
+    it("refuses to delete a key, so every charge keeps its key", () =>
+      withStoreAndClient(async (store, client) => {
         const key = await new KeyAdmin(store).create(3);
         const debit = await store.debit(hashApiKey(key.key), '/document');
         assert.equal(debit.outcome, 'charged');
         await assert.rejects(client.query('DELETE FROM keys WHERE id = $1', [key.record.id]), /keys are never deleted/);
         const { rows } = await client.query('SELECT count(*)::int AS n FROM charges JOIN keys ON keys.id = charges.key_id');
         assert.equal(rows[0].n, 1);
-      } finally {
-        await client.end();
-        await store.close();
-        await database.drop();
-      }
-    });
+      }));
 
-
-    it('debits and records outcomes through indexes, however small the tables', async () => {
-      const database = await createTestDatabase();
-      const store = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
-      const client = new pg.Client({ connectionString: database.url });
-      await client.connect();
-      try {
+    it('debits and records outcomes through indexes, however small the tables', () =>
+      withStoreAndClient(async (store, client) => {
         const key = await new KeyAdmin(store).create(10);
         const hash = hashApiKey(key.key);
         // auto_explain sends the plan of every statement the functions run to this client.
@@ -118,25 +119,46 @@ if (SKIP_POSTGRES) {
         }
         await client.query('SELECT record_outcomes($1, $2)', [chargeIds, chargeIds.map(() => 200)]);
         const keyPlans = plans.filter((plan) => /\bkeys\b/.test(plan) && /debited/.test(plan));
-        const outcomePlans = plans.filter((plan) => /outcome_status/.test(plan));
+        const outcomePlans = plans.filter((plan) => /Insert on charge_outcomes/.test(plan));
         assert.equal(keyPlans.length, 8);
         assert.equal(outcomePlans.length, 1);
         for (const plan of [...keyPlans, ...outcomePlans]) assert.doesNotMatch(plan, /Seq Scan on (keys|charges)/, plan);
         assert.match(keyPlans[0]!, /Index Scan using keys_key_hash_key on keys/);
         assert.deepEqual((await store.listCharges(key.record.id)).map((charge) => charge.outcomeStatus), chargeIds.map(() => 200));
-      } finally {
-        await client.end();
-        await store.close();
-        await database.drop();
-      }
-    });
+      }));
+
+    it("keeps a charge's first outcome across flushes, and outcomes recorded before migration 6", () =>
+      withStoreAndClient(async (store, client) => {
+        const key = await new KeyAdmin(store).create(10);
+        const hash = hashApiKey(key.key);
+        const chargeIds: number[] = [];
+        for (let request = 0; request < 4; request++) {
+          const debit = await store.debit(hash, '/document');
+          assert.equal(debit.outcome, 'charged');
+          if (debit.outcome === 'charged') chargeIds.push(debit.chargeId);
+        }
+        const [first, second, third, fourth] = chargeIds as [number, number, number, number];
+        // As a flush whose commit was not acknowledged and was sent again, then a later one.
+        await client.query('SELECT record_outcomes($1, $2)', [[first, second], [200, 404]]);
+        await client.query('SELECT record_outcomes($1, $2)', [[second, third], [500, 402]]);
+        await client.query('SELECT record_outcomes($1, $2)', [[], []]);
+        // As the previous release recorded outcomes: in the charge's row.
+        await client.query('UPDATE charges SET outcome_status = 422 WHERE id = $1', [fourth]);
+        const listed = await store.listCharges(key.record.id);
+        assert.deepEqual(
+          listed.map((charge) => [charge.id, charge.outcomeStatus]),
+          [[fourth, 422], [third, 402], [second, 404], [first, 200]],
+        );
+        assert.equal(Number((await client.query('SELECT count(*) AS n FROM charge_outcomes')).rows[0].n), 2, 'an empty flush writes no row');
+      }));
+
     it('applies migrations once, even when several instances start together', async () => {
       const database = await createTestDatabase();
       try {
         const applied = await Promise.all(
           Array.from({ length: 4 }, () => PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS })),
         );
-        assert.deepEqual(applied.flat().sort(), [1, 2, 3, 4, 5], "each migration applied once, by one of the instances");
+        assert.deepEqual(applied.flat().sort(), [1, 2, 3, 4, 5, 6], "each migration applied once, by one of the instances");
         assert.deepEqual(await PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS }), []);
       } finally {
         await database.drop();
