@@ -1,4 +1,4 @@
-type NumberArray = Uint8Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+type NumberArray = Uint8Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
 
 /** A copy of `array` with room for `size` elements: grown with zeros, or cut to its first `size`. */
 export function resized<T extends NumberArray>(array: T, size: number): T {

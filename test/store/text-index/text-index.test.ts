@@ -290,13 +290,15 @@ describe('TextIndex', () => {
     assert.deepEqual(new Set(result.hits.map((hit) => hit.rowid)), new Set(ties.map((hit) => hit.rowid)));
   });
 
-  it('stays exact while documents arrive and leave between searches, lengths past the norm table included', () => {
+  it('stays exact while documents arrive and leave between searches, lengths past the norm table and past 16 bits included', () => {
     const documents = corpus(7300, 51, 120);
     documents.forEach((document, number) => {
       // Later documents run longer, so the average lengths keep moving; some are longer than any table.
       if (number >= 5000) document.textLength *= 4;
       if (number % 97 === 0) document.textLength += 5000;
       if (number % 89 === 0) document.titleLength += 4200;
+      if (number % 211 === 0) document.textLength += 70_000;
+      if (number % 223 === 0) document.titleLength += 65_535 - document.titleLength;
     });
     const index = new TextIndex();
     index.add(documents.slice(0, 4200).map(encode));
@@ -326,6 +328,36 @@ describe('TextIndex', () => {
         hits.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-6 * expected[position]!.score));
       }
     }
+  });
+
+  it('scores a field longer than 16 bits can count by its whole length, and takes it out whole on removal', () => {
+    const documents = corpus(200, 7, 50);
+    Object.assign(documents[3]!, { textLength: 70_000 });
+    documents[3]!.text.set(999, 5);
+    Object.assign(documents[5]!, { titleLength: 65_535 });
+    documents[5]!.title.set(998, 1);
+    Object.assign(documents[9]!, { textLength: 65_534 });
+    documents[9]!.text.set(998, 2);
+    const index = new TextIndex();
+    index.add(documents.map(encode));
+    const deleted = new Set<number>();
+    const check = () => {
+      for (const field of FIELDS) {
+        for (const terms of [[999], [998], [998, 999], [1, 998]]) {
+          const expected = exhaustive(documents, deleted, terms, () => true, field);
+          const result = index.search({ terms, field, filter: null, topK: 5 });
+          assert.equal(result.total, expected.length, `${field} ${terms}: total`);
+          result.hits.slice(0, 5).forEach((hit, position) => {
+            assert.equal(hit.rowid, expected[position]!.rowid, `${field} ${terms}: rank ${position}`);
+            assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-6 * expected[position]!.score, `${field} ${terms}: score ${position}`);
+          });
+        }
+      }
+    };
+    check();
+    deleted.add(documents[3]!.rowid);
+    index.remove(documents[3]!.rowid, encode(documents[3]!).terms);
+    check();
   });
 
   it('ranks first a document no rare term holds when the commoner terms lift it past the rare term', () => {
