@@ -91,9 +91,10 @@ const migrations: string[] = [
   // but a key debited thousands of times a second leaves that page full of dead row versions, and
   // every scan checks each one (three scans a batch). The outcomes' update, planned from statistics
   // taken while most outcomes were still unknown, scanned all of charges every 50 ms. Under
-  // bench:scale-out's load the two took a fifth of PostgreSQL's CPU per request. Key rows are locked in id order, so
-  // concurrent batches (of any instance or version) cannot deadlock. JIT is off for them: a scan the
-  // setting could not avoid would be costed at 10^10, past JIT's threshold, and compiled every call.
+  // bench:scale-out's load the two took a fifth of PostgreSQL's CPU per request. Key rows are
+  // locked in id order, so concurrent batches (of any instance or version) cannot deadlock. JIT is
+  // off for them: a scan the setting could not avoid would be costed at 10^10, past JIT's
+  // threshold, and compiled every call.
   `CREATE FUNCTION debit_batch(hashes text[], endpoints text[], ordinals integer[], refs text[])
      RETURNS TABLE (key_hash text, balance bigint, granted integer, status text, charge_ids bigint[])
      LANGUAGE plpgsql SET enable_seqscan = off SET jit = off AS $$

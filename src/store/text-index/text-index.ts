@@ -300,10 +300,10 @@ export class TextIndex {
 
   /**
    * Computes ahead, `documentsPerStep` documents of one dense term a step, the block bounds that
-   * searches of title and text (the default field) use, with the average lengths those searches will bring. A search otherwise
-   * computed them for each common term on its first use, over all its postings, and the first
-   * searches after a start or a rebuild's hand-over waited for many of them at once (0.6-1.5 s
-   * under load at a million documents, session 16).
+   * searches of title and text (the default field) use, with the average lengths those searches
+   * will bring. A search otherwise computed them for each common term on its first use, over all
+   * its postings, and the first searches after a start or a rebuild's hand-over waited for many of
+   * them at once (0.6-1.5 s under load at a million documents, session 16).
    */
   *warmBoundsInSlices(titleAverage: number, textAverage: number, documentsPerStep = WARM_STEP_DOCUMENTS): Generator<void, void, void> {
     const step = Math.max(32, documentsPerStep & ~31);
