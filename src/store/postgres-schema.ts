@@ -158,6 +158,35 @@ const migrations: string[] = [
      )
      SELECT status FROM holding WHERE status IS NOT NULL ORDER BY id LIMIT 1
    $$;`,
+  // A batch of one key's debits (one busy client; every batch of bench:scale-out's hot key) in a
+  // statement without what several keys need: grouping by key, and locking the key rows in id order
+  // before the update (one row has no order to keep, and the lock was one more write to it).
+  // PostgreSQL's CPU per batch of 25 debits: 349-375 µs against 440-451 for debit_batch (pgbench,
+  // session 18). The same results as debit_batch gives for one key: LEAST(balance, n) credits for
+  // its n requests, the first ones charged in order, and, when it took none, the key's status.
+  `CREATE FUNCTION debit_one_key(hash text, endpoints text[], refs text[])
+     RETURNS TABLE (key_hash text, balance bigint, granted integer, status text, charge_ids bigint[])
+     LANGUAGE plpgsql SET enable_seqscan = off SET jit = off AS $$
+   #variable_conflict use_column
+   BEGIN
+     RETURN QUERY
+     WITH debited AS (
+       UPDATE keys SET balance = keys.balance - LEAST(keys.balance, cardinality(endpoints)),
+         last_debit = LEAST(keys.balance, cardinality(endpoints))
+       WHERE keys.key_hash = hash AND keys.status = 'active' AND keys.balance > 0
+       RETURNING keys.id, keys.balance, keys.last_debit
+     ), charged AS (
+       INSERT INTO charges (key_id, endpoint, idempotency_ref)
+       SELECT debited.id, job.endpoint, job.idempotency_ref
+       FROM debited, unnest(endpoints, refs) WITH ORDINALITY AS job(endpoint, idempotency_ref, position)
+       WHERE job.position <= debited.last_debit ORDER BY job.position
+       RETURNING charges.id
+     )
+     SELECT hash, debited.balance, debited.last_debit,
+       CASE WHEN debited.id IS NULL THEN (SELECT keys.status FROM keys WHERE keys.key_hash = hash) ELSE 'active' END,
+       (SELECT array_agg(charged.id ORDER BY charged.id) FROM charged)
+     FROM (SELECT) AS one LEFT JOIN debited ON true;
+   END $$;`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

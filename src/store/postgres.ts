@@ -265,27 +265,40 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * The whole batch in one statement (the debit_batch function, migration 5), so one round trip
-   * and no row lock held across the network: per key one conditional UPDATE taking
-   * LEAST(balance, n) credits for its n requests, the charges of the requests it covered (a key's
-   * first ones, in order), and, read from the same snapshot, why a key that took nothing was refused.
+   * The whole batch in one statement (the debit_batch function, migration 5; debit_one_key,
+   * migration 7, when the batch is one key's), so one round trip and no row lock held across the
+   * network: per key one conditional UPDATE taking LEAST(balance, n) credits for its n requests,
+   * the charges of the requests it covered (a key's first ones, in order), and, read from the same
+   * snapshot, why a key that took nothing was refused.
    */
   private async debitBatch(jobs: DebitJob[]): Promise<DebitResult[]> {
     const positions = positionsByKey(jobs);
-    // Each debit's rank among its key's debits: the first `granted` of a key are the charged ones.
-    const ordinals = new Array<number>(jobs.length);
-    for (const indexes of positions.values()) indexes.forEach((index, order) => (ordinals[index] = order + 1));
+    const endpoints = jobs.map((job) => job.endpoint);
+    const refs = jobs.map((job) => job.idempotencyRef);
+    let statement: { text: string; values: unknown[]; name: string };
+    if (positions.size === 1) {
+      statement = {
+        text: 'SELECT key_hash, balance, granted, status, charge_ids FROM debit_one_key($1, $2, $3)',
+        values: [jobs[0]!.keyHash, endpoints, refs],
+        name: 'debit-one-key',
+      };
+    } else {
+      // Each debit's rank among its key's debits: the first `granted` of a key are the charged ones.
+      const ordinals = new Array<number>(jobs.length);
+      for (const indexes of positions.values()) indexes.forEach((index, order) => (ordinals[index] = order + 1));
+      statement = {
+        text: 'SELECT key_hash, balance, granted, status, charge_ids FROM debit_batch($1, $2, $3, $4)',
+        values: [jobs.map((job) => job.keyHash), endpoints, ordinals, refs],
+        name: 'debit-batch',
+      };
+    }
     const { rows } = await this.query<{
       key_hash: string;
       balance: number | null;
       granted: number | null;
       charge_ids: number[] | null;
       status: KeyStatus | null;
-    }>(
-      'SELECT key_hash, balance, granted, status, charge_ids FROM debit_batch($1, $2, $3, $4)',
-      [jobs.map((job) => job.keyHash), jobs.map((job) => job.endpoint), ordinals, jobs.map((job) => job.idempotencyRef)],
-      'debit-batch',
-    );
+    }>(statement.text, statement.values, statement.name);
     const results = new Array<DebitResult>(jobs.length);
     for (const row of rows) {
       const indexes = positions.get(row.key_hash)!;

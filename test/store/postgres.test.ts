@@ -88,6 +88,59 @@ if (SKIP_POSTGRES) {
       }
     });
 
+    it("charges a batch of one key's debits as it charges that key in a batch of several keys", () =>
+      withStoreAndClient(async (store, client) => {
+        const admin = new KeyAdmin(store);
+        const [alone, shared, other, disabled] = await Promise.all([admin.create(2), admin.create(2), admin.create(5), admin.create(5)]);
+        await store.setKeyStatus(disabled.record.id, 'disabled');
+        // Debits asked for in one turn of the event loop go in one batch.
+        const batchOf = (debits: Array<[string, string, string | undefined]>) =>
+          Promise.all(debits.map(([key, endpoint, ref]) => store.debit(hashApiKey(key), endpoint, ref)));
+        const oneKey = await batchOf([
+          [alone.key, '/query', 'ref-1'],
+          [alone.key, '/document', undefined],
+          [alone.key, '/query', 'ref-3'],
+        ]);
+        const severalKeys = await batchOf([
+          [other.key, '/query', undefined],
+          [shared.key, '/query', 'ref-1'],
+          [disabled.key, '/query', undefined],
+          [shared.key, '/document', undefined],
+          [shared.key, '/query', 'ref-3'],
+        ]);
+        const withoutIds = (results: DebitResult[]) => results.map((result) => ({ ...result, chargeId: undefined }));
+        assert.deepEqual(withoutIds(oneKey), withoutIds([severalKeys[1]!, severalKeys[3]!, severalKeys[4]!]));
+        assert.deepEqual(withoutIds(oneKey), [
+          { outcome: 'charged', balance: 1, chargeId: undefined },
+          { outcome: 'charged', balance: 0, chargeId: undefined },
+          { outcome: 'no-credits', chargeId: undefined },
+        ]);
+        assert.deepEqual(severalKeys[2], { outcome: 'inactive', status: 'disabled' });
+        assert.deepEqual(await batchOf([[disabled.key, '/query', undefined]]), [{ outcome: 'inactive', status: 'disabled' }]);
+        assert.deepEqual(await batchOf([['f'.repeat(64), '/query', undefined]]), [{ outcome: 'unknown-key' }]);
+        const charges = async (keyId: string) =>
+          (await client.query('SELECT id, endpoint, idempotency_ref FROM charges WHERE key_id = $1 ORDER BY id', [keyId])).rows.map(
+            (row: { id: string; endpoint: string; idempotency_ref: string | null }) => ({ ...row, id: Number(row.id) }),
+          );
+        const [aloneCharges, sharedCharges] = [await charges(alone.record.id), await charges(shared.record.id)];
+        assert.deepEqual(
+          aloneCharges.map(({ endpoint, idempotency_ref }) => [endpoint, idempotency_ref]),
+          [['/query', 'ref-1'], ['/document', null]],
+        );
+        assert.deepEqual(
+          sharedCharges.map(({ endpoint, idempotency_ref }) => [endpoint, idempotency_ref]),
+          aloneCharges.map(({ endpoint, idempotency_ref }) => [endpoint, idempotency_ref]),
+        );
+        // Each charged request is told the id of its own charge.
+        assert.deepEqual(
+          oneKey.flatMap((result) => (result.outcome === 'charged' ? [result.chargeId] : [])),
+          aloneCharges.map(({ id }) => id),
+        );
+        assert.equal((await store.findKeyById(alone.record.id))!.balance, 0);
+        assert.equal((await store.findKeyById(other.record.id))!.balance, 4);
+        assert.equal((await store.findKeyById(disabled.record.id))!.balance, 5);
+      }));
+
     it("refuses to delete a key, so every charge keeps its key", () =>
       withStoreAndClient(async (store, client) => {
         const key = await new KeyAdmin(store).create(3);
@@ -100,30 +153,32 @@ if (SKIP_POSTGRES) {
 
     it('debits and records outcomes through indexes, however small the tables', () =>
       withStoreAndClient(async (store, client) => {
-        const key = await new KeyAdmin(store).create(10);
+        const key = await new KeyAdmin(store).create(100);
         const hash = hashApiKey(key.key);
         // auto_explain sends the plan of every statement the functions run to this client.
         const plans: string[] = [];
         client.on('notice', (notice) => plans.push(notice.message ?? ''));
         await client.query(`LOAD 'auto_explain'`);
         await client.query('SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET auto_explain.log_level = notice');
-        // More calls than PostgreSQL's five custom plans, so a cached generic plan is seen too.
+        // More calls of each than PostgreSQL's five custom plans, so a cached generic plan is seen too.
         const chargeIds: number[] = [];
-        for (let call = 0; call < 8; call++) {
+        for (let call = 0; call < 16; call++) {
           const { rows } = await client.query<{ balance: number; granted: number; charge_ids: number[] }>(
-            'SELECT balance, granted, charge_ids FROM debit_batch($1, $2, $3, $4)',
-            [[hash], ['/query'], [1], [null]],
+            call % 2 === 0
+              ? { text: 'SELECT balance, granted, charge_ids FROM debit_batch($1, $2, $3, $4)', values: [[hash], ['/query'], [1], [null]] }
+              : { text: 'SELECT balance, granted, charge_ids FROM debit_one_key($1, $2, $3)', values: [hash, ['/query'], [null]] },
           );
-          assert.deepEqual([Number(rows[0]!.balance), rows[0]!.granted], [9 - call, 1]);
+          assert.deepEqual([Number(rows[0]!.balance), rows[0]!.granted], [99 - call, 1]);
           chargeIds.push(Number(rows[0]!.charge_ids[0]));
         }
         await client.query('SELECT record_outcomes($1, $2)', [chargeIds, chargeIds.map(() => 200)]);
         const keyPlans = plans.filter((plan) => /\bkeys\b/.test(plan) && /debited/.test(plan));
         const outcomePlans = plans.filter((plan) => /Insert on charge_outcomes/.test(plan));
-        assert.equal(keyPlans.length, 8);
+        assert.equal(keyPlans.length, 16);
         assert.equal(outcomePlans.length, 1);
         for (const plan of [...keyPlans, ...outcomePlans]) assert.doesNotMatch(plan, /Seq Scan on (keys|charges)/, plan);
         assert.match(keyPlans[0]!, /Index Scan using keys_key_hash_key on keys/);
+        assert.match(keyPlans[1]!, /Index Scan using keys_key_hash_key on keys/);
         assert.deepEqual((await store.listCharges(key.record.id)).map((charge) => charge.outcomeStatus), chargeIds.map(() => 200));
       }));
 
@@ -158,7 +213,7 @@ if (SKIP_POSTGRES) {
         const applied = await Promise.all(
           Array.from({ length: 4 }, () => PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS })),
         );
-        assert.deepEqual(applied.flat().sort(), [1, 2, 3, 4, 5, 6], "each migration applied once, by one of the instances");
+        assert.deepEqual(applied.flat().sort(), [1, 2, 3, 4, 5, 6, 7], "each migration applied once, by one of the instances");
         assert.deepEqual(await PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS }), []);
       } finally {
         await database.drop();
