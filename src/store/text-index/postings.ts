@@ -34,12 +34,6 @@ export interface FieldBounds {
    * documents, RSS grew 81 MiB with bytes, 118 MiB with float32).
    */
   saturation: Uint8Array;
-  /**
-   * The same bound per 8 documents, four a block: a block's bound sums each term's maximum, often
-   * from different documents, and passed ten times the blocks that held a top document (session
-   * 18); a quarter's sum is tighter, and a block none of whose quarters can reach the bar is left.
-   */
-  quarters: Uint8Array;
   /** The highest of `saturation` (in steps). */
   highest: number;
   /** The documents in `bits` (for one field). */

@@ -709,7 +709,6 @@ export class TextIndex {
     dense.sort((a, b) => b.multiplier - a.multiplier);
     const fieldBounds = dense.map((term) => this.fieldBounds(term.list, field));
     const saturations = fieldBounds.map((termBounds) => termBounds.saturation);
-    const quarterBounds = fieldBounds.map((termBounds) => termBounds.quarters);
     // What a term can add in a block at most: its multiplier, times the slack of its bounds, times
     // the block's saturation bound (in steps).
     const boundMultipliers = dense.map((term, position) => (term.multiplier * this.boundSlack(fieldBounds[position]!)) / SATURATION_STEPS);
@@ -754,15 +753,6 @@ export class TextIndex {
       for (let position = 0; position < dense.length; position++) {
         if (blockBound - boundMultipliers[position]! * saturations[position]![block]! < bar) allowed &= bitmaps[position]![word]!;
       }
-      // Each quarter of the block (8 documents) whose own bound is below the bar is left out.
-      for (let quarter = 0; quarter < 4; quarter++) {
-        let quarterBound = sparseBounds[block]!;
-        for (let position = 0; position < dense.length; position++) {
-          quarterBound += boundMultipliers[position]! * quarterBounds[position]![4 * block + quarter]!;
-        }
-        if (quarterBound < bar) allowed &= ~(0xff << (8 * quarter));
-      }
-      if (allowed === 0) return;
       // Documents with a score so far that may still reach the bar, and every document scored.
       const touched = touchedBits[word]!;
       let candidates = touched & allowed;
@@ -908,7 +898,6 @@ export class TextIndex {
     if (bounds === undefined || this.boundSlack(bounds) > MAX_BOUND_SLACK) {
       bounds = {
         saturation: new Uint8Array(blocks),
-        quarters: new Uint8Array(4 * blocks),
         highest: 0,
         documentsInField: 0,
         bits: field === 0 ? null : new Uint32Array(words),
@@ -919,14 +908,13 @@ export class TextIndex {
       list.fieldBounds[field] = bounds;
     } else {
       if (bounds.saturation.length < blocks) bounds.saturation = resized(bounds.saturation, blocks);
-      if (bounds.quarters.length < 4 * blocks) bounds.quarters = resized(bounds.quarters, 4 * blocks);
       if (bounds.bits !== null && bounds.bits.length < words) bounds.bits = resized(bounds.bits, words);
     }
     const end = Math.min(upTo, this.documents);
     if (bounds.documents >= end) return bounds;
     const { k1 } = BM25F;
     const { lengths, longLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
-    const { saturation, quarters, bits } = bounds;
+    const { saturation, bits } = bounds;
     let highest = bounds.highest;
     let documentsInField = bounds.documentsInField;
     list.forEachFrom(
@@ -948,7 +936,6 @@ export class TextIndex {
         const value = Math.min(SATURATION_STEPS, Math.ceil((pseudo / (pseudo + k1)) * (1 + 1e-9) * SATURATION_STEPS));
         const block = document >>> BLOCK_SHIFT;
         if (value > saturation[block]!) saturation[block] = value;
-        if (value > quarters[document >>> 3]!) quarters[document >>> 3] = value;
         if (value > highest) highest = value;
       },
       end,
