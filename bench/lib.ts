@@ -18,7 +18,7 @@ export interface Target {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
-  /** Each request picks one of these at random as its x-api-key (wrk only). */
+  /** Each request picks one of these at random as its x-api-key. */
   apiKeys?: string[];
 }
 
@@ -90,6 +90,7 @@ function withWrk(target: Target, seconds: number, connections: number, scriptDir
 }
 
 async function withAutocannon(target: Target, seconds: number, connections: number): Promise<Sample> {
+  const { apiKeys } = target;
   const result = await autocannon({
     url: target.url,
     method: target.method ?? 'GET',
@@ -97,6 +98,18 @@ async function withAutocannon(target: Target, seconds: number, connections: numb
     body: target.body,
     connections,
     duration: seconds,
+    ...(apiKeys
+      ? {
+          requests: [
+            {
+              setupRequest: (request) => ({
+                ...request,
+                headers: { ...request.headers, 'x-api-key': apiKeys[Math.floor(Math.random() * apiKeys.length)]! },
+              }),
+            },
+          ],
+        }
+      : {}),
   });
   return { requestsPerSecond: Math.round(result.requests.average), p99Ms: result.latency.p99, errors: result.non2xx + result.errors };
 }
