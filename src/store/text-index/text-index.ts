@@ -158,9 +158,10 @@ export class TextIndex {
   private blockBounds = new Float64Array(0);
   /** Per block, the union of the documents of the terms summed so far (scoreBlocks, past three dense terms). */
   private blockUnions = new Uint32Array(0);
-  /** The list being scored whole: its postings' documents, and what each adds to the score. */
+  /** The list being scored whole: its postings' documents, frequency bytes, and what each adds to the score. */
   private postingDocuments = new Int32Array(0);
   private postingScores = new Float64Array(0);
+  private postingFrequencies = new Uint8Array(0);
   private readonly chunkLengths = new Uint32Array(2 * LENGTHS_CHUNK);
   /** For searchFromRareTerms: per candidate, what dense terms add, and its title and text norms. */
   private candidateDenseScores = new Float64Array(0);
@@ -489,7 +490,7 @@ export class TextIndex {
     const { list, multiplier } = term;
     const bits = list.bits!;
     const ranks = list.ranks!;
-    const frequencies = list.frequencies;
+    const frequencies = list.frequencies!;
     const { candidateNorms: norms } = this;
     const candidates = this.sparse.documents;
     for (const index of selected) {
@@ -509,17 +510,11 @@ export class TextIndex {
    */
   private addSparseToCandidates(term: ScoredTerm, field: number): void {
     const { list, multiplier } = term;
-    if (this.postingDocuments.length < list.count) {
-      const size = Math.min(list.count * 2, this.documents);
-      this.postingDocuments = new Int32Array(size);
-      this.postingScores = new Float64Array(size);
-    }
-    const postings = this.postingDocuments;
-    list.decodeDocuments(postings);
+    this.decodePostings(list);
+    const { postingDocuments: postings, postingFrequencies: frequencies } = this;
     const { k1 } = BM25F;
     const { lengths, longLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage, touchedBits: touched } = this;
     const { documents: candidates, scores, length } = this.sparse;
-    const frequencies = list.frequencies;
     let candidate = 0;
     for (let index = 0; index < list.count; index++) {
       const document = postings[index]!;
@@ -548,18 +543,24 @@ export class TextIndex {
    */
   private scoreWhole(term: ScoredTerm, field: number, exclusion: Uint32Array | null): void {
     const { list } = term;
-    if (this.postingDocuments.length < list.count) {
-      const size = Math.min(list.count * 2, this.documents);
-      this.postingDocuments = new Int32Array(size);
-      this.postingScores = new Float64Array(size);
-    }
-    list.decodeDocuments(this.postingDocuments);
+    this.decodePostings(list);
     for (let start = 0; start < list.count; start += LENGTHS_CHUNK) {
       const end = Math.min(list.count, start + LENGTHS_CHUNK);
       this.gatherLengths(start, end);
       this.scoreChunk(term, field, exclusion, start, end);
     }
     this.sparse.add(this.postingDocuments, this.postingScores, list.count, this.documents);
+  }
+
+  /** A sparse list's documents and frequency bytes, into `postingDocuments` and `postingFrequencies`. */
+  private decodePostings(list: PostingList): void {
+    if (this.postingDocuments.length < list.count) {
+      const size = Math.min(list.count * 2, this.documents);
+      this.postingDocuments = new Int32Array(size);
+      this.postingScores = new Float64Array(size);
+      this.postingFrequencies = new Uint8Array(size);
+    }
+    list.decode(this.postingDocuments, this.postingFrequencies);
   }
 
   /**
@@ -583,10 +584,9 @@ export class TextIndex {
    */
   private scoreChunk(term: ScoredTerm, field: number, exclusion: Uint32Array | null, start: number, end: number): void {
     const { k1 } = BM25F;
-    const { multiplier, list } = term;
-    const { postingDocuments: documents, postingScores: added, chunkLengths: lengths } = this;
+    const { multiplier } = term;
+    const { postingDocuments: documents, postingFrequencies: frequencies, postingScores: added, chunkLengths: lengths } = this;
     const { titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
-    const frequencies = list.frequencies;
     for (let index = start; index < end; index++) {
       const document = documents[index]!;
       const frequency = frequencies[index]!;
@@ -672,7 +672,7 @@ export class TextIndex {
     const scope = inField[word]! & (exclusion === null ? -1 : ~exclusion[word]!);
     if (scope === 0) return;
     const { lengths, longLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
-    const frequencies = list.frequencies;
+    const frequencies = list.frequencies!;
     const listBits = list.bits![word]!;
     const wordRank = list.ranks![word]!;
     const first = word << 5;
@@ -782,7 +782,7 @@ export class TextIndex {
         // postingsBefore).
         const listBits = list.bits![word]!;
         const wordRank = list.ranks![word]!;
-        const frequencies = list.frequencies;
+        const frequencies = list.frequencies!;
         candidates |= inScope;
         scored |= inScope;
         for (let rest = inScope, visited = 0; rest !== 0; rest ^= rest & -rest, visited++) {

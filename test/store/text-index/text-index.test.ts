@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BM25F, TextIndex, type IndexedDocument, type SearchField } from '../../../src/store/text-index/text-index.js';
-import { frequencyByte, PostingList } from '../../../src/store/text-index/postings.js';
+import { frequencyByte, PostingList, USUAL_FREQUENCY } from '../../../src/store/text-index/postings.js';
 import { writeVarint } from '../../../src/store/text-index/term-vector.js';
 
 /** A deterministic generator, so a failure can be reproduced. */
@@ -603,13 +603,15 @@ describe('PostingList', () => {
     }
   });
 
-  it('keeps a sparse list appended in runs, long and short, in document order', () => {
+  it('keeps a sparse list appended in runs, long and short, in document order, with every frequency byte', () => {
     const list = new PostingList();
     const postings: Array<[number, number]> = [];
     const next = random(5);
-    for (let document = 0; postings.length < 2000; document += 1 + Math.floor(next() ** 4 * 40_000)) {
-      postings.push([document, Math.floor(next() * 256)]);
-    }
+    // Mostly the usual frequency byte (left out of the stream), the rest any byte, 0 and 255 included.
+    const frequency = () => (next() < 0.7 ? USUAL_FREQUENCY : Math.floor(next() * 256));
+    for (let document = 0; postings.length < 2000; document += 1 + Math.floor(next() ** 4 * 40_000)) postings.push([document, frequency()]);
+    // Gaps that need all five varint bytes, the last document near the largest document number.
+    postings.push([postings.at(-1)![0] + 300_000_000, frequency()], [2_147_483_000, USUAL_FREQUENCY], [2_147_483_001, 200]);
     const documents = Int32Array.from(postings, ([document]) => document);
     const frequencies = Uint8Array.from(postings, ([, frequency]) => frequency);
     for (let start = 0; start < postings.length; ) {
@@ -621,5 +623,23 @@ describe('PostingList', () => {
     list.forEach((document, frequency) => visited.push([document, frequency]));
     assert.deepEqual(visited, postings);
     assert.equal(list.count, postings.length);
+    list.trim();
+    const decodedDocuments = new Int32Array(list.count);
+    const decodedFrequencies = new Uint8Array(list.count);
+    list.decode(decodedDocuments, decodedFrequencies);
+    assert.deepEqual(Array.from(decodedDocuments, (document, index) => [document, decodedFrequencies[index]]), postings);
+  });
+
+  it('keeps every posting and frequency byte when a sparse list turns dense', () => {
+    const list = new PostingList();
+    const next = random(9);
+    const postings: Array<[number, number]> = [];
+    for (let document = 0; document < 4000; document++) if (next() < 0.3) postings.push([document, next() < 0.5 ? USUAL_FREQUENCY : Math.floor(next() * 256)]);
+    list.appendRun(Int32Array.from(postings, ([document]) => document), Uint8Array.from(postings, ([, frequency]) => frequency), 0, postings.length);
+    list.makeDense(4000);
+    assert.equal(list.dense, true);
+    const visited: Array<[number, number]> = [];
+    list.forEach((document, frequency) => visited.push([document, frequency]));
+    assert.deepEqual(visited, postings);
   });
 });
