@@ -4,23 +4,12 @@
 // run builds the same corpus.
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { random } from '../test/random.js';
 
 const VOCABULARY = 60_000;
 const ZIPF_S = 1.07;
 const JURISDICTIONS = ['US', 'EU', 'UK', 'CA', 'AU', 'DE', 'FR', 'JP', 'IN', 'BR', 'ZA', 'SG'];
 const CATEGORIES = Array.from({ length: 20 }, (_, index) => `category-${index}`);
-
-/** A small deterministic generator, so every run builds the same corpus. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'shi', 'po', 've', 'dra', 'gel', 'mon', 'fir', 'qua', 'zen', 'tor', 'bel', 'cy', 'ux', 'an'];
 export function words(): string[] {

@@ -1,7 +1,7 @@
 import type { FilterScalar, MetadataValue } from '../store.js';
 import { forEachToken, scanTokens, stemOf, STOPWORDS, tokenText, type TokenSink } from './analysis.js';
 import { TokenTable } from './token-table.js';
-import { resized } from './typed-arrays.js';
+import { radixSort, resized } from './typed-arrays.js';
 
 /**
  * A document's terms as stored beside it (the forward index): per distinct term, in ascending
@@ -99,6 +99,7 @@ export class DocumentAnalyser {
   private titleCounts: Uint32Array = new Uint32Array(1024);
   private textCounts: Uint32Array = new Uint32Array(1024);
   private seen: Uint32Array = new Uint32Array(256);
+  private sortScratch: Uint32Array = new Uint32Array(256);
   private seenCount = 0;
   private titleLength = 0;
   private textLength = 0;
@@ -224,7 +225,9 @@ export class DocumentAnalyser {
   }
 
   private encode(): Uint8Array {
-    const seen = this.seen.subarray(0, this.seenCount).sort();
+    if (this.sortScratch.length < this.seenCount) this.sortScratch = new Uint32Array(this.seen.length);
+    radixSort(this.seen, this.seenCount, this.sortScratch);
+    const seen = this.seen.subarray(0, this.seenCount);
     let length = 0;
     let previous = 0;
     for (const id of seen) {

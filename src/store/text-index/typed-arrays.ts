@@ -20,3 +20,37 @@ export function positionOf(sorted: Float64Array, count: number, value: number): 
   }
   return -1;
 }
+
+const RADIX_BITS = 8;
+const radixCounts = new Int32Array(1 << RADIX_BITS);
+
+/**
+ * Sorts the first `count` elements of `values` ascending, a byte of the values at a time (least
+ * significant first), through `scratch` (at least `count` long); as many passes as the largest
+ * value has bytes. For a document's few hundred term ids it took under half the time of
+ * `TypedArray.prototype.sort`, whose comparisons of random ids are mostly mispredicted branches.
+ */
+export function radixSort(values: Uint32Array, count: number, scratch: Uint32Array): void {
+  let largest = 0;
+  for (let index = 0; index < count; index++) if (values[index]! > largest) largest = values[index]!;
+  let from = values;
+  let to = scratch;
+  for (let shift = 0; shift === 0 || (shift < 32 && largest >>> shift !== 0); shift += RADIX_BITS) {
+    radixCounts.fill(0);
+    for (let index = 0; index < count; index++) radixCounts[(from[index]! >>> shift) & 0xff]!++;
+    let before = 0;
+    for (let digit = 0; digit < radixCounts.length; digit++) {
+      const digitCount = radixCounts[digit]!;
+      radixCounts[digit] = before;
+      before += digitCount;
+    }
+    for (let index = 0; index < count; index++) {
+      const value = from[index]!;
+      to[radixCounts[(value >>> shift) & 0xff]!++] = value;
+    }
+    const filled = to;
+    to = from;
+    from = filled;
+  }
+  if (from !== values) values.set(from.subarray(0, count));
+}

@@ -3,18 +3,7 @@ import { describe, it } from 'node:test';
 import { BM25F, TextIndex, type IndexedDocument, type SearchField } from '../../../src/store/text-index/text-index.js';
 import { frequencyByte, PostingList, USUAL_FREQUENCY } from '../../../src/store/text-index/postings.js';
 import { writeVarint } from '../../../src/store/text-index/term-vector.js';
-
-/** A deterministic generator, so a failure can be reproduced. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from '../../random.js';
 
 interface PlainDocument {
   rowid: number;
