@@ -234,8 +234,8 @@ export class PostingList {
 
   /** Gives back the growth slack (after a bulk load); returns the bytes copied to do so. */
   trim(): number {
-    if (this.frequencies) {
-      this.frequencies = resized(this.frequencies, this.count);
+    if (this.bits) {
+      this.frequencies = resized(this.frequencies!, this.count);
       return this.count;
     }
     this.stream = resized(this.stream!, this.streamBytes);
