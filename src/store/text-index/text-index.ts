@@ -1,6 +1,7 @@
 import { BatchDecoder, type DecodedBatch } from './batch-decoder.js';
 import { DocumentLabels, type PackedLabels } from './document-labels.js';
 import { PostingList, DENSE_FRACTION, DENSE_MINIMUM_DOCUMENTS, popcount, SATURATION_STEPS, type FieldBounds } from './postings.js';
+import { SharedDocuments } from './shared-documents.js';
 import { forEachStoredTerm } from './term-vector.js';
 import { positionOf, resized } from './typed-arrays.js';
 
@@ -93,6 +94,7 @@ const MAX_BOUND_SLACK = 1.02;
 const WARM_STEP_DOCUMENTS = 65_536;
 
 interface ScoredTerm {
+  termId: number;
   list: PostingList;
   /** idf x (k1 + 1): the term's score is this times its saturated frequency, which is below 1. */
   multiplier: number;
@@ -168,6 +170,7 @@ export class TextIndex {
   private candidateNorms = new Float64Array(0);
   private selected = new Int32Array(0);
   private readonly sparse = new SparseScores();
+  private readonly sharedDocuments = new SharedDocuments();
   private decoder = new BatchDecoder();
   private readonly labels = new DocumentLabels();
 
@@ -358,7 +361,7 @@ export class TextIndex {
       if (!list || list.liveCount === 0) continue;
       const frequency = documentFrequencies[position]!;
       const idf = Math.log(1 + (liveDocuments - frequency + 0.5) / (frequency + 0.5));
-      terms.push({ list, multiplier: idf * (k1 + 1) });
+      terms.push({ termId: query.terms[position]!, list, multiplier: idf * (k1 + 1) });
     }
     if (terms.length === 0) return { total: 0, hits: [] };
     const exclusion = this.exclusionFor(query.filter);
@@ -444,8 +447,14 @@ export class TextIndex {
       return undefined;
     }
     let total: number;
-    if (commoner.length === 0 && dense.length === 1 && exclusion === null) {
-      total = (fieldBounds[0]!.bits === null ? dense[0]!.list.count : fieldBounds[0]!.documentsInField) + outsideDense;
+    if (commoner.length === 0 && dense.length <= 2 && exclusion === null) {
+      const inField = (position: number) => fieldBounds[position]!.bits === null ? dense[position]!.list.count : fieldBounds[position]!.documentsInField;
+      total = outsideDense + inField(0);
+      if (dense.length === 2) {
+        const [first, second] = dense[0]!.termId < dense[1]!.termId ? [0, 1] : [1, 0];
+        const pair = `${field}:${dense[first]!.termId}:${dense[second]!.termId}`;
+        total += inField(1) - this.sharedDocuments.count(pair, bitmaps[first]!, bitmaps[second]!, this.documents);
+      }
     } else {
       total = outsideDense + unionCount(bitmaps, commoner.length > 0 ? touched : null, exclusion, (this.documents + 31) >>> 5, this.blockUnions);
       if (commoner.length > 0) touched.fill(0);

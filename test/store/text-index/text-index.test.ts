@@ -421,6 +421,41 @@ describe('TextIndex', () => {
     }
   });
 
+  it('counts searches of two dense terms and a rare one exactly as documents arrive, the same pairs searched again and again', () => {
+    // Terms 1-3 dense, 20-39 rare: each search pairs two dense terms with a rare one, so the total
+    // takes the documents both dense terms hold from the counts kept per pair, which must follow
+    // every batch added (odd sizes, so the bitmaps' last word is partly filled).
+    const next = random(83);
+    const makeDocument = (number: number): PlainDocument => {
+      const title = new Map<number, number>();
+      const text = new Map<number, number>();
+      for (const [termId, share] of [[1, 0.5], [2, 0.4], [3, 0.3], ...Array.from({ length: 20 }, (_, i) => [20 + i, 0.01])] as Array<[number, number]>) {
+        if (next() >= share) continue;
+        if (next() < 0.2) title.set(termId, 1);
+        if (next() < 0.9 || !title.has(termId)) text.set(termId, 1 + Math.floor(next() * 3));
+      }
+      return { rowid: number + 1, title, text, titleLength: 2 + Math.floor(next() * 8), textLength: 20 + Math.floor(next() * 200) };
+    };
+    const documents = Array.from({ length: 4200 }, (_, number) => makeDocument(number));
+    const index = new TextIndex();
+    index.add(documents.map(encode));
+    const pairs: Array<[number, number]> = [[1, 2], [2, 3], [1, 3]];
+    for (let step = 0; step < 30; step++) {
+      const batch = Array.from({ length: 37 }, (_, i) => makeDocument(documents.length + i));
+      documents.push(...batch);
+      index.add(batch.map(encode));
+      for (const field of ['all', 'title', 'text'] as SearchField[]) {
+        const [first, second] = pairs[step % pairs.length]!;
+        const terms = [first, 20 + Math.floor(next() * 20), second];
+        const expected = exhaustive(documents, new Set(), terms, () => true, field);
+        const result = index.search({ terms, field, filter: null, topK: 5 });
+        const label = `step ${step}, ${field}, terms ${terms}`;
+        assert.equal(result.total, expected.length, `${label}: total`);
+        assert.deepEqual(result.hits.slice(0, 5).map((hit) => hit.rowid), expected.slice(0, 5).map((hit) => hit.rowid), `${label}: ranking`);
+      }
+    }
+  });
+
   it('ranks and counts a search of one common term exactly, in every field, between searches of several', () => {
     const documents = corpus(6000, 83, 60);
     const next = random(29);
