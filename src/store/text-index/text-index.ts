@@ -169,6 +169,8 @@ export class TextIndex {
   private candidateDenseScores = new Float64Array(0);
   private candidateNorms = new Float64Array(0);
   private selected = new Int32Array(0);
+  /** For narrowCandidates: the selected candidates' scores so far. */
+  private narrowingScores = new Float64Array(0);
   private readonly sparse = new SparseScores();
   private readonly sharedDocuments = new SharedDocuments();
   private decoder = new BatchDecoder();
@@ -414,10 +416,13 @@ export class TextIndex {
     const dense = others.filter((term) => term.list.dense).sort((a, b) => b.multiplier - a.multiplier);
     const commoner = others.filter((term) => !term.list.dense);
     const fieldBounds = dense.map((term) => this.fieldBounds(term.list, field));
-    let denseHighest = 0;
-    dense.forEach(
-      (term, position) => (denseHighest += (term.multiplier * this.boundSlack(fieldBounds[position]!) * fieldBounds[position]!.highest) / SATURATION_STEPS),
+    // The most each dense term can add, and the most the terms after it can add together.
+    const denseTermHighest = dense.map(
+      (term, position) => (term.multiplier * this.boundSlack(fieldBounds[position]!) * fieldBounds[position]!.highest) / SATURATION_STEPS,
     );
+    const denseHighestAfter = denseTermHighest.map((_, position) => denseTermHighest.slice(position + 1).reduce((sum, highest) => sum + highest, 0));
+    let denseHighest = 0;
+    for (const highest of denseTermHighest) denseHighest += highest;
     let othersHighest = denseHighest;
     for (const term of commoner) othersHighest += term.multiplier;
     const touched = this.touchedBits;
@@ -437,9 +442,14 @@ export class TextIndex {
     }
     // The k-th best score without the dense terms is a bar no document below it can clear with
     // less than what they can add at most: those are not looked up.
-    const selected = this.selectCandidates(kthHighest(sparseScores, length, topK) - denseHighest, length);
+    let selected = this.selectCandidates(kthHighest(sparseScores, length, topK) - denseHighest, length);
     const denseScores = this.candidateScores(selected);
-    for (const term of dense) this.addDenseToCandidates(term, field, denseScores, selected);
+    // Dense terms rarest first, MaxScore style: after each, a candidate whose score so far plus the
+    // most the terms left can add falls below the k-th best score so far cannot reach the top k.
+    for (let position = 0; position < dense.length; position++) {
+      this.addDenseToCandidates(dense[position]!, field, denseScores, selected);
+      if (position < dense.length - 1 && selected.length > topK) selected = this.narrowCandidates(selected, denseScores, denseHighestAfter[position]!, topK);
+    }
     const best = new TopScores(topK);
     for (const index of selected) best.offer(candidates[index]!, denseScores[index]! + sparseScores[index]!);
     if (!(best.threshold > othersHighest)) {
@@ -481,6 +491,23 @@ export class TextIndex {
       norms[2 * index + 1] = normOf(textNorms, lengthAt(lengths, longLengths, 2 * document + 1), textAverage);
     }
     return scores;
+  }
+
+  /**
+   * The `selected` candidates (positions in `sparse`) whose score so far, sparse and `denseScores`,
+   * plus `highestLeft` reaches the k-th best score so far, in place. The bar is lowered by far more
+   * than the sums' rounding, so that a document tied at the cut is never dropped.
+   */
+  private narrowCandidates(selected: Int32Array, denseScores: Float64Array, highestLeft: number, topK: number): Int32Array {
+    const sparseScores = this.sparse.scores;
+    if (this.narrowingScores.length < selected.length) this.narrowingScores = new Float64Array(this.selected.length);
+    const scores = this.narrowingScores;
+    for (let position = 0; position < selected.length; position++) scores[position] = denseScores[selected[position]!]! + sparseScores[selected[position]!]!;
+    const kth = kthHighest(scores, selected.length, topK);
+    const bar = kth - 1e-9 * kth - highestLeft;
+    let count = 0;
+    for (let position = 0; position < selected.length; position++) if (scores[position]! >= bar) selected[count++] = selected[position]!;
+    return selected.subarray(0, count);
   }
 
   /** The positions in `sparse` of the first `length` candidates whose score there reaches `bar`. */

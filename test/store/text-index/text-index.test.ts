@@ -256,6 +256,29 @@ describe('TextIndex', () => {
     assert.deepEqual(new Set(result.hits.map((hit) => hit.rowid)), twins);
   });
 
+  it('hands back every tie at the cut when the candidates of a rare term are narrowed dense term by dense term', () => {
+    // Term 30 is rare (60 documents of 6,400); 12 of its documents are alike and hold both dense
+    // terms 1 and 2 too, so they tie at the top, past a cut of 5.
+    const next = random(29);
+    const documents: PlainDocument[] = Array.from({ length: 6400 }, (_, number) => {
+      const text = new Map<number, number>();
+      if (next() < 0.5) text.set(1, 1 + Math.floor(next() * 3));
+      if (next() < 0.3) text.set(2, 1 + Math.floor(next() * 3));
+      if (number % 107 === 3) text.set(30, 1);
+      const twin = number % 521 === 7;
+      if (twin) return { rowid: number + 1, title: new Map([[30, 1]]), text: new Map([[1, 3], [2, 3], [30, 2]]), titleLength: 2, textLength: 30 };
+      return { rowid: number + 1, title: new Map(), text, titleLength: 3 + Math.floor(next() * 5), textLength: 40 + Math.floor(next() * 100) };
+    });
+    const index = new TextIndex();
+    index.add(documents.map(encode));
+    const expected = exhaustive(documents, new Set(), [1, 2, 30], () => true);
+    const ties = expected.filter((hit) => hit.score === expected[0]!.score);
+    assert.equal(ties.length, 13, 'the twins tie at the top');
+    const result = index.search({ terms: [1, 2, 30], field: 'all', filter: null, topK: 5 });
+    assert.equal(result.total, expected.length);
+    assert.deepEqual(new Set(result.hits.map((hit) => hit.rowid)), new Set(ties.map((hit) => hit.rowid)));
+  });
+
   it('hands back every tie at the cut whatever the rounding of the bounds beside it', () => {
     // 200 blocks: in each, one document holding only term 1 (sparse, not rare), all alike, so they
     // tie; and 20 holding term 2 (dense) as often and in texts as long as the block's number says,
