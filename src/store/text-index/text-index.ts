@@ -431,12 +431,7 @@ export class TextIndex {
     // Candidates are counted here, or with the commoner sparse terms' documents when there are any.
     let outsideDense = 0;
     if (commoner.length === 0) {
-      for (let index = 0; index < length; index++) {
-        const document = candidates[index]!;
-        let inDense = 0;
-        for (const bits of bitmaps) inDense |= bits[document >>> 5]! & (1 << (document & 31));
-        if (inDense === 0) outsideDense++;
-      }
+      outsideDense = length - countInAny(candidates, length, bitmaps);
     } else {
       for (let index = 0; index < length; index++) touched[candidates[index]! >>> 5]! |= 1 << (candidates[index]! & 31);
     }
@@ -1114,6 +1109,37 @@ function unionCount(bitmaps: Uint32Array[], extra: Uint32Array | null, exclusion
     total += popcount(union);
   }
   return total;
+}
+
+/**
+ * How many of the first `length` of `documents` are in any of `bitmaps`. One or two bitmaps in
+ * variables of their own: a loop over the array of bitmaps for every document took three times
+ * as long (session 21, bench:search's 3-word searches at a million: 55-58 µs a search against 19-20).
+ */
+function countInAny(documents: Int32Array, length: number, bitmaps: Uint32Array[]): number {
+  let count = 0;
+  if (bitmaps.length === 1) {
+    const bits0 = bitmaps[0]!;
+    for (let index = 0; index < length; index++) {
+      const document = documents[index]!;
+      count += (bits0[document >>> 5]! >>> (document & 31)) & 1;
+    }
+  } else if (bitmaps.length === 2) {
+    const bits0 = bitmaps[0]!;
+    const bits1 = bitmaps[1]!;
+    for (let index = 0; index < length; index++) {
+      const document = documents[index]!;
+      count += ((bits0[document >>> 5]! | bits1[document >>> 5]!) >>> (document & 31)) & 1;
+    }
+  } else {
+    for (let index = 0; index < length; index++) {
+      const document = documents[index]!;
+      let inAny = 0;
+      for (const bits of bitmaps) inAny |= bits[document >>> 5]!;
+      count += (inAny >>> (document & 31)) & 1;
+    }
+  }
+  return count;
 }
 
 /** The k-th highest of the first `length` scores (k <= length), with a heap of k. */
