@@ -1,6 +1,9 @@
 import { popcount } from './postings.js';
 
-/** Pairs kept before the counts are dropped and counted anew: far more than a corpus's dense terms make in practice. */
+/**
+ * Pairs kept before the counts are dropped and counted anew (about 100 bytes each, so a few MiB
+ * at most): far more pairs of dense terms than the searches of a corpus meet in practice.
+ */
 const MAX_PAIRS = 65_536;
 
 /**
