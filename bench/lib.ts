@@ -204,3 +204,20 @@ export function cpuMeter(groups: Record<string, () => number[]>): () => Record<s
       }),
     );
 }
+
+/**
+ * Each connection starts at its own place in `requests`, evenly spaced. autocannon starts them all
+ * at the first, so 50 connections sent the same query at once and the index served it 50 times
+ * from warm caches: 3-word searches at 1M measured about 10% more requests/s that way (session 12).
+ */
+export function spreadOver(requests: autocannon.Request[], connections: number): Pick<autocannon.Options, 'requests' | 'setupClient'> {
+  let connection = 0;
+  const spacing = Math.max(1, Math.floor(requests.length / connections));
+  return {
+    requests,
+    setupClient: (client) => {
+      const first = (connection++ * spacing) % requests.length;
+      client.setRequests([...requests.slice(first), ...requests.slice(0, first)]);
+    },
+  };
+}

@@ -17,7 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { CLI, machineLine, processTree, ROOT, start, stop, type Started } from './lib.js';
+import { CLI, machineLine, processTree, ROOT, spreadOver, start, stop, type Started } from './lib.js';
 import { queries, words, writeCorpus } from './synthetic-corpus.js';
 
 const SIZES = (process.env.SEARCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
@@ -32,25 +32,8 @@ function rssMiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
 
-/**
- * Each connection starts at its own place in `requests`, evenly spaced. autocannon starts them all
- * at the first, so 50 connections sent the same query at once and the index served it 50 times
- * from warm caches: 3-word searches at 1M measured about 10% more requests/s that way (session 12).
- */
-function spreadOver(requests: autocannon.Request[]): Pick<autocannon.Options, 'requests' | 'setupClient'> {
-  let connection = 0;
-  const spacing = Math.max(1, Math.floor(requests.length / CONNECTIONS));
-  return {
-    requests,
-    setupClient: (client) => {
-      const first = (connection++ * spacing) % requests.length;
-      client.setRequests([...requests.slice(first), ...requests.slice(0, first)]);
-    },
-  };
-}
-
 async function load(url: string, requests?: autocannon.Request[]): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...(requests ? spreadOver(requests) : {}) });
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...(requests ? spreadOver(requests, CONNECTIONS) : {}) });
   return {
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
