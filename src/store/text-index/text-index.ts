@@ -420,7 +420,8 @@ export class TextIndex {
     const denseTermHighest = dense.map(
       (term, position) => (term.multiplier * this.boundSlack(fieldBounds[position]!) * fieldBounds[position]!.highest) / SATURATION_STEPS,
     );
-    const denseHighestAfter = denseTermHighest.map((_, position) => denseTermHighest.slice(position + 1).reduce((sum, highest) => sum + highest, 0));
+    const denseHighestAfter = new Array<number>(dense.length).fill(0);
+    for (let position = dense.length - 2; position >= 0; position--) denseHighestAfter[position] = denseHighestAfter[position + 1]! + denseTermHighest[position + 1]!;
     let denseHighest = 0;
     for (const highest of denseTermHighest) denseHighest += highest;
     let othersHighest = denseHighest;
