@@ -13,8 +13,8 @@ import { resized } from './typed-arrays.js';
  * array's own memory, about 300 bytes, for each of the tens of thousands of rare terms.
  *
  * A term in at least one document in DENSE_FRACTION becomes dense: a bitmap over all documents,
- * with the number of postings before each 32-bit word and a frequency byte per posting, so the
- * postings of any 32-document block are found directly. That is what lets the search score common
+ * with the number of postings before each 32-bit word (see `groupRanks`) and a frequency byte per
+ * posting, so the postings of any 32-document block are found directly. That is what lets the search score common
  * terms block by block and skip the blocks that cannot reach the top (block-max), and lets totals
  * be counted by OR-ing bitmaps.
  */
@@ -68,10 +68,16 @@ export class PostingList {
   stream: Uint8Array | null = new Uint8Array(8);
   streamBytes = 0;
   lastDocument = -1;
-  /** Dense form: membership bits, per word the postings before it, and each posting's frequency byte. */
+  /** Dense form: membership bits, and each posting's frequency byte. */
   bits: Uint32Array | null = null;
-  ranks: Uint32Array | null = null;
   frequencies: Uint8Array | null = null;
+  /**
+   * Dense form: the postings before a word are `groupRanks[word >>> 3] + wordRanks[word]`, those
+   * before its group of 8 words plus those before it within the group (at most 7 x 32, a byte). A
+   * rank of 4 bytes a word took as much memory as the bitmap itself; this takes 1.5 (see RANK_GROUP_SHIFT).
+   */
+  groupRanks: Uint32Array | null = null;
+  wordRanks: Uint8Array | null = null;
   /** Dense form: block bounds per field searched, by field code (see TextIndex.fieldBounds). */
   fieldBounds: Array<FieldBounds | undefined> = [];
 
@@ -98,13 +104,17 @@ export class PostingList {
     if (count + run > this.frequencies!.length) this.frequencies = resized(this.frequencies!, Math.max(count * 2, count + run));
     const ownFrequencies = this.frequencies!;
     const bits = this.bits!;
-    const ranks = this.ranks!;
+    const groupRanks = this.groupRanks!;
+    const wordRanks = this.wordRanks!;
+    let previous = this.lastDocument;
     for (let index = start; index < end; index++) {
       const document = documents[index]!;
       const word = document >>> 5;
-      ownFrequencies[count + index - start] = frequencies[index]!;
-      if (bits[word] === 0) ranks[word] = count + index - start;
+      const rank = count + index - start;
+      ownFrequencies[rank] = frequencies[index]!;
+      if (bits[word] === 0) setRank(groupRanks, wordRanks, word, rank, previous);
       bits[word]! |= 1 << (document & 31);
+      previous = document;
     }
   }
 
@@ -154,13 +164,14 @@ export class PostingList {
    */
   forEachFrom(first: number, visit: (document: number, frequency: number) => void, end = Infinity): void {
     const bits = this.bits!;
-    const ranks = this.ranks!;
+    const groupRanks = this.groupRanks!;
+    const wordRanks = this.wordRanks!;
     const frequencies = this.frequencies!;
     const words = Math.min((this.lastDocument >>> 5) + 1, Math.ceil(end / 32));
     for (let word = first >>> 5; word < words; word++) {
       let remaining = bits[word]!;
       if (remaining === 0) continue;
-      let index = ranks[word]!;
+      let index = groupRanks[word >>> RANK_GROUP_SHIFT]! + wordRanks[word]!;
       if (word === first >>> 5 && (first & 31) !== 0) {
         const below = remaining & ((1 << (first & 31)) - 1);
         index += popcount(below);
@@ -209,17 +220,21 @@ export class PostingList {
   /** Switches to the dense form, with bitmaps sized for `capacity` documents. */
   makeDense(capacity: number): void {
     const bits = new Uint32Array(capacity >>> 5);
-    const ranks = new Uint32Array(capacity >>> 5);
+    const groupRanks = new Uint32Array(groupsFor(capacity));
+    const wordRanks = new Uint8Array(capacity >>> 5);
     const frequencies = new Uint8Array(this.count);
     let index = 0;
+    let previous = -1;
     this.forEach((document, frequency) => {
       const word = document >>> 5;
-      if (bits[word] === 0) ranks[word] = index;
+      if (bits[word] === 0) setRank(groupRanks, wordRanks, word, index, previous);
       bits[word]! |= 1 << (document & 31);
       frequencies[index++] = frequency;
+      previous = document;
     });
     this.bits = bits;
-    this.ranks = ranks;
+    this.groupRanks = groupRanks;
+    this.wordRanks = wordRanks;
     this.frequencies = frequencies;
     this.stream = null;
     this.streamBytes = 0;
@@ -229,7 +244,8 @@ export class PostingList {
   resizeBitmaps(capacity: number): void {
     if (!this.bits) return;
     this.bits = resized(this.bits, capacity >>> 5);
-    this.ranks = resized(this.ranks!, capacity >>> 5);
+    this.groupRanks = resized(this.groupRanks!, groupsFor(capacity));
+    this.wordRanks = resized(this.wordRanks!, capacity >>> 5);
   }
 
   /** Gives back the growth slack (after a bulk load); returns the bytes copied to do so. */
@@ -241,6 +257,23 @@ export class PostingList {
     this.stream = resized(this.stream!, this.streamBytes);
     return this.streamBytes;
   }
+}
+
+/** Words per group of `PostingList.groupRanks`, as a shift: 8, so a rank within a group fits a byte. */
+export const RANK_GROUP_SHIFT = 3;
+
+function groupsFor(capacity: number): number {
+  return ((capacity >>> 5) + (1 << RANK_GROUP_SHIFT) - 1) >>> RANK_GROUP_SHIFT;
+}
+
+/**
+ * Records `rank`, the postings before the first one in `word`, for a list whose previous posting is
+ * in document `previous` (-1 for none): the group's rank when this is the group's first posting.
+ */
+function setRank(groupRanks: Uint32Array, wordRanks: Uint8Array, word: number, rank: number, previous: number): void {
+  const group = word >>> RANK_GROUP_SHIFT;
+  if (previous < 0 || previous >>> 5 >>> RANK_GROUP_SHIFT !== group) groupRanks[group] = rank;
+  wordRanks[word] = rank - groupRanks[group]!;
 }
 
 export function popcount(value: number): number {

@@ -1,6 +1,6 @@
 import { BatchDecoder, type DecodedBatch } from './batch-decoder.js';
 import { DocumentLabels, type PackedLabels } from './document-labels.js';
-import { PostingList, DENSE_FRACTION, DENSE_MINIMUM_DOCUMENTS, popcount, SATURATION_STEPS, type FieldBounds } from './postings.js';
+import { PostingList, DENSE_FRACTION, DENSE_MINIMUM_DOCUMENTS, popcount, RANK_GROUP_SHIFT, SATURATION_STEPS, type FieldBounds } from './postings.js';
 import { SharedDocuments } from './shared-documents.js';
 import { forEachStoredTerm } from './term-vector.js';
 import { positionOf, resized } from './typed-arrays.js';
@@ -521,7 +521,8 @@ export class TextIndex {
     const { k1 } = BM25F;
     const { list, multiplier } = term;
     const bits = list.bits!;
-    const ranks = list.ranks!;
+    const groupRanks = list.groupRanks!;
+    const wordRanks = list.wordRanks!;
     const frequencies = list.frequencies!;
     const { candidateNorms: norms } = this;
     const candidates = this.sparse.documents;
@@ -530,7 +531,7 @@ export class TextIndex {
       const word = bits[document >>> 5]!;
       const bit = 1 << (document & 31);
       if ((word & bit) === 0) continue;
-      const frequency = frequencies[ranks[document >>> 5]! + popcount(word & (bit - 1))]!;
+      const frequency = frequencies[groupRanks[document >>> 5 >>> RANK_GROUP_SHIFT]! + wordRanks[document >>> 5]! + popcount(word & (bit - 1))]!;
       const pseudo = pseudoFrequency(field, frequency, norms[2 * index]!, norms[2 * index + 1]!);
       if (pseudo !== 0) scores[index]! += (multiplier * pseudo) / (pseudo + k1);
     }
@@ -706,7 +707,7 @@ export class TextIndex {
     const { lengths, longLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
     const frequencies = list.frequencies!;
     const listBits = list.bits![word]!;
-    const wordRank = list.ranks![word]!;
+    const wordRank = list.groupRanks![word >>> RANK_GROUP_SHIFT]! + list.wordRanks![word]!;
     const first = word << 5;
     for (let rest = scope, visited = 0; rest !== 0; rest ^= rest & -rest, visited++) {
       const lowest = rest & -rest;
@@ -813,7 +814,7 @@ export class TextIndex {
         // postings before the word, plus the list's documents before it in the word (see
         // postingsBefore).
         const listBits = list.bits![word]!;
-        const wordRank = list.ranks![word]!;
+        const wordRank = list.groupRanks![word >>> RANK_GROUP_SHIFT]! + list.wordRanks![word]!;
         const frequencies = list.frequencies!;
         candidates |= inScope;
         scored |= inScope;
