@@ -61,7 +61,7 @@ export interface IndexResult {
  * scores first the documents holding a rare term (see searchFromRareTerms). At a million documents,
  * 1/16 to 1/128 measured the same within the noise; 1/8 (every sparse term rare) 5-10% slower.
  */
-const RARE_FRACTION = 1 / 64;
+export const RARE_FRACTION = 1 / 64;
 /** Ties at the cut beyond this many are broken by document order rather than handed back. */
 const MAX_TIED = 1000;
 /**
