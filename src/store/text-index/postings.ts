@@ -22,7 +22,7 @@ import { resized } from './typed-arrays.js';
  * then scored all its postings (the block-max way) or decoded them all (next to a rare term): 10%
  * of the benchmark's 3-word searches took a quarter of their time. As a bitmap such a term is
  * bounded block by block and looked up for candidates like any common term: 1.13x as many 3-word
- * searches a second over HTTP at a million documents, for 72 MiB more RSS (1/64: over 1 GB).
+ * searches a second over HTTP at a million documents, for about 75 MiB more RSS (1/64: over 1 GB).
  */
 export const DENSE_FRACTION = 1 / 32;
 /** Below this many documents every term stays sparse: bitmaps would only add churn. */
