@@ -206,6 +206,63 @@ describe('TextIndex', () => {
     }
   });
 
+  it("finds every hit the merged top k needs with a floor at another share's k-th best or at the cut, from the start or risen midway", () => {
+    // Every document of the first share has a copy with a lower row id in the second, so the
+    // second share holds documents tied exactly with hits of the first, at the cut too, which a
+    // floor must not drop; the other documents differ between the shares. Each share is past
+    // DENSE_MINIMUM_DOCUMENTS, so that it has dense lists.
+    const copied = corpus(4500, 41);
+    const distinct = corpus(2000, 43);
+    const first = [...copied.map((document, index) => ({ ...document, rowid: 4 * index + 2 })), ...distinct.slice(0, 1000).map((document, index) => ({ ...document, rowid: 40_000 + 2 * index }))];
+    const second = [...copied.map((document, index) => ({ ...document, rowid: 4 * index + 1 })), ...distinct.slice(1000).map((document, index) => ({ ...document, rowid: 40_001 + 2 * index }))];
+    const all = [...first, ...second].sort((a, b) => a.rowid - b.rowid);
+    const whole = new TextIndex();
+    whole.add(all.map(encode));
+    const [ahead, behind] = [first, second].map((documents) => {
+      const share = new TextIndex();
+      share.add(documents.map(encode));
+      return share;
+    });
+    // The merged top k and every hit tied with the k-th, as SearchThreads merges the shares' hits.
+    const merge = (hits: Array<{ rowid: number; score: number }>, topK: number) => {
+      const sorted = [...hits].sort((a, b) => b.score - a.score || a.rowid - b.rowid);
+      const cut = sorted[topK - 1]?.score ?? 0;
+      return sorted.filter((hit, position) => position < topK || hit.score === cut).map((hit) => `${hit.rowid}:${hit.score}`);
+    };
+    const next = random(47);
+    let tiedAtCut = 0;
+    let denseOnly = 0;
+    for (let round = 0; round < 80; round++) {
+      // Every fourth query of the commonest words only, which the block-max way searches.
+      const terms = round % 4 === 3 ? [...new Set([1, 2, 3].map(() => 1 + Math.floor(next() * 40)))] : query(next, VOCABULARY);
+      const field = FIELDS[round % FIELDS.length]!;
+      const topK = 1 + Math.floor(next() * 20);
+      const statistics = whole.statisticsFor(terms);
+      const aheadResult = ahead!.search({ terms, field, filter: null, topK }, statistics);
+      const unfloored = behind!.search({ terms, field, filter: null, topK }, statistics);
+      const expected = merge([...aheadResult.hits, ...unfloored.hits], topK);
+      const exhaustiveRanking = exhaustive(all, new Set(), terms, () => true, field);
+      assert.equal(aheadResult.total + unfloored.total, exhaustiveRanking.length, `round ${round}: total`);
+      assert.deepEqual(expected.slice(0, topK).map((hit) => Number(hit.split(':')[0])), exhaustiveRanking.slice(0, topK).map((hit) => hit.rowid), `round ${round}: ranking`);
+      const aheadKth = aheadResult.hits.length >= topK ? aheadResult.hits[topK - 1]!.score : 0;
+      const cut = Number(expected[Math.min(topK, expected.length) - 1]?.split(':')[1] ?? 0);
+      if (unfloored.hits.some((hit) => hit.score === cut) && aheadResult.hits.some((hit) => hit.score === cut)) tiedAtCut++;
+      if (terms.length > 1 && behind!.statisticsFor(terms).documentFrequencies.every((frequency) => frequency >= DENSE_FRACTION * second.length)) denseOnly++;
+      for (const [name, value] of [['the first share k-th best', aheadKth], ['the cut', cut]] as const) {
+        for (const risen of [false, true]) {
+          let asked = 0;
+          const floor = risen ? () => (asked++ === 0 ? 0 : value) : () => value;
+          const floored = behind!.search({ terms, field, filter: null, topK, floor }, statistics);
+          const label = `round ${round}, floor at ${name}${risen ? ', risen after the first stage' : ''}`;
+          assert.equal(floored.total, unfloored.total, `${label}: total`);
+          assert.deepEqual(merge([...aheadResult.hits, ...floored.hits], topK), expected, `${label}: hits`);
+        }
+      }
+    }
+    assert.ok(tiedAtCut > 10, `searches with hits of both shares tied at the cut: ${tiedAtCut}`);
+    assert.ok(denseOnly > 10, `searches of dense terms only: ${denseOnly}`);
+  });
+
   it('builds, slice by slice, the same index as in one go, and trims the same way', () => {
     const documents = corpus(3000, 23);
     const whole = new TextIndex();
