@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { collectAndRelease } from '../../release-memory.js';
 import { FilterBitmaps } from './filter-bitmaps.js';
 import { unpackDocuments } from './packed-documents.js';
-import { ShareFloors } from './share-floors.js';
+import { SharedBestScores } from './shared-best-scores.js';
 import type { SearchThreadCommand, SearchThreadData, SearchThreadReply } from './search-threads.js';
 import { TextIndex } from './text-index.js';
 
@@ -16,8 +16,8 @@ import { TextIndex } from './text-index.js';
 // index it reads, so it sees them all, as if they had been made in the order sent; except a trim,
 // which changes no result and takes about a second at a million documents: it goes on in the
 // background, and changes after it may be carried out first.
-const { queued, floorSlots, thread, termsPerSlice } = workerData as SearchThreadData;
-const floors = new ShareFloors(floorSlots, thread);
+const { queued, shareSlots, thread, termsPerSlice } = workerData as SearchThreadData;
+const sharedBest = new SharedBestScores(shareSlots, thread);
 /** Filter bitmaps kept per index, as SqliteCorpus keeps them for an index of its own. */
 const FILTER_CACHE_ENTRIES = 32;
 
@@ -151,9 +151,9 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
       if (!entry) return { search: command.search, total: 0, hits: [] };
       carryOut(entry, false);
       const { query, statistics } = command;
-      const floor = () => floors.floorFor(command.search);
-      const result = entry.index.search({ ...query, filter: entry.filters.of(entry.index, query.filters), floor }, statistics);
-      if (result.hits.length >= query.topK) floors.publish(command.search, result.hits[query.topK - 1]!.score);
+      const othersBest = () => sharedBest.othersBest(command.search);
+      const result = entry.index.search({ ...query, filter: entry.filters.of(entry.index, query.filters), othersBest }, statistics);
+      sharedBest.publish(command.search, result.hits.map((hit) => hit.score));
       return { search: command.search, total: result.total, hits: result.hits.map(({ rowid, score }) => ({ rowid, score })) };
     }
   }

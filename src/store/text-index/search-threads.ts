@@ -1,14 +1,14 @@
 import type { Worker } from 'node:worker_threads';
 import { siblingModule, startModuleWorker } from '../../worker-thread.js';
 import { packedBuffers, type PackedDocuments } from './packed-documents.js';
-import { newFloorSlots } from './share-floors.js';
+import { newShareSlots } from './shared-best-scores.js';
 import type { CorpusStatistics, IndexResult, SearchField } from './text-index.js';
 
 export interface SearchThreadData {
   /** Batches of documents sent to the thread and not yet added: bounds what a bulk load queues. */
   queued: Int32Array;
-  /** Every thread's k-th best scores per search (see share-floors.ts), and this thread's place among them. */
-  floorSlots: BigInt64Array;
+  /** Every thread's best scores per search (see shared-best-scores.ts), and this thread's place among them. */
+  shareSlots: Int32Array;
   thread: number;
   /** Terms' postings appended, or lists trimmed, between turns of the thread (see search-thread.ts). */
   termsPerSlice: number;
@@ -72,10 +72,10 @@ export class SearchThreads {
   private failure: Error | undefined;
 
   constructor(count: number, termsPerSlice: number) {
-    const floorSlots = newFloorSlots(count);
+    const shareSlots = newShareSlots(count);
     this.threads = Array.from({ length: count }, (_, thread) => {
       const queued = new Int32Array(new SharedArrayBuffer(4));
-      const data: SearchThreadData = { queued, floorSlots, thread, termsPerSlice };
+      const data: SearchThreadData = { queued, shareSlots, thread, termsPerSlice };
       const worker = startModuleWorker(WORKER_URL, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
       worker.unref();
       worker.on('message', (reply: SearchThreadReply) => this.receive(reply));

@@ -31,11 +31,12 @@ export interface IndexQuery {
   filter: Uint32Array | null;
   topK: number;
   /**
-   * The k-th best score another share of the corpus has found for this query, 0 while none has:
-   * a hit below it cannot be in the merged top k, so it need not be found (hits tied with it are
-   * kept). Asked at the start and again between a search's stages, as it may rise meanwhile.
+   * The best scores, best first, that another share of the corpus has found for this query (empty
+   * while none has). With this share's own hits they set the bar at the k-th best of both: a hit
+   * below it cannot be in the merged top k, so it need not be found (hits tied with it are kept).
+   * Asked at the start and again between a search's stages, as they may come meanwhile.
    */
-  floor?: () => number;
+  othersBest?: () => readonly number[];
 }
 
 /**
@@ -380,14 +381,14 @@ export class TextIndex {
     sparse.length = 0;
     const rareLimit = this.documents * RARE_FRACTION;
     const rare = terms.filter((term) => !term.list.dense && term.list.count <= rareLimit);
-    const floor = query.floor ?? noFloor;
+    const othersBest = query.othersBest ?? noneBest;
     if (rare.length > 0 && rare.length < terms.length) {
       const others = terms.filter((term) => !rare.includes(term));
-      const result = this.searchFromRareTerms(rare, others, field, exclusion, query.topK, floor);
+      const result = this.searchFromRareTerms(rare, others, field, exclusion, query.topK, othersBest);
       if (result !== undefined) return result;
       sparse.length = 0;
     }
-    const best = new TopScores(query.topK, floor);
+    const best = new TopScores(query.topK, othersBest);
     const dense = terms.filter((term) => term.list.dense);
     for (const term of terms) if (!term.list.dense) this.scoreWhole(term, field, exclusion);
     let total: number;
@@ -417,10 +418,10 @@ export class TextIndex {
     field: number,
     exclusion: Uint32Array | null,
     topK: number,
-    floorNow: () => number,
+    othersBest: () => readonly number[],
   ): IndexResult | undefined {
     for (const term of rare) this.scoreWhole(term, field, exclusion);
-    const floor = floorNow();
+    const othersKth = othersBest()[topK - 1] ?? 0;
     const { documents: candidates, scores: sparseScores, length } = this.sparse;
     if (length < topK) return undefined;
     // Dense terms summed in the order scoreBlocks sums them, rarest first.
@@ -449,15 +450,15 @@ export class TextIndex {
     }
     // The k-th best score without the dense terms is a bar no document below it can clear with
     // less than what they can add at most: those are not looked up.
-    let selected = this.selectCandidates(Math.max(kthHighest(sparseScores, length, topK), floor) - denseHighest, length);
+    let selected = this.selectCandidates(Math.max(kthHighest(sparseScores, length, topK), othersKth) - denseHighest, length);
     const denseScores = this.candidateScores(selected);
     // Dense terms rarest first, MaxScore style: after each, a candidate whose score so far plus the
     // most the terms left can add falls below the k-th best score so far cannot reach the top k.
     for (let position = 0; position < dense.length; position++) {
       this.addDenseToCandidates(dense[position]!, field, denseScores, selected);
-      if (position < dense.length - 1 && selected.length > topK) selected = this.narrowCandidates(selected, denseScores, denseHighestAfter[position]!, topK, floor);
+      if (position < dense.length - 1 && selected.length > topK) selected = this.narrowCandidates(selected, denseScores, denseHighestAfter[position]!, topK, othersKth);
     }
-    const best = new TopScores(topK, floorNow);
+    const best = new TopScores(topK, othersBest);
     for (const index of selected) best.offer(candidates[index]!, denseScores[index]! + sparseScores[index]!);
     if (!(best.threshold > othersHighest)) {
       if (commoner.length > 0) touched.fill(0);
@@ -505,12 +506,12 @@ export class TextIndex {
    * plus `highestLeft` reaches the k-th best score so far, in place. The bar is lowered by far more
    * than the sums' rounding, so that a document tied at the cut is never dropped.
    */
-  private narrowCandidates(selected: Int32Array, denseScores: Float64Array, highestLeft: number, topK: number, floor: number): Int32Array {
+  private narrowCandidates(selected: Int32Array, denseScores: Float64Array, highestLeft: number, topK: number, othersKth: number): Int32Array {
     const sparseScores = this.sparse.scores;
     if (this.narrowingScores.length < selected.length) this.narrowingScores = new Float64Array(this.selected.length);
     const scores = this.narrowingScores;
     for (let position = 0; position < selected.length; position++) scores[position] = denseScores[selected[position]!]! + sparseScores[selected[position]!]!;
-    const kth = Math.max(kthHighest(scores, selected.length, topK), floor);
+    const kth = Math.max(kthHighest(scores, selected.length, topK), othersKth);
     const bar = kth - 1e-9 * kth - highestLeft;
     let count = 0;
     for (let position = 0; position < selected.length; position++) if (scores[position]! >= bar) selected[count++] = selected[position]!;
@@ -700,7 +701,7 @@ export class TextIndex {
     const multiplier = (term.multiplier * this.boundSlack(bounds)) / SATURATION_STEPS;
     const firstBlocks = new BestBlocks(FIRST_BLOCKS);
     for (let block = 0; block < blocks; block++) if (saturation[block]! > firstBlocks.floor) firstBlocks.offer(block, saturation[block]!);
-    best.raiseFloor();
+    best.takeOthersBest();
     const { chosen } = firstBlocks;
     for (const block of chosen) if (multiplier * saturation[block]! >= best.threshold) this.scoreBlockOfOneTerm(term, field, exclusion, block, inField, best);
     for (let block = 0; block < blocks; block++) {
@@ -774,7 +775,7 @@ export class TextIndex {
       partialBounds = bounds;
     }
     const total = this.sumBlocks(blocks, unions, partialBounds, bitmaps, boundMultipliers, saturations, start, null, bounds, exclusion, firstBlocks);
-    best.raiseFloor();
+    best.takeOthersBest();
     // The most promising blocks first, to set a high bar early; then every block, in order, that
     // can still clear the bar (which only rises).
     const { k1 } = BM25F;
@@ -861,7 +862,7 @@ export class TextIndex {
       if (bounds[block]! >= best.threshold) scoreBlock(block);
       bounds[block] = 0;
     }
-    best.raiseFloor();
+    best.takeOthersBest();
     for (let block = 0; block < blocks; block++) {
       const bound = bounds[block]!;
       if (bound !== 0 && bound >= best.threshold) scoreBlock(block);
@@ -1181,12 +1182,14 @@ function kthHighest(scores: Float64Array, length: number, k: number): number {
   return heap[0]!;
 }
 
-const noFloor = (): number => 0;
+const noneBest = (): readonly number[] => [];
+/** The document of another share's score (see IndexQuery.othersBest): it counts for the bar, and is no hit. */
+const ANOTHER_SHARE = -1;
 
 /**
- * The k best (document, score) pairs offered at or above the floor (see IndexQuery.floor), and
- * every document tied with the k-th, so that the caller can order ties its own way. `threshold` is
- * the k-th best score once k were offered, and never below the floor.
+ * The k best (document, score) pairs offered, and every document tied with the k-th, so that
+ * the caller can order ties its own way. `threshold` is the k-th best score once k were offered,
+ * another share's best scores (IndexQuery.othersBest) among them once known.
  */
 class TopScores {
   private readonly heapScores: Float64Array;
@@ -1194,29 +1197,31 @@ class TopScores {
   private size = 0;
   private tied: Array<{ document: number; score: number }> = [];
 
-  private floor: number;
+  private othersTaken = false;
 
   constructor(
     private readonly k: number,
-    private readonly floorNow: () => number = noFloor,
+    private readonly othersBest: () => readonly number[] = noneBest,
   ) {
     this.heapScores = new Float64Array(k);
     this.heapDocuments = new Int32Array(k);
-    this.floor = floorNow();
+    this.takeOthersBest();
   }
 
   get threshold(): number {
-    return this.size < this.k || this.heapScores[0]! < this.floor ? this.floor : this.heapScores[0]!;
+    return this.size < this.k ? 0 : this.heapScores[0]!;
   }
 
-  /** Asks for the floor again; hits already kept below it stay (they are still hits of this share). */
-  raiseFloor(): void {
-    const floor = this.floorNow();
-    if (floor > this.floor) this.floor = floor;
+  /** Offers another share's best scores, once, as soon as they are known. */
+  takeOthersBest(): void {
+    if (this.othersTaken) return;
+    const scores = this.othersBest();
+    if (scores.length === 0) return;
+    this.othersTaken = true;
+    for (const score of scores) this.offer(ANOTHER_SHARE, score);
   }
 
   offer(document: number, score: number): void {
-    if (score < this.floor) return;
     if (this.size < this.k) {
       this.push(document, score);
       return;
@@ -1236,9 +1241,9 @@ class TopScores {
 
   hits(): Array<{ document: number; score: number }> {
     const hits = Array.from({ length: this.size }, (_, index) => ({ document: this.heapDocuments[index]!, score: this.heapScores[index]! }));
-    const cut = this.heapScores[0];
+    const cut = this.threshold;
     for (const tie of this.tied) if (tie.score === cut) hits.push(tie);
-    return hits.sort((a, b) => b.score - a.score || a.document - b.document);
+    return hits.filter((hit) => hit.document !== ANOTHER_SHARE).sort((a, b) => b.score - a.score || a.document - b.document);
   }
 
   private push(document: number, score: number): void {
