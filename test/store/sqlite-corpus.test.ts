@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { INDEX_UPKEEP, SqliteCorpus } from '../../src/store/sqlite-corpus.js';
 import { corpusMigrations } from '../../src/store/sqlite-schema.js';
 import { StoreUnavailableError, type DocumentRecord, type SearchRequest } from '../../src/store/store.js';
-import { documentsOf, syntheticDocuments as documents, tempDir } from '../helper.js';
+import { documentsOf, SYNTHETIC_WORDS, syntheticDocuments as documents, tempDir } from '../helper.js';
 
 const QUERIES: Array<Partial<SearchRequest>> = [
   { terms: ['river'] },
@@ -335,6 +335,44 @@ describe('SqliteCorpus search threads', () => {
     } finally {
       corpus.close();
       dir.remove();
+    }
+  });
+});
+
+describe('SqliteCorpus searches in flight together', () => {
+  it("ranks and counts them on two search threads as one index does, the thread behind starting from the other's best scores", async () => {
+    // Shares past DENSE_MINIMUM_DOCUMENTS, with common words (dense), and rarer ones in the titles.
+    // An ingest's documents go to one thread (a catch-up batch each), so two ingests make two
+    // shares, of unequal sizes: the thread with the smaller one runs ahead.
+    const all = documents(10_500, 29).map((document, index) => ({ ...document, title: `${document.title} w${index % 900} v${index % 97}` }));
+    const dirs = [tempDir(), tempDir()];
+    const threaded = new SqliteCorpus(dirs[0]!.path, { ...INDEX_UPKEEP, searchThreads: 2, threadedRows: 0 });
+    const single = new SqliteCorpus(dirs[1]!.path);
+    try {
+      for (const part of [all.slice(0, 6000), all.slice(6000)]) {
+        await threaded.ingestDocuments(documentsOf(part));
+        await threaded.search({ terms: ['river'], field: { kind: 'all' }, filters: [], topK: 1 });
+      }
+      await single.ingestDocuments(documentsOf(all));
+      const words = (seed: number) => [SYNTHETIC_WORDS[seed % 12]!, SYNTHETIC_WORDS[(seed * 7 + 3) % 12]!];
+      const requests: SearchRequest[] = Array.from({ length: 120 }, (_, index) => ({
+        terms: index % 3 === 0 ? words(index) : index % 3 === 1 ? [...words(index), `w${(index * 37) % 900}`] : [`v${index % 97}`, words(index)[0]!],
+        field: { kind: 'all' },
+        filters: [],
+        topK: 1 + (index % 15),
+      }));
+      // All sent at once, so that the threads' queues hold many searches and one runs ahead.
+      const results = await Promise.all(requests.map((request) => threaded.search(request)));
+      for (const [index, request] of requests.entries()) {
+        const expected = await single.search(request);
+        assert.equal(results[index]!.total, expected.total, `search ${index}: total`);
+        assert.deepEqual(results[index]!.hits.map((hit) => hit.docId), expected.hits.map((hit) => hit.docId), `search ${index}: ranking`);
+        results[index]!.hits.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected.hits[position]!.score) < 1e-9, `search ${index}: score`));
+      }
+    } finally {
+      threaded.close();
+      single.close();
+      for (const dir of dirs) dir.remove();
     }
   });
 });

@@ -448,8 +448,9 @@ export class TextIndex {
     } else {
       for (let index = 0; index < length; index++) touched[candidates[index]! >>> 5]! |= 1 << (candidates[index]! & 31);
     }
-    // The k-th best score without the dense terms is a bar no document below it can clear with
-    // less than what they can add at most: those are not looked up.
+    // The k-th best score without the dense terms (or another share's k-th best, if higher) is a
+    // bar no document below it can clear with less than what they can add at most: those are not
+    // looked up.
     let selected = this.selectCandidates(Math.max(kthHighest(sparseScores, length, topK), othersKth) - denseHighest, length);
     const denseScores = this.candidateScores(selected);
     // Dense terms rarest first, MaxScore style: after each, a candidate whose score so far plus the
