@@ -62,7 +62,8 @@ interface PendingSearch {
  * Worker threads that each hold a share of the documents of every ShardedIndex and search it,
  * so that searches use every core while the index is held once. A search goes to every thread;
  * their best hits are merged here. Messages to a thread arrive in the order sent, so a search
- * sees every change sent before it.
+ * sees every change sent before it. A thread that takes a search after another has answered it
+ * starts from that one's best scores (shared-best-scores.ts).
  */
 export class SearchThreads {
   private readonly threads: Array<{ worker: Worker; queued: Int32Array }>;
