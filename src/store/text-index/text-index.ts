@@ -475,7 +475,10 @@ export class TextIndex {
       if (position < dense.length - 1 && selected.length > topK) selected = this.narrowCandidates(selected, denseScores, denseHighestAfter[position]!, topK, othersKth);
     }
     const best = new TopScores(topK, othersBest);
-    for (const index of selected) best.offer(candidates[index]!, denseScores[index]! + sparseScores[index]!);
+    for (let position = 0; position < selected.length; position++) {
+      const index = selected[position]!;
+      best.offer(candidates[index]!, denseScores[index]! + sparseScores[index]!);
+    }
     if (!(best.threshold > othersHighest)) {
       if (commoner.length > 0) touched.fill(0);
       return undefined;
@@ -508,7 +511,8 @@ export class TextIndex {
     const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage, candidateNorms: norms } = this;
     const scores = this.candidateDenseScores;
     const candidates = this.sparse.documents;
-    for (const index of selected) {
+    for (let position = 0; position < selected.length; position++) {
+      const index = selected[position]!;
       const document = candidates[index]!;
       scores[index] = 0;
       norms[2 * index] = normOf(titleNorms, titleLengthAt(lengths, wideLengths, document), titleAverage);
@@ -554,7 +558,8 @@ export class TextIndex {
     const frequencies = list.frequencies!;
     const { candidateNorms: norms } = this;
     const candidates = this.sparse.documents;
-    for (const index of selected) {
+    for (let position = 0; position < selected.length; position++) {
+      const index = selected[position]!;
       const document = candidates[index]!;
       const word = bits[document >>> 5]!;
       const bit = 1 << (document & 31);
@@ -1188,11 +1193,19 @@ function countInAny(documents: Int32Array, length: number, bitmaps: Uint32Array[
   return count;
 }
 
+/** kthHighest's heap, kept from call to call (a search thread runs one search at a time). */
+let kthHeap = new Float64Array(100);
+
 /** The k-th highest of the first `length` scores (k <= length), with a heap of k. */
 function kthHighest(scores: Float64Array, length: number, k: number): number {
-  const heap = new Float64Array(k);
-  for (let index = 0; index < k; index++) heap[index] = scores[index]!;
-  heap.sort();
+  if (kthHeap.length < k) kthHeap = new Float64Array(k);
+  const heap = kthHeap;
+  for (let index = 0; index < k; index++) {
+    const score = scores[index]!;
+    let position = index;
+    for (; position > 0 && heap[position - 1]! > score; position--) heap[position] = heap[position - 1]!;
+    heap[position] = score;
+  }
   for (let index = k; index < length; index++) {
     const score = scores[index]!;
     if (score <= heap[0]!) continue;
@@ -1261,11 +1274,11 @@ class TopScores {
       if (this.tied.length < MAX_TIED) this.tied.push({ document, score });
       return;
     }
-    const displaced = { document: this.heapDocuments[0]!, score: minimum };
+    const displaced = this.heapDocuments[0]!;
     this.replaceMinimum(document, score);
     if (this.heapScores[0] === minimum) {
-      if (this.tied.length < MAX_TIED) this.tied.push(displaced);
-    } else this.tied = [];
+      if (this.tied.length < MAX_TIED) this.tied.push({ document: displaced, score: minimum });
+    } else if (this.tied.length > 0) this.tied = [];
   }
 
   hits(): Array<{ document: number; score: number }> {
