@@ -7,15 +7,46 @@ export function resized<T extends NumberArray>(array: T, size: number): T {
   return copy;
 }
 
-/** The position of `value` among the first `count` elements of `sorted` (ascending), or -1. */
+/**
+ * The position of `value` among the first `count` elements of `sorted` (ascending, no repeats),
+ * or -1. Row ids are nearly consecutive (gaps only where rows were deleted or replaced), so the
+ * position their range implies is at or near the one sought: the search starts there and widens
+ * by doubling steps until it brackets the value, then halves. A binary search over the whole array
+ * touched about 20 elements, most of them cache misses at a million documents; it ran for every
+ * hit answered, on the main thread (session 24).
+ */
 export function positionOf(sorted: Float64Array, count: number, value: number): number {
-  let low = 0;
-  let high = count - 1;
+  if (count === 0) return -1;
+  const first = sorted[0]!;
+  const last = sorted[count - 1]!;
+  if (!(value >= first && value <= last)) return -1;
+  const guess = last === first ? 0 : Math.min(count - 1, Math.floor(((value - first) / (last - first)) * (count - 1)));
+  const found = sorted[guess]!;
+  if (found === value) return guess;
+  let low: number;
+  let high: number;
+  if (found < value) {
+    low = guess + 1;
+    let step = 1;
+    while (guess + step < count - 1 && sorted[guess + step]! < value) {
+      low = guess + step + 1;
+      step *= 2;
+    }
+    high = Math.min(guess + step, count - 1);
+  } else {
+    high = guess - 1;
+    let step = 1;
+    while (guess - step > 0 && sorted[guess - step]! > value) {
+      high = guess - step - 1;
+      step *= 2;
+    }
+    low = Math.max(guess - step, 0);
+  }
   while (low <= high) {
     const middle = (low + high) >>> 1;
-    const found = sorted[middle]!;
-    if (found === value) return middle;
-    if (found < value) low = middle + 1;
+    const at = sorted[middle]!;
+    if (at === value) return middle;
+    if (at < value) low = middle + 1;
     else high = middle - 1;
   }
   return -1;
