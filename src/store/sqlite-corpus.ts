@@ -21,8 +21,6 @@ const IN_THREAD_DOCUMENTS = 2000;
 const BACKGROUND_BATCH = 500;
 /** Batches queued for the analysis worker before this thread writes or analyses one itself. */
 const WORKER_BACKLOG = 3;
-/** Documents handed to the index at a time while loading. */
-const INDEX_LOAD_BATCH = 10_000;
 /**
  * Deleted documents' postings, as a share of every document the index holds, past which the index
  * is built again without them, in the background. A deletion (and the old version of every
@@ -59,6 +57,12 @@ export interface IndexUpkeep {
   threadStepRows: number;
   /** Terms' postings a search thread appends (or lists it trims) between messages: see search-thread.ts. */
   threadSliceTerms: number;
+  /**
+   * Documents handed to the index at a time while it loads or catches up. A split index gives each
+   * batch whole to the next thread in turn (see ShardedIndex), so fewer documents than this added
+   * at once all go to one thread.
+   */
+  indexBatchRows: number;
 }
 /**
  * 20,000 documents take 0.5-1 s to catch up with at a million; 250 rows about 6 ms. Below 50,000
@@ -78,6 +82,7 @@ export const INDEX_UPKEEP: IndexUpkeep = {
   threadStepRows: 500,
   /** A millisecond or two at a million documents. */
   threadSliceTerms: 2000,
+  indexBatchRows: 10_000,
 };
 /** Filter bitmaps kept for reuse until the corpus changes. */
 const FILTER_CACHE_ENTRIES = 32;
@@ -405,9 +410,9 @@ export class SqliteCorpus {
   }
 
   private loadOnWorker(): Promise<{ index: TextIndex | ShardedIndex; removalsSeen: number }> {
-    if (!this.threadedIndexDue()) return loadIndexOnWorker(this.path, INDEX_LOAD_BATCH);
+    if (!this.threadedIndexDue()) return loadIndexOnWorker(this.path, this.upkeep.indexBatchRows);
     const index = this.newShardedIndex();
-    return loadShardedOnWorker(this.path, INDEX_LOAD_BATCH, index).catch((error: unknown) => {
+    return loadShardedOnWorker(this.path, this.upkeep.indexBatchRows, index).catch((error: unknown) => {
       index.drop();
       throw error;
     });
@@ -574,7 +579,7 @@ export class SqliteCorpus {
   }
 
   private addDocuments(index: TextIndex | ShardedIndex, rows: Iterable<StoredDocument>): void {
-    for (const { documents, labels } of indexBatches(rows, INDEX_LOAD_BATCH)) index.add(documents, labels);
+    for (const { documents, labels } of indexBatches(rows, this.upkeep.indexBatchRows)) index.add(documents, labels);
   }
 
   private rebuildInBackground(): void {

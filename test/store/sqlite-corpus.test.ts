@@ -54,10 +54,12 @@ async function freshCorpus(final: DocumentRecord[]) {
 // Every index behaviour holds for an index in the corpus's own thread and for one split over
 // search threads (from the first document on); the reference rankings (freshCorpus) are always
 // an index in one thread, so the split one is checked against it. The threads carry changes out
-// three terms at a time, so that searches and other changes come between the slices of each.
+// three terms at a time, so that searches and other changes come between the slices of each, and
+// take documents 7 at a time, so that every ingest's documents are spread over both threads (with
+// the service's batches of 10,000, a test's ingest would all go to one).
 const INDEX_MODES = [
   { name: 'in its own thread', upkeep: INDEX_UPKEEP },
-  { name: 'split over two search threads', upkeep: { ...INDEX_UPKEEP, searchThreads: 2, threadedRows: 0, threadSliceTerms: 3 } },
+  { name: 'split over two search threads', upkeep: { ...INDEX_UPKEEP, searchThreads: 2, threadedRows: 0, threadSliceTerms: 3, indexBatchRows: 7 } },
 ];
 
 for (const { name, upkeep } of INDEX_MODES) {
