@@ -436,10 +436,11 @@ export class SqliteCorpus {
     const level = !this.db.inTransaction && this.rebuilding === undefined;
     const result =
       index instanceof TextIndex ? index.search({ ...query, filter: this.filterBitmaps.of(index, query.filters) }) : await this.searchThreaded(index, query);
-    const hits = result.hits.flatMap((hit) => {
+    const hits: Array<{ docId: string; title: string; score: number }> = [];
+    for (const hit of result.hits) {
       const label = (level && index.labelOf(hit.rowid)) || this.readLabel(hit.rowid);
-      return label ? [{ ...label, score: hit.score }] : [];
-    });
+      if (label) hits.push({ docId: label.docId, title: label.title, score: hit.score });
+    }
     // Equal scores in doc_id order, as before the index was our own.
     hits.sort((a, b) => b.score - a.score || (a.docId < b.docId ? -1 : a.docId > b.docId ? 1 : 0));
     return { total: result.total, hits: hits.slice(0, request.topK) };
