@@ -808,6 +808,10 @@ export class TextIndex {
     const { k1 } = BM25F;
     const blockScores = new Float64Array(1 << BLOCK_SHIFT);
     const blockSparseScores = new Float64Array(1 << BLOCK_SHIFT);
+    // A document's two length normalisations, worked out the first time a term scores it in the
+    // block and read again by the other terms.
+    const blockTitleNorms = new Float64Array(1 << BLOCK_SHIFT);
+    const blockTextNorms = new Float64Array(1 << BLOCK_SHIFT);
     const remainders = new Float64Array(dense.length + 1);
     const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
     const scoreBlock = (block: number): void => {
@@ -834,6 +838,7 @@ export class TextIndex {
         blockSparseScores[31 - Math.clz32(bits & -bits)] = sparseScores[position++]!;
       }
       let scored = 0;
+      let normed = 0;
       for (let position = 0; position < dense.length; position++) {
         const { list, multiplier } = dense[position]!;
         const threshold = best.threshold;
@@ -863,13 +868,14 @@ export class TextIndex {
           const lowest = rest & -rest;
           const document = first + 31 - Math.clz32(lowest);
           const frequency = frequencies[wordRank + postingsBefore(listBits, inScope, lowest, visited)]!;
-          const pseudo = pseudoFrequency(
-            field,
-            frequency,
-            normOf(titleNorms, titleLengthAt(lengths, wideLengths, document), titleAverage),
-            normOf(textNorms, textLengthAt(lengths, wideLengths, document), textAverage),
-          );
-          blockScores[document - first]! += (multiplier * pseudo) / (pseudo + k1);
+          const slot = document - first;
+          if ((normed & lowest) === 0) {
+            normed |= lowest;
+            blockTitleNorms[slot] = normOf(titleNorms, titleLengthAt(lengths, wideLengths, document), titleAverage);
+            blockTextNorms[slot] = normOf(textNorms, textLengthAt(lengths, wideLengths, document), textAverage);
+          }
+          const pseudo = pseudoFrequency(field, frequency, blockTitleNorms[slot]!, blockTextNorms[slot]!);
+          blockScores[slot]! += (multiplier * pseudo) / (pseudo + k1);
         }
       }
       while (candidates !== 0) {
