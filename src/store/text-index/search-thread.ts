@@ -36,6 +36,7 @@ interface Entry {
 }
 
 const indexes = new Map<number, Entry>();
+const NO_HITS = new Float64Array(0);
 let pumpScheduled = false;
 
 function entryFor(id: number): Entry {
@@ -145,16 +146,21 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
     }
     case 'sync':
       for (const entry of indexes.values()) carryOut(entry, true);
-      return { search: command.search, total: 0, hits: [] };
+      return { search: command.search, total: 0, hits: NO_HITS };
     case 'search': {
       const entry = indexes.get(command.index);
-      if (!entry) return { search: command.search, total: 0, hits: [] };
+      if (!entry) return { search: command.search, total: 0, hits: NO_HITS };
       carryOut(entry, false);
       const { query, statistics } = command;
       const othersBest = () => sharedBest.othersBest(command.search);
       const result = entry.index.search({ ...query, filter: entry.filters.of(entry.index, query.filters), othersBest }, statistics);
       sharedBest.publish(command.search, result.hits.map((hit) => hit.score));
-      return { search: command.search, total: result.total, hits: result.hits.map(({ rowid, score }) => ({ rowid, score })) };
+      const hits = new Float64Array(2 * result.hits.length);
+      result.hits.forEach(({ rowid, score }, index) => {
+        hits[2 * index] = rowid;
+        hits[2 * index + 1] = score;
+      });
+      return { search: command.search, total: result.total, hits };
     }
   }
 }

@@ -31,7 +31,11 @@ export type SearchThreadCommand =
   | { kind: 'sync'; search: number };
 
 export type SearchThreadReply =
-  | { search: number; total: number; hits: Array<{ rowid: number; score: number }> }
+  /**
+   * `hits`: row ids and scores alternately. One typed array crosses between threads as a copy of
+   * its bytes, where an array of hit objects was an object per hit to serialise and rebuild.
+   */
+  | { search: number; total: number; hits: Float64Array }
   | { failed: string };
 
 export type SearchOutcome = Pick<IndexResult, 'total'> & { hits: Array<{ rowid: number; score: number }> };
@@ -159,7 +163,7 @@ export class SearchThreads {
     const pending = this.pending.get(reply.search);
     if (!pending) return;
     pending.total += reply.total;
-    for (const hit of reply.hits) pending.hits.push(hit);
+    for (let index = 0; index < reply.hits.length; index += 2) pending.hits.push({ rowid: reply.hits[index]!, score: reply.hits[index + 1]! });
     if (--pending.remaining > 0) return;
     this.pending.delete(reply.search);
     pending.resolve({ total: pending.total, hits: bestWithTies(pending.hits, pending.topK) });
