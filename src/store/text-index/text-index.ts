@@ -1199,7 +1199,7 @@ function countInAny(documents: Int32Array, length: number, bitmaps: Uint32Array[
   return count;
 }
 
-/** kthHighest's heap, kept from call to call (a search thread runs one search at a time). */
+/** kthHighest's heap, kept from call to call: each thread has its own, and a call ends before the next begins. */
 let kthHeap = new Float64Array(100);
 
 /** The k-th highest of the first `length` scores (k <= length), with a heap of k. */
