@@ -77,6 +77,17 @@ async function main(): Promise<void> {
     const [expected, actual] = [await results(builds[0]!, vocabulary), await results(builds[1]!, vocabulary)];
     const differing = expected.flatMap((line, index) => (line === actual[index] ? [] : [index]));
     console.log(`results: ${expected.length - differing.length} of ${expected.length} identical (ids, totals, scores)`);
+    if (differing.length > 0) {
+      // A change to the ranking model moves scores; how far it moves the answers is what to judge.
+      const answer = (line: string) => {
+        const [, , , , , total, hits] = JSON.parse(line) as [unknown, unknown, unknown, unknown, unknown, number, Array<[string, number]>];
+        return { total, ids: hits.map(([docId]) => docId) };
+      };
+      const sameTotals = differing.filter((index) => answer(expected[index]!).total === answer(actual[index]!).total).length;
+      const sameIds = differing.filter((index) => answer(expected[index]!).ids.join() === answer(actual[index]!).ids.join()).length;
+      const sameSets = differing.filter((index) => [...answer(expected[index]!).ids].sort().join() === [...answer(actual[index]!).ids].sort().join()).length;
+      console.log(`of the ${differing.length} that differ: totals equal in ${sameTotals}, the same hits in the same order in ${sameIds}, the same hits in any order in ${sameSets}`);
+    }
     for (const index of differing.slice(0, 5)) console.log(`  base ${expected[index]!.slice(0, 300)}\n  this ${actual[index]!.slice(0, 300)}`);
 
     console.log(`\n| query | base ms per search | this ms per search | this / base |\n|---|---:|---:|---:|`);
