@@ -17,7 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { CLI, machineLine, processTree, ROOT, spreadOver, start, stop, type Started } from './lib.js';
+import { CLI, machineLine, memoryLatencyNs, processTree, ROOT, spreadOver, start, stop, type Started } from './lib.js';
 import { queries, words, writeCorpus } from './synthetic-corpus.js';
 
 const SIZES = (process.env.SEARCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
@@ -73,7 +73,7 @@ async function allListening(service: Started, workers: number): Promise<void> {
 async function main(): Promise<void> {
   const vocabulary = words();
   const bare = await start([join(ROOT, 'bench/bare-server.mjs')], { PORT: '0' }, null);
-  console.log(`\n${machineLine('bench:search')}`);
+  console.log(`\n${machineLine('bench:search')}  memory latency ${memoryLatencyNs().toFixed(0)} ns a load`);
   console.log(`autocannon, ${CONNECTIONS} connections, ${SECONDS} s per row; top_k 10; 200 distinct queries per row, cycled, each connection starting at its own place in them\n`);
   for (const size of SIZES) {
     const work = mkdtempSync(join(tmpdir(), 'bench-search-'));
