@@ -146,7 +146,9 @@ export function memoryLatencyNs(): number {
   // Sattolo's shuffle: one cycle through every slot, so the chase never settles in a short loop.
   for (let slot = slots - 1; slot > 0; slot--) {
     const other = Math.floor(Math.random() * slot);
-    [next[slot], next[other]] = [next[other]!, next[slot]!];
+    const swapped = next[slot]!;
+    next[slot] = next[other]!;
+    next[other] = swapped;
   }
   const loads = 2_000_000;
   let at = 0;

@@ -83,9 +83,10 @@ async function main(): Promise<void> {
         const [, , , , , total, hits] = JSON.parse(line) as [unknown, unknown, unknown, unknown, unknown, number, Array<[string, number]>];
         return { total, ids: hits.map(([docId]) => docId) };
       };
-      const sameTotals = differing.filter((index) => answer(expected[index]!).total === answer(actual[index]!).total).length;
-      const sameIds = differing.filter((index) => answer(expected[index]!).ids.join() === answer(actual[index]!).ids.join()).length;
-      const sameSets = differing.filter((index) => [...answer(expected[index]!).ids].sort().join() === [...answer(actual[index]!).ids].sort().join()).length;
+      const pairs = differing.map((index) => [answer(expected[index]!), answer(actual[index]!)] as const);
+      const sameTotals = pairs.filter(([base, current]) => base.total === current.total).length;
+      const sameIds = pairs.filter(([base, current]) => base.ids.join() === current.ids.join()).length;
+      const sameSets = pairs.filter(([base, current]) => [...base.ids].sort().join() === [...current.ids].sort().join()).length;
       console.log(`of the ${differing.length} that differ: totals equal in ${sameTotals}, the same hits in the same order in ${sameIds}, the same hits in any order in ${sameSets}`);
     }
     for (const index of differing.slice(0, 5)) console.log(`  base ${expected[index]!.slice(0, 300)}\n  this ${actual[index]!.slice(0, 300)}`);
