@@ -70,3 +70,12 @@ export function queries(vocabulary: string[], terms: number): string[] {
     }).join(' '),
   );
 }
+
+/**
+ * Queries of rare words only (ranks 40,000-60,000, each in a few dozen documents at a million):
+ * their searches cost little, so under load they show what the rest of a request costs.
+ */
+export function rareQueries(vocabulary: string[], terms: number): string[] {
+  const next = random(terms * 211);
+  return Array.from({ length: 200 }, () => Array.from({ length: terms }, () => vocabulary[40_000 + Math.floor(next() * 20_000)]).join(' '));
+}
