@@ -72,7 +72,7 @@ export function queries(vocabulary: string[], terms: number): string[] {
 }
 
 /**
- * Queries of rare words only (ranks 40,000-60,000, each in a few dozen documents at a million):
+ * Queries of rare words only (ranks 40,000-60,000, each in about 370 documents at a million):
  * their searches cost little, so under load they show what the rest of a request costs.
  */
 export function rareQueries(vocabulary: string[], terms: number): string[] {
