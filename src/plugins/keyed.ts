@@ -120,6 +120,8 @@ export function keyedGroup(scope: FastifyInstance, services: Services): void {
       docId: request.headers['svc-doc-id'] as string | undefined,
       body: request.body,
     });
+    // The key was identified from a cache: before answering without a debit (which checks the key), check it now.
+    if (claim.outcome !== 'claimed') await authenticate(request, reply);
     switch (claim.outcome) {
       case 'mismatch':
         throw new ApiError('IDEMPOTENCY_KEY_REUSED');
@@ -142,9 +144,10 @@ export function keyedGroup(scope: FastifyInstance, services: Services): void {
       const keyHash = request.caller?.keyHash ?? hashApiKey(request.headers['x-api-key'] as string);
       const paidBefore = request.idempotency?.chargeId;
       if (paidBefore != null) {
-        // An earlier attempt with this Idempotency-Key paid and died before answering: run again, free.
-        const balance = (await credits.balanceOf(keyHash)) ?? 0;
-        request.charge = { chargeId: paidBefore, balance };
+        // An earlier attempt with this Idempotency-Key paid and died before answering: run again, free,
+        // if the key is still active.
+        await authenticate(request, reply);
+        request.charge = { chargeId: paidBefore, balance: request.caller!.key.balance };
       } else {
         const result = await credits.charge(keyHash, endpoint, request.idempotency?.claim.ref);
         if (result.outcome !== 'charged') throw rejection(result, {});

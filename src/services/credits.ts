@@ -60,9 +60,4 @@ export class CreditService {
   recordOutcome(chargeId: number, status: number): void {
     this.store.recordOutcome(chargeId, status);
   }
-
-  /** The key's balance now, read from the store. */
-  async balanceOf(keyHash: string): Promise<number | null> {
-    return (await this.store.findKeyByHash(keyHash))?.balance ?? null;
-  }
 }
