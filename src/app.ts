@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import swagger from '@fastify/swagger';
 import apiReference from '@scalar/fastify-api-reference';
 import { registerErrorHandling } from './plugins/error-handler.js';
+import { registerJsonBodies } from './plugins/json-body.js';
 import { registerRoutes } from './routes/index.js';
 import type { AppSettings, Services } from './services/services.js';
 
@@ -58,6 +59,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   // JSON only: without the text/plain parser, any other Content-Type is rejected (400, decisions.md 2).
   app.removeContentTypeParser(['text/plain']);
+  registerJsonBodies(app);
 
   const routeMethods = new Map<string, Set<HTTPMethods>>();
   app.addHook('onRoute', (route) => {

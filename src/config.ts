@@ -41,6 +41,10 @@ export interface Config {
   faceWorkers: number;
   /** The whole fetch of a probe_image_url, redirects included. */
   probeFetchTimeoutMs: number;
+  /** How long one image may hold an embedded face worker before the worker is stopped and replaced; 0: no limit. */
+  faceJobTimeoutMs: number;
+  /** Face searches that may wait for an embedded worker; more are answered 503 before the debit. */
+  faceQueueMax: number;
 }
 
 export class ConfigError extends Error {}
@@ -127,6 +131,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_S', 86_400, 1),
     faceWorkers: integer(env, 'FACE_WORKERS', 2, 0),
     probeFetchTimeoutMs: integer(env, 'PROBE_FETCH_TIMEOUT_MS', 5000, 1),
+    faceJobTimeoutMs: integer(env, 'FACE_JOB_TIMEOUT_MS', 10_000, 0),
+    faceQueueMax: integer(env, 'FACE_QUEUE_MAX', 32, 0),
   };
 }
 

@@ -9,6 +9,8 @@ export const errorCatalogue = {
   MISSING_DOC_ID: { status: 400, message: 'The svc-doc-id header is required: send the identifier of the document to fetch.' },
   MISSING_QUERY: { status: 400, message: 'The body must include a query field: a non-empty string, or a match clause such as {"match": {"text": "..."}}.' },
   MISSING_IMAGE: { status: 400, message: 'The body must include image_b64: the image encoded in base64 (aliases: image_base64, probe_image_b64, probe_image_url).' },
+  UNSUPPORTED_IMAGE: { status: 400, message: 'The image is not a JPEG, PNG or WebP image.' },
+  BODY_TOO_DEEP: { status: 400, message: 'The body nests JSON objects and arrays more than 64 levels deep: send a flatter body.' },
   INVALID_JSON: { status: 400, message: 'The body is not valid JSON.' },
   WRONG_CONTENT_TYPE: { status: 400, message: 'The body must be JSON sent with Content-Type: application/json.' },
   UNKNOWN_KEY: { status: 401, message: 'The API key is not recognised. Check the key, or ask the operator for one.' },

@@ -25,6 +25,14 @@ export const DEFAULT_SETTINGS: AppSettings = {
   timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5000 },
 };
 
+/**
+ * Bytes that begin like a PNG file: the service judges an image's format by its first bytes, and
+ * the stand-in downstreams of these tests never decode it.
+ */
+export function pngLikeImage(rest: string | Buffer = 'test image bytes'): Buffer {
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(rest)]);
+}
+
 export function tempDir(prefix = 'metered-search-test-'): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };

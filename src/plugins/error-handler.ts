@@ -74,7 +74,25 @@ function frameworkError(error: FastifyError, request: FastifyRequest): { status:
 }
 
 export function registerErrorHandling(app: FastifyInstance, routeMethods: Map<string, Set<HTTPMethods>>): void {
+  /** No route for this method and path: 405 with Allow when the path has routes, else 404. */
+  const unrouted = (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = routeMethods.get(path);
+    if (allowed && !allowed.has(request.method as HTTPMethods)) {
+      const allow = [...allowed].sort().join(', ');
+      const { status } = errorCatalogue.METHOD_NOT_ALLOWED;
+      return reply
+        .code(status)
+        .header('allow', allow)
+        .send(envelope(status, `Method ${request.method} is not allowed on ${path}. Allowed: ${allow}.`));
+    }
+    const { status } = errorCatalogue.NOT_FOUND;
+    return reply.code(status).send(envelope(status, `No endpoint at ${request.method} ${path}. See GET /docs for the API.`));
+  };
+
   app.setErrorHandler((error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+    // A body that fails to parse on a path or method with no route: the route's absence is the answer.
+    if (request.is404) return unrouted(request, reply);
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error }, error.message);
       return reply.code(error.status).headers(error.headers).send(envelope(error.status, error.message, error.extra));
@@ -96,18 +114,5 @@ export function registerErrorHandling(app: FastifyInstance, routeMethods: Map<st
     return reply.code(status).send(envelope(status, `${message} Quote request id ${request.id} when reporting it; retry with exponential backoff.`));
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!;
-    const allowed = routeMethods.get(path);
-    if (allowed && !allowed.has(request.method as HTTPMethods)) {
-      const allow = [...allowed].sort().join(', ');
-      const { status } = errorCatalogue.METHOD_NOT_ALLOWED;
-      return reply
-        .code(status)
-        .header('allow', allow)
-        .send(envelope(status, `Method ${request.method} is not allowed on ${path}. Allowed: ${allow}.`));
-    }
-    const { status } = errorCatalogue.NOT_FOUND;
-    return reply.code(status).send(envelope(status, `No endpoint at ${request.method} ${path}. See GET /docs for the API.`));
-  });
+  app.setNotFoundHandler(unrouted);
 }

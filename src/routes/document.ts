@@ -39,7 +39,8 @@ const schema = {
 } as const;
 
 export function documentRoute(app: FastifyInstance, services: Services): void {
-  app.get('/document', { schema, config: { billable: '/document' } }, async (request, reply) => {
+  // No HEAD twin: it would be charged for an answer without a body (405, like OPTIONS).
+  app.get('/document', { schema, exposeHeadRoute: false, config: { billable: '/document' } }, async (request, reply) => {
     const docId = request.headers['svc-doc-id'] as string;
     const document = await services.store.getDocumentJson(docId);
     if (document === undefined) throw new ApiError('DOCUMENT_NOT_FOUND', `Document "${docId}" not found.`);

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { billableErrorResponses, envelopeSchema, billableHeaders, security } from '../schemas/common.js';
 import type { FaceMatch } from '../services/face/face-client.js';
-import { normaliseBase64 } from '../services/face/image.js';
+import { ACCEPTED_IMAGE_FORMATS, imageFormatOfBase64, normaliseBase64 } from '../services/face/image.js';
 import { ProbeFetchError } from '../services/face/probe-fetch.js';
 import type { AppSettings, Services } from '../services/services.js';
 
@@ -72,6 +72,8 @@ const fieldMessages = {
   ...Object.fromEntries(IMAGE_FIELDS.map((field) => [field, `${field} must be a string.`])),
 };
 
+const UNSUPPORTED = `is not a ${ACCEPTED_IMAGE_FORMATS} image (judged by its first bytes): send one of those formats.`;
+
 type ProbeImage = { kind: 'base64'; base64: string } | { kind: 'url'; url: URL };
 
 declare module 'fastify' {
@@ -107,6 +109,7 @@ function readProbeImage(body: Record<string, unknown>, imageMaxBytes: number): P
   if (image.bytes > imageMaxBytes) {
     throw new ApiError('IMAGE_TOO_LARGE', `The image is ${image.bytes} bytes; the limit is ${imageMaxBytes} bytes (IMAGE_MAX_BYTES).`);
   }
+  if (!imageFormatOfBase64(image.base64)) throw new ApiError('UNSUPPORTED_IMAGE', `${field} ${UNSUPPORTED}`);
   return { kind: 'base64', base64: image.base64 };
 }
 
@@ -125,23 +128,29 @@ export function faceSearchRoute(
     if (!services.face) {
       throw new ApiError('FACE_SERVICE_UNAVAILABLE', 'Face search is not configured on this deployment (FACE_SERVICE_URL is not set).');
     }
-    if (!services.face.tryAcquire()) {
-      throw new ApiError('FACE_SERVICE_UNAVAILABLE', 'The face service is failing; face search is paused for a moment. Retry later.', {
-        headers: { 'retry-after': '10' },
-      });
+    const admission = services.face.admit();
+    if (!admission.admitted) {
+      throw new ApiError('FACE_SERVICE_UNAVAILABLE', admission.message, { headers: { 'retry-after': String(admission.retryAfterSeconds) } });
     }
     request.faceAdmitted = 'admitted';
   }
 
-  /** After authentication and before the debit (decisions.md 14): a URL that cannot be used costs nothing. */
+  /**
+   * After authentication and before the debit (decisions.md 14): a URL that cannot be used costs
+   * nothing, and a key with nothing to spend makes the service fetch nothing.
+   */
   async function fetchProbeImage(request: FastifyRequest): Promise<void> {
     if (request.probeImage?.kind !== 'url') return;
+    if (request.caller && request.caller.key.balance <= 0) throw new ApiError('NO_CREDITS');
+    let base64: string;
     try {
-      request.probeImage = { kind: 'base64', base64: await services.probeImages.fetch(request.probeImage.url) };
+      base64 = await services.probeImages.fetch(request.probeImage.url);
     } catch (error) {
       if (!(error instanceof ProbeFetchError)) throw error;
       throw new ApiError(error.status === 413 ? 'IMAGE_TOO_LARGE' : 'BAD_REQUEST', `${error.message} You were not charged.`);
     }
+    if (!imageFormatOfBase64(base64)) throw new ApiError('UNSUPPORTED_IMAGE', `The file at ${URL_FIELD} ${UNSUPPORTED} You were not charged.`);
+    request.probeImage = { kind: 'base64', base64 };
   }
 
   app.decorateRequest('probeImage', null);

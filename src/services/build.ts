@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { Store } from '../store/store.js';
+import type { FaceGalleryStore, Store } from '../store/store.js';
 import { CreditService } from './credits.js';
 import { EmbeddedFaceSearch } from './face/embedded.js';
 import { FaceEnginePool } from './face/engine/pool.js';
@@ -43,7 +43,13 @@ function faceBackend(store: Store, config: Config): FaceSearchBackend | undefine
       breakerCooldownMs: config.faceBreakerCooldownMs,
     });
   }
-  return config.faceWorkers > 0 ? new EmbeddedFaceSearch(new FaceEnginePool(config.faceWorkers), store.faces) : undefined;
+  return config.faceWorkers > 0 ? embeddedFaceSearch(config, store.faces, config.faceWorkers) : undefined;
+}
+
+/** The embedded engine on `workers` threads, with the job time limit and queue bound of the config. */
+export function embeddedFaceSearch(config: Config, gallery: FaceGalleryStore, workers: number): EmbeddedFaceSearch {
+  const engine = new FaceEnginePool(workers, { jobTimeoutMs: config.faceJobTimeoutMs });
+  return new EmbeddedFaceSearch(engine, gallery, config.faceQueueMax);
 }
 
 export function appSettings(config: Config): AppSettings {

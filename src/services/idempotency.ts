@@ -25,10 +25,10 @@ export class IdempotencyService {
     private readonly settings: IdempotencySettings,
   ) {}
 
+  /** Bodies reach here parsed and at most MAX_JSON_DEPTH deep, so serialising them cannot fail. */
   static fingerprint(request: RequestIdentity): string {
-    return createHash('sha256')
-      .update(`${request.method}\n${request.path}\n${request.docId ?? ''}\n${request.body === undefined ? '' : JSON.stringify(request.body)}`)
-      .digest('hex');
+    const body = request.body === undefined ? '' : JSON.stringify(request.body);
+    return createHash('sha256').update(`${request.method}\n${request.path}\n${request.docId ?? ''}\n${body}`).digest('hex');
   }
 
   claim(keyHash: string, idempotencyKey: string, request: RequestIdentity): Promise<IdempotencyClaim> {

@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { KeyAdmin } from '../../src/services/keys.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { FaceDownstream } from '../face-downstream.js';
-import { eventually, tempDir } from '../helper.js';
+import { eventually, pngLikeImage, tempDir } from '../helper.js';
 import { spawnServer, type ChildServer } from './child-server.js';
 
 /** Every line the service logs at its most verbose level, over a run that touches every endpoint and error path. */
@@ -14,7 +14,7 @@ describe('logs hold no secrets', () => {
   const downstream = new FaceDownstream();
   let server: ChildServer;
   let key = '';
-  const image = randomBytes(3000).toString('base64');
+  const image = pngLikeImage(randomBytes(3000)).toString('base64');
 
   before(async () => {
     await downstream.start();

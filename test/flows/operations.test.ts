@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { KeyAdmin } from '../../src/services/keys.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { FaceDownstream } from '../face-downstream.js';
-import { tempDir } from '../helper.js';
+import { pngLikeImage, tempDir } from '../helper.js';
 import { spawnServer } from './child-server.js';
 
 describe('operations of a running service', () => {
@@ -29,7 +29,7 @@ describe('operations of a running service', () => {
       FACE_SERVICE_URL: downstream.url,
       FACE_SERVICE_TIMEOUT_MS: '1500',
     });
-    const image = Buffer.from('a distinctive image payload that must never be logged').toString('base64');
+    const image = pngLikeImage('a distinctive image payload that must never be logged').toString('base64');
     const call = (path: string, body?: unknown) =>
       request(`${server.url}${path}`, {
         method: body ? 'POST' : 'GET',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { FaceDownstream } from '../face-downstream.js';
-import { createTestApp, type TestContext } from '../helper.js';
+import { createTestApp, pngLikeImage, type TestContext } from '../helper.js';
 
 /** Cases per property: a short run in `npm test`, a long one with `npm run fuzz`. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
@@ -59,7 +59,7 @@ describe('hostile input on every endpoint', () => {
       ['GET', '/'], ['GET', '/version'], ['GET', '/profile'], ['GET', '/nettest'],
     );
     const anyRoute = fc.tuple(fc.constantFrom(...METHODS), fc.constantFrom(...PATHS));
-    const valid = fc.constantFrom('{"query":"breach privacy"}', '{"query":{"match":{"text":"controller"}},"top_k":3}', `{"image_b64":"${Buffer.from('img').toString('base64')}","top_k":2}`);
+    const valid = fc.constantFrom('{"query":"breach privacy"}', '{"query":{"match":{"text":"controller"}},"top_k":3}', `{"image_b64":"${pngLikeImage().toString('base64')}","top_k":2}`);
     await fc.assert(
       fc.asyncProperty(
         fc.oneof({ arbitrary: routes, weight: 8 }, { arbitrary: anyRoute, weight: 2 }),

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { FaceDownstream } from '../face-downstream.js';
-import { assertEnvelope, createTestApp, json, type TestContext } from '../helper.js';
+import { assertEnvelope, createTestApp, json, pngLikeImage, type TestContext } from '../helper.js';
 
-const IMAGE = Buffer.from('\x89PNG fake image bytes for the proxy tests').toString('base64');
+const IMAGE = pngLikeImage('fake image bytes for the proxy tests').toString('base64');
 const MATCHES = [
   { doc_id: 'p1', confidence: 0.93, face_file: 'https://faces.example/p1.jpg', attributes: { age: 40, tags: ['a'] } },
   { doc_id: 'p2', confidence: 0.71, face_file: 'https://faces.example/p2.jpg' },
@@ -58,7 +58,7 @@ describe('POST /face/search', () => {
     });
 
     it('takes the image from the aliases in order, removing them from the forwarded body', async () => {
-      const other = Buffer.from('other').toString('base64');
+      const other = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]).toString('base64');
       await search({ probe_image_b64: other, image_b64: IMAGE });
       assert.deepEqual(downstream.lastBody(), { image_b64: IMAGE });
       await search({ probe_image_b64: other });
@@ -66,7 +66,7 @@ describe('POST /face/search', () => {
     });
 
     it('accepts URL-safe base64, missing padding and whitespace', async () => {
-      const bytes = Buffer.from([251, 255, 191, 0, 1]);
+      const bytes = Buffer.concat([Buffer.from('RIFF'), Buffer.from([251, 255, 191, 0]), Buffer.from('WEBP'), Buffer.from([251, 255, 191, 0, 1])]);
       const urlSafe = bytes.toString('base64url');
       const spaced = `${bytes.toString('base64').slice(0, 4)}\n ${bytes.toString('base64').slice(4)}`;
       for (const image of [urlSafe, spaced]) {
@@ -106,8 +106,31 @@ describe('POST /face/search', () => {
     });
 
     it('answers 413 to a decoded image over IMAGE_MAX_BYTES', async () => {
-      await rejected({ image_b64: Buffer.alloc(1001).toString('base64') }, 413, /limit/);
-      assert.equal((await search({ image_b64: Buffer.alloc(1000).toString('base64') })).statusCode, 200);
+      await rejected({ image_b64: pngLikeImage(Buffer.alloc(993)).toString('base64') }, 413, /limit/);
+      assert.equal((await search({ image_b64: pngLikeImage(Buffer.alloc(992)).toString('base64') })).statusCode, 200);
+    });
+
+    it('answers 400 naming the accepted formats to anything but JPEG, PNG or WebP, judged by its bytes', async () => {
+      const svg = '<svg xmlns="http://www.w3.org/2000/svg"><circle r="5"/></svg>';
+      const gif = 'GIF89a\x01\x00\x01\x00';
+      for (const bytes of [svg, gif, 'II*\x00 tiff', '\x89PNG but not the signature', 'RIFF....WAVE']) {
+        await rejected({ image_b64: Buffer.from(bytes).toString('base64') }, 400, /JPEG, PNG or WebP/);
+      }
+      const received = downstream.received.length;
+      await rejected({ probe_image_b64: Buffer.from(svg).toString('base64') }, 400, /^probe_image_b64 is not a JPEG, PNG or WebP image/);
+      assert.equal(downstream.received.length, received, 'nothing was sent downstream');
+    });
+
+    it('answers 400 to a body nested deeper than 64 levels, before anything else, and keeps the breaker closed', async () => {
+      const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+      for (let attempt = 0; attempt < 6; attempt++) {
+        const body = `{"image_b64":"${IMAGE}","extra":${deep(5000)}}`;
+        await rejected(body, 400, /64 levels/);
+        await rejected(body.replace('{', '{"x":1,'), 400, /64 levels/);
+      }
+      const withKey = await search(`{"image_b64":"${IMAGE}","extra":${deep(5000)}}`, { 'idempotency-key': 'deep-1' });
+      assertEnvelope(withKey, 400, /64 levels/);
+      assert.equal((await search(`{"image_b64":"${IMAGE}","extra":${deep(62)}}`)).statusCode, 200, '64 levels pass, the breaker closed');
     });
 
     it('answers 400 to top_k outside 1..10 or not an integer, and threshold outside [0, 1]', async () => {

@@ -4,9 +4,9 @@ import { IdempotencyService } from '../../src/services/idempotency.js';
 import { hashApiKey } from '../../src/services/keys.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { FaceDownstream } from '../face-downstream.js';
-import { assertEnvelope, createTestApp, json, tempDir, type TestContext } from '../helper.js';
+import { assertEnvelope, createTestApp, json, pngLikeImage, tempDir, type TestContext } from '../helper.js';
 
-const IMAGE = Buffer.from('image bytes for the idempotency tests').toString('base64');
+const IMAGE = pngLikeImage('image bytes for the idempotency tests').toString('base64');
 
 describe('Idempotency-Key on billable routes', () => {
   let downstream: FaceDownstream;

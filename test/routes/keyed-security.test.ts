@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KeyAdmin } from '../../src/services/keys.js';
 import { FaceDownstream } from '../face-downstream.js';
-import { assertEnvelope, createTestApp, json, type TestContext } from '../helper.js';
+import { assertEnvelope, createTestApp, json, pngLikeImage, type TestContext } from '../helper.js';
 
 /** Every protected route, called with a valid request apart from the key. */
 const PROTECTED = [
@@ -14,7 +14,7 @@ const PROTECTED = [
     method: 'POST',
     url: '/face/search',
     headers: {},
-    payload: { image_b64: Buffer.from('not really an image').toString('base64') },
+    payload: { image_b64: pngLikeImage().toString('base64') },
     billable: true,
   },
 ] as const;

@@ -1,8 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
-import { EmbeddedFaceSearch } from '../../services/face/embedded.js';
-import { FaceEnginePool } from '../../services/face/engine/pool.js';
-import { normaliseBase64 } from '../../services/face/image.js';
+import { embeddedFaceSearch } from '../../services/build.js';
+import { ACCEPTED_IMAGE_FORMATS, imageFormatOfBase64, normaliseBase64 } from '../../services/face/image.js';
 import { openStore } from '../../store/open.js';
 
 /**
@@ -12,7 +11,7 @@ import { openStore } from '../../store/open.js';
  */
 export async function startFaceService(config: Config): Promise<{ app: FastifyInstance; url: string; close: () => Promise<void> }> {
   const store = await openStore(config, { longRunning: true });
-  const search = new EmbeddedFaceSearch(new FaceEnginePool(Math.max(1, config.faceWorkers)), store.faces);
+  const search = embeddedFaceSearch(config, store.faces, Math.max(1, config.faceWorkers));
   await search.ready;
   const app = Fastify({ logger: false, bodyLimit: config.bodyLimitBytes });
   app.get('/', async () => ({ status: 200, message: 'metered-search face service' }));
@@ -21,6 +20,11 @@ export async function startFaceService(config: Config): Promise<{ app: FastifyIn
     const image = typeof body?.image_b64 === 'string' ? normaliseBase64(body.image_b64) : undefined;
     if (!image?.ok) return reply.code(400).send({ status: 400, message: 'image_b64 must be a base64 image.' });
     if (image.bytes > config.imageMaxBytes) return reply.code(413).send({ status: 413, message: `The image is larger than ${config.imageMaxBytes} bytes.` });
+    if (!imageFormatOfBase64(image.base64)) return reply.code(400).send({ status: 400, message: `image_b64 is not a ${ACCEPTED_IMAGE_FORMATS} image.` });
+    const admission = search.admit();
+    if (!admission.admitted) {
+      return reply.code(503).header('retry-after', String(admission.retryAfterSeconds)).send({ status: 503, message: admission.message });
+    }
     const outcome = await search.search({ ...body, image_b64: image.base64 });
     if (outcome.kind === 'matches') return { matches: outcome.matches };
     const status = outcome.kind === 'rejected' ? outcome.status : 500;

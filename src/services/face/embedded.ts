@@ -1,8 +1,9 @@
 import type { FaceGalleryStore } from '../../store/store.js';
 import { ENGINE_VERSION } from './engine/describe.js';
 import { DEFAULT_THRESHOLD, rankFaces, type EnrolledFace } from './engine/matching.js';
-import type { FaceEnginePool } from './engine/pool.js';
-import type { FaceSearchBackend, FaceSearchOutcome } from './face-client.js';
+import { FaceJobTimeoutError, type FaceEnginePool } from './engine/pool.js';
+import type { FaceAdmission, FaceSearchBackend, FaceSearchOutcome } from './face-client.js';
+import { ACCEPTED_IMAGE_FORMATS } from './image.js';
 
 const MAX_TOP_K = 10;
 
@@ -12,32 +13,56 @@ const MAX_TOP_K = 10;
  */
 export class EmbeddedFaceSearch implements FaceSearchBackend {
   private cached: { version: string; faces: EnrolledFace[] } | undefined;
+  /** Searches admitted and not yet finished: being described, waiting for a worker, or about to. */
+  private admitted = 0;
 
+  /** `queueMax`: how many searches may wait for a worker (FACE_QUEUE_MAX); more are refused before the debit. */
   constructor(
     private readonly engine: FaceEnginePool,
     private readonly gallery: FaceGalleryStore,
+    private readonly queueMax = Number.POSITIVE_INFINITY,
   ) {}
 
   get ready(): Promise<void> {
     return this.engine.ready;
   }
 
-  tryAcquire(): boolean {
-    return true;
+  admit(): FaceAdmission {
+    if (this.admitted >= this.engine.workers + this.queueMax) {
+      const message = `The face engine is busy: ${this.admitted} searches are running or waiting. Retry in a moment; you were not charged.`;
+      return { admitted: false, message, retryAfterSeconds: 1 };
+    }
+    this.admitted++;
+    return { admitted: true };
   }
 
-  release(): void {}
+  release(): void {
+    this.admitted = Math.max(0, this.admitted - 1);
+  }
 
   async search(body: Record<string, unknown>): Promise<FaceSearchOutcome> {
+    try {
+      return await this.describeAndRank(body);
+    } finally {
+      this.release();
+    }
+  }
+
+  private async describeAndRank(body: Record<string, unknown>): Promise<FaceSearchOutcome> {
     const image = Buffer.from(String(body.image_b64), 'base64');
     let description;
     try {
       description = await this.engine.describe(image);
     } catch (error) {
-      return { kind: 'failed', message: `The face engine failed: ${(error as Error).message}.` };
+      if (error instanceof FaceJobTimeoutError) {
+        const message = `The image took longer than ${error.timeoutMs} ms to process (FACE_JOB_TIMEOUT_MS): send a smaller ${ACCEPTED_IMAGE_FORMATS} image.`;
+        return { kind: 'rejected', status: 422, message };
+      }
+      return { kind: 'failed', message: 'The face engine failed on this image.' };
     }
     if (description.kind === 'undecodable') {
-      return { kind: 'rejected', status: 400, message: `The image could not be decoded (${description.message}): send a JPEG, PNG, WebP, GIF, TIFF or AVIF image.` };
+      // The decoder's own words (libpng, glib) describe our internals, not the caller's mistake.
+      return { kind: 'rejected', status: 400, message: `The image could not be decoded: it is damaged or not a ${ACCEPTED_IMAGE_FORMATS} image.` };
     }
     if (description.kind === 'no-face') {
       return { kind: 'rejected', status: 422, message: 'No face was found in the image. Send a photo in which one face is clearly visible.' };

@@ -10,10 +10,14 @@ export type FaceSearchOutcome =
   | { kind: 'rejected'; status: number; message: string }
   | { kind: 'failed'; message: string };
 
+/** Whether a face search may start now; checked before the debit, so a refusal costs nothing. */
+export type FaceAdmission = { admitted: true } | { admitted: false; message: string; retryAfterSeconds: number };
+
 /** Whatever answers face searches: the HTTP client below, or the embedded engine (embedded.ts). */
 export interface FaceSearchBackend {
-  /** False while no search can be served (breaker open); true admits one request downstream. */
-  tryAcquire(): boolean;
+  /** Refuses while no search can be served (breaker open, queue full); admitted, one search may follow. */
+  admit(): FaceAdmission;
+  /** Gives back an admission whose search never ran (the request was refused after admission). */
   release(): void;
   search(body: Record<string, unknown>): Promise<FaceSearchOutcome>;
   /** Resolves once searches can be served (the embedded engine's models loaded and warm). */
@@ -60,8 +64,10 @@ export class FaceClient implements FaceSearchBackend {
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   }
 
-  tryAcquire(): boolean {
-    return this.breaker.tryAcquire();
+  admit(): FaceAdmission {
+    if (this.breaker.tryAcquire()) return { admitted: true };
+    const message = 'The face service is failing; face search is paused for a moment. Retry later.';
+    return { admitted: false, message, retryAfterSeconds: Math.max(1, Math.ceil(this.options.breakerCooldownMs / 1000)) };
   }
 
   release(): void {
@@ -69,13 +75,21 @@ export class FaceClient implements FaceSearchBackend {
   }
 
   async search(body: Record<string, unknown>): Promise<FaceSearchOutcome> {
-    const outcome = await this.call(body);
+    let payload: string;
+    try {
+      payload = JSON.stringify(body);
+    } catch (error) {
+      // A fault of ours, not the downstream's: it must not count towards opening the breaker.
+      this.breaker.release();
+      throw error;
+    }
+    const outcome = await this.call(payload);
     if (outcome.kind === 'failed') this.breaker.recordFailure();
     else this.breaker.recordSuccess();
     return outcome;
   }
 
-  private async call(body: Record<string, unknown>): Promise<FaceSearchOutcome> {
+  private async call(payload: string): Promise<FaceSearchOutcome> {
     let status: number;
     let text: string;
     try {
@@ -83,7 +97,7 @@ export class FaceClient implements FaceSearchBackend {
         method: 'POST',
         path: this.path,
         headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(body),
+        body: payload,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
       status = response.statusCode;

@@ -51,11 +51,60 @@ export function nonPublicAddresses(): BlockList {
 
 const BLOCKED = nonPublicAddresses();
 
-/** True for a public address. BlockList judges IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) by the IPv4 rules. */
+/** The 16 bytes of an IPv6 address (zone id dropped, a dotted IPv4 tail allowed); the caller checked isIP. */
+function ipv6Bytes(address: string): Uint8Array {
+  let text = address.replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const groups = (part: string | undefined) => (part ? part.split(':').filter(Boolean) : []);
+  const before = groups(head);
+  const after = groups(tail);
+  const hextets = tail === undefined ? before : [...before, ...Array(8 - before.length - after.length).fill('0'), ...after];
+  const bytes = new Uint8Array(16);
+  hextets.forEach((hextet, index) => {
+    const value = parseInt(hextet, 16);
+    bytes[index * 2] = value >> 8;
+    bytes[index * 2 + 1] = value & 0xff;
+  });
+  return bytes;
+}
+
+const zeros = (bytes: Uint8Array, from: number, to: number) => bytes.subarray(from, to).every((byte) => byte === 0);
+const ipv4At = (bytes: Uint8Array, at: number) => Array.from(bytes.subarray(at, at + 4)).join('.');
+
+/**
+ * The IPv4 address an IPv6 address carries, by which it is judged: IPv4-compatible (::a.b.c.d),
+ * IPv4-mapped (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), NAT64 (64:ff9b::/96) and 6to4
+ * (2002::/16). 'refused' for forms whose embedded address cannot be judged simply: Teredo
+ * (2001::/32, an obfuscated client address) and local-use NAT64 (64:ff9b:1::/48, any layout).
+ */
+function embeddedIPv4(bytes: Uint8Array): string | 'refused' | undefined {
+  const word = (at: number) => (bytes[at]! << 8) | bytes[at + 1]!;
+  if (zeros(bytes, 0, 12)) return ipv4At(bytes, 12);
+  if (zeros(bytes, 0, 10) && word(10) === 0xffff) return ipv4At(bytes, 12);
+  if (zeros(bytes, 0, 8) && word(8) === 0xffff && word(10) === 0) return ipv4At(bytes, 12);
+  if (word(0) === 0x64 && word(2) === 0xff9b) {
+    if (zeros(bytes, 4, 12)) return ipv4At(bytes, 12);
+    if (word(4) === 1) return 'refused';
+  }
+  if (word(0) === 0x2002) return ipv4At(bytes, 2);
+  if (word(0) === 0x2001 && word(2) === 0) return 'refused';
+  return undefined;
+}
+
+/** True for a public address; an IPv6 address that embeds an IPv4 address is judged by that address. */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  return !BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return !BLOCKED.check(address, 'ipv4');
+  const embedded = embeddedIPv4(ipv6Bytes(address));
+  if (embedded === 'refused') return false;
+  if (embedded !== undefined) return !BLOCKED.check(embedded, 'ipv4');
+  return !BLOCKED.check(address.replace(/%.*$/, ''), 'ipv6');
 }
 
 export interface ProbeFetchOptions {

@@ -11,6 +11,7 @@ import { FaceEnginePool } from '../../../src/services/face/engine/pool.js';
 import { FaceClient } from '../../../src/services/face/face-client.js';
 import { SqliteStore } from '../../../src/store/sqlite.js';
 import { assertEnvelope, createTestApp, json, tempDir, type TestContext } from '../../helper.js';
+import { slowImage } from './images.js';
 
 const FACES = new URL('../../fixtures/faces/', import.meta.url).pathname;
 const image = (file: string) => readFileSync(join(FACES, file)).toString('base64');
@@ -75,13 +76,35 @@ describe('the embedded face engine, end to end', () => {
   it('answers 422 to an image with no face and 400 to bytes that are not an image', async () => {
     const blank = (await sharp({ create: { width: 200, height: 200, channels: 3, background: { r: 90, g: 140, b: 200 } } }).jpeg().toBuffer()).toString('base64');
     assertEnvelope(await search({ image_b64: blank }), 422, /No face/);
-    assertEnvelope(await search({ image_b64: Buffer.from('certainly not an image').toString('base64') }), 400, /could not be decoded/);
+    assertEnvelope(await search({ image_b64: Buffer.from('certainly not an image').toString('base64') }), 400, /JPEG, PNG or WebP/);
+    const truncated = readFileSync(join(FACES, 'faceapijs-bbt/amy1.png')).subarray(0, 300).toString('base64');
+    const body = assertEnvelope(await search({ image_b64: truncated }), 400, /could not be decoded: it is damaged/);
+    assert.doesNotMatch(body.message, /vips|libpng|glib|png read|xml/i, 'no decoder internals');
   });
 
   it('stops finding a removed face on the next search', async () => {
     assert.equal(await store.faces.remove('amy'), true);
     const after = json(await search({ image_b64: image('faceapijs-bbt/amy2.png'), threshold: 0 }));
     assert.ok(after.matches.every((match: { doc_id: string }) => match.doc_id !== 'amy'));
+  });
+
+  it('answers 503 with Retry-After, uncharged, when FACE_QUEUE_MAX searches already wait', async () => {
+    const bounded = await createTestApp({ face: new EmbeddedFaceSearch(new FaceEnginePool(1), store.faces, 0), documents: [] });
+    try {
+      const own = await bounded.createKey(5);
+      const call = (payload: Record<string, unknown>) =>
+        bounded.app.inject({ method: 'POST', url: '/face/search', headers: { 'x-api-key': own }, payload });
+      const slow = call({ image_b64: (await slowImage()).toString('base64') });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const refused = await call({ image_b64: image('deepface/img2.jpg') });
+      assertEnvelope(refused, 503, /busy/);
+      assert.equal(refused.headers['retry-after'], '1');
+      assert.equal((await slow).statusCode, 422, 'the slow one ran: no face in a plain picture');
+      assert.equal(await bounded.balanceOf(own), 4, 'only the search that ran was charged');
+      assert.equal((await call({ image_b64: image('deepface/img2.jpg') })).statusCode, 200, 'admitted again once the queue drained');
+    } finally {
+      await bounded.close();
+    }
   });
 
   it('serves the same engine as a downstream face service (metered-search face-service) that the proxy can use', async () => {

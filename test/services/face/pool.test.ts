@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import type { Worker } from 'node:worker_threads';
-import { FaceEnginePool } from '../../../src/services/face/engine/pool.js';
+import { FaceEnginePool, FaceJobTimeoutError } from '../../../src/services/face/engine/pool.js';
+import { slowImage } from './images.js';
 
 const IMAGE = readFileSync(new URL('../../fixtures/faces/faceapijs-bbt/amy1.png', import.meta.url));
 
@@ -18,6 +19,20 @@ describe('the face engine pool', () => {
     await assert.rejects(held, /worker stopped/);
     const next = await pool.describe(IMAGE);
     assert.equal(next.kind, 'face', 'the replacement worker serves the next image');
+  });
+
+  it('stops an image that holds its worker past FACE_JOB_TIMEOUT_MS, and serves the next one on a new worker', async () => {
+    // Here the slow image takes about 2.3 s (decoding, then three detection passes) and a face 0.3-0.6 s.
+    const limited = new FaceEnginePool(1, { jobTimeoutMs: 1500 });
+    try {
+      await limited.ready;
+      const slow = limited.describe(await slowImage());
+      const next = limited.describe(IMAGE);
+      await assert.rejects(slow, (error) => error instanceof FaceJobTimeoutError && /1500 ms/.test(error.message));
+      assert.equal((await next).kind, 'face');
+    } finally {
+      await limited.close();
+    }
   });
 
   it('refuses work once closed', async () => {

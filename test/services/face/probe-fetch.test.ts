@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isPublicAddress, ProbeImageFetcher } from '../../../src/services/face/probe-fetch.js';
 import { FaceDownstream } from '../../face-downstream.js';
-import { assertEnvelope, createTestApp, json, tempDir, type TestContext } from '../../helper.js';
+import { assertEnvelope, createTestApp, json, pngLikeImage, tempDir, type TestContext } from '../../helper.js';
 
-const IMAGE = Buffer.from('probe image bytes, fetched from a URL');
+const IMAGE = pngLikeImage('probe image bytes, fetched from a URL');
 
 describe('isPublicAddress', () => {
   it('refuses loopback, private, link-local, unique-local, metadata and other special addresses', () => {
@@ -24,6 +24,30 @@ describe('isPublicAddress', () => {
   it('allows public addresses', () => {
     for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) assert.equal(isPublicAddress(address), true, address);
   });
+  it('judges each IPv6 form that embeds an IPv4 address by that address', () => {
+    const forms: Array<[string, string, string]> = [
+      // [form, embedding 127.0.0.1 (or 10.0.0.1), embedding 8.8.8.8]
+      ['IPv4-compatible', '::7f00:1', '::808:808'],
+      ['IPv4-compatible, dotted', '::127.0.0.1', '::8.8.8.8'],
+      ['IPv4-mapped', '::ffff:7f00:1', '::ffff:808:808'],
+      ['IPv4-translated', '::ffff:0:7f00:1', '::ffff:0:808:808'],
+      ['IPv4-translated, dotted', '::ffff:0:10.0.0.1', '::ffff:0:8.8.8.8'],
+      ['6to4', '2002:7f00:1::', '2002:808:808::1'],
+      ['6to4, private', '2002:a00:1::5', '2002:808:808:1::'],
+      ['NAT64', '64:ff9b::7f00:1', '64:ff9b::808:808'],
+      ['NAT64, dotted', '64:ff9b::169.254.169.254', '64:ff9b::8.8.8.8'],
+    ];
+    for (const [form, internal, external] of forms) {
+      assert.equal(isPublicAddress(internal), false, `${form}: ${internal}`);
+      assert.equal(isPublicAddress(external), true, `${form}: ${external}`);
+    }
+  });
+  it('refuses the ranges whose embedded address cannot be judged simply: Teredo and local-use NAT64', () => {
+    for (const address of ['2001::7f00:1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '64:ff9b:1::7f00:1', '64:ff9b:1:ffff::808:808']) {
+      assert.equal(isPublicAddress(address), false, address);
+    }
+    assert.equal(isPublicAddress('2001:4860:4860::8888'), true, 'other 2001: addresses are judged as usual');
+  });
 });
 
 /**
@@ -36,6 +60,7 @@ describe('probe_image_url over HTTP', () => {
   let server: Server;
   let origin = '';
   let connections = 0;
+  let lookups = 0;
   let downstream: FaceDownstream;
   let context: TestContext;
   let key: string;
@@ -60,11 +85,15 @@ describe('probe_image_url over HTTP', () => {
       timeoutMs: 500,
       ca: readFileSync(certFile),
       isAllowed: (address) => address === '127.0.0.1',
-      resolve: async (hostname) => ({ 'images.test': ['127.0.0.1'], 'internal.test': ['127.0.0.1', '10.0.0.7'], 'metadata.test': ['169.254.169.254'] })[hostname] ?? [],
+      resolve: async (hostname) => {
+        lookups++;
+        return ({ 'images.test': ['127.0.0.1'], 'internal.test': ['127.0.0.1', '10.0.0.7'], 'metadata.test': ['169.254.169.254'] })[hostname] ?? [];
+      },
     });
     context = await createTestApp({ face: downstream.client(), probeImages, settings: { imageMaxBytes: 1000 } });
     key = await context.createKey(10);
     routes.set('/face.jpg', (response) => response.writeHead(200, { 'content-type': 'image/jpeg' }).end(IMAGE));
+    routes.set('/drawing.svg', (response) => response.writeHead(200, { 'content-type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg"/>'));
     routes.set('/big.jpg', (response) => response.writeHead(200).end(Buffer.alloc(5000)));
     routes.set('/hang.jpg', () => undefined);
     routes.set('/to-loopback6', (response) => response.writeHead(302, { location: `https://[::1]:${(server.address() as AddressInfo).port}/face.jpg` }).end());
@@ -120,6 +149,27 @@ describe('probe_image_url over HTTP', () => {
     await uncharged(`${origin}/to-loopback6`, 400, /::1/);
     await uncharged(`${origin}/to-http`, 400, /only https/);
     await uncharged(`${origin}/to-internal`, 400, /10\.0\.0\.7/);
+  });
+
+  it('answers 400, uncharged and sending nothing downstream, to a file that is not a JPEG, PNG or WebP', async () => {
+    const sent = downstream.received.length;
+    await uncharged(`${origin}/drawing.svg`, 400, /probe_image_url is not a JPEG, PNG or WebP image.*not charged/);
+    assert.equal(downstream.received.length, sent);
+  });
+
+  it('answers 402 at zero balance before resolving or fetching anything', async () => {
+    const empty = await context.createKey(0);
+    const [lookupsBefore, connectionsBefore] = [lookups, connections];
+    for (const url of ['https://images.test/face.jpg', `${origin}/face.jpg`, 'https://host.invalid/x.png']) {
+      const response = await context.app.inject({
+        method: 'POST',
+        url: '/face/search',
+        headers: { 'x-api-key': empty, 'content-type': 'application/json' },
+        payload: JSON.stringify({ probe_image_url: url }),
+      });
+      assertEnvelope(response, 402);
+    }
+    assert.deepEqual([lookups, connections], [lookupsBefore, connectionsBefore], 'no lookup, no connection');
   });
 
   it('answers 413 past IMAGE_MAX_BYTES, and 400 to a slow or failing server, for free', async () => {

@@ -10,14 +10,24 @@ interface Job {
 
 interface Slot {
   worker: Worker;
-  busy: Job | undefined;
+  /** False while the worker starts (models loading) or is being stopped: no job is sent to it. */
+  serving: boolean;
+  busy: { job: Job; timer: NodeJS.Timeout | undefined } | undefined;
+}
+
+export interface FaceEngineOptions {
+  /** How long one image may hold a worker; past it the worker is stopped and replaced. 0: no limit. */
+  jobTimeoutMs?: number;
+}
+
+/** An image that held its worker past the job time limit. */
+export class FaceJobTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`the face engine stopped an image that took longer than ${timeoutMs} ms`);
+  }
 }
 
 const WORKER_URL = siblingModule(import.meta.url, 'worker');
-
-function startWorker(): Worker {
-  return startModuleWorker(WORKER_URL);
-}
 
 /**
  * Face inference on worker threads, never on the event loop: N workers, each loading the models
@@ -28,46 +38,64 @@ export class FaceEnginePool {
   private readonly queue: Job[] = [];
   private nextId = 0;
   private closed = false;
+  private readonly jobTimeoutMs: number;
   readonly ready: Promise<void>;
 
-  constructor(workers: number) {
+  constructor(
+    readonly workers: number,
+    options: FaceEngineOptions = {},
+  ) {
+    this.jobTimeoutMs = options.jobTimeoutMs ?? 0;
     const started = Array.from({ length: workers }, () => {
-      const slot = { busy: undefined } as Slot;
+      const slot = { serving: false, busy: undefined } as Slot;
       this.slots.push(slot);
       return this.start(slot);
     });
     this.ready = Promise.all(started).then(() => undefined);
   }
 
-  /** Starts the slot's worker; one that dies (out of memory, say) fails its image and is replaced. */
+  /** Images waiting for a worker, not counting those being described. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  /** Starts the slot's worker; one that dies (out of memory, stopped at its time limit) fails its image and is replaced. */
   private start(slot: Slot): Promise<void> {
-    const worker = startWorker();
+    const worker = startModuleWorker(WORKER_URL);
     slot.worker = worker;
-    let serving = false;
+    slot.serving = false;
+    let started = false;
     const ready = new Promise<void>((resolve, reject) => {
       worker.once('message', () => {
-        serving = true;
+        started = true;
+        slot.serving = true;
         resolve();
+        this.dispatch();
       });
       worker.once('error', reject);
     });
     worker.on('message', (message: { id?: number; result?: Description; error?: string }) => {
       if (message.id === undefined || !slot.busy) return;
-      const job = slot.busy;
-      slot.busy = undefined;
+      const { job } = this.finish(slot)!;
       if (message.error !== undefined) job.reject(new Error(message.error));
       else job.resolve(message.result!);
       this.dispatch();
     });
     worker.on('error', () => undefined);
     worker.once('exit', () => {
-      slot.busy?.reject(new Error('the face engine worker stopped'));
-      slot.busy = undefined;
+      this.finish(slot)?.job.reject(new Error('the face engine worker stopped'));
       // A worker that never became ready is not restarted: its start-up error fails `ready` instead.
-      if (this.closed || !serving) return;
-      void this.start(slot).then(() => this.dispatch(), () => undefined);
+      if (this.closed || !started) return;
+      void this.start(slot).catch(() => undefined);
     });
     return ready;
+  }
+
+  private finish(slot: Slot): Slot['busy'] {
+    const busy = slot.busy;
+    slot.busy = undefined;
+    if (busy?.timer) clearTimeout(busy.timer);
+    return busy;
   }
 
   describe(image: Uint8Array): Promise<Description> {
@@ -80,11 +108,21 @@ export class FaceEnginePool {
 
   private dispatch(): void {
     for (const slot of this.slots) {
-      if (slot.busy || this.queue.length === 0) continue;
+      if (!slot.serving || slot.busy || this.queue.length === 0) continue;
       const job = this.queue.shift()!;
-      slot.busy = job;
+      const timer = this.jobTimeoutMs > 0 ? setTimeout(() => this.stopOverdue(slot), this.jobTimeoutMs) : undefined;
+      slot.busy = { job, timer };
       slot.worker.postMessage({ id: this.nextId++, image: job.image });
     }
+  }
+
+  /** A decoder or model cannot be interrupted mid-image: the worker is stopped and a new one started. */
+  private stopOverdue(slot: Slot): void {
+    const busy = this.finish(slot);
+    if (!busy) return;
+    slot.serving = false;
+    busy.job.reject(new FaceJobTimeoutError(this.jobTimeoutMs));
+    void slot.worker.terminate();
   }
 
   async close(): Promise<void> {
