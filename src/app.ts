@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import apiReference from '@scalar/fastify-api-reference';
 import { registerErrorHandling } from './plugins/error-handler.js';
 import { registerJsonBodies } from './plugins/json-body.js';
+import { answerUnmetExpectation, clientErrorHandler, frameworkErrorHandler } from './plugins/protocol-errors.js';
 import { registerRoutes } from './routes/index.js';
 import type { AppSettings, Services } from './services/services.js';
 
@@ -53,9 +54,13 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     // A client that trickles its headers or body, or idles on a kept-alive connection, is cut off
     // after these limits; Node checks them every connectionsCheckingInterval.
     requestTimeout: timeouts.requestMs,
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
     keepAliveTimeout: timeouts.keepAliveMs,
     ...(options.https ? { https: { ...options.https, ...serverLimits } } : { http: serverLimits }),
   }) as unknown as FastifyInstance;
+
+  app.server.on('checkExpectation', answerUnmetExpectation);
 
   // JSON only: without the text/plain parser, any other Content-Type is rejected (400, decisions.md 2).
   app.removeContentTypeParser(['text/plain']);
