@@ -1,5 +1,17 @@
-/** A failure the operator can fix; printed as its message, exit code 1. */
-export class CliError extends Error {}
+import { MAX_BALANCE } from '../store/store.js';
+
+/**
+ * A failure the operator can fix; printed as its message, exit code 1. `reported`: the command has
+ * already printed its result (an audit's findings), so --json adds no error object to it.
+ */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly reported = false,
+  ) {
+    super(message);
+  }
+}
 
 /** A rate in requests per second: a positive integer, or "default" for the service's default. */
 export function parseRate(raw: string, allowDefault: boolean): number | null {
@@ -10,9 +22,14 @@ export function parseRate(raw: string, allowDefault: boolean): number | null {
   return Number(raw);
 }
 
+/** Credits of one grant: an integer from `min` to MAX_BALANCE, the most a key may hold. */
 export function parseCredits(raw: string, min: number): number {
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
-    throw new CliError(`--credits must be an integer >= ${min}, got "${raw}"`);
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > MAX_BALANCE) {
+    throw new CliError(`--credits must be an integer from ${min} to ${MAX_BALANCE}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+export function notFound(keyOrId: string): CliError {
+  return new CliError(`No key matches "${keyOrId}" (give the plain key or its id, see "keys list").`);
 }

@@ -63,6 +63,7 @@ export function renderFaceList(faces: EnrolledFaceSummary[]): string {
 }
 
 export function renderIngest(summary: IngestSummary): string {
+  if (summary.documents === 0) return `Nothing was ingested: ${summary.file} holds no documents.`;
   return `Ingested ${summary.documents} documents from ${summary.file} in ${summary.seconds} s (${summary.documentsPerSecond} docs/s).`;
 }
 

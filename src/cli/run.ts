@@ -108,8 +108,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .action(async (options: { json?: boolean }) => {
       const report = await withStore(auditLedger);
       output(options.json, report, renderAudit);
-      if (report.differences.length > 0) throw new CliError(`the ledger of ${report.differences.length} keys does not add up`);
-      if (report.chargedTwice.length > 0) throw new CliError(`${report.chargedTwice.length} idempotent requests were charged more than once`);
+      if (report.differences.length > 0) throw new CliError(`the ledger of ${report.differences.length} keys does not add up`, true);
+      if (report.chargedTwice.length > 0) throw new CliError(`${report.chargedTwice.length} idempotent requests were charged more than once`, true);
     });
 
   program
@@ -194,8 +194,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       .argument('<key-or-id>', 'the plain key or its id')
       .option('--json', 'print the result as JSON')
       .action(async (keyOrId: string, options: { json?: boolean }) => {
-        const key = await withStore((store) => setKeyStatus(store, keyOrId, status));
-        output(options.json, key, (result) => renderKey(result, verb));
+        const { key, changed } = await withStore((store) => setKeyStatus(store, keyOrId, status));
+        output(options.json, { ...key, changed }, (result) => renderKey(result, changed ? verb : `was already ${verb}; nothing changed`));
       });
   }
   keys
@@ -220,20 +220,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    if (error instanceof IngestError) {
-      io.stderr(`error: ${error.message}\nNothing from this file was written.\n`);
-      return 1;
-    }
-    if (error instanceof CliError || error instanceof ConfigError) {
-      io.stderr(`error: ${error.message}\n`);
-      return 1;
-    }
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
-      io.stderr(`error: ${(error as Error).message}\n`);
-      return 1;
-    }
-    io.stderr(`error: ${(error as Error).stack ?? String(error)}\n`);
+    const message = failureMessage(error);
+    // With --json, a failure is JSON too, on stdout where the result would have been.
+    if (argv.includes('--json') && !(error instanceof CliError && error.reported)) io.stdout(`${JSON.stringify({ error: { message: message ?? String(error) } }, null, 2)}\n`);
+    io.stderr(`error: ${message ?? (error as Error).stack ?? String(error)}\n`);
     return 1;
   }
+}
+
+/** What went wrong, in the operator's terms; undefined for an unexpected fault (its stack is shown). */
+function failureMessage(error: unknown): string | undefined {
+  if (error instanceof IngestError) return `${error.message}\nNothing from this file was written.`;
+  if (error instanceof CliError || error instanceof ConfigError) return error.message;
+  const { code, path } = error as NodeJS.ErrnoException;
+  if (code === 'ENOENT') return `The file ${path} does not exist.`;
+  if (code === 'EACCES') return `The file ${path} cannot be read: permission denied.`;
+  if (code === 'EISDIR') return `${path} is a folder, not a file.`;
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
-import type { KeyRecord, KeyStatus, Store } from '../store/store.js';
+import type { KeyRecord, KeyStatus, Store, TopUpResult } from '../store/store.js';
 
 export const API_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
 
@@ -39,9 +39,9 @@ export class KeyAdmin {
       : this.store.findKeyById(keyOrId);
   }
 
-  async topUp(keyOrId: string, credits: number): Promise<KeyRecord | undefined> {
+  async topUp(keyOrId: string, credits: number): Promise<TopUpResult> {
     const key = await this.find(keyOrId);
-    return key && this.store.topUp(key.id, credits);
+    return key ? this.store.topUp(key.id, credits) : { outcome: 'not-found' };
   }
 
   async setRateLimit(keyOrId: string, rateLimit: number | null): Promise<KeyRecord | undefined> {

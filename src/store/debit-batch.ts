@@ -1,4 +1,4 @@
-import type { DebitResult, KeyStatus } from './store.js';
+import { MAX_BALANCE, type DebitResult, type KeyRecord, type KeyStatus, type TopUpResult } from './store.js';
 
 /** The positions of a batch's debits, grouped by key, in arrival order. */
 export function positionsByKey(jobs: Array<{ keyHash: string }>): Map<string, number[]> {
@@ -16,4 +16,12 @@ export function refusalFor(status: KeyStatus | undefined): DebitResult {
   if (status === undefined) return { outcome: 'unknown-key' };
   if (status !== 'active') return { outcome: 'inactive', status };
   return { outcome: 'no-credits' };
+}
+
+/** Why a top-up of `amount` cannot be granted to this key (read inside the top-up's transaction), or undefined. */
+export function topUpRefusal(key: KeyRecord | undefined, amount: number): Exclude<TopUpResult, { outcome: 'topped-up' }> | undefined {
+  if (!key) return { outcome: 'not-found' };
+  if (key.status === 'revoked') return { outcome: 'revoked', key };
+  if (key.balance + amount > MAX_BALANCE) return { outcome: 'over-limit', key };
+  return undefined;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { positionsByKey, refusalFor } from './debit-batch.js';
+import { positionsByKey, refusalFor, topUpRefusal } from './debit-batch.js';
 import { PostgresFaces } from './postgres-faces.js';
 import { PostgresIdempotency } from './postgres-idempotency.js';
 import { migratePostgres } from './postgres-schema.js';
@@ -20,6 +20,7 @@ import {
   type SearchRequest,
   type SearchResult,
   type Store,
+  type TopUpResult,
 } from './store.js';
 
 export interface PostgresOptions {
@@ -211,15 +212,17 @@ export class PostgresStore implements Store {
     return (await this.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, id`)).rows.map((row) => toKey(row)!);
   }
 
-  async topUp(keyId: string, amount: number): Promise<KeyRecord | undefined> {
-    return this.transaction(async (client) => {
+  async topUp(keyId: string, amount: number): Promise<TopUpResult> {
+    return this.transaction(async (client): Promise<TopUpResult> => {
+      const locked = await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1 FOR UPDATE`, [keyId]);
+      const refusal = topUpRefusal(toKey(locked.rows[0]), amount);
+      if (refusal) return refusal;
       const { rows } = await client.query<KeyRow>(`UPDATE keys SET balance = balance + $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`, [
         keyId,
         amount,
       ]);
-      if (rows.length === 0) return undefined;
       await client.query(`INSERT INTO credit_grants (key_id, amount, reason) VALUES ($1, $2, 'topup')`, [keyId, amount]);
-      return toKey(rows[0]);
+      return { outcome: 'topped-up', key: toKey(rows[0])! };
     });
   }
 
@@ -372,13 +375,14 @@ export class PostgresStore implements Store {
 
   async auditLedger(): Promise<LedgerAudit[]> {
     // One statement: one snapshot, so charges and balances are read as of the same moment.
-    const { rows } = await this.query<{ key_id: string; balance: number; granted: number; charged: number }>(
-      `SELECT k.id AS key_id, k.balance,
-         (SELECT CAST(coalesce(sum(g.amount), 0) AS bigint) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
-         (SELECT count(*) FROM charges c WHERE c.key_id = k.id) AS charged
-       FROM keys k ORDER BY k.id`,
+    const { rows } = await this.query<{ key_id: string; balance: number; granted: number; charged: number; consistent: boolean }>(
+      `SELECT key_id, balance, granted::bigint, charged, granted - charged = balance AND balance >= 0 AS consistent FROM (
+         SELECT k.id AS key_id, k.balance,
+           (SELECT coalesce(sum(g.amount), 0) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
+           (SELECT count(*) FROM charges c WHERE c.key_id = k.id) AS charged
+         FROM keys k) AS ledger ORDER BY key_id`,
     );
-    return rows.map((row) => ({ keyId: row.key_id, granted: row.granted, charged: row.charged, balance: row.balance }));
+    return rows.map((row) => ({ keyId: row.key_id, granted: row.granted, charged: row.charged, balance: row.balance, consistent: row.consistent }));
   }
 
   async getDocument(docId: string): Promise<DocumentRecord | undefined> {

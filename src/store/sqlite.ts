@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { BackgroundCheckpoint } from './background-checkpoint.js';
-import { positionsByKey, refusalFor } from './debit-batch.js';
+import { positionsByKey, refusalFor, topUpRefusal } from './debit-batch.js';
 import { ExternalWrites } from './external-writes.js';
 import { GroupCommit } from './group-commit.js';
 import { INDEX_UPKEEP, SqliteCorpus } from './sqlite-corpus.js';
@@ -22,6 +22,7 @@ import type {
   SearchRequest,
   SearchResult,
   Store,
+  TopUpResult,
 } from './store.js';
 
 interface KeyRow {
@@ -148,12 +149,15 @@ export class SqliteStore implements Store {
     return (this.sql.allKeys.all() as KeyRow[]).map((row) => toKey(row)!);
   }
 
-  async topUp(keyId: string, amount: number): Promise<KeyRecord | undefined> {
+  async topUp(keyId: string, amount: number): Promise<TopUpResult> {
     this.keyCache.clear();
-    return this.ledger.transaction(() => {
-      if (this.sql.topUp.run(amount, keyId).changes === 0) return undefined;
+    return this.ledger.transaction((): TopUpResult => {
+      const key = toKey(this.sql.keyById.get(keyId) as KeyRow | undefined);
+      const refusal = topUpRefusal(key, amount);
+      if (refusal) return refusal;
+      this.sql.topUp.run(amount, keyId);
       this.sql.insertGrant.run(keyId, amount, 'topup', new Date().toISOString());
-      return toKey(this.sql.keyById.get(keyId) as KeyRow);
+      return { outcome: 'topped-up', key: toKey(this.sql.keyById.get(keyId) as KeyRow)! };
     }).immediate();
   }
 
@@ -321,13 +325,14 @@ export class SqliteStore implements Store {
     // One read transaction: charges and balances as of the same moment.
     const rows = this.ledger
       .prepare(
-        `SELECT k.id AS key_id, k.balance,
-         (SELECT CAST(coalesce(sum(g.amount), 0) AS bigint) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
-         (SELECT count(*) FROM charges c WHERE c.key_id = k.id) AS charged
-       FROM keys k ORDER BY k.id`,
+        `SELECT key_id, balance, granted, charged, granted - charged = balance AND balance >= 0 AS consistent FROM (
+           SELECT k.id AS key_id, k.balance,
+             (SELECT coalesce(sum(g.amount), 0) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
+             (SELECT count(*) FROM charges c WHERE c.key_id = k.id) AS charged
+           FROM keys k) ORDER BY key_id`,
       )
-      .all() as Array<{ key_id: string; balance: number; granted: number; charged: number }>;
-    return rows.map((row) => ({ keyId: row.key_id, granted: row.granted, charged: row.charged, balance: row.balance }));
+      .all() as Array<{ key_id: string; balance: number; granted: number; charged: number; consistent: number }>;
+    return rows.map((row) => ({ keyId: row.key_id, granted: row.granted, charged: row.charged, balance: row.balance, consistent: row.consistent === 1 }));
   }
 
   async auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>> {

@@ -16,6 +16,20 @@ export interface KeyRecord {
   rateLimit: number | null;
 }
 
+/**
+ * The most credits one key may hold, and so the most one grant may add: far beyond any real
+ * balance, and far below where a double stops counting every credit (2^53).
+ */
+export const MAX_BALANCE = 1_000_000_000_000;
+
+export type TopUpResult =
+  | { outcome: 'topped-up'; key: KeyRecord }
+  | { outcome: 'not-found' }
+  /** Revoked keys are closed for good: nothing more is granted to them. */
+  | { outcome: 'revoked'; key: KeyRecord }
+  /** The balance would pass MAX_BALANCE: nothing was added. */
+  | { outcome: 'over-limit'; key: KeyRecord };
+
 export type DebitResult =
   | { outcome: 'charged'; balance: number; chargeId: number }
   | { outcome: 'no-credits' }
@@ -71,12 +85,14 @@ export interface SearchResult {
   hits: SearchHit[];
 }
 
-/** One key's ledger: what was granted, what was charged, what is left. Consistent when granted - charged = balance. */
+/** One key's ledger: what was granted, what was charged, what is left. */
 export interface LedgerAudit {
   keyId: string;
   granted: number;
   charged: number;
   balance: number;
+  /** granted - charged = balance >= 0, decided by the database in exact integers (the numbers above are for display). */
+  consistent: boolean;
 }
 
 /** What a request that carried an Idempotency-Key answered, kept to be replayed. */
@@ -147,8 +163,8 @@ export interface Store {
   findKeyByHash(keyHash: string): Promise<KeyRecord | undefined>;
   findKeyById(id: string): Promise<KeyRecord | undefined>;
   listKeys(): Promise<KeyRecord[]>;
-  /** Adds credits; undefined when the key does not exist. */
-  topUp(keyId: string, amount: number): Promise<KeyRecord | undefined>;
+  /** Adds credits to a key that is not revoked, up to MAX_BALANCE, atomically. */
+  topUp(keyId: string, amount: number): Promise<TopUpResult>;
   setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined>;
   /** Sets the key's requests per second; null returns it to the service's default. */
   setKeyRateLimit(keyId: string, rateLimit: number | null): Promise<KeyRecord | undefined>;

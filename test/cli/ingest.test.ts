@@ -26,6 +26,12 @@ describe('metered-search ingest', () => {
     }
   }
 
+  it('says that nothing was ingested from an empty file', async () => {
+    const result = await cli(env, 'ingest', file('empty.jsonl', '\n\n'));
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^Nothing was ingested: .*empty\.jsonl holds no documents\.\n$/);
+  });
+
   it('loads JSONL with the id and text aliases; numbers become string ids; other fields are metadata', async () => {
     const path = file(
       'docs.jsonl',
@@ -91,7 +97,7 @@ describe('metered-search ingest', () => {
   it('fails clearly for a missing file', async () => {
     const result = await cli(env, 'ingest', join(dir.path, 'nope.jsonl'));
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /ENOENT|no such file/);
+    assert.match(result.stderr, /The file .*nope\.jsonl does not exist\./);
   });
 
   it('shows progress (documents and docs/s) on a terminal, and none when output is not a terminal', async () => {

@@ -62,6 +62,63 @@ describe('metered-search keys', () => {
     assert.match(enable.stderr, /revoked/);
   });
 
+  it('bounds credits: a grant or a balance past 10^12 is refused with a clear error, granting nothing', async () => {
+    const huge = await cli(env, 'keys', 'create', '--credits', '9007199254740991');
+    assert.equal(huge.code, 1);
+    assert.match(huge.stderr, /--credits must be an integer from 0 to 1000000000000/);
+    const created = await create('999999999999');
+    const over = await cli(env, 'keys', 'topup', created.id, '--credits', '2');
+    assert.equal(over.code, 1);
+    assert.match(over.stderr, /would pass the most a key may hold \(1000000000000\)\. Nothing was added/);
+    assert.match((await cli(env, 'keys', 'topup', created.id, '--credits', '1')).stdout, /balance 1000000000000/);
+    assert.equal((await cli(env, 'audit')).code, 0);
+  });
+
+  it('refuses to top up a revoked key; revoking it again says it already was', async () => {
+    const created = await create('1');
+    await cli(env, 'keys', 'revoke', created.id);
+    const topup = await cli(env, 'keys', 'topup', created.id, '--credits', '5');
+    assert.equal(topup.code, 1);
+    assert.match(topup.stderr, /revoked.*cannot be topped up/);
+    const again = await cli(env, 'keys', 'revoke', created.id);
+    assert.equal(again.code, 0);
+    assert.match(again.stdout, /was already revoked; nothing changed/);
+    assert.equal(JSON.parse((await cli(env, 'keys', 'revoke', created.id, '--json')).stdout).changed, false);
+  });
+
+  it('with --json, errors are JSON on stdout too, with a non-zero exit; a missing file is a sentence', async () => {
+    for (const argv of [
+      ['keys', 'topup', 'key_nope', '--credits', '1', '--json'],
+      ['keys', 'create', '--credits', '-1', '--json'],
+      ['ingest', `${dir.path}/missing.jsonl`, '--json'],
+    ]) {
+      const result = await cli(env, ...argv);
+      assert.equal(result.code, 1, argv.join(' '));
+      const parsed = JSON.parse(result.stdout) as { error: { message: string } };
+      assert.equal(typeof parsed.error.message, 'string');
+    }
+    const missing = await cli(env, 'ingest', `${dir.path}/missing.jsonl`);
+    assert.match(missing.stderr, /^error: The file .*missing\.jsonl does not exist\.\n$/);
+  });
+
+  it('audit judges the ledger in exact integers, past where doubles round', async () => {
+    const created = await create('0');
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(`${dir.path}/ledger.sqlite`);
+    // Three grants of 2^53 - 1 and a balance one short of their sum: in doubles the two are equal.
+    const grant = db.prepare("INSERT INTO credit_grants (key_id, amount, reason, at) VALUES (?, 9007199254740991, 'topup', '2026-01-01')");
+    for (let count = 0; count < 3; count++) grant.run(created.id);
+    db.prepare('UPDATE keys SET balance = 27021597764222972 WHERE id = ?').run(created.id);
+    db.close();
+    const report = await cli(env, 'audit', '--json');
+    assert.equal(report.code, 1);
+    assert.deepEqual(JSON.parse(report.stdout).differences.map((row: { keyId: string }) => row.keyId), [created.id]);
+    const fix = new Database(`${dir.path}/ledger.sqlite`);
+    fix.prepare('DELETE FROM credit_grants WHERE key_id = ? AND amount = 9007199254740991').run(created.id);
+    fix.prepare('UPDATE keys SET balance = 0 WHERE id = ?').run(created.id);
+    fix.close();
+  });
+
   it('list shows keys without their plain values', async () => {
     const created = await create('3', '--name', 'listed');
     const listed = await cli(env, 'keys', 'list', '--json');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashApiKey } from '../../src/services/keys.js';
-import type { DocumentRecord, SearchRequest, Store } from '../../src/store/store.js';
+import { MAX_BALANCE, type DocumentRecord, type SearchRequest, type Store } from '../../src/store/store.js';
 import { documentsOf, eventually, SAMPLE_DOCUMENTS } from '../helper.js';
 
 /** The behaviour every Store implementation promises; run by each implementation's test file. */
@@ -41,14 +41,26 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       it('returns undefined for unknown keys', async () => {
         assert.equal(await store.findKeyByHash(hashApiKey('f'.repeat(64))), undefined);
         assert.equal(await store.findKeyById('key_none'), undefined);
-        assert.equal(await store.topUp('key_none', 5), undefined);
+        assert.deepEqual(await store.topUp('key_none', 5), { outcome: 'not-found' });
         assert.equal(await store.setKeyStatus('key_none', 'disabled'), undefined);
       });
 
       it('tops up and records the grant', async () => {
         const { record } = await newKey(1);
-        assert.equal((await store.topUp(record.id, 9))!.balance, 10);
+        const result = await store.topUp(record.id, 9);
+        assert.equal(result.outcome === 'topped-up' && result.key.balance, 10);
         assert.deepEqual((await store.listGrants(record.id)).map((grant) => grant.amount), [1, 9]);
+      });
+
+      it('refuses to top up a revoked key, or past MAX_BALANCE, granting nothing', async () => {
+        const { record } = await newKey(MAX_BALANCE - 5);
+        assert.equal((await store.topUp(record.id, 6)).outcome, 'over-limit');
+        assert.equal((await store.topUp(record.id, 5)).outcome, 'topped-up');
+        assert.equal((await store.topUp(record.id, 1)).outcome, 'over-limit');
+        await store.setKeyStatus(record.id, 'revoked');
+        assert.equal((await store.topUp(record.id, 1)).outcome, 'revoked');
+        assert.deepEqual((await store.listGrants(record.id)).map((grant) => grant.amount), [MAX_BALANCE - 5, 5]);
+        assert.equal((await store.findKeyById(record.id))!.balance, MAX_BALANCE);
       });
 
       it('disables and enables; a revoked key stays revoked', async () => {
@@ -314,9 +326,9 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       const ledgers = await store.auditLedger();
       assert.deepEqual(
         ledgers.find((ledger) => ledger.keyId === record.id),
-        { keyId: record.id, granted: 8, charged: 2, balance: 6 },
+        { keyId: record.id, granted: 8, charged: 2, balance: 6, consistent: true },
       );
-      for (const ledger of ledgers) assert.equal(ledger.granted - ledger.charged, ledger.balance, ledger.keyId);
+      for (const ledger of ledgers) assert.equal(ledger.consistent, ledger.granted - ledger.charged === ledger.balance, ledger.keyId);
     });
 
     it('reports an idempotent request charged more than once, and only that', async () => {

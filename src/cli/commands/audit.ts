@@ -3,7 +3,7 @@ import type { LedgerAudit, Store } from '../../store/store.js';
 export interface AuditReport {
   keysChecked: number;
   consistent: boolean;
-  /** Keys whose credits granted minus charges recorded differ from their balance. */
+  /** Keys whose credits granted minus charges recorded differ from their balance (judged in exact integers by the store). */
   differences: Array<LedgerAudit & { expectedBalance: number }>;
   /** Idempotent requests charged more than once (by the ref of their claim). */
   chargedTwice: Array<{ ref: string; charges: number }>;
@@ -16,8 +16,8 @@ export interface AuditReport {
 export async function auditLedger(store: Store): Promise<AuditReport> {
   const ledgers = await store.auditLedger();
   const differences = ledgers
-    .map((ledger) => ({ ...ledger, expectedBalance: ledger.granted - ledger.charged }))
-    .filter((ledger) => ledger.expectedBalance !== ledger.balance || ledger.balance < 0);
+    .filter((ledger) => !ledger.consistent)
+    .map((ledger) => ({ ...ledger, expectedBalance: ledger.granted - ledger.charged }));
   const chargedTwice = await store.auditIdempotentCharges();
   return { keysChecked: ledgers.length, consistent: differences.length === 0 && chargedTwice.length === 0, differences, chargedTwice };
 }

@@ -1,10 +1,20 @@
 import { KeyAdmin } from '../../../services/keys.js';
-import type { KeyRecord, Store } from '../../../store/store.js';
-import { CliError, parseCredits } from '../../errors.js';
+import { MAX_BALANCE, type KeyRecord, type Store } from '../../../store/store.js';
+import { CliError, notFound, parseCredits } from '../../errors.js';
 
 export async function topUpKey(store: Store, keyOrId: string, options: { credits: string }): Promise<KeyRecord> {
   const credits = parseCredits(options.credits, 1);
-  const key = await new KeyAdmin(store).topUp(keyOrId, credits);
-  if (!key) throw new CliError(`No key matches "${keyOrId}" (give the plain key or its id, see "keys list").`);
-  return key;
+  const result = await new KeyAdmin(store).topUp(keyOrId, credits);
+  switch (result.outcome) {
+    case 'not-found':
+      throw notFound(keyOrId);
+    case 'revoked':
+      throw new CliError(`Key ${result.key.id} is revoked, which is permanent: it cannot be topped up. Create a new key instead.`);
+    case 'over-limit':
+      throw new CliError(
+        `Key ${result.key.id} holds ${result.key.balance} credits; adding ${credits} would pass the most a key may hold (${MAX_BALANCE}). Nothing was added.`,
+      );
+    case 'topped-up':
+      return result.key;
+  }
 }

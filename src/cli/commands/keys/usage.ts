@@ -1,6 +1,6 @@
 import { KeyAdmin } from '../../../services/keys.js';
 import type { ChargeRecord, CreditGrant, KeyRecord, Store } from '../../../store/store.js';
-import { CliError } from '../../errors.js';
+import { CliError, notFound } from '../../errors.js';
 
 export interface KeyUsage {
   key: KeyRecord;
@@ -12,7 +12,7 @@ export interface KeyUsage {
 
 export async function keyUsage(store: Store, keyOrId: string, options: { limit?: string }): Promise<KeyUsage> {
   const key = await new KeyAdmin(store).find(keyOrId);
-  if (!key) throw new CliError(`No key matches "${keyOrId}" (give the plain key or its id, see "keys list").`);
+  if (!key) throw notFound(keyOrId);
   const limit = options.limit === undefined ? 20 : Number(options.limit);
   if (!Number.isSafeInteger(limit) || limit < 0) throw new CliError(`--limit must be an integer >= 0, got "${options.limit}"`);
   const [grants, charged, recentCharges] = await Promise.all([
