@@ -7,6 +7,7 @@ import { registerErrorHandling } from './plugins/error-handler.js';
 import { registerJsonBodies } from './plugins/json-body.js';
 import { answerUnmetExpectation, clientErrorHandler, frameworkErrorHandler } from './plugins/protocol-errors.js';
 import { registerRoutes } from './routes/index.js';
+import { envelopeSchema } from './schemas/common.js';
 import type { AppSettings, Services } from './services/services.js';
 
 export interface AppOptions {
@@ -81,6 +82,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   registerErrorHandling(app, routeMethods);
 
   await app.register(swagger, {
+    // Shared schemas keep their own names in components.schemas (Envelope, not def-0).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -89,13 +92,33 @@ export async function buildApp(services: Services, options: AppOptions): Promise
         description:
           'Credit-metered search and document API. Billable endpoints cost one credit per validated request; ' +
           'errors are {"status", "message"} with status equal to the HTTP code.',
+        license: { name: 'MIT', identifier: 'MIT' },
+        contact: { name: 'The operator of this deployment' },
       },
+      servers: [{ url: '/', description: 'This deployment' }],
+      tags: [
+        { name: 'free', description: 'No key needed; never charged.' },
+        { name: 'keyed', description: 'Needs an API key; never charged.' },
+        { name: 'billable', description: 'Needs an API key; one credit per validated request.' },
+      ],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
     },
   });
+  app.addSchema({ $id: 'Envelope', description: 'Every error: status equals the HTTP status code.', ...envelopeSchema });
   await registerRoutes(app, services, options.settings);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(apiReference, { routePrefix: '/docs', configuration: { url: '/openapi.json' } });
+  // Self-hosted, perhaps on a private network: the key scheme preselected, no fonts fetched from
+  // outside, and none of the buttons that lead to Scalar's hosted services.
+  await app.register(apiReference, {
+    routePrefix: '/docs',
+    configuration: {
+      url: '/openapi.json',
+      authentication: { preferredSecurityScheme: 'apiKey' },
+      hideClientButton: true,
+      showDeveloperTools: 'never',
+      withDefaultFonts: false,
+    },
+  });
   return app;
 }

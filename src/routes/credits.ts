@@ -1,17 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
-import { keyedErrorResponses, keyedHeaders, security } from '../schemas/common.js';
+import { keyedErrorResponses, keyedHeaders, responseHeaders, security, successHeaders } from '../schemas/common.js';
 
 const balance = { type: ['integer', 'null'], description: 'Remaining credits; null when the key is not valid.' } as const;
 
 const schema = {
   summary: 'Credit balance (free)',
   description: 'Reads the balance of the calling key without spending a credit. At zero it answers 402 with current_balance 0.',
+  operationId: 'getCredits',
   tags: ['keyed'],
   security,
   headers: keyedHeaders,
   response: {
     200: {
+      description: 'The balance.',
+      headers: successHeaders('keyed'),
       type: 'object',
       required: ['status', 'message', 'current_balance'],
       properties: { status: { type: 'integer' }, message: { type: 'string' }, current_balance: balance },
@@ -19,6 +22,7 @@ const schema = {
     ...keyedErrorResponses,
     402: {
       description: 'The balance is zero.',
+      headers: { ...responseHeaders.requestId, ...responseHeaders.rateLimit },
       type: 'object',
       required: ['status', 'message', 'current_balance'],
       properties: { status: { type: 'integer' }, message: { type: 'string' }, current_balance: balance },

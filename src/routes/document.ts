@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
-import { apiKeyHeader, billableErrorResponses, idempotencyKeyHeader, envelopeSchema, security } from '../schemas/common.js';
+import { apiKeyHeader, billableErrorResponses, chargedResponse, idempotencyKeyHeader, security, successHeaders } from '../schemas/common.js';
 import type { Services } from '../services/services.js';
 
 const schema = {
   summary: 'One document by id (1 credit)',
   description: 'Costs one credit once the headers are valid, whether or not the document exists.',
+  operationId: 'getDocument',
   tags: ['billable'],
   security,
   headers: {
@@ -19,6 +20,8 @@ const schema = {
   },
   response: {
     200: {
+      description: 'The document.',
+      headers: successHeaders('billable'),
       type: 'object',
       required: ['status', 'statusCode', 'body'],
       properties: {
@@ -34,7 +37,7 @@ const schema = {
       },
     },
     ...billableErrorResponses,
-    404: { description: 'No document has this id (the credit is spent).', ...envelopeSchema },
+    404: chargedResponse('No document has this id (the credit is spent).'),
   },
 } as const;
 

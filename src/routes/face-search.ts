@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
-import { billableErrorResponses, envelopeSchema, billableHeaders, security } from '../schemas/common.js';
+import { billableErrorResponses, billableHeaders, chargedResponse, errorResponse, keyedErrorResponses, security, successHeaders } from '../schemas/common.js';
 import type { FaceMatch } from '../services/face/face-client.js';
 import { ACCEPTED_IMAGE_FORMATS, imageFormatOfBase64, normaliseBase64 } from '../services/face/image.js';
 import { ProbeFetchError } from '../services/face/probe-fetch.js';
@@ -11,6 +11,11 @@ const BASE64_FIELDS = ['image_b64', 'image_base64', 'probe_image_b64'] as const;
 const URL_FIELD = 'probe_image_url';
 const IMAGE_FIELDS = [...BASE64_FIELDS, URL_FIELD];
 
+const limited503 = {
+  ...keyedErrorResponses[503],
+  description: 'No face service is available now: none configured, the breaker open, the queue full, or the data store down (not charged).',
+};
+
 const imageField = (description: string) => ({ type: 'string', description }) as const;
 
 const schema = {
@@ -18,6 +23,7 @@ const schema = {
   description:
     'Forwards the whole body (extra and nested keys included) to the face service with the image under image_b64. ' +
     'One of image_b64, image_base64, probe_image_b64 or probe_image_url is required.',
+  operationId: 'postFaceSearch',
   tags: ['billable'],
   security,
   headers: billableHeaders,
@@ -35,6 +41,8 @@ const schema = {
   },
   response: {
     200: {
+      description: 'The matching faces, best first.',
+      headers: successHeaders('billable'),
       type: 'object',
       required: ['status', 'matches'],
       properties: {
@@ -55,13 +63,13 @@ const schema = {
       },
     },
     ...billableErrorResponses,
-    413: { description: 'The image (sent, or at probe_image_url) is larger than IMAGE_MAX_BYTES (not charged).', ...envelopeSchema },
-    422: {
-      description: 'No face was found in the image (the credit is spent), or the Idempotency-Key was used for a different request (not charged).',
-      ...envelopeSchema,
-    },
-    502: { description: 'The face service failed, timed out or answered garbage (the credit is spent).', ...envelopeSchema },
-    503: { description: 'No face service is available now (not charged).', ...envelopeSchema },
+    413: errorResponse('The body is over BODY_LIMIT_BYTES, or the image (sent, or at probe_image_url) over IMAGE_MAX_BYTES (not charged).'),
+    422: chargedResponse(
+      'No face was found in the image, or it took longer than FACE_JOB_TIMEOUT_MS (the credit is spent), or the Idempotency-Key was used for a different request (not charged).',
+    ),
+    '4XX': chargedResponse('Another 4xx the downstream face service answered, passed through with its message (the credit is spent).'),
+    502: chargedResponse('The face service failed, timed out or answered garbage (the credit is spent).'),
+    503: limited503,
   },
 } as const;
 

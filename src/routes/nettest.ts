@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { freeErrorResponses, noSecurity, successHeaders } from '../schemas/common.js';
 import type { Services } from '../services/services.js';
 
 const latency = { type: ['number', 'null'], description: 'Milliseconds, or null when not configured or not answering.' } as const;
@@ -6,9 +7,13 @@ const latency = { type: ['number', 'null'], description: 'Milliseconds, or null 
 const schema = {
   summary: 'Connectivity test',
   description: 'Measures each configured dependency. The face service is reached without sending it an image.',
+  operationId: 'getNettest',
   tags: ['free'],
+  security: noSecurity,
   response: {
     200: {
+      description: 'Each dependency\'s latency; ok says whether every configured one answered.',
+      headers: successHeaders('free'),
       type: 'object',
       required: ['status', 'ok', 'latency_ms'],
       properties: {
@@ -21,6 +26,7 @@ const schema = {
         },
       },
     },
+    ...freeErrorResponses,
   },
 } as const;
 

@@ -1,11 +1,16 @@
 import type { FastifyInstance } from 'fastify';
+import { freeErrorResponses, noSecurity, successHeaders } from '../schemas/common.js';
 
 const schema = {
   summary: 'Static demo profile',
   description: 'The same demo data for every caller; needs no key and costs nothing.',
+  operationId: 'getProfile',
   tags: ['free'],
+  security: noSecurity,
   response: {
     200: {
+      description: 'The demo profile.',
+      headers: successHeaders('free'),
       type: 'object',
       required: ['status', 'message', 'user'],
       properties: {
@@ -18,6 +23,7 @@ const schema = {
         },
       },
     },
+    ...freeErrorResponses,
   },
 } as const;
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { errorCatalogue } from '../errors.js';
-import { billableErrorResponses, billableHeaders, security } from '../schemas/common.js';
+import { billableErrorResponses, billableHeaders, bodyTooLargeResponse, security, successHeaders } from '../schemas/common.js';
 import type { MatchField } from '../services/search/search.js';
 import type { Services } from '../services/services.js';
 import type { FilterScalar } from '../store/store.js';
@@ -50,12 +50,15 @@ const schema = {
   summary: 'Full-text search (1 credit)',
   description:
     'Ranks documents by relevance (BM25 over title and text, English stemming and stopwords). Query text is plain text: no syntax.',
+  operationId: 'postQuery',
   tags: ['billable'],
   security,
   headers: billableHeaders,
   body: bodySchema,
   response: {
     200: {
+      description: 'The matches, best first, and how many there are in all.',
+      headers: successHeaders('billable'),
       type: 'object',
       required: ['status', 'resp'],
       properties: {
@@ -95,6 +98,7 @@ const schema = {
       },
     },
     ...billableErrorResponses,
+    413: bodyTooLargeResponse,
   },
 } as const;
 

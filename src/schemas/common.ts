@@ -37,25 +37,77 @@ export const billableHeaders = {
   properties: { 'x-api-key': apiKeyHeader, 'idempotency-key': idempotencyKeyHeader },
 } as const;
 
-const errorResponse = (description: string) => ({ description, ...envelopeSchema });
+/** Response headers, as the OpenAPI document lists them. */
+const header = (description: string, type: 'string' | 'integer' = 'string') => ({ type, description });
+export const responseHeaders = {
+  requestId: { 'x-request-id': header('Identifies this request in the service logs: quote it when reporting a problem.') },
+  charged: {
+    'x-credits-remaining': header('The balance after this request, which spent one credit.', 'integer'),
+    'idempotent-replayed': header('"true" when this is the stored answer to an earlier request with the same Idempotency-Key (not charged again).'),
+  },
+  rateLimit: {
+    ratelimit: header('Where the key stands in its rate limit (IETF draft-ietf-httpapi-ratelimit-headers): remaining requests r, seconds to reset t.'),
+    'ratelimit-policy': header('The key\'s rate-limit policy: q requests per w seconds.'),
+  },
+  retryAfter: { 'retry-after': header('Seconds to wait before retrying.', 'integer') },
+  allow: { allow: header('The methods this path answers.') },
+} as const;
+
+type Headers = Record<string, { type: string; description: string }>;
+
+/** An error answer: the envelope, with x-request-id and any headers of its own. */
+export const errorResponse = (description: string, headers: Headers = {}) => ({
+  description,
+  headers: { ...responseHeaders.requestId, ...headers },
+  $ref: 'Envelope#',
+});
+
+/** A success answer's headers: x-request-id; on keyed routes the rate limit; on billable ones what the charge left. */
+export const successHeaders = (route: 'free' | 'keyed' | 'billable') => ({
+  ...responseHeaders.requestId,
+  ...(route === 'free' ? {} : responseHeaders.rateLimit),
+  ...(route === 'billable' ? responseHeaders.charged : {}),
+});
+
+/** What any request may be answered, whatever its route: refused by the HTTP parser (400), or a fault (500). */
+const protocolResponses = {
+  400: errorResponse('The request is invalid: a missing or malformed header or body field, a body nested over 64 levels, or a request that is not valid HTTP.'),
+  500: errorResponse('Unexpected error; the x-request-id header identifies it in the logs.'),
+} as const;
+
+/** Error responses of the free routes that need no key. */
+export const freeErrorResponses = protocolResponses;
+
+/** Answers given once the key's rate limit was taken carry where the key stands. */
+const limited = (description: string, headers: Headers = {}) => errorResponse(description, { ...responseHeaders.rateLimit, ...headers });
 
 /** Error responses every keyed route can give. */
 export const keyedErrorResponses = {
-  400: errorResponse('Invalid request: a missing or malformed header or body field.'),
+  ...protocolResponses,
   401: errorResponse('The API key is unknown.'),
-  403: errorResponse('The API key is revoked or disabled.'),
-  429: errorResponse('Over the key\'s request rate; Retry-After says when to retry (not charged).'),
-  500: errorResponse('Unexpected error; the x-request-id header identifies it in the logs.'),
+  403: limited('The API key is revoked or disabled.'),
+  429: limited("Over the key's request rate; Retry-After says when to retry (not charged).", responseHeaders.retryAfter),
+  503: limited('The data store is not available right now (not charged); Retry-After says when to retry.', responseHeaders.retryAfter),
 } as const;
 
 export const billableErrorResponses = {
   ...keyedErrorResponses,
-  402: errorResponse('The API key has no credits left.'),
-  409: errorResponse('A request with this Idempotency-Key is still running (not charged).'),
-  422: errorResponse('This Idempotency-Key was used for a different request (not charged).'),
+  402: limited('The API key has no credits left.'),
+  405: errorResponse('HEAD and OPTIONS are not served on billable routes; Allow names the method that is.', responseHeaders.allow),
+  409: limited('A request with this Idempotency-Key is still running (not charged); retry after Retry-After.', responseHeaders.retryAfter),
+  422: limited('This Idempotency-Key was used for a different request (not charged).'),
 } as const;
 
+/** An answer given after the debit: it says what the charge left. */
+export const chargedResponse = (description: string, headers: Headers = {}) => limited(description, { ...responseHeaders.charged, ...headers });
+
+/** A body route's 413. */
+export const bodyTooLargeResponse = errorResponse('The body is larger than BODY_LIMIT_BYTES (not charged).');
+
 export const security = [{ apiKey: [] }];
+
+/** Free routes: no key is asked for. */
+export const noSecurity = [];
 
 /** Per-route messages for validation failures, by the failing field's path ('' for the body itself). */
 export type FieldMessages = Record<string, string>;
