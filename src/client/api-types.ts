@@ -128,10 +128,4 @@ export type FaceSearchResponse = {
 };
 
 /** Every error answer: status equals the HTTP status code. */
-export type ErrorEnvelope = {
-  /** Equals the HTTP status code. */
-  status: number;
-  /** What went wrong and what to do. */
-  message: string;
-  [field: string]: unknown;
-};
+export type ErrorEnvelope = unknown;
