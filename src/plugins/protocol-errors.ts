@@ -44,7 +44,7 @@ export function clientErrorHandler(this: { log: FastifyBaseLogger }, error: Node
 /** Fastify's `frameworkErrors`: a path that cannot be decoded (`GET /%zz`). */
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const message = error.code === 'FST_ERR_BAD_URL' ? 'The path is not a valid URL: percent-encode it correctly (%zz is not an escape).' : error.message;
-  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
   void reply.code(status).header('x-request-id', request.id).send(envelope(status, message));
 }
 

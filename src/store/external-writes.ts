@@ -19,8 +19,9 @@ const SETTLE_MS = 1000;
 export class ExternalWrites {
   private readonly dataVersion: Database.Statement;
   private seenVersion: number;
-  private lastFileEventAt = 0;
-  private changePending = false;
+  /** Raised from the start: a commit between reading seenVersion and the watcher starting is confirmed too. */
+  private lastFileEventAt = performance.now();
+  private changePending = true;
   private watching = false;
   private readonly watcher: FSWatcher | undefined;
 
