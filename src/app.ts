@@ -116,6 +116,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       url: '/openapi.json',
       authentication: { preferredSecurityScheme: 'apiKey' },
       hideClientButton: true,
+      agent: { disabled: true },
       showDeveloperTools: 'never',
       withDefaultFonts: false,
     },
