@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { distance } from '../src/services/face/engine/matching.js';
-import { FaceEnginePool } from '../src/services/face/engine/pool.js';
+import { distance } from '../src/faces/engine/matching.js';
+import { FaceEnginePool } from '../src/faces/engine/pool.js';
 import { CLI, machineLine, ROOT, start, stop } from './lib.js';
 
 const DATASET = process.env.FACES_DIR ?? join(ROOT, '../shared/datasets/faces');

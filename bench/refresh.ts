@@ -16,9 +16,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { analyze } from '../src/services/search/analyzer.js';
+import { analyze } from '../src/search/analyzer.js';
 import { loadConfig, searchThreadsOf } from '../src/config.js';
-import { INDEX_UPKEEP, SqliteCorpus } from '../src/store/sqlite-corpus.js';
+import { INDEX_UPKEEP, SqliteCorpus } from '../src/search/sqlite-corpus.js';
 import { CLI, machineLine } from './lib.js';
 import { queries, words, writeCorpus } from './synthetic-corpus.js';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { request } from 'undici';
-import { analyze } from '../src/services/search/analyzer.js';
+import { analyze } from '../src/search/analyzer.js';
 import { CLI, machineLine, ROOT, start, stop } from './lib.js';
 
 const DATASET = process.env.SCIFACT_DIR ?? join(ROOT, '../shared/datasets/scifact');

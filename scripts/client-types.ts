@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { appSettings, buildServices } from '../src/services/build.js';
-import { SqliteStore } from '../src/store/sqlite.js';
+import { SqliteStore } from '../src/store/sqlite-store.js';
 
 type Schema = Record<string, any>;
 

@@ -1,6 +1,6 @@
 // Runs every test file under test/ with Node's test runner. Node 20 neither expands globs nor
 // finds .ts files by itself, so the files are listed here explicitly. With TEST_DATABASE_URL set,
-// the HTTP contract suites (test/routes, test/app.test.ts) run a second time on PostgreSQL.
+// the HTTP contract suites (test/http/routes, test/app.test.ts) run a second time on PostgreSQL.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -28,7 +28,7 @@ if (files.length === 0) {
   console.error('no test files found under test/');
   process.exit(1);
 }
-const httpContract = files.filter((file) => file.startsWith(join('test', 'routes')) || file === join('test', 'app.test.ts'));
+const httpContract = files.filter((file) => file.startsWith(join('test', 'http', 'routes')) || file === join('test', 'app.test.ts'));
 
 let status = run('whole suite (SQLite store; PostgreSQL tests need TEST_DATABASE_URL)', files, {});
 if (process.env.TEST_DATABASE_URL) {

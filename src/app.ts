@@ -3,11 +3,11 @@ import type { HTTPMethods } from 'fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import apiReference from '@scalar/fastify-api-reference';
-import { registerErrorHandling } from './plugins/error-handler.js';
-import { registerJsonBodies } from './plugins/json-body.js';
-import { answerUnmetExpectation, clientErrorHandler, frameworkErrorHandler } from './plugins/protocol-errors.js';
-import { registerRoutes } from './routes/index.js';
-import { envelopeSchema } from './schemas/common.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { registerJsonBodies } from './http/json-body.js';
+import { answerUnmetExpectation, clientErrorHandler, frameworkErrorHandler } from './http/protocol-errors.js';
+import { registerRoutes } from './http/routes/index.js';
+import { envelopeSchema } from './http/schemas/common.js';
 import type { AppSettings, Services } from './services/services.js';
 
 export interface AppOptions {

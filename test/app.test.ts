@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SqliteStore } from '../src/store/sqlite.js';
+import { SqliteStore } from '../src/store/sqlite-store.js';
 import { assertEnvelope, createTestApp, json, tempDir, type TestContext } from './helper.js';
 
 describe('the app: envelopes, methods, ids, limits, docs', () => {

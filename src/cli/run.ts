@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { IngestError } from '../services/ingest.js';
+import { IngestError } from '../documents/ingest.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { auditLedger } from './commands/audit.js';
@@ -17,7 +17,7 @@ import { startFaceService } from './commands/face-service.js';
 import { enrollFaces } from './commands/faces/enroll.js';
 import { listFaces } from './commands/faces/list.js';
 import { removeFace } from './commands/faces/remove.js';
-import { FaceEnginePool } from '../services/face/engine/pool.js';
+import { FaceEnginePool } from '../faces/engine/pool.js';
 import { CliError } from './errors.js';
 import {
   renderAudit,

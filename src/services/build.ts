@@ -1,15 +1,15 @@
 import type { Config } from '../config.js';
 import type { FaceGalleryStore, Store } from '../store/store.js';
-import { CreditService } from './credits.js';
-import { EmbeddedFaceSearch } from './face/embedded.js';
-import { FaceEnginePool } from './face/engine/pool.js';
-import { FaceClient, type FaceSearchBackend } from './face/face-client.js';
-import { ProbeImageFetcher } from './face/probe-fetch.js';
-import { IdempotencyService } from './idempotency.js';
-import { MemoryBuckets } from './rate-limit/memory-buckets.js';
-import { RateLimitService } from './rate-limit/rate-limit.js';
-import { RedisBuckets } from './rate-limit/redis-buckets.js';
-import { SearchService } from './search/search.js';
+import { CreditService } from '../billing/credit-service.js';
+import { EmbeddedFaceSearch } from '../faces/embedded.js';
+import { FaceEnginePool } from '../faces/engine/pool.js';
+import { FaceClient, type FaceSearchBackend } from '../faces/face-client.js';
+import { ProbeImageFetcher } from '../faces/probe-fetch.js';
+import { IdempotencyService } from '../idempotency/idempotency-service.js';
+import { MemoryBuckets } from '../rate-limit/memory-buckets.js';
+import { RateLimitService } from '../rate-limit/rate-limit.js';
+import { RedisBuckets } from '../rate-limit/redis-buckets.js';
+import { SearchService } from '../search/search-service.js';
 import type { AppSettings, Services } from './services.js';
 
 /** Any claim outlives the request that holds it: past this, its holder is presumed dead. */

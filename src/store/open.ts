@@ -1,6 +1,6 @@
 import { searchThreadsOf, type Config } from '../config.js';
-import { PostgresStore, type PostgresOptions } from './postgres.js';
-import { SqliteStore } from './sqlite.js';
+import { PostgresStore, type PostgresOptions } from './postgres-store.js';
+import { SqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
 
 type StoreConfig = Pick<

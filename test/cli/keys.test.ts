@@ -4,8 +4,8 @@ import { request } from 'undici';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { tempDir } from '../helper.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
-import { hashApiKey } from '../../src/services/keys.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { hashApiKey } from '../../src/billing/key-admin.js';
 import { cli } from './cli-helper.js';
 
 describe('metered-search keys', () => {

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { KeyAdmin } from '../../src/services/keys.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { KeyAdmin } from '../../src/billing/key-admin.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { tempDir } from '../helper.js';
 
 describe('exact accounting under concurrency, over a real socket', () => {

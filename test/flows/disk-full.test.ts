@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { auditLedger } from '../../src/cli/commands/audit.js';
-import { hashApiKey, KeyAdmin } from '../../src/services/keys.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { hashApiKey, KeyAdmin } from '../../src/billing/key-admin.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { spawnServer } from './child-server.js';
 
 /** A real, tiny filesystem for the data folder; mounting needs root, as on the CI machine. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { KeyAdmin } from '../../src/services/keys.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { KeyAdmin } from '../../src/billing/key-admin.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { eventually, tempDir } from '../helper.js';
 import { spawnServer, type ChildServer } from './child-server.js';
 

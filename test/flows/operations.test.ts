@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
-import { KeyAdmin } from '../../src/services/keys.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { KeyAdmin } from '../../src/billing/key-admin.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { FaceDownstream } from '../face-downstream.js';
 import { pngLikeImage, tempDir } from '../helper.js';
 import { spawnServer } from './child-server.js';

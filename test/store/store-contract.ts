@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hashApiKey } from '../../src/services/keys.js';
+import { hashApiKey } from '../../src/billing/key-admin.js';
 import { MAX_BALANCE, type DocumentRecord, type SearchRequest, type Store } from '../../src/store/store.js';
 import { documentsOf, eventually, SAMPLE_DOCUMENTS } from '../helper.js';
 

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import { embeddedFaceSearch } from '../../services/build.js';
-import { ACCEPTED_IMAGE_FORMATS, imageFormatOfBase64, normaliseBase64 } from '../../services/face/image.js';
+import { ACCEPTED_IMAGE_FORMATS, imageFormatOfBase64, normaliseBase64 } from '../../faces/image.js';
 import { openStore } from '../../store/open.js';
 
 /**

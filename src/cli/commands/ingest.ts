@@ -1,4 +1,4 @@
-import { readDocuments } from '../../services/ingest.js';
+import { readDocuments } from '../../documents/ingest.js';
 import type { Store } from '../../store/store.js';
 
 export interface IngestSummary {

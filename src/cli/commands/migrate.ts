@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js';
 import { postgresOptions } from '../../store/open.js';
-import { PostgresStore } from '../../store/postgres.js';
+import { PostgresStore } from '../../store/postgres-store.js';
 
 export async function migrate(config: Config): Promise<{ store: string; applied: number[] }> {
   if (config.databaseUrl === undefined) return { store: 'sqlite', applied: [] };

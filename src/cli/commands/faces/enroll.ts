@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { ENGINE_VERSION } from '../../../services/face/engine/describe.js';
-import type { FaceEnginePool } from '../../../services/face/engine/pool.js';
-import { normaliseBase64 } from '../../../services/face/image.js';
+import { ENGINE_VERSION } from '../../../faces/engine/describe.js';
+import type { FaceEnginePool } from '../../../faces/engine/pool.js';
+import { normaliseBase64 } from '../../../faces/image.js';
 import type { FaceRecord, Store } from '../../../store/store.js';
 import { CliError } from '../../errors.js';
 

@@ -1,4 +1,4 @@
-import { KeyAdmin } from '../../../services/keys.js';
+import { KeyAdmin } from '../../../billing/key-admin.js';
 import type { Store } from '../../../store/store.js';
 import { parseCredits, parseRate } from '../../errors.js';
 

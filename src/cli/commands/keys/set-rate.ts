@@ -1,4 +1,4 @@
-import { KeyAdmin } from '../../../services/keys.js';
+import { KeyAdmin } from '../../../billing/key-admin.js';
 import type { KeyRecord, Store } from '../../../store/store.js';
 import { notFound, parseRate } from '../../errors.js';
 

@@ -1,4 +1,4 @@
-import { KeyAdmin } from '../../../services/keys.js';
+import { KeyAdmin } from '../../../billing/key-admin.js';
 import type { KeyRecord, KeyStatus, Store } from '../../../store/store.js';
 import { CliError, notFound } from '../../errors.js';
 

@@ -1,4 +1,4 @@
-import { KeyAdmin } from '../../../services/keys.js';
+import { KeyAdmin } from '../../../billing/key-admin.js';
 import { MAX_BALANCE, type KeyRecord, type Store } from '../../../store/store.js';
 import { CliError, notFound, parseCredits } from '../../errors.js';
 

@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../errors.js';
+import { keyedErrorResponses, keyedHeaders, responseHeaders, security, successHeaders } from '../schemas/common.js';
+
+const balance = { type: ['integer', 'null'], description: 'Remaining credits; null when the key is not valid.' } as const;
+
+const schema = {
+  summary: 'Credit balance (free)',
+  description: 'Reads the balance of the calling key without spending a credit. At zero it answers 402 with current_balance 0.',
+  operationId: 'getCredits',
+  tags: ['keyed'],
+  security,
+  headers: keyedHeaders,
+  response: {
+    200: {
+      description: 'The balance.',
+      headers: successHeaders('keyed'),
+      type: 'object',
+      required: ['status', 'message', 'current_balance'],
+      properties: { status: { type: 'integer' }, message: { type: 'string' }, current_balance: balance },
+    },
+    ...keyedErrorResponses,
+    402: {
+      description: 'The balance is zero.',
+      headers: { ...responseHeaders.requestId, ...responseHeaders.rateLimit },
+      type: 'object',
+      required: ['status', 'message', 'current_balance'],
+      properties: { status: { type: 'integer' }, message: { type: 'string' }, current_balance: balance },
+    },
+  },
+} as const;
+
+export function creditsRoute(app: FastifyInstance): void {
+  app.get('/credits', { schema, config: { authErrorExtra: { current_balance: null } } }, async (request) => {
+    const balanceNow = request.caller!.key.balance;
+    if (balanceNow === 0) {
+      throw new ApiError('NO_CREDITS', 'The balance is 0 credits. Buy more credits to continue.', {
+        extra: { current_balance: 0 },
+      });
+    }
+    return { status: 200, message: `${balanceNow} credits remaining.`, current_balance: balanceNow };
+  });
+}

@@ -1,0 +1,136 @@
+import type { FastifyInstance } from 'fastify';
+import { errorCatalogue } from '../../errors.js';
+import { billableErrorResponses, billableHeaders, bodyTooLargeResponse, security, successHeaders } from '../schemas/common.js';
+import type { MatchField } from '../../search/search-service.js';
+import type { Services } from '../../services/services.js';
+import type { FilterScalar } from '../../store/store.js';
+
+const text = { type: 'string', pattern: '\\S' } as const;
+const scalar = { type: ['string', 'number', 'boolean', 'null'] } as const;
+
+const matchClause = {
+  type: 'object',
+  required: ['match'],
+  additionalProperties: false,
+  properties: {
+    match: {
+      anyOf: [
+        text,
+        {
+          type: 'object',
+          minProperties: 1,
+          maxProperties: 1,
+          description: 'One field: title, text or a metadata field, with the text to find in it.',
+          additionalProperties: {
+            anyOf: [text, { type: 'object', required: ['query'], properties: { query: text } }],
+          },
+        },
+      ],
+    },
+  },
+  description: 'Elasticsearch-style match clause: {"match": "text"} or {"match": {"field": "text"}}.',
+} as const;
+
+const bodySchema = {
+  type: 'object',
+  required: ['query'],
+  properties: {
+    query: { anyOf: [{ ...text, description: 'Plain text searched in title and text.' }, matchClause] },
+    top_k: { type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'How many documents to return.' },
+    filters: {
+      type: 'object',
+      description: 'Metadata filters: each field equals the scalar, or any of the list; all fields must hold.',
+      additionalProperties: { anyOf: [scalar, { type: 'array', items: scalar }] },
+    },
+  },
+  additionalProperties: true,
+} as const;
+
+const schema = {
+  summary: 'Full-text search (1 credit)',
+  description:
+    'Ranks documents by relevance (BM25 over title and text, English stemming and stopwords). Query text is plain text: no syntax.',
+  operationId: 'postQuery',
+  tags: ['billable'],
+  security,
+  headers: billableHeaders,
+  body: bodySchema,
+  response: {
+    200: {
+      description: 'The matches, best first, and how many there are in all.',
+      headers: successHeaders('billable'),
+      type: 'object',
+      required: ['status', 'resp'],
+      properties: {
+        status: { type: 'integer' },
+        resp: {
+          type: 'object',
+          required: ['statusCode', 'body'],
+          properties: {
+            statusCode: { type: 'integer' },
+            body: {
+              type: 'object',
+              required: ['hits'],
+              properties: {
+                hits: {
+                  type: 'object',
+                  required: ['total', 'documents'],
+                  properties: {
+                    total: { type: 'integer', description: 'Every match after filters, not only those returned.' },
+                    documents: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        required: ['doc_id', 'title', 'confidence'],
+                        properties: {
+                          doc_id: { type: 'string' },
+                          title: { type: 'string' },
+                          confidence: { type: 'number', minimum: 0, maximum: 1, description: 'Non-increasing down the list.' },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    ...billableErrorResponses,
+    413: bodyTooLargeResponse,
+  },
+} as const;
+
+const fieldMessages = {
+  '': 'The body must be a JSON object with a query field, sent with Content-Type: application/json.',
+  query: errorCatalogue.MISSING_QUERY.message,
+  top_k: 'top_k must be a JSON integer from 1 to 100 (not a string, not a fraction).',
+  filters: 'filters must be an object whose values are scalars (string, number, boolean, null) or lists of scalars.',
+};
+
+type MatchClause = { match: string | Record<string, string | { query: string }> };
+
+interface QueryBody {
+  query: string | MatchClause;
+  top_k: number;
+  filters?: Record<string, FilterScalar | FilterScalar[]>;
+}
+
+function matchTarget(query: QueryBody['query']): { text: string; field: MatchField } {
+  if (typeof query === 'string') return { text: query, field: { kind: 'all' } };
+  if (typeof query.match === 'string') return { text: query.match, field: { kind: 'all' } };
+  const [name, value] = Object.entries(query.match)[0]!;
+  const text = typeof value === 'string' ? value : value.query;
+  if (name === 'title' || name === 'text') return { text, field: { kind: name } };
+  return { text, field: { kind: 'metadata', name } };
+}
+
+export function queryRoute(app: FastifyInstance, services: Services): void {
+  app.post('/query', { schema, config: { billable: '/query', fieldMessages } }, async (request) => {
+    const body = request.body as QueryBody;
+    const { text, field } = matchTarget(body.query);
+    const result = await services.search.search({ text, field, filters: body.filters ?? {}, topK: body.top_k });
+    return { status: 200, resp: { statusCode: 200, body: { hits: { total: result.total, documents: result.documents } } } };
+  });
+}

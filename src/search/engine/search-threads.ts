@@ -1,0 +1,193 @@
+import type { Worker } from 'node:worker_threads';
+import { siblingModule, startModuleWorker } from '../../platform/worker-thread.js';
+import { packedBuffers, type PackedDocuments } from './packed-documents.js';
+import { newShareSlots } from './shared-best-scores.js';
+import type { CorpusStatistics, IndexResult, SearchField } from './text-index.js';
+
+export interface SearchThreadData {
+  /** Batches of documents sent to the thread and not yet added: bounds what a bulk load queues. */
+  queued: Int32Array;
+  /** Every thread's best scores per search (see shared-best-scores.ts), and this thread's place among them. */
+  shareSlots: Int32Array;
+  thread: number;
+  /** Terms' postings appended, or lists trimmed, between turns of the thread (see search-thread.ts). */
+  termsPerSlice: number;
+}
+
+export interface ThreadQuery {
+  terms: number[];
+  field: SearchField;
+  /** Groups of term ids: a document is allowed when it holds a term of every group. */
+  filters: number[][];
+  topK: number;
+}
+
+export type SearchThreadCommand =
+  | ({ kind: 'add'; index: number } & PackedDocuments)
+  | { kind: 'remove'; index: number; rowid: number; terms: Uint8Array }
+  | { kind: 'trim'; index: number; titleAverage: number; textAverage: number }
+  | { kind: 'drop'; index: number }
+  | { kind: 'search'; index: number; search: number; query: ThreadQuery; statistics: CorpusStatistics }
+  | { kind: 'sync'; search: number };
+
+export type SearchThreadReply =
+  /**
+   * `hits`: row ids and scores alternately. One typed array crosses between threads as a copy of
+   * its bytes, where an array of hit objects was an object per hit to serialise and rebuild.
+   */
+  | { search: number; total: number; hits: Float64Array }
+  | { failed: string };
+
+export type SearchOutcome = Pick<IndexResult, 'total'> & { hits: Array<{ rowid: number; score: number }> };
+
+/** Batches queued per thread before a bulk load waits for the thread to add them. */
+const QUEUED_BATCHES = 4;
+/** How long a bulk load waits for a thread to take a batch before it gives the thread up for lost. */
+const QUEUE_WAIT_MS = 60_000;
+
+const WORKER_URL = siblingModule(import.meta.url, 'search-thread');
+/**
+ * A thread allocates little per search and keeps nothing young, yet V8's default young generation
+ * filled to its full size between scavenges in every thread: capped, RSS at a million documents on
+ * two threads was about 60 MiB lower, at the same searches per second (session 14).
+ */
+const YOUNG_GENERATION_MB = 8;
+
+interface PendingSearch {
+  remaining: number;
+  total: number;
+  hits: Array<{ rowid: number; score: number }>;
+  topK: number;
+  resolve: (outcome: SearchOutcome) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Worker threads that each hold a share of the documents of every ShardedIndex and search it,
+ * so that searches use every core while the index is held once. A search goes to every thread;
+ * their best hits are merged here. Messages to a thread arrive in the order sent, so a search
+ * sees every change sent before it. A thread that takes a search after another has answered it
+ * starts from that one's best scores (shared-best-scores.ts).
+ */
+export class SearchThreads {
+  private readonly threads: Array<{ worker: Worker; queued: Int32Array }>;
+  private readonly pending = new Map<number, PendingSearch>();
+  private nextIndex = 1;
+  private nextSearch = 1;
+  private failure: Error | undefined;
+
+  constructor(count: number, termsPerSlice: number) {
+    const shareSlots = newShareSlots(count);
+    this.threads = Array.from({ length: count }, (_, thread) => {
+      const queued = new Int32Array(new SharedArrayBuffer(4));
+      const data: SearchThreadData = { queued, shareSlots, thread, termsPerSlice };
+      const worker = startModuleWorker(WORKER_URL, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+      worker.unref();
+      worker.on('message', (reply: SearchThreadReply) => this.receive(reply));
+      worker.on('error', (error) => this.fail(error));
+      worker.on('exit', (code) => this.fail(new Error(`a search thread stopped (exit code ${code})`)));
+      return { worker, queued };
+    });
+  }
+
+  get count(): number {
+    return this.threads.length;
+  }
+
+  /** Set once a thread has failed: the indexes on these threads can no longer be trusted. */
+  get failed(): Error | undefined {
+    return this.failure;
+  }
+
+  /** Whether every thread has added every batch sent to it; true once one has failed, as an add then throws at once. */
+  get idle(): boolean {
+    return this.failure !== undefined || this.threads.every(({ queued }) => Atomics.load(queued, 0) === 0);
+  }
+
+  newIndexId(): number {
+    return this.nextIndex++;
+  }
+
+  /** Sends documents to one thread; waits (blocking) while it has QUEUED_BATCHES batches still to add. */
+  add(thread: number, index: number, documents: PackedDocuments): void {
+    const { worker, queued } = this.threads[thread]!;
+    for (let waited = 0; ; ) {
+      const queuedNow = Atomics.load(queued, 0);
+      if (queuedNow < QUEUED_BATCHES) break;
+      if (this.failure || waited >= QUEUE_WAIT_MS) throw this.fail(new Error('a search thread stopped taking documents'));
+      const started = performance.now();
+      Atomics.wait(queued, 0, queuedNow, 1000);
+      waited += performance.now() - started;
+    }
+    Atomics.add(queued, 0, 1);
+    const command: SearchThreadCommand = { kind: 'add', index, ...documents };
+    worker.postMessage(command, packedBuffers(documents));
+  }
+
+  send(thread: number, command: SearchThreadCommand): void {
+    this.threads[thread]!.worker.postMessage(command);
+  }
+
+  sendAll(command: SearchThreadCommand): void {
+    for (const { worker } of this.threads) worker.postMessage(command);
+  }
+
+  /**
+   * The top k over every thread's share, with documents tied with the k-th all included (as a
+   * TextIndex answers); the total is the sum of the shares' totals, which do not overlap.
+   */
+  search(index: number, query: ThreadQuery, statistics: CorpusStatistics): Promise<SearchOutcome> {
+    if (this.failure) return Promise.reject(this.failure);
+    const search = this.nextSearch++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(search, { remaining: this.threads.length, total: 0, hits: [], topK: query.topK, resolve, reject });
+      this.sendAll({ kind: 'search', index, search, query, statistics });
+    });
+  }
+
+  /** Resolves once every thread has handled every command sent before. */
+  async sync(): Promise<void> {
+    if (this.failure) throw this.failure;
+    const search = this.nextSearch++;
+    await new Promise((resolve, reject) => {
+      this.pending.set(search, { remaining: this.threads.length, total: 0, hits: [], topK: 0, resolve, reject });
+      this.sendAll({ kind: 'sync', search });
+    });
+  }
+
+  private receive(reply: SearchThreadReply): void {
+    if ('failed' in reply) {
+      this.fail(new Error(`a search thread failed: ${reply.failed}`));
+      return;
+    }
+    const pending = this.pending.get(reply.search);
+    if (!pending) return;
+    pending.total += reply.total;
+    for (let index = 0; index < reply.hits.length; index += 2) pending.hits.push({ rowid: reply.hits[index]!, score: reply.hits[index + 1]! });
+    if (--pending.remaining > 0) return;
+    this.pending.delete(reply.search);
+    pending.resolve({ total: pending.total, hits: bestWithTies(pending.hits, pending.topK) });
+  }
+
+  private fail(error: Error): Error {
+    this.failure ??= error;
+    for (const pending of this.pending.values()) pending.reject(this.failure);
+    this.pending.clear();
+    return this.failure;
+  }
+
+  async close(): Promise<void> {
+    this.fail(new Error('the search threads were closed'));
+    await Promise.all(this.threads.map(({ worker }) => worker.terminate()));
+  }
+}
+
+/** The best `topK` hits, best first, and every hit tied with the last of them. */
+function bestWithTies(hits: Array<{ rowid: number; score: number }>, topK: number): Array<{ rowid: number; score: number }> {
+  hits.sort((a, b) => b.score - a.score);
+  if (hits.length <= topK) return hits;
+  const cut = hits[topK - 1]!.score;
+  let end = topK;
+  while (end < hits.length && hits[end]!.score === cut) end++;
+  return hits.slice(0, end);
+}

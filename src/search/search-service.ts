@@ -1,0 +1,52 @@
+import type { FilterScalar, SearchRequest, Store } from '../store/store.js';
+import { analyze } from './analyzer.js';
+
+export type MatchField = SearchRequest['field'];
+
+export interface SearchQuery {
+  text: string;
+  field: MatchField;
+  filters: Record<string, FilterScalar | FilterScalar[]>;
+  topK: number;
+}
+
+export interface RankedDocument {
+  doc_id: string;
+  title: string;
+  confidence: number;
+}
+
+export interface SearchOutcome {
+  total: number;
+  documents: RankedDocument[];
+}
+
+/**
+ * BM25 score to confidence: s / (s + HALF_CONFIDENCE_SCORE). A fixed mapping, so the same score
+ * means the same confidence in every query; monotonic, so confidence never rises down a ranking.
+ * A score of 10 (a strong match on a couple of informative terms) maps to 0.5.
+ */
+export const HALF_CONFIDENCE_SCORE = 10;
+
+export function confidenceOf(score: number): number {
+  if (!(score > 0)) return 0;
+  return Number((score / (score + HALF_CONFIDENCE_SCORE)).toFixed(6));
+}
+
+export class SearchService {
+  constructor(private readonly store: Store) {}
+
+  async search(query: SearchQuery): Promise<SearchOutcome> {
+    const terms = analyze(query.text);
+    if (terms.length === 0) return { total: 0, documents: [] };
+    const filters = Object.entries(query.filters).map(([field, value]) => ({
+      field,
+      anyOf: Array.isArray(value) ? value : [value],
+    }));
+    const result = await this.store.search({ terms, field: query.field, filters, topK: query.topK });
+    return {
+      total: result.total,
+      documents: result.hits.map((hit) => ({ doc_id: hit.docId, title: hit.title, confidence: confidenceOf(hit.score) })),
+    };
+  }
+}

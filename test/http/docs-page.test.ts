@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { tempDir } from '../helper.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** The API reference at /docs, in a real browser: it must work on a private network. */
+describe('the /docs page in Chromium', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)` }, () => {
+  const dir = tempDir();
+  let server: RunningServer;
+  let browser: Browser;
+
+  before(async () => {
+    server = await startServer(loadConfig({ DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', FACE_WORKERS: '0' }));
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    dir.remove();
+  });
+
+  it('renders the reference with the API-key scheme preselected, fetching nothing from outside and offering no hosted service', async () => {
+    const page = await browser.newPage();
+    const outside: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) outside.push(request.url());
+    });
+    await page.goto(`${server.url}/docs`, { waitUntil: 'networkidle' });
+    await page.getByText('Greeting and availability check').first().waitFor();
+    const text = await page.locator('body').innerText();
+    assert.match(text, /Selected Auth Type:\s+apiKey/, 'the key scheme is preselected');
+    assert.doesNotMatch(text, /Ask AI|Open API Client/i, 'no button leads to a hosted service');
+    assert.deepEqual(outside, [], 'no request left the service');
+  });
+});

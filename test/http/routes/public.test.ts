@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { FaceDownstream } from '../../face-downstream.js';
+import { createTestApp, json, type TestContext } from '../../helper.js';
+
+describe('free public routes', () => {
+  let context: TestContext;
+  before(async () => {
+    context = await createTestApp();
+  });
+  after(async () => context.close());
+
+  it('GET / greets and prompts for an endpoint', async () => {
+    const response = await context.app.inject({ url: '/' });
+    assert.equal(response.statusCode, 200);
+    assert.equal(json(response).status, 200);
+    assert.match(json(response).message, /endpoint/i);
+  });
+
+  it('GET /version reports the configured semantic version', async () => {
+    const response = await context.app.inject({ url: '/version', headers: { accept: 'application/json' } });
+    assert.deepEqual(json(response), { status: 200, version: '1.3.0' });
+  });
+
+  it('GET /profile returns the same static demo profile to everyone, key or not', async () => {
+    const anonymous = json(await context.app.inject({ url: '/profile' }));
+    const keyed = json(await context.app.inject({ url: '/profile', headers: { 'x-api-key': 'zz' } }));
+    assert.deepEqual(anonymous, keyed);
+    assert.equal(anonymous.status, 200);
+    assert.equal(typeof anonymous.message, 'string');
+    assert.equal(typeof anonymous.user.name, 'string');
+    assert.ok(Number.isInteger(anonymous.user.age));
+  });
+
+  it('free routes cost nothing even when a key is sent', async () => {
+    const key = await context.createKey(1);
+    for (const url of ['/', '/version', '/profile', '/nettest']) {
+      assert.equal((await context.app.inject({ url, headers: { 'x-api-key': key } })).statusCode, 200);
+    }
+    assert.equal(await context.balanceOf(key), 1);
+  });
+
+  it('GET /nettest reports the database latency; an unconfigured face service is null and not a failure', async () => {
+    const body = json(await context.app.inject({ url: '/nettest' }));
+    assert.equal(body.status, 200);
+    assert.equal(body.ok, true);
+    assert.equal(typeof body.latency_ms.database, 'number');
+    assert.equal(body.latency_ms.face_service, null);
+  });
+});
+
+describe('GET /nettest with a face service', () => {
+  it('measures a live face service without sending it an image, and reports a dead one as null and not ok', async () => {
+    const downstream = await new FaceDownstream().start();
+    const context = await createTestApp({ face: downstream.client({ timeoutMs: 500 }) });
+    try {
+      const live = json(await context.app.inject({ url: '/nettest' }));
+      assert.equal(live.ok, true);
+      assert.equal(typeof live.latency_ms.face_service, 'number');
+      assert.equal(downstream.received.length, 0, 'no image (no POST) reached the face service');
+      await downstream.stop();
+      const dead = json(await context.app.inject({ url: '/nettest' }));
+      assert.equal(dead.status, 200);
+      assert.equal(dead.ok, false);
+      assert.equal(dead.latency_ms.face_service, null);
+    } finally {
+      await context.close();
+      await downstream.stop();
+    }
+  });
+});
