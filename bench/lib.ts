@@ -1,10 +1,10 @@
 // What the benchmarks share: starting servers pinned to a core, loading them with wrk (or
 // autocannon when wrk is not installed), and the medians of interleaved rounds.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -245,4 +245,37 @@ export function spreadOver(requests: autocannon.Request[], connections: number):
       client.setRequests([...requests.slice(first), ...requests.slice(0, first)]);
     },
   };
+}
+
+/** A built search corpus of some checkout, whichever layout its dist/ has. */
+export interface BuiltCorpus {
+  search(request: unknown): Promise<{ total: number; hits: Array<{ docId: string; score: number }> }>;
+  prepareSearch(): Promise<void>;
+  countDocuments(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens `dataDir` with the SQLite store of the checkout at `root` (dist/ built), and its query
+ * analyser. Reads both the domain-folder layout and the earlier one (store/sqlite.js), so a
+ * comparison can run against a checkout from before the layout changed.
+ */
+export async function openBuiltCorpus(root: string, dataDir: string, options: { searchThreads?: number } = {}): Promise<{ corpus: BuiltCorpus; analyze: (text: string) => string[] }> {
+  const load = (path: string) => import(pathToFileURL(join(root, 'dist', path)).href);
+  const exists = (path: string) => existsSync(join(root, 'dist', path));
+  if (exists('store/sqlite-store.js')) {
+    const { SqliteStore } = await load('store/sqlite-store.js');
+    const { analyze } = await load('search/analyzer.js');
+    const store = new SqliteStore(dataDir, options);
+    const corpus: BuiltCorpus = {
+      search: (request) => store.index.search(request),
+      prepareSearch: () => store.index.prepareSearch(),
+      countDocuments: () => store.documents.countDocuments(),
+      close: () => store.close(),
+    };
+    return { corpus, analyze };
+  }
+  const { SqliteStore } = await load('store/sqlite.js');
+  const { analyze } = await load('services/search/analyzer.js');
+  return { corpus: new SqliteStore(dataDir, options), analyze };
 }

@@ -4,23 +4,15 @@
 // median kept), and the queries grouped by their words' document frequencies: rare (in at most
 // RARE_FRACTION of the documents, scored whole), dense (at least DENSE_FRACTION, a bitmap with
 // block bounds) and between the two (commoner: sparse but not rare). Printed per group: queries,
-// mean ms and share of the set's time. Session 22 found this way that 10% of the 3-word queries,
-// those with a commoner word, took a quarter of the time (BENCHMARKS.md).
+// mean ms and share of the set's time.
 //
 //   DATA_DIR=/path/to/data npm run bench:search-classes
 //
 // DATA_DIR: a data folder with bench:search's corpus ingested (see bench/search-compare.ts).
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { machineLine, median, ROOT } from './lib.js';
+import { machineLine, median, openBuiltCorpus, ROOT } from './lib.js';
 import { queries, words } from './synthetic-corpus.js';
-
-interface Store {
-  search(request: unknown): Promise<{ total: number }>;
-  countDocuments(): Promise<number>;
-  prepareSearch(): Promise<void>;
-  close(): Promise<void>;
-}
 
 const PASSES = Number(process.env.CLASSES_PASSES ?? 7);
 const FIELD = { kind: 'all' };
@@ -32,11 +24,9 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const module = (path: string) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
-  const { SqliteStore } = await module('store/sqlite.js');
-  const { analyze } = (await module('services/search/analyzer.js')) as { analyze: (text: string) => string[] };
-  const { DENSE_FRACTION } = await module('store/text-index/postings.js');
-  const { RARE_FRACTION } = await module('store/text-index/text-index.js');
-  const store = new SqliteStore(dataDir, { searchThreads: 1 }) as Store;
+  const { corpus: store, analyze } = await openBuiltCorpus(ROOT, dataDir, { searchThreads: 1 });
+  const { DENSE_FRACTION } = await module('search/engine/postings.js');
+  const { RARE_FRACTION } = await module('search/engine/text-index.js');
   await store.prepareSearch();
   const search = (text: string) => store.search({ terms: analyze(text), field: FIELD, filters: [], topK: 10 });
   try {

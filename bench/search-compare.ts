@@ -16,13 +16,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { CLI, machineLine, ROOT } from './lib.js';
+import { type BuiltCorpus, CLI, machineLine, openBuiltCorpus, ROOT } from './lib.js';
 import { queries, words, writeCorpus } from './synthetic-corpus.js';
 
 interface Build {
   name: string;
-  store: { search(request: unknown): Promise<{ total: number; hits: Array<{ docId: string; score: number }> }>; prepareSearch(): Promise<void>; close(): Promise<void> };
+  store: BuiltCorpus;
   analyze: (text: string) => string[];
 }
 
@@ -30,12 +29,9 @@ const FIELDS = [{ kind: 'all' }, { kind: 'title' }, { kind: 'text' }];
 const FILTERS = [[], [{ field: 'jurisdiction', anyOf: ['EU'] }]];
 
 async function open(root: string, name: string, dataDir: string): Promise<Build> {
-  const module = (path: string) => import(pathToFileURL(join(root, 'dist', path)).href);
-  const { SqliteStore } = await module('store/sqlite.js');
-  const { analyze } = await module('services/search/analyzer.js');
-  const store = new SqliteStore(dataDir, {});
-  await store.prepareSearch();
-  return { name, store, analyze };
+  const { corpus, analyze } = await openBuiltCorpus(root, dataDir);
+  await corpus.prepareSearch();
+  return { name, store: corpus, analyze };
 }
 
 /** Every result of 1-, 2-, 3- and 8-word searches in each field, filtered or not, top 10 and 100, as one line each. */

@@ -57,7 +57,7 @@ export async function startServer(config: Config, options: { handleSignals?: boo
     })());
 
   // Building the in-memory search index takes seconds at a million documents: before listening.
-  await store.prepareSearch();
+  await store.index.prepareSearch();
 
   try {
     // The models load and warm up before the first request, not during it.

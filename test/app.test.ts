@@ -124,7 +124,7 @@ describe('unexpected faults', () => {
   it('answer a 500 envelope with the request id; a charge already made stays recorded', async () => {
     const dir = tempDir();
     const store = new SqliteStore(dir.path);
-    store.getDocumentJson = async () => {
+    store.documents.getDocumentJson = async () => {
       throw new Error('disk on fire');
     };
     const context = await createTestApp({ store });
@@ -145,7 +145,7 @@ describe('unexpected faults', () => {
   it('answer 503 with Retry-After when the store stays locked by another writer', async () => {
     const dir = tempDir();
     const store = new SqliteStore(dir.path);
-    store.getDocumentJson = async () => {
+    store.documents.getDocumentJson = async () => {
       throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
     };
     const context = await createTestApp({ store });

@@ -15,7 +15,8 @@ import { SearchService } from '../src/search/search-service.js';
 import type { AppSettings } from '../src/services/services.js';
 import { PostgresStore } from '../src/store/postgres-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
-import type { DocumentRecord, Store } from '../src/store/store.js';
+import type { DocumentRecord } from '../src/documents/document-store.js';
+import type { Store } from '../src/store/store.js';
 import { createTestDatabase, PG_TEST_OPTIONS } from './pg.js';
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -118,11 +119,11 @@ export async function createTestApp(
   const database = !options.store && process.env.TEST_STORE === 'postgres' ? await createTestDatabase() : undefined;
   const store =
     options.store ?? (database ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS }) : new SqliteStore(dir.path));
-  await store.ingestDocuments(documentsOf(options.documents ?? SAMPLE_DOCUMENTS));
+  await store.documents.ingestDocuments(documentsOf(options.documents ?? SAMPLE_DOCUMENTS));
   const rateLimits = new RateLimitService(options.buckets ?? new MemoryBuckets(), { defaultPerSecond: options.rateLimitPerSecond ?? 0 });
   const services = {
     store,
-    credits: new CreditService(store),
+    credits: new CreditService(store.ledger),
     idempotency: new IdempotencyService(store.idempotency, { ttlMs: 86_400_000, lockMs: 35_000, ...options.idempotency }),
     rateLimits,
     search: new SearchService(store),
@@ -130,7 +131,7 @@ export async function createTestApp(
     face: options.face,
   };
   const app = await buildApp(services, { settings: { ...DEFAULT_SETTINGS, ...options.settings } });
-  const admin = new KeyAdmin(store);
+  const admin = new KeyAdmin(store.ledger);
   return {
     app,
     store,

@@ -1,4 +1,4 @@
-import type { DebitResult, KeyRecord, Store } from '../store/store.js';
+import type { DebitResult, KeyRecord, Ledger } from './ledger.js';
 import { hashApiKey } from './key-admin.js';
 
 export type Authentication =
@@ -15,11 +15,11 @@ export class CreditService {
   private readonly identified = new Map<string, { key: KeyRecord; until: number }>();
   private readonly lookups = new Map<string, Promise<KeyRecord | undefined>>();
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly ledger: Ledger) {}
 
   async authenticate(apiKey: string): Promise<Authentication> {
     const keyHash = hashApiKey(apiKey);
-    const key = await this.store.findKeyByHash(keyHash);
+    const key = await this.ledger.findKeyByHash(keyHash);
     if (!key) return { outcome: 'unknown-key' };
     if (key.status !== 'active') return { outcome: 'inactive', key };
     return { outcome: 'ok', key, keyHash };
@@ -37,8 +37,7 @@ export class CreditService {
     if (cached && cached.until > performance.now()) return cached.key;
     const pending = this.lookups.get(keyHash);
     if (pending) return pending;
-    const lookup = this.store
-      .findKeyByHash(keyHash)
+    const lookup = this.ledger.findKeyByHash(keyHash)
       .then((key) => {
         if (key?.status !== 'active') {
           this.identified.delete(keyHash);
@@ -54,10 +53,10 @@ export class CreditService {
   }
 
   charge(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult> {
-    return this.store.debit(keyHash, endpoint, idempotencyRef);
+    return this.ledger.debit(keyHash, endpoint, idempotencyRef);
   }
 
   recordOutcome(chargeId: number, status: number): void {
-    this.store.recordOutcome(chargeId, status);
+    this.ledger.recordOutcome(chargeId, status);
   }
 }

@@ -1,5 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
-import type { KeyRecord, KeyStatus, Store, TopUpResult } from '../store/store.js';
+import type { KeyRecord, KeyStatus, Ledger, TopUpResult } from './ledger.js';
 
 export const API_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
 
@@ -23,30 +23,30 @@ export type StatusChange =
 
 /** Operator actions on keys: what the CLI calls. */
 export class KeyAdmin {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly ledger: Ledger) {}
 
   /** `rateLimit`: requests per second for this key; null or absent for the service's default. */
   async create(credits: number, name = '', rateLimit: number | null = null): Promise<{ key: string; record: KeyRecord }> {
     const key = randomBytes(32).toString('hex');
-    const record = await this.store.createKey({ keyHash: hashApiKey(key), id: newKeyId(), name, credits, rateLimit });
+    const record = await this.ledger.createKey({ keyHash: hashApiKey(key), id: newKeyId(), name, credits, rateLimit });
     return { key, record };
   }
 
   /** Accepts a plain key (64 hex) or a key id. */
   async find(keyOrId: string): Promise<KeyRecord | undefined> {
     return API_KEY_PATTERN.test(keyOrId)
-      ? this.store.findKeyByHash(hashApiKey(keyOrId))
-      : this.store.findKeyById(keyOrId);
+      ? this.ledger.findKeyByHash(hashApiKey(keyOrId))
+      : this.ledger.findKeyById(keyOrId);
   }
 
   async topUp(keyOrId: string, credits: number): Promise<TopUpResult> {
     const key = await this.find(keyOrId);
-    return key ? this.store.topUp(key.id, credits) : { outcome: 'not-found' };
+    return key ? this.ledger.topUp(key.id, credits) : { outcome: 'not-found' };
   }
 
   async setRateLimit(keyOrId: string, rateLimit: number | null): Promise<KeyRecord | undefined> {
     const key = await this.find(keyOrId);
-    return key && this.store.setKeyRateLimit(key.id, rateLimit);
+    return key && this.ledger.setKeyRateLimit(key.id, rateLimit);
   }
 
   async setStatus(keyOrId: string, status: KeyStatus): Promise<StatusChange> {
@@ -54,7 +54,7 @@ export class KeyAdmin {
     if (!key) return { outcome: 'not-found' };
     if (key.status === 'revoked') return status === 'revoked' ? { outcome: 'unchanged', key } : { outcome: 'revoked', key };
     if (key.status === status) return { outcome: 'unchanged', key };
-    const updated = await this.store.setKeyStatus(key.id, status);
+    const updated = await this.ledger.setKeyStatus(key.id, status);
     return { outcome: 'changed', key: updated! };
   }
 }

@@ -1,4 +1,4 @@
-import { MAX_BALANCE } from '../store/store.js';
+import { MAX_BALANCE } from '../billing/ledger.js';
 
 /**
  * A failure the operator can fix; printed as its message, exit code 1. `reported`: the command has

@@ -1,4 +1,4 @@
-import type { ChargeRecord, KeyRecord } from '../store/store.js';
+import type { ChargeRecord, KeyRecord } from '../billing/ledger.js';
 import type { AuditReport } from './commands/audit.js';
 import type { IngestSummary } from './commands/ingest.js';
 import type { EnrollSummary } from './commands/faces/enroll.js';

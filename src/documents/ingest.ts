@@ -1,5 +1,5 @@
 import { open, readFile } from 'node:fs/promises';
-import type { DocumentRecord, MetadataValue } from '../store/store.js';
+import type { DocumentRecord, MetadataValue } from './document-store.js';
 
 /** A bad record, located by 1-based line (JSONL) or 0-based index (JSON array). */
 export class IngestError extends Error {

@@ -1,4 +1,4 @@
-import type { FaceGalleryStore } from '../store/store.js';
+import type { FaceGalleryStore } from './gallery.js';
 import { ENGINE_VERSION } from './engine/describe.js';
 import { DEFAULT_THRESHOLD, rankFaces, type EnrolledFace } from './engine/matching.js';
 import { FaceJobTimeoutError, type FaceEnginePool } from './engine/pool.js';

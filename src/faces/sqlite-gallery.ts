@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { FaceGalleryStore, FaceRecord } from '../store/store.js';
+import type { FaceGalleryStore, FaceRecord } from './gallery.js';
 
 interface FaceRow {
   doc_id: string;

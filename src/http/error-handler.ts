@@ -1,16 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { ApiError, envelope, errorCatalogue } from '../errors.js';
-import { StoreUnavailableError } from '../store/store.js';
+import { StoreFullError, storeFault } from '../platform/store-faults.js';
 
 type ValidationIssue = NonNullable<FastifyError['validation']>[number];
-
-/** SQLite's answer when another writer held the database past the busy timeout: worth a retry. */
-const STORE_BUSY = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);
-
-/** Writes that failed for want of space (SQLITE_FULL, or ENOSPC surfacing as an I/O error) roll back whole. */
-function storageFull(error: { code?: string; message?: string }): boolean {
-  return error.code === 'SQLITE_FULL' || (error.code?.startsWith('SQLITE_IOERR') === true && /disk|space|full/i.test(error.message ?? ''));
-}
 
 const HEADER_MESSAGES: Record<string, string> = {
   'x-api-key:missing': errorCatalogue.MISSING_API_KEY.message,
@@ -99,12 +91,13 @@ export function registerErrorHandling(app: FastifyInstance, routeMethods: Map<st
     }
     const known = frameworkError(error, request);
     if (known) return reply.code(known.status).send(envelope(known.status, known.message));
-    if (storageFull(error)) {
+    const fault = storeFault(error);
+    if (fault instanceof StoreFullError) {
       request.log.error({ err: error }, 'storage full');
       const { status, message } = errorCatalogue.STORAGE_FULL;
       return reply.code(status).header('retry-after', '5').send(envelope(status, message));
     }
-    if (error instanceof StoreUnavailableError || STORE_BUSY.has((error as { code?: string }).code ?? '')) {
+    if (fault) {
       request.log.warn({ err: error }, 'store unavailable');
       const { status, message } = errorCatalogue.STORE_UNAVAILABLE;
       return reply.code(status).header('retry-after', '1').send(envelope(status, message));

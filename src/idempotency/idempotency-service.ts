@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { IdempotencyClaim, IdempotencyStore, StoredResponse } from '../store/store.js';
+import type { IdempotencyClaim, IdempotencyStore, StoredResponse } from './idempotency-store.js';
 
 export interface IdempotencySettings {
   /** How long a response is kept for replay (IDEMPOTENCY_TTL_S). */

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
-import type { IdempotencyClaim, IdempotencyRequest, IdempotencyStore, StoredResponse } from '../store/store.js';
+import type { PostgresDatabase } from '../platform/postgres-database.js';
+import type { IdempotencyClaim, IdempotencyRequest, IdempotencyStore, StoredResponse } from './idempotency-store.js';
 
-type Query = <Row extends pg.QueryResultRow>(sql: string, params?: unknown[], name?: string) => Promise<pg.QueryResult<Row>>;
-type Transaction = <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
 type Entry = { keyHash: string; idempotencyKey: string; ref: string };
 
 interface EntryRow {
@@ -22,13 +20,10 @@ interface EntryRow {
  * skewed clocks agree on when a claim lapses and an entry expires.
  */
 export class PostgresIdempotency implements IdempotencyStore {
-  constructor(
-    private readonly query: Query,
-    private readonly transaction: Transaction,
-  ) {}
+  constructor(private readonly db: PostgresDatabase) {}
 
   claim(request: IdempotencyRequest): Promise<IdempotencyClaim> {
-    return this.transaction(async (client) => {
+    return this.db.transaction(async (client) => {
       const ref = randomUUID();
       // A new entry, or a fresh one in place of an expired one; otherwise the existing row, locked.
       const started = await client.query(
@@ -69,7 +64,7 @@ export class PostgresIdempotency implements IdempotencyStore {
   }
 
   async complete(entry: Entry, response: StoredResponse): Promise<void> {
-    await this.query(
+    await this.db.query(
       `UPDATE idempotency SET state = 'done', status = $4, body = $5, content_type = $6, credits_remaining = $7
        WHERE key_hash = $1 AND idempotency_key = $2 AND ref = $3`,
       [entry.keyHash, entry.idempotencyKey, entry.ref, response.status, response.body, response.contentType, response.creditsRemaining],
@@ -77,7 +72,7 @@ export class PostgresIdempotency implements IdempotencyStore {
   }
 
   async release(entry: Entry): Promise<void> {
-    await this.query(`DELETE FROM idempotency WHERE key_hash = $1 AND idempotency_key = $2 AND ref = $3 AND state = 'running'`, [
+    await this.db.query(`DELETE FROM idempotency WHERE key_hash = $1 AND idempotency_key = $2 AND ref = $3 AND state = 'running'`, [
       entry.keyHash,
       entry.idempotencyKey,
       entry.ref,
@@ -85,6 +80,6 @@ export class PostgresIdempotency implements IdempotencyStore {
   }
 
   async purgeExpired(): Promise<number> {
-    return (await this.query('DELETE FROM idempotency WHERE expires_at <= now()')).rowCount ?? 0;
+    return (await this.db.query('DELETE FROM idempotency WHERE expires_at <= now()')).rowCount ?? 0;
   }
 }

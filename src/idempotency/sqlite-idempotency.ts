@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { IdempotencyClaim, IdempotencyRequest, IdempotencyStore, StoredResponse } from '../store/store.js';
+import type { IdempotencyClaim, IdempotencyRequest, IdempotencyStore, StoredResponse } from './idempotency-store.js';
 
 interface EntryRow {
   ref: string;

@@ -1,4 +1,4 @@
-import type { KeyRecord } from '../store/store.js';
+import type { KeyRecord } from '../billing/ledger.js';
 import type { BucketDecision, TokenBuckets } from './buckets.js';
 
 export interface RateLimitSettings {

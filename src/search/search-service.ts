@@ -1,4 +1,5 @@
-import type { FilterScalar, SearchRequest, Store } from '../store/store.js';
+import type { FilterScalar, SearchRequest } from './document-index.js';
+import type { Store } from '../store/store.js';
 import { analyze } from './analyzer.js';
 
 export type MatchField = SearchRequest['field'];
@@ -43,7 +44,7 @@ export class SearchService {
       field,
       anyOf: Array.isArray(value) ? value : [value],
     }));
-    const result = await this.store.search({ terms, field: query.field, filters, topK: query.topK });
+    const result = await this.store.index.search({ terms, field: query.field, filters, topK: query.topK });
     return {
       total: result.total,
       documents: result.hits.map((hit) => ({ doc_id: hit.docId, title: hit.title, confidence: confidenceOf(hit.score) })),

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
-import type { FaceGalleryStore, Store } from '../store/store.js';
+import type { FaceGalleryStore } from '../faces/gallery.js';
+import type { Store } from '../store/store.js';
 import { CreditService } from '../billing/credit-service.js';
 import { EmbeddedFaceSearch } from '../faces/embedded.js';
 import { FaceEnginePool } from '../faces/engine/pool.js';
@@ -19,7 +20,7 @@ export function buildServices(store: Store, config: Config, log: (message: strin
   const buckets = config.redisUrl ? new RedisBuckets(config.redisUrl) : new MemoryBuckets();
   return {
     store,
-    credits: new CreditService(store),
+    credits: new CreditService(store.ledger),
     idempotency: new IdempotencyService(store.idempotency, {
       ttlMs: config.idempotencyTtlSeconds * 1000,
       lockMs: config.requestTimeoutMs + CLAIM_MARGIN_MS,

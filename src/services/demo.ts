@@ -11,8 +11,8 @@ export const DEMO_CREDITS = 100;
  * creates a demo key, so a newcomer can call every endpoint at once. Does nothing otherwise.
  */
 export async function seedDemo(store: Store): Promise<{ documents: number; key: string; credits: number } | undefined> {
-  if ((await store.countDocuments()) > 0 || (await store.listKeys()).length > 0) return undefined;
-  const documents = await store.ingestDocuments(await readDocuments(DEMO_CORPUS_PATH));
-  const { key } = await new KeyAdmin(store).create(DEMO_CREDITS, 'demo');
+  if ((await store.documents.countDocuments()) > 0 || (await store.ledger.listKeys()).length > 0) return undefined;
+  const documents = await store.documents.ingestDocuments(await readDocuments(DEMO_CORPUS_PATH));
+  const { key } = await new KeyAdmin(store.ledger).create(DEMO_CREDITS, 'demo');
   return { documents, key, credits: DEMO_CREDITS };
 }

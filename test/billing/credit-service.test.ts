@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { CreditService } from '../../src/billing/credit-service.js';
 import { hashApiKey, KeyAdmin } from '../../src/billing/key-admin.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import type { Store } from '../../src/store/store.js';
+import type { Ledger } from '../../src/billing/ledger.js';
 import { tempDir } from '../helper.js';
 
 describe('CreditService.identify', () => {
@@ -17,11 +17,11 @@ describe('CreditService.identify', () => {
     dir.remove();
   });
 
-  /** The store, with its key lookups counted and, while `failing` is set, failing. */
-  function watched(): { store: Store; lookups: () => number; failing: { on: boolean } } {
+  /** The ledger, with its key lookups counted and, while `failing` is set, failing. */
+  function watched(): { ledger: Ledger; lookups: () => number; failing: { on: boolean } } {
     let lookups = 0;
     const failing = { on: false };
-    const proxy = new Proxy(store, {
+    const proxy = new Proxy(store.ledger, {
       get(target, property, receiver) {
         if (property !== 'findKeyByHash') return Reflect.get(target, property, receiver);
         return async (keyHash: string) => {
@@ -31,12 +31,12 @@ describe('CreditService.identify', () => {
         };
       },
     });
-    return { store: proxy, lookups: () => lookups, failing };
+    return { ledger: proxy, lookups: () => lookups, failing };
   }
 
   it('answers requests arriving together with one lookup, then from memory', async () => {
-    const key = await new KeyAdmin(store).create(5, 'together');
-    const { store: counted, lookups } = watched();
+    const key = await new KeyAdmin(store.ledger).create(5, 'together');
+    const { ledger: counted, lookups } = watched();
     const credits = new CreditService(counted);
     const answers = await Promise.all(Array.from({ length: 20 }, () => credits.identify(hashApiKey(key.key))));
     assert.equal(lookups(), 1);
@@ -48,8 +48,8 @@ describe('CreditService.identify', () => {
   });
 
   it('does not keep a failed lookup: the next request asks the store again', async () => {
-    const key = await new KeyAdmin(store).create(5, 'retried');
-    const { store: counted, lookups, failing } = watched();
+    const key = await new KeyAdmin(store.ledger).create(5, 'retried');
+    const { ledger: counted, lookups, failing } = watched();
     const credits = new CreditService(counted);
     failing.on = true;
     const failed = await Promise.allSettled([credits.identify(hashApiKey(key.key)), credits.identify(hashApiKey(key.key))]);
@@ -61,10 +61,10 @@ describe('CreditService.identify', () => {
   });
 
   it('answers undefined for unknown and revoked keys', async () => {
-    const admin = new KeyAdmin(store);
+    const admin = new KeyAdmin(store.ledger);
     const key = await admin.create(5, 'revoked');
     await admin.setStatus(key.record.id, 'revoked');
-    const credits = new CreditService(store);
+    const credits = new CreditService(store.ledger);
     assert.equal(await credits.identify(hashApiKey(key.key)), undefined);
     assert.equal(await credits.identify(hashApiKey('f'.repeat(64))), undefined);
   });

@@ -20,7 +20,7 @@ describe('metered-search ingest', () => {
   async function documentIn(docId: string) {
     const store = new SqliteStore(env.DATA_DIR);
     try {
-      return { document: await store.getDocument(docId), count: await store.countDocuments() };
+      return { document: await store.documents.getDocument(docId), count: await store.documents.countDocuments() };
     } finally {
       await store.close();
     }

@@ -23,8 +23,8 @@ describe('the typed client (metered-search/client)', () => {
 
   before(async () => {
     seedStore = new SqliteStore(dir.path);
-    await seedStore.ingestDocuments(documentsOf(SAMPLE_DOCUMENTS));
-    admin = new KeyAdmin(seedStore);
+    await seedStore.documents.ingestDocuments(documentsOf(SAMPLE_DOCUMENTS));
+    admin = new KeyAdmin(seedStore.ledger);
     server = await startServer(
       loadConfig({ DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0' }),
     );

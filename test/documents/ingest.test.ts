@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { IngestError, readDocuments } from '../../src/documents/ingest.js';
-import type { DocumentRecord } from '../../src/store/store.js';
+import type { DocumentRecord } from '../../src/documents/document-store.js';
 import { tempDir } from '../helper.js';
 
 describe('readDocuments (JSONL)', () => {

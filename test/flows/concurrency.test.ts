@@ -15,7 +15,7 @@ describe('exact accounting under concurrency, over a real socket', () => {
 
   before(async () => {
     const seedStore = new SqliteStore(dir.path);
-    key = (await new KeyAdmin(seedStore).create(50, 'burst')).key;
+    key = (await new KeyAdmin(seedStore.ledger).create(50, 'burst')).key;
     await seedStore.close();
     server = await startServer(loadConfig({ DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0' }));
   });

@@ -14,7 +14,7 @@ describe('crash safety', () => {
   it('after kill -9 in a burst, balance = starting balance - recorded charges, and every 200 was recorded', async () => {
     const STARTING = 5000;
     const seed = new SqliteStore(dir.path);
-    const created = await new KeyAdmin(seed).create(STARTING, 'crash');
+    const created = await new KeyAdmin(seed.ledger).create(STARTING, 'crash');
     await seed.close();
 
     const server = await spawnServer({ DATA_DIR: dir.path });
@@ -47,8 +47,8 @@ describe('crash safety', () => {
 
     const store = new SqliteStore(dir.path);
     try {
-      const key = (await store.findKeyById(created.record.id))!;
-      const charges = await store.countCharges(key.id);
+      const key = (await store.ledger.findKeyById(created.record.id))!;
+      const charges = await store.ledger.countCharges(key.id);
       assert.equal(key.balance + charges, STARTING, `balance ${key.balance} + charges ${charges}`);
       assert.ok(charges >= served, `every served request was recorded (${served} served, ${charges} recorded)`);
       assert.equal((await auditLedger(store)).consistent, true, 'metered-search audit finds the ledger consistent');
@@ -61,7 +61,7 @@ describe('crash safety', () => {
       const response = await request(`${restarted.url}/credits`, { headers: { 'x-api-key': created.key } });
       const body = (await response.body.json()) as { current_balance: number };
       const check = new SqliteStore(dir.path);
-      assert.equal(body.current_balance, STARTING - (await check.countCharges(created.record.id)));
+      assert.equal(body.current_balance, STARTING - (await check.ledger.countCharges(created.record.id)));
       await check.close();
     } finally {
       restarted.child.kill('SIGTERM');

@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { auditLedger } from '../../src/cli/commands/audit.js';
 import { hashApiKey, KeyAdmin } from '../../src/billing/key-admin.js';
+import type { DebitResult } from '../../src/billing/ledger.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { spawnServer } from './child-server.js';
 
@@ -56,21 +57,21 @@ describe('disk full under the data folder', { skip: typeof tiny === 'string' ? t
     mkdirSync(dataDir);
     const store = new SqliteStore(dataDir);
     try {
-      const created = await new KeyAdmin(store).create(100, 'outcomes');
-      const charges = [];
-      for (let i = 0; i < 3; i++) charges.push(await store.debit(hashApiKey(created.key), '/query'));
+      const created = await new KeyAdmin(store.ledger).create(100, 'outcomes');
+      const charges: DebitResult[] = [];
+      for (let i = 0; i < 3; i++) charges.push(await store.ledger.debit(hashApiKey(created.key), '/query'));
       const filler = fill(fs.path);
       let refused: unknown;
       // Charges of a full ledger fail; the outcomes recorded meanwhile must outlive the failures.
-      for (let i = 0; i < 200 && refused === undefined; i++) await store.debit(hashApiKey(created.key), '/query').catch((error: unknown) => (refused = error));
+      for (let i = 0; i < 200 && refused === undefined; i++) await store.ledger.debit(hashApiKey(created.key), '/query').catch((error: unknown) => (refused = error));
       assert.ok(refused, 'the full disk was noticed');
-      for (const charge of charges) if (charge.outcome === 'charged') store.recordOutcome(charge.chargeId, 200);
+      for (const charge of charges) if (charge.outcome === 'charged') store.ledger.recordOutcome(charge.chargeId, 200);
       // The flush timer fires into the full disk: it must neither throw (an uncaught error would
       // end this process) nor drop the outcomes.
       await new Promise((resolve) => setTimeout(resolve, 200));
       rmSync(filler);
       await new Promise((resolve) => setTimeout(resolve, 1500));
-      const listed = await store.listCharges(created.record.id, 1000);
+      const listed = await store.ledger.listCharges(created.record.id, 1000);
       const recorded = listed.filter((charge) => charges.some((made) => made.outcome === 'charged' && made.chargeId === charge.id));
       assert.equal(recorded.length, 3);
       assert.deepEqual(recorded.map((charge) => charge.outcomeStatus), [200, 200, 200]);
@@ -84,7 +85,7 @@ describe('disk full under the data folder', { skip: typeof tiny === 'string' ? t
     const dataDir = join(fs.path, 'data');
     mkdirSync(dataDir);
     const seed = new SqliteStore(dataDir);
-    const created = await new KeyAdmin(seed).create(STARTING, 'disk-full');
+    const created = await new KeyAdmin(seed.ledger).create(STARTING, 'disk-full');
     await seed.close();
 
     const server = await spawnServer({ DATA_DIR: dataDir });
@@ -143,8 +144,8 @@ describe('disk full under the data folder', { skip: typeof tiny === 'string' ? t
 
     const store = new SqliteStore(dataDir);
     try {
-      const key = (await store.findKeyById(created.record.id))!;
-      const charges = await store.countCharges(key.id);
+      const key = (await store.ledger.findKeyById(created.record.id))!;
+      const charges = await store.ledger.countCharges(key.id);
       assert.equal(key.balance + charges, STARTING, `balance ${key.balance} + charges ${charges}`);
       assert.equal(charges, served, 'exactly the served requests were charged: none lost, none for a refused request');
       assert.equal((await auditLedger(store)).consistent, true, 'metered-search audit finds the ledger consistent');

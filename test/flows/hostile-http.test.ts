@@ -38,7 +38,7 @@ describe('hostile HTTP: every answer is the envelope, and no log line holds a ke
 
   before(async () => {
     const seed = new SqliteStore(dir.path);
-    key = (await new KeyAdmin(seed).create(100, 'hostile')).key;
+    key = (await new KeyAdmin(seed.ledger).create(100, 'hostile')).key;
     await seed.close();
     server = await spawnServer({ DATA_DIR: dir.path, LOG_LEVEL: 'trace', HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '800' });
     port = Number(new URL(server.url).port);

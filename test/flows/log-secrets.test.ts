@@ -19,7 +19,7 @@ describe('logs hold no secrets', () => {
   before(async () => {
     await downstream.start();
     const seed = new SqliteStore(dir.path);
-    key = (await new KeyAdmin(seed).create(1000, 'logs')).key;
+    key = (await new KeyAdmin(seed.ledger).create(1000, 'logs')).key;
     await seed.close();
     server = await spawnServer({ DATA_DIR: dir.path, LOG_LEVEL: 'trace', FACE_SERVICE_URL: downstream.url, SEED_DEMO: 'true' });
   });

@@ -14,7 +14,7 @@ describe('operations of a running service', () => {
   before(async () => {
     downstream = await new FaceDownstream().start();
     const store = new SqliteStore(dir.path);
-    key = (await new KeyAdmin(store).create(20, 'ops')).key;
+    key = (await new KeyAdmin(store.ledger).create(20, 'ops')).key;
     await store.close();
   });
   after(async () => {
@@ -56,7 +56,7 @@ describe('operations of a running service', () => {
     assert.ok(lines.some((line) => JSON.parse(line).reqId), 'log lines carry the request id');
 
     const store = new SqliteStore(dir.path);
-    assert.equal((await new KeyAdmin(store).find(key))!.balance, 17);
+    assert.equal((await new KeyAdmin(store.ledger).find(key))!.balance, 17);
     await store.close();
   });
 });

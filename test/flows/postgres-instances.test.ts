@@ -38,27 +38,27 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
     );
 
   it('serves exactly 700 of 3,000 concurrent billable requests spread over 3 instances on 700 credits', async () => {
-    const { key, record } = await new KeyAdmin(admin).create(700, 'shared');
+    const { key, record } = await new KeyAdmin(admin.ledger).create(700, 'shared');
     const statuses = await Promise.all(Array.from({ length: 3000 }, (_, index) => billable(servers[index % 3]!, key)));
     const served = statuses.filter((status) => status === 200 || status === 404).length;
     assert.equal(served, 700);
     assert.equal(statuses.filter((status) => status === 402).length, 2300);
-    assert.equal((await admin.findKeyById(record.id))!.balance, 0);
-    assert.equal(await admin.countCharges(record.id), 700);
+    assert.equal((await admin.ledger.findKeyById(record.id))!.balance, 0);
+    assert.equal(await admin.ledger.countCharges(record.id), 700);
   });
 
   it('applies a top-up or revoke made through any connection on every instance at the next request', async () => {
-    const { key, record } = await new KeyAdmin(admin).create(0, 'changes');
+    const { key, record } = await new KeyAdmin(admin.ledger).create(0, 'changes');
     for (const server of servers) assert.equal(await billable(server, key), 402);
-    await admin.topUp(record.id, 3);
+    await admin.ledger.topUp(record.id, 3);
     for (const server of servers) assert.equal(await billable(server, key), 404);
-    await admin.topUp(record.id, 3);
-    await admin.setKeyStatus(record.id, 'revoked');
+    await admin.ledger.topUp(record.id, 3);
+    await admin.ledger.setKeyStatus(record.id, 'revoked');
     for (const server of servers) assert.equal(await billable(server, key), 403);
   });
 
   it('charges an idempotent request once across instances: 30 concurrent attempts over 3 instances, one charge', async () => {
-    const { key, record } = await new KeyAdmin(admin).create(10, 'idempotent');
+    const { key, record } = await new KeyAdmin(admin.ledger).create(10, 'idempotent');
     const attempt = (server: ChildServer) =>
       request(`${server.url}/query`, {
         dispatcher: agent,
@@ -73,13 +73,13 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
     assert.ok(answers.every((answer) => answer.status === 200 || answer.status === 409), JSON.stringify(answers));
     const later = await Promise.all(servers.map((server) => attempt(server)));
     assert.deepEqual(later, servers.map(() => ({ status: 200, replayed: true })), 'every instance replays the stored answer');
-    assert.equal(await admin.countCharges(record.id), 1);
-    assert.equal((await admin.findKeyById(record.id))!.balance, 9);
+    assert.equal(await admin.ledger.countCharges(record.id), 1);
+    assert.equal((await admin.ledger.findKeyById(record.id))!.balance, 9);
   });
 
   it('makes a document ingested anywhere searchable on every instance within one second', async () => {
-    const { key } = await new KeyAdmin(admin).create(100, 'search');
-    await admin.ingestDocuments(
+    const { key } = await new KeyAdmin(admin.ledger).create(100, 'search');
+    await admin.documents.ingestDocuments(
       documentsOf([{ docId: 'shared-doc', title: 'Quokka habitat', text: 'Rottnest island quokkas', metadata: { region: 'AU' } }]),
     );
     const started = Date.now();
@@ -101,7 +101,7 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
 
   it('keeps the ledger exact when PostgreSQL drops every connection mid-burst, answers 503 meanwhile, and recovers alone', async () => {
     const STARTING = 100_000;
-    const { key, record } = await new KeyAdmin(admin).create(STARTING, 'faults');
+    const { key, record } = await new KeyAdmin(admin.ledger).create(STARTING, 'faults');
     const seen = new Map<number, number>();
     let stop = false;
     const worker = async (server: ChildServer) => {
@@ -123,8 +123,8 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
     assert.deepEqual(unexpected, [], `only 200 (served) and 503 (store away): ${JSON.stringify([...seen])}`);
     assert.ok((seen.get(503) ?? 0) > 0, 'the fault was seen');
     for (const server of servers) assert.equal(await billable(server, key), 200, 'recovered without a restart');
-    const balance = (await admin.findKeyById(record.id))!.balance;
-    const charges = await admin.countCharges(record.id);
+    const balance = (await admin.ledger.findKeyById(record.id))!.balance;
+    const charges = await admin.ledger.countCharges(record.id);
     assert.equal(balance + charges, STARTING, `balance ${balance} + charges ${charges}`);
     assert.equal((await auditLedger(admin)).consistent, true, 'metered-search audit finds every key consistent');
     assert.ok((seen.get(200) ?? 0) > 0);
@@ -132,7 +132,7 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
 
   it('keeps the ledger exact when instances are killed with SIGKILL mid-burst', async () => {
     const STARTING = 100_000;
-    const { key, record } = await new KeyAdmin(admin).create(STARTING, 'kill-9');
+    const { key, record } = await new KeyAdmin(admin.ledger).create(STARTING, 'kill-9');
     let stop = false;
     let served = 0;
     const worker = async (server: ChildServer) => {
@@ -152,8 +152,8 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
     await Promise.all(workers);
 
     assert.equal(await billable(survivor!, key), 200, 'the surviving instance serves on');
-    const balance = (await admin.findKeyById(record.id))!.balance;
-    const charges = await admin.countCharges(record.id);
+    const balance = (await admin.ledger.findKeyById(record.id))!.balance;
+    const charges = await admin.ledger.countCharges(record.id);
     assert.equal(balance + charges, STARTING, `balance ${balance} + charges ${charges}`);
     assert.ok(charges >= served, `every served request was recorded (${served} served, ${charges} recorded)`);
     assert.equal((await auditLedger(admin)).consistent, true);

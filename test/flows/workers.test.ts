@@ -13,7 +13,7 @@ describe('serve --workers N', () => {
 
   it('runs N processes on one port over one embedded store, with exact accounting, and stops them all on SIGTERM', async () => {
     const seed = new SqliteStore(dir.path);
-    const { key } = await new KeyAdmin(seed).create(100, 'workers');
+    const { key } = await new KeyAdmin(seed.ledger).create(100, 'workers');
     await seed.close();
 
     const server = await spawnServer({ DATA_DIR: dir.path }, ['--workers', '2']);
@@ -37,9 +37,9 @@ describe('serve --workers N', () => {
     }
     assert.equal(await server.exited, 0);
     const check = new SqliteStore(dir.path);
-    const record = (await new KeyAdmin(check).find(key))!;
+    const record = (await new KeyAdmin(check.ledger).find(key))!;
     assert.equal(record.balance, 0);
-    assert.equal(await check.countCharges(record.id), 100);
+    assert.equal(await check.ledger.countCharges(record.id), 100);
     await check.close();
   });
 });

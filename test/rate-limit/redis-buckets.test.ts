@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { RateLimitService } from '../../src/rate-limit/rate-limit.js';
 import { RedisBuckets } from '../../src/rate-limit/redis-buckets.js';
-import type { KeyRecord } from '../../src/store/store.js';
+import type { KeyRecord } from '../../src/billing/ledger.js';
 import { assertEnvelope, createTestApp } from '../helper.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { loadIndexOnWorker } from '../../src/search/index-loader.js';
 import { INDEX_UPKEEP, SqliteCorpus } from '../../src/search/sqlite-corpus.js';
 import { TextIndex, type SearchField } from '../../src/search/engine/text-index.js';
-import type { SearchRequest } from '../../src/store/store.js';
+import type { SearchRequest } from '../../src/search/document-index.js';
 import { documentsOf, SYNTHETIC_WORDS, syntheticDocuments as documents, tempDir } from '../helper.js';
 
 /** A corpus with a history: ingested, partly re-ingested, partly deleted (so its deletion log is not empty). */

@@ -4,7 +4,9 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { INDEX_UPKEEP, SqliteCorpus } from '../../src/search/sqlite-corpus.js';
 import { corpusMigrations } from '../../src/store/sqlite-schema.js';
-import { StoreUnavailableError, type DocumentRecord, type SearchRequest } from '../../src/store/store.js';
+import type { DocumentRecord } from '../../src/documents/document-store.js';
+import { StoreUnavailableError } from '../../src/platform/store-faults.js';
+import type { SearchRequest } from '../../src/search/document-index.js';
 import { documentsOf, SYNTHETIC_WORDS, syntheticDocuments as documents, tempDir } from '../helper.js';
 
 const QUERIES: Array<Partial<SearchRequest>> = [

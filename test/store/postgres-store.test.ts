@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import pg from 'pg';
 import { hashApiKey, KeyAdmin } from '../../src/billing/key-admin.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
-import type { DebitResult } from '../../src/store/store.js';
+import type { DebitResult } from '../../src/billing/ledger.js';
 import { createTestDatabase, PG_TEST_OPTIONS, refuseConnections, SKIP_POSTGRES } from '../pg.js';
 import { storeContract } from './store-contract.js';
 
@@ -42,7 +42,7 @@ if (SKIP_POSTGRES) {
       const database = await createTestDatabase();
       const stores = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS })));
       try {
-        const admin = new KeyAdmin(stores[0]!);
+        const admin = new KeyAdmin(stores[0]!.ledger);
         const keys = await Promise.all(Array.from({ length: 20 }, () => admin.create(50)));
         // Waves of ten keys each, in orders of their own, overlapping across instances: batches that
         // would deadlock if key rows were not locked in one order.
@@ -50,7 +50,7 @@ if (SKIP_POSTGRES) {
         for (let wave = 0; wave < 300; wave++) {
           for (let slot = 0; slot < 10; slot++) {
             const key = keys[(wave * 13 + slot * 7) % keys.length]!;
-            pending.push(stores[wave % stores.length]!.debit(hashApiKey(key.key), '/query'));
+            pending.push(stores[wave % stores.length]!.ledger.debit(hashApiKey(key.key), '/query'));
           }
           await new Promise((resolve) => setImmediate(resolve));
         }
@@ -58,8 +58,8 @@ if (SKIP_POSTGRES) {
         assert.equal(results.filter((result) => result.outcome === 'charged').length, 1000);
         assert.equal(results.filter((result) => result.outcome === 'no-credits').length, 2000);
         for (const key of keys) {
-          assert.equal((await stores[0]!.findKeyById(key.record.id))!.balance, 0);
-          assert.equal(await stores[0]!.countCharges(key.record.id), 50);
+          assert.equal((await stores[0]!.ledger.findKeyById(key.record.id))!.balance, 0);
+          assert.equal(await stores[0]!.ledger.countCharges(key.record.id), 50);
         }
       } finally {
         await Promise.all(stores.map((store) => store.close()));
@@ -71,16 +71,16 @@ if (SKIP_POSTGRES) {
       const database = await createTestDatabase();
       const store = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
       try {
-        const key = await new KeyAdmin(store).create(10, 'outcomes');
+        const key = await new KeyAdmin(store.ledger).create(10, 'outcomes');
         const charges: DebitResult[] = [];
-        for (let i = 0; i < 3; i++) charges.push(await store.debit(hashApiKey(key.key), '/query'));
+        for (let i = 0; i < 3; i++) charges.push(await store.ledger.debit(hashApiKey(key.key), '/query'));
         const away = await refuseConnections(database.name);
-        for (const charge of charges) if (charge.outcome === 'charged') store.recordOutcome(charge.chargeId, 200);
+        for (const charge of charges) if (charge.outcome === 'charged') store.ledger.recordOutcome(charge.chargeId, 200);
         // The flush runs into the refused connections.
         await new Promise((resolve) => setTimeout(resolve, 300));
         await away.restore();
         await new Promise((resolve) => setTimeout(resolve, 1500));
-        const listed = await store.listCharges(key.record.id);
+        const listed = await store.ledger.listCharges(key.record.id);
         assert.deepEqual(listed.map((charge) => charge.outcomeStatus), [200, 200, 200]);
       } finally {
         await store.close();
@@ -90,12 +90,12 @@ if (SKIP_POSTGRES) {
 
     it("charges a batch of one key's debits as it charges that key in a batch of several keys", () =>
       withStoreAndClient(async (store, client) => {
-        const admin = new KeyAdmin(store);
+        const admin = new KeyAdmin(store.ledger);
         const [alone, shared, other, disabled] = await Promise.all([admin.create(2), admin.create(2), admin.create(5), admin.create(5)]);
-        await store.setKeyStatus(disabled.record.id, 'disabled');
+        await store.ledger.setKeyStatus(disabled.record.id, 'disabled');
         // Debits asked for in one turn of the event loop go in one batch.
         const batchOf = (debits: Array<[string, string, string | undefined]>) =>
-          Promise.all(debits.map(([key, endpoint, ref]) => store.debit(hashApiKey(key), endpoint, ref)));
+          Promise.all(debits.map(([key, endpoint, ref]) => store.ledger.debit(hashApiKey(key), endpoint, ref)));
         const oneKey = await batchOf([
           [alone.key, '/query', 'ref-1'],
           [alone.key, '/document', undefined],
@@ -136,15 +136,15 @@ if (SKIP_POSTGRES) {
           oneKey.flatMap((result) => (result.outcome === 'charged' ? [result.chargeId] : [])),
           aloneCharges.map(({ id }) => id),
         );
-        assert.equal((await store.findKeyById(alone.record.id))!.balance, 0);
-        assert.equal((await store.findKeyById(other.record.id))!.balance, 4);
-        assert.equal((await store.findKeyById(disabled.record.id))!.balance, 5);
+        assert.equal((await store.ledger.findKeyById(alone.record.id))!.balance, 0);
+        assert.equal((await store.ledger.findKeyById(other.record.id))!.balance, 4);
+        assert.equal((await store.ledger.findKeyById(disabled.record.id))!.balance, 5);
       }));
 
     it("refuses to delete a key, so every charge keeps its key", () =>
       withStoreAndClient(async (store, client) => {
-        const key = await new KeyAdmin(store).create(3);
-        const debit = await store.debit(hashApiKey(key.key), '/document');
+        const key = await new KeyAdmin(store.ledger).create(3);
+        const debit = await store.ledger.debit(hashApiKey(key.key), '/document');
         assert.equal(debit.outcome, 'charged');
         await assert.rejects(client.query('DELETE FROM keys WHERE id = $1', [key.record.id]), /keys are never deleted/);
         const { rows } = await client.query('SELECT count(*)::int AS n FROM charges JOIN keys ON keys.id = charges.key_id');
@@ -153,7 +153,7 @@ if (SKIP_POSTGRES) {
 
     it('debits and records outcomes through indexes, however small the tables', () =>
       withStoreAndClient(async (store, client) => {
-        const key = await new KeyAdmin(store).create(100);
+        const key = await new KeyAdmin(store.ledger).create(100);
         const hash = hashApiKey(key.key);
         // auto_explain sends the plan of every statement the functions run to this client.
         const plans: string[] = [];
@@ -179,16 +179,16 @@ if (SKIP_POSTGRES) {
         for (const plan of [...keyPlans, ...outcomePlans]) assert.doesNotMatch(plan, /Seq Scan on (keys|charges)/, plan);
         assert.match(keyPlans[0]!, /Index Scan using keys_key_hash_key on keys/);
         assert.match(keyPlans[1]!, /Index Scan using keys_key_hash_key on keys/);
-        assert.deepEqual((await store.listCharges(key.record.id)).map((charge) => charge.outcomeStatus), chargeIds.map(() => 200));
+        assert.deepEqual((await store.ledger.listCharges(key.record.id)).map((charge) => charge.outcomeStatus), chargeIds.map(() => 200));
       }));
 
     it("keeps a charge's first outcome across flushes, and outcomes recorded before migration 6", () =>
       withStoreAndClient(async (store, client) => {
-        const key = await new KeyAdmin(store).create(10);
+        const key = await new KeyAdmin(store.ledger).create(10);
         const hash = hashApiKey(key.key);
         const chargeIds: number[] = [];
         for (let request = 0; request < 4; request++) {
-          const debit = await store.debit(hash, '/document');
+          const debit = await store.ledger.debit(hash, '/document');
           assert.equal(debit.outcome, 'charged');
           if (debit.outcome === 'charged') chargeIds.push(debit.chargeId);
         }
@@ -199,7 +199,7 @@ if (SKIP_POSTGRES) {
         await client.query('SELECT record_outcomes($1, $2)', [[], []]);
         // As the previous release recorded outcomes: in the charge's row.
         await client.query('UPDATE charges SET outcome_status = 422 WHERE id = $1', [fourth]);
-        const listed = await store.listCharges(key.record.id);
+        const listed = await store.ledger.listCharges(key.record.id);
         assert.deepEqual(
           listed.map((charge) => [charge.id, charge.outcomeStatus]),
           [[fourth, 422], [third, 402], [second, 404], [first, 200]],

@@ -24,8 +24,8 @@ describe('sqlite specifics', () => {
     const dir = tempDir();
     const store = new SqliteStore(dir.path);
     try {
-      const { key } = await new KeyAdmin(store).create(5, 'at-rest');
-      await store.debit(hashApiKey(key), '/query');
+      const { key } = await new KeyAdmin(store.ledger).create(5, 'at-rest');
+      await store.ledger.debit(hashApiKey(key), '/query');
       const files = readdirSync(dir.path).map((name) => readFileSync(join(dir.path, name)).toString('latin1'));
       assert.ok(files.some((content) => content.includes(hashApiKey(key))), 'the hash is stored');
       assert.ok(files.every((content) => !content.includes(key) && !content.toLowerCase().includes(key)), 'the plain key is not');
@@ -39,11 +39,11 @@ describe('sqlite specifics', () => {
     const dir = tempDir();
     const store = new SqliteStore(dir.path, { backgroundCheckpoints: true });
     try {
-      const { key } = await new KeyAdmin(store).create(100_000, 'busy');
+      const { key } = await new KeyAdmin(store.ledger).create(100_000, 'busy');
       const ledger = join(dir.path, 'ledger.sqlite');
       const before = statSync(ledger).size;
       for (let round = 0; round < 40; round++) {
-        await Promise.all(Array.from({ length: 250 }, () => store.debit(hashApiKey(key), '/query')));
+        await Promise.all(Array.from({ length: 250 }, () => store.ledger.debit(hashApiKey(key), '/query')));
       }
       await eventually(async () => assert.ok(statSync(ledger).size > before * 4, 'WAL pages reached the database file'));
     } finally {

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashApiKey } from '../../src/billing/key-admin.js';
-import { MAX_BALANCE, type DocumentRecord, type SearchRequest, type Store } from '../../src/store/store.js';
+import { MAX_BALANCE } from '../../src/billing/ledger.js';
+import type { DocumentRecord } from '../../src/documents/document-store.js';
+import type { SearchRequest } from '../../src/search/document-index.js';
+import type { Store } from '../../src/store/store.js';
 import { documentsOf, eventually, SAMPLE_DOCUMENTS } from '../helper.js';
 
 /** The behaviour every Store implementation promises; run by each implementation's test file. */
@@ -13,147 +16,147 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
 
     before(async () => {
       ({ store, cleanup } = await openStore());
-      await store.ingestDocuments(documentsOf(SAMPLE_DOCUMENTS));
+      await store.documents.ingestDocuments(documentsOf(SAMPLE_DOCUMENTS));
     });
     after(async () => cleanup());
 
     async function newKey(credits: number) {
       sequence++;
       const plain = sequence.toString(16).padStart(64, 'a');
-      const record = await store.createKey({ keyHash: hashApiKey(plain), id: `key_${sequence}`, name: `k${sequence}`, credits });
+      const record = await store.ledger.createKey({ keyHash: hashApiKey(plain), id: `key_${sequence}`, name: `k${sequence}`, credits });
       return { plain, hash: hashApiKey(plain), record };
     }
 
     const search = (request: Partial<SearchRequest> & { terms: string[] }) =>
-      store.search({ field: { kind: 'all' }, filters: [], topK: 10, ...request });
+      store.index.search({ field: { kind: 'all' }, filters: [], topK: 10, ...request });
 
     describe('keys', () => {
       it('creates a key findable by hash and by id, with its balance and a create grant', async () => {
         const { hash, record } = await newKey(7);
         assert.equal(record.balance, 7);
         assert.equal(record.status, 'active');
-        assert.deepEqual(await store.findKeyByHash(hash), record);
-        assert.deepEqual(await store.findKeyById(record.id), record);
-        assert.deepEqual((await store.listGrants(record.id)).map((grant) => [grant.amount, grant.reason]), [[7, 'create']]);
-        assert.ok((await store.listKeys()).some((key) => key.id === record.id));
+        assert.deepEqual(await store.ledger.findKeyByHash(hash), record);
+        assert.deepEqual(await store.ledger.findKeyById(record.id), record);
+        assert.deepEqual((await store.ledger.listGrants(record.id)).map((grant) => [grant.amount, grant.reason]), [[7, 'create']]);
+        assert.ok((await store.ledger.listKeys()).some((key) => key.id === record.id));
       });
 
       it('returns undefined for unknown keys', async () => {
-        assert.equal(await store.findKeyByHash(hashApiKey('f'.repeat(64))), undefined);
-        assert.equal(await store.findKeyById('key_none'), undefined);
-        assert.deepEqual(await store.topUp('key_none', 5), { outcome: 'not-found' });
-        assert.equal(await store.setKeyStatus('key_none', 'disabled'), undefined);
+        assert.equal(await store.ledger.findKeyByHash(hashApiKey('f'.repeat(64))), undefined);
+        assert.equal(await store.ledger.findKeyById('key_none'), undefined);
+        assert.deepEqual(await store.ledger.topUp('key_none', 5), { outcome: 'not-found' });
+        assert.equal(await store.ledger.setKeyStatus('key_none', 'disabled'), undefined);
       });
 
       it('tops up and records the grant', async () => {
         const { record } = await newKey(1);
-        const result = await store.topUp(record.id, 9);
+        const result = await store.ledger.topUp(record.id, 9);
         assert.equal(result.outcome === 'topped-up' && result.key.balance, 10);
-        assert.deepEqual((await store.listGrants(record.id)).map((grant) => grant.amount), [1, 9]);
+        assert.deepEqual((await store.ledger.listGrants(record.id)).map((grant) => grant.amount), [1, 9]);
       });
 
       it('refuses to top up a revoked key, or past MAX_BALANCE, granting nothing', async () => {
         const { record } = await newKey(MAX_BALANCE - 5);
-        assert.equal((await store.topUp(record.id, 6)).outcome, 'over-limit');
-        assert.equal((await store.topUp(record.id, 5)).outcome, 'topped-up');
-        assert.equal((await store.topUp(record.id, 1)).outcome, 'over-limit');
-        await store.setKeyStatus(record.id, 'revoked');
-        assert.equal((await store.topUp(record.id, 1)).outcome, 'revoked');
-        assert.deepEqual((await store.listGrants(record.id)).map((grant) => grant.amount), [MAX_BALANCE - 5, 5]);
-        assert.equal((await store.findKeyById(record.id))!.balance, MAX_BALANCE);
+        assert.equal((await store.ledger.topUp(record.id, 6)).outcome, 'over-limit');
+        assert.equal((await store.ledger.topUp(record.id, 5)).outcome, 'topped-up');
+        assert.equal((await store.ledger.topUp(record.id, 1)).outcome, 'over-limit');
+        await store.ledger.setKeyStatus(record.id, 'revoked');
+        assert.equal((await store.ledger.topUp(record.id, 1)).outcome, 'revoked');
+        assert.deepEqual((await store.ledger.listGrants(record.id)).map((grant) => grant.amount), [MAX_BALANCE - 5, 5]);
+        assert.equal((await store.ledger.findKeyById(record.id))!.balance, MAX_BALANCE);
       });
 
       it('disables and enables; a revoked key stays revoked', async () => {
         const { record } = await newKey(1);
-        assert.equal((await store.setKeyStatus(record.id, 'disabled'))!.status, 'disabled');
-        assert.equal((await store.setKeyStatus(record.id, 'active'))!.status, 'active');
-        assert.equal((await store.setKeyStatus(record.id, 'revoked'))!.status, 'revoked');
-        assert.equal((await store.setKeyStatus(record.id, 'active'))!.status, 'revoked');
+        assert.equal((await store.ledger.setKeyStatus(record.id, 'disabled'))!.status, 'disabled');
+        assert.equal((await store.ledger.setKeyStatus(record.id, 'active'))!.status, 'active');
+        assert.equal((await store.ledger.setKeyStatus(record.id, 'revoked'))!.status, 'revoked');
+        assert.equal((await store.ledger.setKeyStatus(record.id, 'active'))!.status, 'revoked');
       });
     });
 
     describe('debit', () => {
       it('spends one credit per call and records each charge', async () => {
         const { hash, record } = await newKey(2);
-        const first = await store.debit(hash, '/query');
+        const first = await store.ledger.debit(hash, '/query');
         assert.equal(first.outcome, 'charged');
         assert.equal(first.outcome === 'charged' && first.balance, 1);
-        assert.equal((await store.debit(hash, '/document')).outcome, 'charged');
-        assert.deepEqual(await store.debit(hash, '/document'), { outcome: 'no-credits' });
-        assert.equal((await store.findKeyById(record.id))!.balance, 0);
-        assert.equal(await store.countCharges(record.id), 2);
-        assert.deepEqual((await store.listCharges(record.id)).map((charge) => charge.endpoint), ['/document', '/query']);
+        assert.equal((await store.ledger.debit(hash, '/document')).outcome, 'charged');
+        assert.deepEqual(await store.ledger.debit(hash, '/document'), { outcome: 'no-credits' });
+        assert.equal((await store.ledger.findKeyById(record.id))!.balance, 0);
+        assert.equal(await store.ledger.countCharges(record.id), 2);
+        assert.deepEqual((await store.ledger.listCharges(record.id)).map((charge) => charge.endpoint), ['/document', '/query']);
       });
 
       it('tells unknown, disabled and revoked keys apart and charges none of them', async () => {
-        assert.deepEqual(await store.debit(hashApiKey('e'.repeat(64)), '/query'), { outcome: 'unknown-key' });
+        assert.deepEqual(await store.ledger.debit(hashApiKey('e'.repeat(64)), '/query'), { outcome: 'unknown-key' });
         const { hash, record } = await newKey(5);
-        await store.setKeyStatus(record.id, 'disabled');
-        assert.deepEqual(await store.debit(hash, '/query'), { outcome: 'inactive', status: 'disabled' });
-        await store.setKeyStatus(record.id, 'revoked');
-        assert.deepEqual(await store.debit(hash, '/query'), { outcome: 'inactive', status: 'revoked' });
-        assert.equal((await store.findKeyById(record.id))!.balance, 5);
-        assert.equal(await store.countCharges(record.id), 0);
+        await store.ledger.setKeyStatus(record.id, 'disabled');
+        assert.deepEqual(await store.ledger.debit(hash, '/query'), { outcome: 'inactive', status: 'disabled' });
+        await store.ledger.setKeyStatus(record.id, 'revoked');
+        assert.deepEqual(await store.ledger.debit(hash, '/query'), { outcome: 'inactive', status: 'revoked' });
+        assert.equal((await store.ledger.findKeyById(record.id))!.balance, 5);
+        assert.equal(await store.ledger.countCharges(record.id), 0);
       });
 
       it('serves exactly N debits for N credits under concurrency', async () => {
         const { hash, record } = await newKey(50);
-        const results = await Promise.all(Array.from({ length: 200 }, () => store.debit(hash, '/query')));
+        const results = await Promise.all(Array.from({ length: 200 }, () => store.ledger.debit(hash, '/query')));
         assert.equal(results.filter((result) => result.outcome === 'charged').length, 50);
         assert.equal(results.filter((result) => result.outcome === 'no-credits').length, 150);
         const balances = results.flatMap((result) => (result.outcome === 'charged' ? [result.balance] : []));
         assert.deepEqual([...balances].sort((a, b) => a - b), Array.from({ length: 50 }, (_, index) => index));
-        assert.equal((await store.findKeyById(record.id))!.balance, 0);
-        assert.equal(await store.countCharges(record.id), 50);
+        assert.equal((await store.ledger.findKeyById(record.id))!.balance, 0);
+        assert.equal(await store.ledger.countCharges(record.id), 50);
       });
 
       it('records the outcome status of a charge once', async () => {
         const { hash, record } = await newKey(1);
-        const result = await store.debit(hash, '/document');
+        const result = await store.ledger.debit(hash, '/document');
         assert.equal(result.outcome, 'charged');
         if (result.outcome !== 'charged') return;
-        assert.equal((await store.listCharges(record.id))[0]!.outcomeStatus, null);
-        store.recordOutcome(result.chargeId, 404);
-        store.recordOutcome(result.chargeId, 200);
-        await eventually(async () => assert.equal((await store.listCharges(record.id))[0]!.outcomeStatus, 404));
+        assert.equal((await store.ledger.listCharges(record.id))[0]!.outcomeStatus, null);
+        store.ledger.recordOutcome(result.chargeId, 404);
+        store.ledger.recordOutcome(result.chargeId, 200);
+        await eventually(async () => assert.equal((await store.ledger.listCharges(record.id))[0]!.outcomeStatus, 404));
       });
     });
 
     describe('documents', () => {
       it('returns a document with its metadata', async () => {
-        const document = await store.getDocument('gdpr-17');
+        const document = await store.documents.getDocument('gdpr-17');
         assert.deepEqual(document, SAMPLE_DOCUMENTS[0]);
-        assert.equal(await store.getDocument('missing'), undefined);
+        assert.equal(await store.documents.getDocument('missing'), undefined);
         const { docId, title, text, metadata } = SAMPLE_DOCUMENTS[0]!;
-        assert.deepEqual(JSON.parse((await store.getDocumentJson('gdpr-17'))!), { doc_id: docId, title, text, ...metadata });
-        assert.equal(await store.getDocumentJson('missing'), undefined);
+        assert.deepEqual(JSON.parse((await store.documents.getDocumentJson('gdpr-17'))!), { doc_id: docId, title, text, ...metadata });
+        assert.equal(await store.documents.getDocumentJson('missing'), undefined);
       });
 
       it('writes nothing from a source that fails part-way', async () => {
-        const before = await store.countDocuments();
+        const before = await store.documents.countDocuments();
         async function* failing(): AsyncGenerator<DocumentRecord> {
           yield { docId: 'partial-1', title: 'Partial', text: 'zebra', metadata: {} };
           throw new Error('bad record');
         }
-        await assert.rejects(store.ingestDocuments(failing()), /bad record/);
-        assert.equal(await store.countDocuments(), before);
-        assert.equal(await store.getDocument('partial-1'), undefined);
+        await assert.rejects(store.documents.ingestDocuments(failing()), /bad record/);
+        assert.equal(await store.documents.countDocuments(), before);
+        assert.equal(await store.documents.getDocument('partial-1'), undefined);
         assert.equal((await search({ terms: ['zebra'] })).total, 0);
       });
 
       it('replaces a re-ingested id in the document, the index and the filters', async () => {
         const original: DocumentRecord = { docId: 'replace-me', title: 'Walrus', text: 'tusks', metadata: { colour: 'grey' } };
-        await store.ingestDocuments(documentsOf([original]));
+        await store.documents.ingestDocuments(documentsOf([original]));
         assert.equal((await search({ terms: ['walrus'] })).total, 1);
         const replacement: DocumentRecord = { docId: 'replace-me', title: 'Narwhal', text: 'horn', metadata: { colour: 'white' } };
-        assert.equal(await store.ingestDocuments(documentsOf([replacement])), 1);
-        assert.deepEqual(await store.getDocument('replace-me'), replacement);
+        assert.equal(await store.documents.ingestDocuments(documentsOf([replacement])), 1);
+        assert.deepEqual(await store.documents.getDocument('replace-me'), replacement);
         assert.equal((await search({ terms: ['walrus'] })).total, 0);
         assert.equal((await search({ terms: ['narwhal'] })).total, 1);
         const grey = await search({ terms: ['narwhal'], filters: [{ field: 'colour', anyOf: ['grey'] }] });
         assert.equal(grey.total, 0);
-        assert.equal(await store.deleteDocument('replace-me'), true);
-        assert.equal(await store.deleteDocument('replace-me'), false);
+        assert.equal(await store.documents.deleteDocument('replace-me'), true);
+        assert.equal(await store.documents.deleteDocument('replace-me'), false);
         assert.equal((await search({ terms: ['narwhal'] })).total, 0);
       });
     });
@@ -221,14 +224,14 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       it('creates a key with its own rate, changes it, and returns it to the default', async () => {
         sequence++;
         const plain = sequence.toString(16).padStart(64, 'b');
-        const created = await store.createKey({ keyHash: hashApiKey(plain), id: `key_${sequence}`, name: '', credits: 1, rateLimit: 7 });
+        const created = await store.ledger.createKey({ keyHash: hashApiKey(plain), id: `key_${sequence}`, name: '', credits: 1, rateLimit: 7 });
         assert.equal(created.rateLimit, 7);
-        assert.equal((await store.findKeyById(created.id))!.rateLimit, 7);
-        assert.equal((await store.setKeyRateLimit(created.id, 50))!.rateLimit, 50);
-        assert.equal((await store.findKeyByHash(hashApiKey(plain)))!.rateLimit, 50);
-        assert.equal((await store.setKeyRateLimit(created.id, null))!.rateLimit, null);
+        assert.equal((await store.ledger.findKeyById(created.id))!.rateLimit, 7);
+        assert.equal((await store.ledger.setKeyRateLimit(created.id, 50))!.rateLimit, 50);
+        assert.equal((await store.ledger.findKeyByHash(hashApiKey(plain)))!.rateLimit, 50);
+        assert.equal((await store.ledger.setKeyRateLimit(created.id, null))!.rateLimit, null);
         assert.equal((await newKey(1)).record.rateLimit, null);
-        assert.equal(await store.setKeyRateLimit('key_none', 5), undefined);
+        assert.equal(await store.ledger.setKeyRateLimit('key_none', 5), undefined);
       });
     });
 
@@ -298,7 +301,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.deepEqual(await claimOf(hash, 'op-3'), { outcome: 'claimed', ref: unpaid.ref, chargeId: null });
 
         const paid = (await claimOf(hash, 'op-4', 'f1', 1)) as { ref: string };
-        const debit = await store.debit(hash, '/query', paid.ref);
+        const debit = await store.ledger.debit(hash, '/query', paid.ref);
         assert.equal(debit.outcome, 'charged');
         await new Promise((resolve) => setTimeout(resolve, 20));
         const takeover = await claimOf(hash, 'op-4');
@@ -320,10 +323,10 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
 
     it('audits every key: credits granted - charges recorded = balance', async () => {
       const { hash, record } = await newKey(5);
-      await store.topUp(record.id, 3);
-      await store.debit(hash, '/query');
-      await store.debit(hash, '/document');
-      const ledgers = await store.auditLedger();
+      await store.ledger.topUp(record.id, 3);
+      await store.ledger.debit(hash, '/query');
+      await store.ledger.debit(hash, '/document');
+      const ledgers = await store.ledger.auditLedger();
       assert.deepEqual(
         ledgers.find((ledger) => ledger.keyId === record.id),
         { keyId: record.id, granted: 8, charged: 2, balance: 6, consistent: true },
@@ -333,10 +336,10 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
 
     it('reports an idempotent request charged more than once, and only that', async () => {
       const { hash } = await newKey(5);
-      await store.debit(hash, '/query', `once-${sequence}`);
-      await store.debit(hash, '/query', `twice-${sequence}`);
-      await store.debit(hash, '/query', `twice-${sequence}`);
-      const reported = await store.auditIdempotentCharges();
+      await store.ledger.debit(hash, '/query', `once-${sequence}`);
+      await store.ledger.debit(hash, '/query', `twice-${sequence}`);
+      await store.ledger.debit(hash, '/query', `twice-${sequence}`);
+      const reported = await store.ledger.auditIdempotentCharges();
       assert.deepEqual(reported.filter((row) => row.ref.endsWith(`-${sequence}`)), [{ ref: `twice-${sequence}`, charges: 2 }]);
     });
 

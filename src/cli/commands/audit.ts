@@ -1,4 +1,5 @@
-import type { LedgerAudit, Store } from '../../store/store.js';
+import type { LedgerAudit } from '../../billing/ledger.js';
+import type { Store } from '../../store/store.js';
 
 export interface AuditReport {
   keysChecked: number;
@@ -14,10 +15,10 @@ export interface AuditReport {
  * and that no request sent with an Idempotency-Key was charged more than once.
  */
 export async function auditLedger(store: Store): Promise<AuditReport> {
-  const ledgers = await store.auditLedger();
+  const ledgers = await store.ledger.auditLedger();
   const differences = ledgers
     .filter((ledger) => !ledger.consistent)
     .map((ledger) => ({ ...ledger, expectedBalance: ledger.granted - ledger.charged }));
-  const chargedTwice = await store.auditIdempotentCharges();
+  const chargedTwice = await store.ledger.auditIdempotentCharges();
   return { keysChecked: ledgers.length, consistent: differences.length === 0 && chargedTwice.length === 0, differences, chargedTwice };
 }

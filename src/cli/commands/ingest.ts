@@ -15,7 +15,7 @@ export async function ingestFile(
 ): Promise<IngestSummary> {
   const started = performance.now();
   const rate = (documents: number) => Math.round(documents / Math.max((performance.now() - started) / 1000, 1e-3));
-  const documents = await store.ingestDocuments(await readDocuments(file), (progress) =>
+  const documents = await store.documents.ingestDocuments(await readDocuments(file), (progress) =>
     onProgress?.(progress.documents, rate(progress.documents)),
   );
   const seconds = (performance.now() - started) / 1000;

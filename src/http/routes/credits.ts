@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { KeyedHooks } from '../keyed-steps.js';
 import { ApiError } from '../../errors.js';
 import { keyedErrorResponses, keyedHeaders, responseHeaders, security, successHeaders } from '../schemas/common.js';
 
@@ -30,8 +31,8 @@ const schema = {
   },
 } as const;
 
-export function creditsRoute(app: FastifyInstance): void {
-  app.get('/credits', { schema, config: { authErrorExtra: { current_balance: null } } }, async (request) => {
+export function creditsRoute(app: FastifyInstance, hooks: KeyedHooks): void {
+  app.get('/credits', { schema, config: { authErrorExtra: { current_balance: null } }, ...hooks }, async (request) => {
     const balanceNow = request.caller!.key.balance;
     if (balanceNow === 0) {
       throw new ApiError('NO_CREDITS', 'The balance is 0 credits. Buy more credits to continue.', {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { KeyedHooks } from '../keyed-steps.js';
 import { ApiError } from '../../errors.js';
 import { apiKeyHeader, billableErrorResponses, chargedResponse, idempotencyKeyHeader, security, successHeaders } from '../schemas/common.js';
 import type { Services } from '../../services/services.js';
@@ -41,11 +42,11 @@ const schema = {
   },
 } as const;
 
-export function documentRoute(app: FastifyInstance, services: Services): void {
+export function documentRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
   // No HEAD twin: it would be charged for an answer without a body (405, like OPTIONS).
-  app.get('/document', { schema, exposeHeadRoute: false, config: { billable: '/document' } }, async (request, reply) => {
+  app.get('/document', { schema, exposeHeadRoute: false, ...hooks }, async (request, reply) => {
     const docId = request.headers['svc-doc-id'] as string;
-    const document = await services.store.getDocumentJson(docId);
+    const document = await services.store.documents.getDocumentJson(docId);
     if (document === undefined) throw new ApiError('DOCUMENT_NOT_FOUND', `Document "${docId}" not found.`);
     // The stored JSON goes out as it is: the envelope is assembled around it, not re-serialised.
     return reply.type('application/json; charset=utf-8').send(`{"status":200,"statusCode":200,"body":${document}}`);

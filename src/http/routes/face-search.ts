@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { KeyedHooks } from '../keyed-steps.js';
 import { ApiError } from '../../errors.js';
 import { billableErrorResponses, billableHeaders, chargedResponse, errorResponse, keyedErrorResponses, security, successHeaders } from '../schemas/common.js';
 import type { FaceMatch } from '../../faces/face-client.js';
@@ -127,11 +128,11 @@ function selectMatches(matches: FaceMatch[], topK: number | undefined, threshold
   return topK === undefined ? kept : kept.slice(0, topK);
 }
 
-export function faceSearchRoute(
-  app: FastifyInstance,
-  services: Services,
-  settings: AppSettings,
-): void {
+/** The route's own steps, which the keyed group runs after claiming the Idempotency-Key and before the charge. */
+export function faceSearchSteps(app: FastifyInstance, services: Services) {
+  app.decorateRequest('probeImage', null);
+  app.decorateRequest('faceAdmitted', null);
+
   async function requireFaceService(request: FastifyRequest): Promise<void> {
     if (!services.face) {
       throw new ApiError('FACE_SERVICE_UNAVAILABLE', 'Face search is not configured on this deployment (FACE_SERVICE_URL is not set).');
@@ -161,23 +162,28 @@ export function faceSearchRoute(
     request.probeImage = { kind: 'base64', base64 };
   }
 
-  app.decorateRequest('probeImage', null);
-  app.decorateRequest('faceAdmitted', null);
+  return { requireFaceService, fetchProbeImage };
+}
 
+export function faceSearchRoute(app: FastifyInstance, services: Services, settings: AppSettings, hooks: KeyedHooks): void {
   app.post(
     '/face/search',
     {
       schema,
-      config: { billable: '/face/search', fieldMessages },
+      config: { fieldMessages },
       preValidation: async (request) => {
         if (isObject(request.body)) request.probeImage = readProbeImage(request.body, settings.imageMaxBytes) ?? null;
       },
-      preHandler: [requireFaceService, fetchProbeImage],
-      onResponse: (request, _reply, done) => {
-        // Admitted but never sent downstream (no credits, say): give the breaker's probe slot back.
-        if (request.faceAdmitted === 'admitted') services.face?.release();
-        done();
-      },
+      preHandler: hooks.preHandler,
+      onSend: hooks.onSend,
+      onResponse: [
+        (request, _reply, done) => {
+          // Admitted but never sent downstream (no credits, say): give the breaker's probe slot back.
+          if (request.faceAdmitted === 'admitted') services.face?.release();
+          done();
+        },
+        ...(hooks.onResponse ? [hooks.onResponse] : []),
+      ],
     },
     async (request) => {
       const body = request.body as Record<string, unknown>;

@@ -1,16 +1,21 @@
 import type { FastifyInstance } from 'fastify';
-import { keyedGroup } from '../keyed.js';
 import type { AppSettings, Services } from '../../services/services.js';
+import { keyedSteps } from '../keyed-steps.js';
 import { creditsRoute } from './credits.js';
 import { documentRoute } from './document.js';
-import { faceSearchRoute } from './face-search.js';
+import { faceSearchRoute, faceSearchSteps } from './face-search.js';
 import { nettestRoute } from './nettest.js';
 import { profileRoute } from './profile.js';
 import { queryRoute } from './query.js';
 import { rootRoute } from './root.js';
 import { versionRoute } from './version.js';
 
-/** The public group needs no key; the keyed group authenticates, and billable routes charge. */
+/**
+ * The public group needs no key. In the keyed group each route's steps run in the order written
+ * here, after its schema has validated the request: a request refused by any step is not charged,
+ * and `charge` comes last. Billable routes that need nothing of the key before the debit only
+ * `identify` it, leaving the check to the debit itself (see keyed-steps.ts).
+ */
 export async function registerRoutes(app: FastifyInstance, services: Services, settings: AppSettings): Promise<void> {
   await app.register(async (publicScope) => {
     rootRoute(publicScope);
@@ -20,10 +25,16 @@ export async function registerRoutes(app: FastifyInstance, services: Services, s
   });
 
   await app.register(async (keyedScope) => {
-    keyedGroup(keyedScope, services);
-    creditsRoute(keyedScope);
-    documentRoute(keyedScope, services);
-    queryRoute(keyedScope, services);
-    faceSearchRoute(keyedScope, services, settings);
+    const { authenticate, identify, limitRate, claimIdempotencyKey, charge, free, billable } = keyedSteps(keyedScope, services);
+    const face = faceSearchSteps(keyedScope, services);
+    creditsRoute(keyedScope, free(authenticate, limitRate));
+    documentRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, charge('/document')));
+    queryRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, charge('/query')));
+    faceSearchRoute(
+      keyedScope,
+      services,
+      settings,
+      billable(authenticate, limitRate, claimIdempotencyKey, face.requireFaceService, face.fetchProbeImage, charge('/face/search')),
+    );
   });
 }

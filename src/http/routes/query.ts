@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import type { KeyedHooks } from '../keyed-steps.js';
 import { errorCatalogue } from '../../errors.js';
 import { billableErrorResponses, billableHeaders, bodyTooLargeResponse, security, successHeaders } from '../schemas/common.js';
 import type { MatchField } from '../../search/search-service.js';
 import type { Services } from '../../services/services.js';
-import type { FilterScalar } from '../../store/store.js';
+import type { FilterScalar } from '../../search/document-index.js';
 
 const text = { type: 'string', pattern: '\\S' } as const;
 const scalar = { type: ['string', 'number', 'boolean', 'null'] } as const;
@@ -126,8 +127,8 @@ function matchTarget(query: QueryBody['query']): { text: string; field: MatchFie
   return { text, field: { kind: 'metadata', name } };
 }
 
-export function queryRoute(app: FastifyInstance, services: Services): void {
-  app.post('/query', { schema, config: { billable: '/query', fieldMessages } }, async (request) => {
+export function queryRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+  app.post('/query', { schema, config: { fieldMessages }, ...hooks }, async (request) => {
     const body = request.body as QueryBody;
     const { text, field } = matchTarget(body.query);
     const result = await services.search.search({ text, field, filters: body.filters ?? {}, topK: body.top_k });

@@ -1,4 +1,5 @@
-import type { FilterScalar, MetadataValue } from '../../store/store.js';
+import type { MetadataValue } from '../../documents/document-store.js';
+import type { FilterScalar } from '../document-index.js';
 import { forEachToken, scanTokens, stemOf, STOPWORDS, tokenText, type TokenSink } from './analysis.js';
 import { TokenTable } from './token-table.js';
 import { radixSort, resized } from './typed-arrays.js';

@@ -35,7 +35,7 @@ describe('GET /credits', () => {
     const key = await context.createKey(2);
     await context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': key }, payload: { query: 'breach' } });
     assert.equal(json(await credits(key)).current_balance, 1);
-    await context.store.topUp((await context.store.listKeys()).at(-1)!.id, 10);
+    await context.store.ledger.topUp((await context.store.ledger.listKeys()).at(-1)!.id, 10);
     assert.equal(json(await credits(key)).current_balance, 11);
   });
 });

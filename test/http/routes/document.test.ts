@@ -59,9 +59,9 @@ describe('GET /document', () => {
       const key = await context.createKey(5);
       await fetchDocument(key, 'gdpr-17');
       await fetchDocument(key, 'missing');
-      const id = (await context.store.listKeys()).at(-1)!.id;
+      const id = (await context.store.ledger.listKeys()).at(-1)!.id;
       await eventually(async () => {
-        const charges = await context.store.listCharges(id);
+        const charges = await context.store.ledger.listCharges(id);
         assert.deepEqual(
           charges.map((charge) => [charge.endpoint, charge.outcomeStatus]),
           [

@@ -142,7 +142,7 @@ describe('Idempotency-Key on billable routes', () => {
     it('does not keep a request refused before its debit: 402, 401 and 400 can be retried with the same key', async () => {
       const key = await context.createKey(0);
       assertEnvelope(await query(key, 'pay-later'), 402);
-      await context.store.topUp((await context.store.findKeyByHash(hashApiKey(key)))!.id, 2);
+      await context.store.ledger.topUp((await context.store.ledger.findKeyByHash(hashApiKey(key)))!.id, 2);
       const paid = await query(key, 'pay-later');
       assert.equal(paid.statusCode, 200);
       assert.equal(paid.headers['idempotent-replayed'], undefined);
@@ -160,8 +160,8 @@ describe('Idempotency-Key on billable routes', () => {
     it('refuses a revoked key even for a replay', async () => {
       const key = await context.createKey(5);
       await query(key, 'before-revoke');
-      const record = (await context.store.findKeyByHash(hashApiKey(key)))!;
-      await context.store.setKeyStatus(record.id, 'revoked');
+      const record = (await context.store.ledger.findKeyByHash(hashApiKey(key)))!;
+      await context.store.ledger.setKeyStatus(record.id, 'revoked');
       await new Promise((resolve) => setTimeout(resolve, 1100));
       assertEnvelope(await query(key, 'before-revoke'), 403);
     });
@@ -180,7 +180,7 @@ describe('Idempotency-Key across a crash and expiry', () => {
       const fingerprint = IdempotencyService.fingerprint({ method: 'POST', path: '/query', docId: undefined, body });
       const claim = await context.store.idempotency.claim({ keyHash, idempotencyKey: 'crashed', fingerprint, lockMs: 400, ttlMs: 60_000 });
       assert.equal(claim.outcome, 'claimed');
-      assert.equal((await context.store.debit(keyHash, '/query', (claim as { ref: string }).ref)).outcome, 'charged');
+      assert.equal((await context.store.ledger.debit(keyHash, '/query', (claim as { ref: string }).ref)).outcome, 'charged');
       assert.equal(await context.balanceOf(key), 4);
 
       const whileHeld = await context.app.inject({
@@ -235,7 +235,7 @@ describe('Idempotency-Key across a crash and expiry', () => {
       };
       const seed = new SqliteStore(dir.path);
       const { KeyAdmin } = await import('../../../src/billing/key-admin.js');
-      const key = (await new KeyAdmin(seed).create(5)).key;
+      const key = (await new KeyAdmin(seed.ledger).create(5)).key;
       await seed.close();
       const first = await send(key);
       const afterRestart = await send(key);

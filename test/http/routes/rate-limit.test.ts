@@ -42,7 +42,7 @@ describe('per-key rate limits', () => {
 
     it('gives a key its own rate over the default', async () => {
       const fast = await context.createKey(100);
-      await context.store.setKeyRateLimit((await context.store.findKeyByHash(hashApiKey(fast)))!.id, 10);
+      await context.store.ledger.setKeyRateLimit((await context.store.ledger.findKeyByHash(hashApiKey(fast)))!.id, 10);
       for (let i = 0; i < 10; i++) assert.equal((await query(fast)).statusCode, 200, `request ${i + 1} of 10`);
       const refused = await query(fast);
       assertEnvelope(refused, 429);
@@ -80,7 +80,7 @@ describe('per-key rate limits', () => {
     it('answers unknown and revoked keys as before (401, 403), with no bucket for them', async () => {
       assertEnvelope(await query('d'.repeat(64)), 401);
       const key = await context.createKey(100);
-      await context.store.setKeyStatus((await context.store.findKeyByHash(hashApiKey(key)))!.id, 'revoked');
+      await context.store.ledger.setKeyStatus((await context.store.ledger.findKeyByHash(hashApiKey(key)))!.id, 'revoked');
       const response = await query(key);
       assertEnvelope(response, 403);
       assert.equal(response.headers['ratelimit-policy'], undefined);

@@ -32,14 +32,14 @@ describe('text analysis', () => {
 
   it('hashes plain tokens by their lower-cased characters, so a table finds them without a string', () => {
     const table = new TokenTable(100, 4);
-    scanTokens('Walrus', (source, start, end, plain, hash) => table.insert(source.slice(start, end).toLowerCase(), hash, 7));
+    scanTokens('Walrus', (source, start, end, _plain, hash) => table.insert(source.slice(start, end).toLowerCase(), hash, 7));
     const found: number[] = [];
     scanTokens('the WALRUS walrus walrusses', (source, start, end, plain, hash) => found.push(plain ? table.find(source, start, end, hash) : -2));
     assert.deepEqual(found, [-1, 7, 7, -1]);
     for (let id = 0; id < 50; id++) scanTokens(`word${id}`, (source, start, end, _plain, hash) => table.insert(source.slice(start, end), hash, id));
     scanTokens('word42', (source, start, end, _plain, hash) => assert.equal(table.find(source, start, end, hash), 42));
     const joined: number[] = [];
-    scanTokens('IL-6', (source, start, end, plain, hash, isJoined) => isJoined && table.insert(source.slice(start, end).toLowerCase(), hash, 99));
+    scanTokens('IL-6', (source, start, end, _plain, hash, isJoined) => isJoined && table.insert(source.slice(start, end).toLowerCase(), hash, 99));
     scanTokens('il-6 IL-6 il/6', (source, start, end, plain, hash, isJoined) => isJoined && joined.push(plain ? table.find(source, start, end, hash) : -2));
     assert.deepEqual(joined, [99, 99, -1], 'a joined token is found by its scanned characters, joiner included');
   });

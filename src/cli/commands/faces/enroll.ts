@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { ENGINE_VERSION } from '../../../faces/engine/describe.js';
 import type { FaceEnginePool } from '../../../faces/engine/pool.js';
 import { normaliseBase64 } from '../../../faces/image.js';
-import type { FaceRecord, Store } from '../../../store/store.js';
+import type { FaceRecord } from '../../../faces/gallery.js';
+import type { Store } from '../../../store/store.js';
 import { CliError } from '../../errors.js';
 
 export interface EnrollSummary {

@@ -1,5 +1,6 @@
-import type { KeyRecord, Store } from '../../../store/store.js';
+import type { KeyRecord } from '../../../billing/ledger.js';
+import type { Store } from '../../../store/store.js';
 
 export function listKeys(store: Store): Promise<KeyRecord[]> {
-  return store.listKeys();
+  return store.ledger.listKeys();
 }

@@ -1,10 +1,11 @@
 import { KeyAdmin } from '../../../billing/key-admin.js';
-import { MAX_BALANCE, type KeyRecord, type Store } from '../../../store/store.js';
+import { MAX_BALANCE, type KeyRecord } from '../../../billing/ledger.js';
+import type { Store } from '../../../store/store.js';
 import { CliError, notFound, parseCredits } from '../../errors.js';
 
 export async function topUpKey(store: Store, keyOrId: string, options: { credits: string }): Promise<KeyRecord> {
   const credits = parseCredits(options.credits, 1);
-  const result = await new KeyAdmin(store).topUp(keyOrId, credits);
+  const result = await new KeyAdmin(store.ledger).topUp(keyOrId, credits);
   switch (result.outcome) {
     case 'not-found':
       throw notFound(keyOrId);

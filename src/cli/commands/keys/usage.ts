@@ -1,5 +1,6 @@
 import { KeyAdmin } from '../../../billing/key-admin.js';
-import type { ChargeRecord, CreditGrant, KeyRecord, Store } from '../../../store/store.js';
+import type { ChargeRecord, CreditGrant, KeyRecord } from '../../../billing/ledger.js';
+import type { Store } from '../../../store/store.js';
 import { CliError, notFound } from '../../errors.js';
 
 export interface KeyUsage {
@@ -11,14 +12,14 @@ export interface KeyUsage {
 }
 
 export async function keyUsage(store: Store, keyOrId: string, options: { limit?: string }): Promise<KeyUsage> {
-  const key = await new KeyAdmin(store).find(keyOrId);
+  const key = await new KeyAdmin(store.ledger).find(keyOrId);
   if (!key) throw notFound(keyOrId);
   const limit = options.limit === undefined ? 20 : Number(options.limit);
   if (!Number.isSafeInteger(limit) || limit < 0) throw new CliError(`--limit must be an integer >= 0, got "${options.limit}"`);
   const [grants, charged, recentCharges] = await Promise.all([
-    store.listGrants(key.id),
-    store.countCharges(key.id),
-    store.listCharges(key.id, limit),
+    store.ledger.listGrants(key.id),
+    store.ledger.countCharges(key.id),
+    store.ledger.listCharges(key.id, limit),
   ]);
   return { key, granted: grants.reduce((sum, grant) => sum + grant.amount, 0), charged, grants, recentCharges };
 }

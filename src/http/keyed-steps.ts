@@ -11,7 +11,7 @@ import type { Claim } from '../idempotency/idempotency-service.js';
 import { hashApiKey } from '../billing/key-admin.js';
 import type { RateLimitDecision } from '../rate-limit/rate-limit.js';
 import type { Services } from '../services/services.js';
-import type { DebitResult, KeyRecord } from '../store/store.js';
+import type { DebitResult, KeyRecord } from '../billing/ledger.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,18 +23,16 @@ declare module 'fastify' {
     idempotency: { claim: Claim; chargeId: number | null } | null;
   }
   interface FastifyContextConfig {
-    /** Marks a billable route: the endpoint name its charges are recorded under. */
-    billable?: string;
     /** Fields added to 401/403 bodies, such as /credits' "current_balance": null. */
     authErrorExtra?: Record<string, unknown>;
   }
 }
 
 /** A step returns a promise only when it has to wait: most requests pass most steps synchronously. */
-type Step = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | void;
+export type Step = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | void;
 
 /** The steps as one hook: one hook call per request rather than one per step. */
-function pipeline(steps: Step[]): preHandlerHookHandler {
+function inOrder(steps: Step[]): preHandlerHookHandler {
   return async function runSteps(request, reply) {
     for (const step of steps) {
       const pending = step(request, reply);
@@ -65,17 +63,40 @@ function rateLimitHeaders(decision: Extract<RateLimitDecision, { limited: true }
   };
 }
 
-/**
- * The keyed group. Every route registered in it gets, after schema validation:
- * identify the key -> rate limit (429) -> [billable: claim the Idempotency-Key (replay, 409, 422)]
- * -> the route's own steps -> [billable: charge (402)].
- * Routes that are free, or have steps of their own, authenticate (401/403) first. A billable route
- * with no steps of its own leaves the key check to the debit: the one conditional statement that
- * spends the credit also checks the key, so an unknown or inactive key is refused before anything
- * is spent, and the hot path makes one store round trip.
- */
-export function keyedGroup(scope: FastifyInstance, services: Services): void {
+/** The hooks a keyed route is declared with. */
+export interface KeyedHooks {
+  preHandler: preHandlerHookHandler;
+  onSend?: onSendHookHandler;
+  onResponse?: onResponseHookHandler;
+}
+
+export interface KeyedSteps {
+  /** Checks the key (401/403) and sets request.caller. */
+  authenticate: Step;
+  /**
+   * Looks the key up, as known at most a second ago, without refusing it: on billable routes the
+   * debit checks the key in the same statement that spends the credit, so the hot path makes one
+   * store round trip and an unknown or inactive key is still refused before anything is spent.
+   */
+  identify: Step;
+  /** The key's requests per second (429 with Retry-After and the RateLimit headers). */
+  limitRate: Step;
+  /** Claims the Idempotency-Key: a replay, 409 while the first attempt runs, 422 if the request differs. */
+  claimIdempotencyKey: Step;
+  /** Spends one credit (402 at zero) and says what is left in x-credits-remaining. */
+  charge(endpoint: string): Step;
+  /** A free keyed route: its steps as one preHandler. */
+  free(...steps: Step[]): KeyedHooks;
+  /** A billable route: its steps, then keeping the response for replay and recording the charge's outcome. */
+  billable(...steps: Step[]): KeyedHooks;
+}
+
+/** The steps keyed routes are declared with (routes/index.ts puts them in order), bound to the services. */
+export function keyedSteps(scope: FastifyInstance, services: Services): KeyedSteps {
   const { credits, idempotency, rateLimits } = services;
+  scope.decorateRequest('caller', null);
+  scope.decorateRequest('charge', null);
+  scope.decorateRequest('idempotency', null);
 
   const authenticate: Step = async (request) => {
     const extra = request.routeOptions.config.authErrorExtra ?? {};
@@ -188,18 +209,13 @@ export function keyedGroup(scope: FastifyInstance, services: Services): void {
     done();
   };
 
-  scope.decorateRequest('caller', null);
-  scope.decorateRequest('charge', null);
-  scope.decorateRequest('idempotency', null);
-  scope.addHook('onRoute', (route) => {
-    const own = [route.preHandler ?? []].flat() as preHandlerHookHandler[];
-    const endpoint = route.config?.billable;
-    const before: Step[] = [endpoint && own.length === 0 ? identify : authenticate, limitRate, ...(endpoint ? [claimIdempotencyKey] : [])];
-    const after: Step[] = endpoint ? [charge(endpoint)] : [];
-    route.preHandler = own.length === 0 ? [pipeline([...before, ...after])] : [pipeline(before), ...own, ...(after.length ? [pipeline(after)] : [])];
-    if (endpoint) {
-      route.onSend = [...[route.onSend ?? []].flat(), settleIdempotencyKey] as onSendHookHandler[];
-      route.onResponse = [...[route.onResponse ?? []].flat(), recordOutcome] as onResponseHookHandler[];
-    }
-  });
+  return {
+    authenticate,
+    identify,
+    limitRate,
+    claimIdempotencyKey,
+    charge,
+    free: (...steps) => ({ preHandler: inOrder(steps) }),
+    billable: (...steps) => ({ preHandler: inOrder(steps), onSend: settleIdempotencyKey, onResponse: recordOutcome }),
+  };
 }

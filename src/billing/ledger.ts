@@ -1,0 +1,131 @@
+/**
+ * The ledger: keys, their balances, the credits granted and the charges made. Two implementations,
+ * SQLite (sqlite-ledger.ts) and PostgreSQL (postgres-ledger.ts), pass the same contract tests.
+ * Expected outcomes (unknown key, no credits) are values; only faults throw.
+ */
+
+export type KeyStatus = 'active' | 'disabled' | 'revoked';
+
+export interface KeyRecord {
+  id: string;
+  name: string;
+  status: KeyStatus;
+  balance: number;
+  createdAt: string;
+  /** Requests per second this key may make; null means the service's default. */
+  rateLimit: number | null;
+}
+
+/**
+ * The most credits one key may hold, and so the most one grant may add: far beyond any real
+ * balance, and far below where a double stops counting every credit (2^53).
+ */
+export const MAX_BALANCE = 1_000_000_000_000;
+
+export type TopUpResult =
+  | { outcome: 'topped-up'; key: KeyRecord }
+  | { outcome: 'not-found' }
+  /** Revoked keys are closed for good: nothing more is granted to them. */
+  | { outcome: 'revoked'; key: KeyRecord }
+  /** The balance would pass MAX_BALANCE: nothing was added. */
+  | { outcome: 'over-limit'; key: KeyRecord };
+
+export type DebitResult =
+  | { outcome: 'charged'; balance: number; chargeId: number }
+  | { outcome: 'no-credits' }
+  | { outcome: 'inactive'; status: KeyStatus }
+  | { outcome: 'unknown-key' };
+
+export interface ChargeRecord {
+  id: number;
+  keyId: string;
+  endpoint: string;
+  at: string;
+  /** HTTP status the charged request ended with; null until it is known (or if the process died first). */
+  outcomeStatus: number | null;
+}
+
+export interface CreditGrant {
+  keyId: string;
+  amount: number;
+  at: string;
+  reason: 'create' | 'topup';
+}
+
+/** One key's ledger: what was granted, what was charged, what is left. */
+export interface LedgerAudit {
+  keyId: string;
+  granted: number;
+  charged: number;
+  balance: number;
+  /** granted - charged = balance >= 0, decided by the database in exact integers (the numbers above are for display). */
+  consistent: boolean;
+}
+
+export interface NewKey {
+  keyHash: string;
+  id: string;
+  name: string;
+  credits: number;
+  rateLimit?: number | null;
+}
+
+export interface Ledger {
+  createKey(input: NewKey): Promise<KeyRecord>;
+  findKeyByHash(keyHash: string): Promise<KeyRecord | undefined>;
+  findKeyById(id: string): Promise<KeyRecord | undefined>;
+  listKeys(): Promise<KeyRecord[]>;
+  /** Adds credits to a key that is not revoked, up to MAX_BALANCE, atomically. */
+  topUp(keyId: string, amount: number): Promise<TopUpResult>;
+  setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined>;
+  /** Sets the key's requests per second; null returns it to the service's default. */
+  setKeyRateLimit(keyId: string, rateLimit: number | null): Promise<KeyRecord | undefined>;
+
+  /**
+   * Spends one credit in one conditional write and records the charge with it, atomically.
+   * Resolves only once both are durable. `idempotencyRef` is recorded on the charge, so a claim
+   * taken over after a crash can tell that its request already paid.
+   */
+  debit(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult>;
+  /** Fills in the final HTTP status of a charged request. Not awaited on the request path. */
+  recordOutcome(chargeId: number, status: number): void;
+  listCharges(keyId: string, limit?: number): Promise<ChargeRecord[]>;
+  countCharges(keyId: string): Promise<number>;
+  listGrants(keyId: string): Promise<CreditGrant[]>;
+  /** Every key's ledger, read in one consistent snapshot. */
+  auditLedger(): Promise<LedgerAudit[]>;
+  /** Idempotent requests (by claim ref) with more than one charge: there should be none. */
+  auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>>;
+}
+
+/** A key as both databases return it (PostgreSQL gives created_at as a Date). */
+export interface KeyRow {
+  id: string;
+  name: string;
+  status: KeyStatus;
+  balance: number;
+  created_at: string | Date;
+  rate_limit: number | null;
+}
+
+export const KEY_COLUMNS = 'id, name, status, balance, created_at, rate_limit';
+
+export function keyFromRow(row: KeyRow): KeyRecord {
+  const createdAt = row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at;
+  return { id: row.id, name: row.name, status: row.status, balance: row.balance, createdAt, rateLimit: row.rate_limit };
+}
+
+/** Why a key took no credit: unknown, not active, or (active) at zero. */
+export function refusalFor(status: KeyStatus | undefined): DebitResult {
+  if (status === undefined) return { outcome: 'unknown-key' };
+  if (status !== 'active') return { outcome: 'inactive', status };
+  return { outcome: 'no-credits' };
+}
+
+/** Why a top-up of `amount` cannot be granted to this key (read inside the top-up's transaction), or undefined. */
+export function topUpRefusal(key: KeyRecord | undefined, amount: number): Exclude<TopUpResult, { outcome: 'topped-up' }> | undefined {
+  if (!key) return { outcome: 'not-found' };
+  if (key.status === 'revoked') return { outcome: 'revoked', key };
+  if (key.balance + amount > MAX_BALANCE) return { outcome: 'over-limit', key };
+  return undefined;
+}

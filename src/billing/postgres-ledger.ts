@@ -1,0 +1,182 @@
+import type { PostgresDatabase } from '../platform/postgres-database.js';
+import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
+import {
+  type ChargeRecord,
+  type CreditGrant,
+  type DebitResult,
+  KEY_COLUMNS,
+  type KeyRecord,
+  type KeyRow,
+  type KeyStatus,
+  keyFromRow,
+  type Ledger,
+  type LedgerAudit,
+  type NewKey,
+  refusalFor,
+  type TopUpResult,
+  topUpRefusal,
+} from './ledger.js';
+import { OutcomeWriter } from './outcome-writer.js';
+
+interface DebitedRow {
+  key_hash: string;
+  balance: number | null;
+  granted: number | null;
+  charge_ids: number[] | null;
+  status: KeyStatus | null;
+}
+
+function keyOf(rows: KeyRow[]): KeyRecord | undefined {
+  return rows[0] && keyFromRow(rows[0]);
+}
+
+/**
+ * The ledger in PostgreSQL, shared by every instance. Debits follow the embedded ledger's design
+ * (per key and batch, one conditional UPDATE taking LEAST(balance, n)) in one stored function per
+ * batch, so a batch is one round trip and holds no row lock across the network.
+ */
+export class PostgresLedger implements Ledger {
+  private readonly debits = new DebitBatcher((jobs) => this.runDebits(jobs));
+  private readonly outcomes = new OutcomeWriter(async (outcomes) => {
+    await this.db.query('SELECT record_outcomes($1, $2)', [outcomes.map(([id]) => id), outcomes.map(([, status]) => status)]);
+  });
+
+  constructor(private readonly db: PostgresDatabase) {}
+
+  async createKey(input: NewKey): Promise<KeyRecord> {
+    return this.db.transaction(async (client) => {
+      const { rows } = await client.query<KeyRow>(
+        `INSERT INTO keys (id, key_hash, name, status, balance, rate_limit) VALUES ($1, $2, $3, 'active', $4, $5) RETURNING ${KEY_COLUMNS}`,
+        [input.id, input.keyHash, input.name, input.credits, input.rateLimit ?? null],
+      );
+      await client.query(`INSERT INTO credit_grants (key_id, amount, reason) VALUES ($1, $2, 'create')`, [input.id, input.credits]);
+      return keyFromRow(rows[0] as KeyRow);
+    });
+  }
+
+  async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
+    return keyOf((await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE key_hash = $1`, [keyHash], 'key-by-hash')).rows);
+  }
+
+  async findKeyById(id: string): Promise<KeyRecord | undefined> {
+    return keyOf((await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1`, [id])).rows);
+  }
+
+  async listKeys(): Promise<KeyRecord[]> {
+    return (await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, id`)).rows.map(keyFromRow);
+  }
+
+  async topUp(keyId: string, amount: number): Promise<TopUpResult> {
+    return this.db.transaction(async (client): Promise<TopUpResult> => {
+      const locked = await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1 FOR UPDATE`, [keyId]);
+      const refusal = topUpRefusal(keyOf(locked.rows), amount);
+      if (refusal) return refusal;
+      const { rows } = await client.query<KeyRow>(`UPDATE keys SET balance = balance + $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`, [keyId, amount]);
+      await client.query(`INSERT INTO credit_grants (key_id, amount, reason) VALUES ($1, $2, 'topup')`, [keyId, amount]);
+      return { outcome: 'topped-up', key: keyFromRow(rows[0] as KeyRow) };
+    });
+  }
+
+  async setKeyRateLimit(keyId: string, rateLimit: number | null): Promise<KeyRecord | undefined> {
+    return keyOf((await this.db.query<KeyRow>(`UPDATE keys SET rate_limit = $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`, [keyId, rateLimit])).rows);
+  }
+
+  async setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined> {
+    await this.db.query(`UPDATE keys SET status = $2 WHERE id = $1 AND status <> 'revoked'`, [keyId, status]);
+    return this.findKeyById(keyId);
+  }
+
+  debit(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult> {
+    return this.debits.submit(keyHash, endpoint, idempotencyRef);
+  }
+
+  recordOutcome(chargeId: number, status: number): void {
+    this.outcomes.record(chargeId, status);
+  }
+
+  async listCharges(keyId: string, limit = 100): Promise<ChargeRecord[]> {
+    const { rows } = await this.db.query<{ id: number; key_id: string; endpoint: string; at: Date; outcome_status: number | null }>(
+      `SELECT id, key_id, endpoint, at, COALESCE(outcome_status, charge_outcome(id)) AS outcome_status
+       FROM charges WHERE key_id = $1 ORDER BY id DESC LIMIT $2`,
+      [keyId, limit],
+    );
+    return rows.map((row) => ({ id: row.id, keyId: row.key_id, endpoint: row.endpoint, at: row.at.toISOString(), outcomeStatus: row.outcome_status }));
+  }
+
+  async countCharges(keyId: string): Promise<number> {
+    return (await this.db.one<{ n: number }>('SELECT count(*) AS n FROM charges WHERE key_id = $1', [keyId])).n;
+  }
+
+  async listGrants(keyId: string): Promise<CreditGrant[]> {
+    const { rows } = await this.db.query<{ key_id: string; amount: number; reason: CreditGrant['reason']; at: Date }>(
+      'SELECT key_id, amount, reason, at FROM credit_grants WHERE key_id = $1 ORDER BY id',
+      [keyId],
+    );
+    return rows.map((row) => ({ keyId: row.key_id, amount: row.amount, reason: row.reason, at: row.at.toISOString() }));
+  }
+
+  async auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>> {
+    const sql =
+      'SELECT idempotency_ref AS ref, count(*)::integer AS charges FROM charges WHERE idempotency_ref IS NOT NULL GROUP BY idempotency_ref HAVING count(*) > 1';
+    return (await this.db.query<{ ref: string; charges: number }>(sql)).rows;
+  }
+
+  async auditLedger(): Promise<LedgerAudit[]> {
+    // One statement: one snapshot, so charges and balances are read as of the same moment.
+    const { rows } = await this.db.query<{ key_id: string; balance: number; granted: number; charged: number; consistent: boolean }>(
+      `SELECT key_id, balance, granted::bigint, charged, granted - charged = balance AND balance >= 0 AS consistent FROM (
+         SELECT k.id AS key_id, k.balance,
+           (SELECT coalesce(sum(g.amount), 0) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
+           (SELECT count(*) FROM charges c WHERE c.key_id = k.id) AS charged
+         FROM keys k) AS ledger ORDER BY key_id`,
+    );
+    return rows.map((row) => ({ keyId: row.key_id, granted: row.granted, charged: row.charged, balance: row.balance, consistent: row.consistent }));
+  }
+
+  /** Writes every debit and outcome still pending. The pool itself belongs to the store. */
+  async close(): Promise<void> {
+    await this.debits.drain();
+    await this.outcomes.close();
+  }
+
+  /**
+   * The whole batch in one statement (the debit_batch function; debit_one_key when the batch is
+   * one key's): per key one conditional UPDATE taking LEAST(balance, n) credits for its n
+   * requests, the charges of the requests it covered (a key's first ones, in order), and, read
+   * from the same snapshot, why a key that took nothing was refused.
+   */
+  private async runDebits(jobs: DebitJob[]): Promise<DebitResult[]> {
+    const positions = positionsByKey(jobs);
+    const { rows } = await this.db.query<DebitedRow>(...debitStatement(jobs, positions));
+    const results = new Array<DebitResult>(jobs.length);
+    for (const row of rows) {
+      const indexes = positions.get(row.key_hash) ?? [];
+      const granted = row.granted ?? 0;
+      // Charge ids come from one sequence in the order of the requests, which ORDER BY position fixes.
+      indexes.slice(0, granted).forEach((index, order) => {
+        results[index] = { outcome: 'charged', balance: Number(row.balance) + granted - 1 - order, chargeId: Number(row.charge_ids?.[order]) };
+      });
+      const refusal = refusalFor(granted > 0 ? 'active' : (row.status ?? undefined));
+      for (const index of indexes.slice(granted)) results[index] = refusal;
+    }
+    return results;
+  }
+}
+
+function debitStatement(jobs: DebitJob[], positions: Map<string, number[]>): [string, unknown[], string] {
+  const endpoints = jobs.map((job) => job.endpoint);
+  const refs = jobs.map((job) => job.idempotencyRef);
+  if (positions.size === 1) {
+    const sql = 'SELECT key_hash, balance, granted, status, charge_ids FROM debit_one_key($1, $2, $3)';
+    return [sql, [jobs[0]?.keyHash, endpoints, refs], 'debit-one-key'];
+  }
+  // Each debit's rank among its key's debits: the first `granted` of a key are the charged ones.
+  const ordinals = new Array<number>(jobs.length);
+  for (const indexes of positions.values()) {
+    indexes.forEach((index, order) => {
+      ordinals[index] = order + 1;
+    });
+  }
+  const sql = 'SELECT key_hash, balance, granted, status, charge_ids FROM debit_batch($1, $2, $3, $4)';
+  return [sql, [jobs.map((job) => job.keyHash), endpoints, ordinals, refs], 'debit-batch'];
+}

@@ -1,0 +1,275 @@
+import { basename, dirname } from 'node:path';
+import type Database from 'better-sqlite3';
+import { ExternalWrites } from '../platform/external-writes.js';
+import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
+import {
+  type ChargeRecord,
+  type CreditGrant,
+  type DebitResult,
+  KEY_COLUMNS,
+  type KeyRecord,
+  type KeyRow,
+  type KeyStatus,
+  keyFromRow,
+  type Ledger,
+  type LedgerAudit,
+  type NewKey,
+  refusalFor,
+  type TopUpResult,
+  topUpRefusal,
+} from './ledger.js';
+import { type ChargeOutcome, OutcomeWriter } from './outcome-writer.js';
+
+const KEY_CACHE_LIMIT = 100_000;
+const MULTI_ROW_CHUNK = 64;
+
+interface ChargeRow {
+  id: number;
+  key_id: string;
+  endpoint: string;
+  at: string;
+  outcome_status: number | null;
+}
+
+interface DebitedRow {
+  id: string;
+  balance: number;
+  last_debit: number;
+}
+
+function prepareStatements(db: Database.Database) {
+  return {
+    insertKey: db.prepare('INSERT INTO keys (id, key_hash, name, status, balance, created_at, rate_limit) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    insertGrant: db.prepare('INSERT INTO credit_grants (key_id, amount, reason, at) VALUES (?, ?, ?, ?)'),
+    keyByHash: db.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE key_hash = ?`),
+    keyById: db.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = ?`),
+    allKeys: db.prepare(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, id`),
+    topUp: db.prepare('UPDATE keys SET balance = balance + ? WHERE id = ?'),
+    setStatus: db.prepare(`UPDATE keys SET status = ? WHERE id = ? AND status <> 'revoked'`),
+    setRateLimit: db.prepare('UPDATE keys SET rate_limit = ? WHERE id = ?'),
+    debit: db.prepare(
+      `UPDATE keys SET balance = balance - MIN(balance, @count), last_debit = MIN(balance, @count)
+       WHERE key_hash = @keyHash AND status = 'active' AND balance > 0 RETURNING id, balance, last_debit`,
+    ),
+    chargesByKey: db.prepare('SELECT id, key_id, endpoint, at, outcome_status FROM charges WHERE key_id = ? ORDER BY id DESC LIMIT ?'),
+    countCharges: db.prepare('SELECT count(*) AS n FROM charges WHERE key_id = ?'),
+    grantsByKey: db.prepare('SELECT key_id, amount, reason, at FROM credit_grants WHERE key_id = ? ORDER BY id'),
+  };
+}
+
+/**
+ * The embedded ledger on its own SQLite file. Debits go through the shared DebitBatcher; each batch
+ * is one immediate transaction that also writes the pending outcomes, so under load outcomes cost
+ * no commit of their own.
+ */
+export class SqliteLedger implements Ledger {
+  private readonly sql;
+  private readonly statements = new Map<string, Database.Statement>();
+  /**
+   * Keys by hash, as last read or written through this connection; dropped whenever another
+   * connection (the CLI, another worker) has committed to the ledger.
+   */
+  private readonly keyCache = new Map<string, KeyRecord>();
+  private readonly externalWrites: ExternalWrites;
+  private readonly debits = new DebitBatcher((jobs) => this.runDebits(jobs));
+  private readonly outcomes = new OutcomeWriter((outcomes) => this.inTransaction(() => this.writeOutcomes(outcomes)));
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = prepareStatements(db);
+    this.externalWrites = new ExternalWrites(db, dirname(db.name), basename(db.name));
+  }
+
+  async createKey(input: NewKey): Promise<KeyRecord> {
+    const createdAt = new Date().toISOString();
+    const rateLimit = input.rateLimit ?? null;
+    this.db.transaction(() => {
+      this.sql.insertKey.run(input.id, input.keyHash, input.name, 'active', input.credits, createdAt, rateLimit);
+      this.sql.insertGrant.run(input.id, input.credits, 'create', createdAt);
+    })();
+    return { id: input.id, name: input.name, status: 'active', balance: input.credits, createdAt, rateLimit };
+  }
+
+  async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
+    if (this.externalWrites.happened()) this.keyCache.clear();
+    const cached = this.keyCache.get(keyHash);
+    if (cached) return cached;
+    const key = this.keyBy(this.sql.keyByHash, keyHash);
+    if (key) {
+      if (this.keyCache.size >= KEY_CACHE_LIMIT) this.keyCache.clear();
+      this.keyCache.set(keyHash, key);
+    }
+    return key;
+  }
+
+  async findKeyById(id: string): Promise<KeyRecord | undefined> {
+    return this.keyBy(this.sql.keyById, id);
+  }
+
+  async listKeys(): Promise<KeyRecord[]> {
+    return (this.sql.allKeys.all() as KeyRow[]).map(keyFromRow);
+  }
+
+  async topUp(keyId: string, amount: number): Promise<TopUpResult> {
+    return this.changeKey(keyId, (key): TopUpResult => {
+      const refusal = topUpRefusal(key, amount);
+      if (refusal) return refusal;
+      this.sql.topUp.run(amount, keyId);
+      this.sql.insertGrant.run(keyId, amount, 'topup', new Date().toISOString());
+      return { outcome: 'topped-up', key: this.keyBy(this.sql.keyById, keyId) as KeyRecord };
+    });
+  }
+
+  async setKeyRateLimit(keyId: string, rateLimit: number | null): Promise<KeyRecord | undefined> {
+    return this.changeKey(keyId, () => {
+      this.sql.setRateLimit.run(rateLimit, keyId);
+      return this.keyBy(this.sql.keyById, keyId);
+    });
+  }
+
+  async setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined> {
+    return this.changeKey(keyId, () => {
+      this.sql.setStatus.run(status, keyId);
+      return this.keyBy(this.sql.keyById, keyId);
+    });
+  }
+
+  debit(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult> {
+    return this.debits.submit(keyHash, endpoint, idempotencyRef);
+  }
+
+  recordOutcome(chargeId: number, status: number): void {
+    this.outcomes.record(chargeId, status);
+  }
+
+  async listCharges(keyId: string, limit = 100): Promise<ChargeRecord[]> {
+    const rows = this.sql.chargesByKey.all(keyId, limit) as ChargeRow[];
+    return rows.map((row) => ({ id: row.id, keyId: row.key_id, endpoint: row.endpoint, at: row.at, outcomeStatus: row.outcome_status }));
+  }
+
+  async countCharges(keyId: string): Promise<number> {
+    return (this.sql.countCharges.get(keyId) as { n: number }).n;
+  }
+
+  async listGrants(keyId: string): Promise<CreditGrant[]> {
+    const rows = this.sql.grantsByKey.all(keyId) as Array<{ key_id: string; amount: number; reason: CreditGrant['reason']; at: string }>;
+    return rows.map((row) => ({ keyId: row.key_id, amount: row.amount, reason: row.reason, at: row.at }));
+  }
+
+  async auditLedger(): Promise<LedgerAudit[]> {
+    // One read transaction: charges and balances as of the same moment.
+    const rows = this.db
+      .prepare(
+        `SELECT key_id, balance, granted, charged, granted - charged = balance AND balance >= 0 AS consistent FROM (
+           SELECT k.id AS key_id, k.balance,
+             (SELECT coalesce(sum(g.amount), 0) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
+             (SELECT count(*) FROM charges c WHERE c.key_id = k.id) AS charged
+           FROM keys k) ORDER BY key_id`,
+      )
+      .all() as Array<{ key_id: string; balance: number; granted: number; charged: number; consistent: number }>;
+    return rows.map((row) => ({ keyId: row.key_id, granted: row.granted, charged: row.charged, balance: row.balance, consistent: row.consistent === 1 }));
+  }
+
+  async auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>> {
+    return this.db
+      .prepare('SELECT idempotency_ref AS ref, count(*) AS charges FROM charges WHERE idempotency_ref IS NOT NULL GROUP BY idempotency_ref HAVING count(*) > 1')
+      .all() as Array<{ ref: string; charges: number }>;
+  }
+
+  /** Writes every debit and outcome still pending. The connection itself belongs to the store. */
+  async close(): Promise<void> {
+    this.externalWrites.close();
+    await this.debits.drain();
+    await this.outcomes.close();
+  }
+
+  private keyBy(statement: Database.Statement, value: string): KeyRecord | undefined {
+    const row = statement.get(value) as KeyRow | undefined;
+    return row && keyFromRow(row);
+  }
+
+  /** An operator's change to one key, in an immediate transaction; the key cache is dropped first. */
+  private changeKey<T>(keyId: string, change: (key: KeyRecord | undefined) => T): Promise<T> {
+    this.keyCache.clear();
+    return Promise.resolve(this.db.transaction(() => change(this.keyBy(this.sql.keyById, keyId))).immediate());
+  }
+
+  /**
+   * One transaction for the whole batch, and per key one conditional statement: it takes
+   * MIN(balance, n) credits for the key's n requests in the batch and records in last_debit how
+   * many it took (SET expressions read the row as it was), so the balance can never go negative
+   * and exactly that many requests are charged. The charges are appended in multi-row inserts.
+   */
+  private runDebits(jobs: DebitJob[]): DebitResult[] {
+    const pendingOutcomes = this.outcomes.take();
+    try {
+      return this.inTransaction(() => {
+        this.writeOutcomes(pendingOutcomes);
+        return this.debitBatch(jobs);
+      });
+    } catch (error) {
+      this.outcomes.giveBack(pendingOutcomes);
+      this.keyCache.clear();
+      throw error;
+    }
+  }
+
+  private debitBatch(jobs: DebitJob[]): DebitResult[] {
+    const results = new Array<DebitResult>(jobs.length);
+    const charged: Array<{ job: DebitJob; index: number; keyId: string; balance: number }> = [];
+    for (const [keyHash, indexes] of positionsByKey(jobs)) {
+      const debited = this.sql.debit.get({ keyHash, count: indexes.length }) as DebitedRow | undefined;
+      const granted = debited?.last_debit ?? 0;
+      indexes.slice(0, granted).forEach((index, order) => {
+        const { id, balance } = debited as DebitedRow;
+        charged.push({ job: jobs[index] as DebitJob, index, keyId: id, balance: balance + granted - 1 - order });
+      });
+      if (granted < indexes.length) {
+        const refusal = granted > 0 ? refusalFor('active') : refusalFor(this.keyBy(this.sql.keyByHash, keyHash)?.status);
+        for (const index of indexes.slice(granted)) results[index] = refusal;
+      }
+      const cached = this.keyCache.get(keyHash);
+      if (cached && debited) this.keyCache.set(keyHash, { ...cached, balance: debited.balance });
+    }
+    const at = new Date().toISOString();
+    for (const chunk of inChunks(charged)) {
+      const rows = chunk.flatMap(({ job, keyId }) => [keyId, job.endpoint, at, job.idempotencyRef]);
+      const insert = this.multiRow('INSERT INTO charges (key_id, endpoint, at, idempotency_ref) VALUES ', '(?, ?, ?, ?)', '', chunk.length);
+      const lastId = Number(insert.run(rows).lastInsertRowid);
+      // Rows of one INSERT take consecutive rowids in VALUES order (charges are never deleted).
+      chunk.forEach((charge, offset) => {
+        results[charge.index] = { outcome: 'charged', balance: charge.balance, chargeId: lastId - chunk.length + 1 + offset };
+      });
+    }
+    return results;
+  }
+
+  private inTransaction<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
+  }
+
+  private writeOutcomes(outcomes: ChargeOutcome[]): void {
+    for (const chunk of inChunks(outcomes)) {
+      this.multiRow(
+        'UPDATE charges SET outcome_status = outcome.column2 FROM (VALUES ',
+        '(?, ?)',
+        ') AS outcome WHERE charges.id = outcome.column1 AND charges.outcome_status IS NULL',
+        chunk.length,
+      ).run(chunk.flat());
+    }
+  }
+
+  /** A ledger statement repeating `row` count times, prepared once per shape. */
+  private multiRow(prefix: string, row: string, suffix: string, count: number): Database.Statement {
+    const sql = `${prefix}${Array.from({ length: count }, () => row).join(', ')}${suffix}`;
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+function* inChunks<T>(rows: T[]): Generator<T[]> {
+  for (let start = 0; start < rows.length; start += MULTI_ROW_CHUNK) yield rows.slice(start, start + MULTI_ROW_CHUNK);
+}

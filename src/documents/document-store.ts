@@ -1,0 +1,36 @@
+export type MetadataValue = string | number | boolean | null | MetadataValue[] | { [field: string]: MetadataValue };
+
+export interface DocumentRecord {
+  docId: string;
+  title: string;
+  text: string;
+  metadata: Record<string, MetadataValue>;
+}
+
+export interface IngestProgress {
+  documents: number;
+}
+
+/** One entry of a change feed: the document as it now is, or null once it was deleted. */
+export interface DocumentChange {
+  docId: string;
+  document: DocumentRecord | null;
+}
+
+/**
+ * The corpus /document reads and the CLI writes. SQLite keeps it beside the search index
+ * (search/sqlite-corpus.ts); PostgreSQL keeps it in a table with a change feed that each
+ * instance's search replica follows (postgres-documents.ts).
+ */
+export interface DocumentStore {
+  getDocument(docId: string): Promise<DocumentRecord | undefined>;
+  /**
+   * The same document as JSON text of one object: doc_id, title, text, then the metadata fields.
+   * Lets /document answer without parsing and re-serialising what was stored as JSON.
+   */
+  getDocumentJson(docId: string): Promise<string | undefined>;
+  /** Writes every document of the source in one transaction: all or nothing. Replaces existing ids. */
+  ingestDocuments(source: AsyncIterable<DocumentRecord>, onProgress?: (progress: IngestProgress) => void): Promise<number>;
+  deleteDocument(docId: string): Promise<boolean>;
+  countDocuments(): Promise<number>;
+}

@@ -1,0 +1,29 @@
+/** The store cannot be reached or answered too late: the request may be retried (503). */
+export class StoreUnavailableError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('The data store is not available right now.', options);
+  }
+}
+
+/** The store has no room left for a write, which rolled back whole (507). */
+export class StoreFullError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('The data store is out of space.', options);
+  }
+}
+
+const SQLITE_BUSY = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);
+
+/**
+ * A database driver's error as the store's own fault, or undefined when it is not one of them:
+ * a lock held too long by another writer is "unavailable"; no space (SQLITE_FULL, or ENOSPC
+ * surfacing as an I/O error) is "full".
+ */
+export function storeFault(error: unknown): StoreUnavailableError | StoreFullError | undefined {
+  if (error instanceof StoreUnavailableError || error instanceof StoreFullError) return error;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string') return undefined;
+  if (SQLITE_BUSY.has(code)) return new StoreUnavailableError({ cause: error });
+  const full = code === 'SQLITE_FULL' || (code.startsWith('SQLITE_IOERR') && /disk|space|full/i.test(String(message ?? '')));
+  return full ? new StoreFullError({ cause: error }) : undefined;
+}

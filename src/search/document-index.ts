@@ -1,0 +1,33 @@
+export type FilterScalar = string | number | boolean | null;
+
+export interface SearchRequest {
+  /** Analysed query terms (stemming happens in the index); at least one. */
+  terms: string[];
+  /** Which field the terms must occur in: title and text together, one of them, or a metadata field. */
+  field: { kind: 'all' } | { kind: 'title' } | { kind: 'text' } | { kind: 'metadata'; name: string };
+  /** AND across fields; each field matches any of its values. An empty list matches nothing. */
+  filters: Array<{ field: string; anyOf: FilterScalar[] }>;
+  topK: number;
+}
+
+export interface SearchHit {
+  docId: string;
+  title: string;
+  /** Larger is better; unbounded, comparable across queries only through the confidence mapping. */
+  score: number;
+}
+
+export interface SearchResult {
+  total: number;
+  hits: SearchHit[];
+}
+
+/**
+ * The searchable corpus: the SQLite corpus itself, or (PostgreSQL mode) the instance's local
+ * replica of it (replica.ts). Either way the ranking is the engine's, exactly.
+ */
+export interface DocumentIndex {
+  search(request: SearchRequest): Promise<SearchResult>;
+  /** Loads the search index now (before listening), so the first query does not wait for it. */
+  prepareSearch(): Promise<void>;
+}
