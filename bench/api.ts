@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, HAS_WRK, machineLine, measure as load, median, PINNED, ROOT, start, stop, type Sample, type Target } from './lib.js';
+import { CLI, HAS_WRK, measure as load, machineLine, median, PINNED, ROOT, type Sample, start, stop, type Target } from './lib.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     const dataDir = join(work, 'data');
     const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0' };
     const first = await start([CLI, 'serve'], { ...env, SEED_DEMO: 'true' });
-    const key = /Demo API key[^:]*: ([0-9a-f]{64})/.exec(first.output())![1]!;
+    const key = /Demo API key[^:]*: ([0-9a-f]{64})/.exec(first.output())![1];
     await stop(first.child);
     // Enough credits that no request of the run meets a 402.
     execFileSync(process.execPath, [CLI, 'keys', 'topup', key, '--credits', '1000000000'], { env: { ...process.env, ...env } });
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     await stop(bare.child);
     await stop(service.child);
 
-    const baseline = median(samples.get(targets[0]!.name)!.map((sample) => sample.requestsPerSecond));
+    const baseline = median(samples.get(targets[0].name)!.map((sample) => sample.requestsPerSecond));
     console.log(`\n${machineLine('bench:api')}`);
     console.log(
       `load: ${HAS_WRK ? 'wrk -t1' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION_S} s; ` +

@@ -1,6 +1,6 @@
 // What the benchmarks share: starting servers pinned to a core, loading them with wrk (or
 // autocannon when wrk is not installed), and the medians of interleaved rounds.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -54,7 +54,7 @@ export async function start(args: string[], env: Record<string, string>, core: s
       const match = /listening on (\S+)/.exec(output);
       if (match) {
         clearInterval(timer);
-        resolve(match[1]!);
+        resolve(match[1]);
       }
     }, 20);
     child.once('exit', () => reject(new Error(output)));
@@ -104,7 +104,7 @@ async function withAutocannon(target: Target, seconds: number, connections: numb
             {
               setupRequest: (request) => ({
                 ...request,
-                headers: { ...request.headers, 'x-api-key': apiKeys[Math.floor(Math.random() * apiKeys.length)]! },
+                headers: { ...request.headers, 'x-api-key': apiKeys[Math.floor(Math.random() * apiKeys.length)] },
               }),
             },
           ],
@@ -127,7 +127,7 @@ export function measure(
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
 export function machineLine(title: string): string {
@@ -146,14 +146,14 @@ export function memoryLatencyNs(): number {
   // Sattolo's shuffle: one cycle through every slot, so the chase never settles in a short loop.
   for (let slot = slots - 1; slot > 0; slot--) {
     const other = Math.floor(Math.random() * slot);
-    const swapped = next[slot]!;
-    next[slot] = next[other]!;
+    const swapped = next[slot];
+    next[slot] = next[other];
     next[other] = swapped;
   }
   const loads = 2_000_000;
   let at = 0;
   const started = performance.now();
-  for (let load = 0; load < loads; load++) at = next[at]!;
+  for (let load = 0; load < loads; load++) at = next[at];
   const ns = ((performance.now() - started) * 1e6) / loads;
   // The chase's result is used, so that no compiler may leave the loads out.
   return at >= 0 ? ns : Number.NaN;
@@ -167,7 +167,7 @@ function cpuSecondsByPid(pids: number[]): Map<number, number> {
   for (const pid of pids) {
     try {
       // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
       seconds.set(pid, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND);
     } catch {
       // The process ended between listing and reading.
@@ -260,7 +260,11 @@ export interface BuiltCorpus {
  * analyser. Reads both the domain-folder layout and the earlier one (store/sqlite.js), so a
  * comparison can run against a checkout from before the layout changed.
  */
-export async function openBuiltCorpus(root: string, dataDir: string, options: { searchThreads?: number } = {}): Promise<{ corpus: BuiltCorpus; analyze: (text: string) => string[] }> {
+export async function openBuiltCorpus(
+  root: string,
+  dataDir: string,
+  options: { searchThreads?: number } = {},
+): Promise<{ corpus: BuiltCorpus; analyze: (text: string) => string[] }> {
   const load = (path: string) => import(pathToFileURL(join(root, 'dist', path)).href);
   const exists = (path: string) => existsSync(join(root, 'dist', path));
   if (exists('store/sqlite-store.js')) {

@@ -16,8 +16,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { analyze } from '../src/search/analyzer.js';
 import { loadConfig, searchThreadsOf } from '../src/config.js';
+import { analyze } from '../src/search/analyzer.js';
 import { INDEX_UPKEEP, SqliteCorpus } from '../src/search/sqlite-corpus.js';
 import { CLI, machineLine } from './lib.js';
 import { queries, words, writeCorpus } from './synthetic-corpus.js';
@@ -34,7 +34,7 @@ async function collectedMemory(): Promise<{ rssMiB: number; arrayBuffersMiB: num
 }
 
 function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
 }
 
 interface Row {
@@ -56,7 +56,9 @@ async function main(): Promise<void> {
     const file = join(work, 'corpus.jsonl');
     await writeCorpus(file, SIZE, vocabulary);
     const ingest = () =>
-      execFileSync(process.execPath, [CLI, 'ingest', file, '--json'], { env: { ...process.env, DATA_DIR: work, LOG_LEVEL: 'warn', SEED_DEMO: 'false' } });
+      execFileSync(process.execPath, [CLI, 'ingest', file, '--json'], {
+        env: { ...process.env, DATA_DIR: work, LOG_LEVEL: 'warn', SEED_DEMO: 'false' },
+      });
     ingest();
     const corpus = new SqliteCorpus(work, { ...INDEX_UPKEEP, searchThreads });
     await corpus.prepareSearch();
@@ -79,12 +81,22 @@ async function main(): Promise<void> {
         await pass(latencies);
       }
       latencies.sort((a, b) => a - b);
-      rows.push({ phase, ...(await collectedMemory()), peakMiB, searches: latencies.length, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), max: latencies.at(-1)! });
+      rows.push({
+        phase,
+        ...(await collectedMemory()),
+        peakMiB,
+        searches: latencies.length,
+        p50: percentile(latencies, 0.5),
+        p99: percentile(latencies, 0.99),
+        max: latencies.at(-1)!,
+      });
     };
     await pass([]);
     await measure('before the refresh', 2);
     console.log(`\n${machineLine('bench:refresh')}`);
-    console.log(`${SIZE.toLocaleString('en')} documents, all ingested again (same doc_ids) while the index serves; ${searchThreads} search thread(s)\n`);
+    console.log(
+      `${SIZE.toLocaleString('en')} documents, all ingested again (same doc_ids) while the index serves; ${searchThreads} search thread(s)\n`,
+    );
     const refreshStarted = performance.now();
     ingest();
     const refreshSeconds = (performance.now() - refreshStarted) / 1000;
@@ -106,12 +118,14 @@ async function main(): Promise<void> {
         `(index rebuilding: ${first.rebuilding}); the new index took over ${rebuildSeconds.toFixed(1)} s later, ` +
         `holding ${after.liveDocuments.toLocaleString('en')} live and ${after.deletedDocuments.toLocaleString('en')} deleted documents\n`,
     );
-    console.log('| phase | RSS MiB | ratio to before | array buffers MiB | highest RSS seen MiB | searches | p50 ms | p99 ms | max ms | p99 ratio to before |');
+    console.log(
+      '| phase | RSS MiB | ratio to before | array buffers MiB | highest RSS seen MiB | searches | p50 ms | p99 ms | max ms | p99 ratio to before |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const row of rows) {
       console.log(
-        `| ${row.phase} | ${row.rssMiB.toFixed(0)} | ${(row.rssMiB / rows[0]!.rssMiB).toFixed(2)} | ${row.arrayBuffersMiB.toFixed(0)} | ` +
-          `${row.peakMiB.toFixed(0)} | ${row.searches} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${row.max.toFixed(1)} | ${(row.p99 / rows[0]!.p99).toFixed(2)} |`,
+        `| ${row.phase} | ${row.rssMiB.toFixed(0)} | ${(row.rssMiB / rows[0].rssMiB).toFixed(2)} | ${row.arrayBuffersMiB.toFixed(0)} | ` +
+          `${row.peakMiB.toFixed(0)} | ${row.searches} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${row.max.toFixed(1)} | ${(row.p99 / rows[0].p99).toFixed(2)} |`,
       );
     }
   } finally {

@@ -30,7 +30,10 @@ interface Scores {
 }
 
 function readJsonLines<T>(path: string): T[] {
-  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as T);
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T);
 }
 
 function judgments(): Map<string, Set<string>> {
@@ -70,7 +73,11 @@ async function rankOverHttp(env: Record<string, string>, queries: Query[]): Prom
   const cli = (...args: string[]) => execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
   cli('ingest', join(DATASET, 'corpus.jsonl'));
   const key = (JSON.parse(cli('keys', 'create', '--credits', String(queries.length * 2), '--json')) as { key: string }).key;
-  const server = await start([CLI, 'serve'], { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0', SEED_DEMO: 'false' }, null);
+  const server = await start(
+    [CLI, 'serve'],
+    { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0', SEED_DEMO: 'false' },
+    null,
+  );
   const rankings = new Map<string, string[]>();
   try {
     for (const query of queries) {
@@ -81,7 +88,10 @@ async function rankOverHttp(env: Record<string, string>, queries: Query[]): Prom
       });
       const body = (await response.body.json()) as { resp: { body: { hits: { documents: Array<{ doc_id: string }> } } } };
       if (response.statusCode !== 200) throw new Error(`query ${query.id}: HTTP ${response.statusCode}`);
-      rankings.set(query.id, body.resp.body.hits.documents.map((document) => document.doc_id));
+      rankings.set(
+        query.id,
+        body.resp.body.hits.documents.map((document) => document.doc_id),
+      );
     }
   } finally {
     await stop(server.child);

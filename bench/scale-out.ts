@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { CLI, cpuMeter, HAS_WRK, machineLine, measure, median, PINNED, processesOf, processTree, ROOT, start, stop, type Sample } from './lib.js';
+import { CLI, cpuMeter, HAS_WRK, machineLine, measure, median, PINNED, processesOf, processTree, ROOT, type Sample, start, stop } from './lib.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
         const target = {
           name: setup.name,
           url: `${server.url}/document`,
-          headers: { 'x-api-key': setup.keys[0]!, 'svc-doc-id': 'eu-gdpr-art17' },
+          headers: { 'x-api-key': setup.keys[0], 'svc-doc-id': 'eu-gdpr-art17' },
           ...(setup.keys.length > 1 ? { apiKeys: setup.keys } : {}),
         };
         const load = { connections: CONNECTIONS, scriptDir: work, core: setup.core === null ? undefined : '1' };
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
         await stop(server.child);
       }
     }
-    const baseline = median(samples.get(setups[0]!.name)!.map((sample) => sample.requestsPerSecond));
+    const baseline = median(samples.get(setups[0].name)!.map((sample) => sample.requestsPerSecond));
     console.log(`\n${machineLine('bench:scale-out')}`);
     console.log(
       `GET /document (billable), ${HAS_WRK ? 'wrk -t1' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION_S} s, each on a fresh process after ${WARM_UP_S} s of warm-up; ` +
@@ -117,8 +117,7 @@ async function main(): Promise<void> {
       const ratio = (rps / baseline).toFixed(2);
       const note = setup.name === 'PostgreSQL, 1 instance, one key' ? ` (target >= 0.60: ${rps / baseline >= 0.6 ? 'met' : 'MISSED'})` : '';
       const perRequest = cpu.get(setup.name)!;
-      const micros = (pick: (used: { service: number; postgres: number; load: number }) => number) =>
-        Math.round(median(perRequest.map(pick)) * 1e6);
+      const micros = (pick: (used: { service: number; postgres: number; load: number }) => number) => Math.round(median(perRequest.map(pick)) * 1e6);
       const load = HAS_WRK ? '-' : micros((used) => used.load);
       const all = micros((used) => used.service + used.postgres + (HAS_WRK ? 0 : used.load));
       console.log(

@@ -42,8 +42,8 @@ async function main(): Promise<void> {
       for (let pass = 0; pass < PASSES; pass++) {
         for (let index = 0; index < set.length; index++) {
           const started = performance.now();
-          await search(set[index]!);
-          times[index]!.push(performance.now() - started);
+          await search(set[index]);
+          times[index].push(performance.now() - started);
         }
       }
       const groups = new Map<string, { queries: number; ms: number }>();
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
         const dense = shares.filter((share) => share >= DENSE_FRACTION).length;
         const key = `${rare} rare, ${shares.length - rare - dense} commoner, ${dense} dense`;
         const group = groups.get(key) ?? { queries: 0, ms: 0 };
-        const ms = median(times[index]!);
+        const ms = median(times[index]);
         group.queries++;
         group.ms += ms;
         all += ms;

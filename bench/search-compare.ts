@@ -43,7 +43,9 @@ async function results(build: Build, vocabulary: string[]): Promise<string[]> {
         for (const topK of [10, 100])
           for (const text of queries(vocabulary, terms)) {
             const result = await build.store.search({ terms: build.analyze(text), field, filters, topK });
-            lines.push(JSON.stringify([terms, field.kind, filters.length, topK, text, result.total, result.hits.map((hit) => [hit.docId, hit.score])]));
+            lines.push(
+              JSON.stringify([terms, field.kind, filters.length, topK, text, result.total, result.hits.map((hit) => [hit.docId, hit.score])]),
+            );
           }
   return lines;
 }
@@ -70,7 +72,7 @@ async function main(): Promise<void> {
     console.log(`\n${machineLine('bench:search-compare')}`);
     console.log(`base ${resolve(process.env.BASE)} against this checkout, data ${dataDir}\n`);
 
-    const [expected, actual] = [await results(builds[0]!, vocabulary), await results(builds[1]!, vocabulary)];
+    const [expected, actual] = [await results(builds[0], vocabulary), await results(builds[1], vocabulary)];
     const differing = expected.flatMap((line, index) => (line === actual[index] ? [] : [index]));
     console.log(`results: ${expected.length - differing.length} of ${expected.length} identical (ids, totals, scores)`);
     if (differing.length > 0) {
@@ -79,13 +81,15 @@ async function main(): Promise<void> {
         const [, , , , , total, hits] = JSON.parse(line) as [unknown, unknown, unknown, unknown, unknown, number, Array<[string, number]>];
         return { total, ids: hits.map(([docId]) => docId) };
       };
-      const pairs = differing.map((index) => [answer(expected[index]!), answer(actual[index]!)] as const);
+      const pairs = differing.map((index) => [answer(expected[index]), answer(actual[index])] as const);
       const sameTotals = pairs.filter(([base, current]) => base.total === current.total).length;
       const sameIds = pairs.filter(([base, current]) => base.ids.join() === current.ids.join()).length;
       const sameSets = pairs.filter(([base, current]) => [...base.ids].sort().join() === [...current.ids].sort().join()).length;
-      console.log(`of the ${differing.length} that differ: totals equal in ${sameTotals}, the same hits in the same order in ${sameIds}, the same hits in any order in ${sameSets}`);
+      console.log(
+        `of the ${differing.length} that differ: totals equal in ${sameTotals}, the same hits in the same order in ${sameIds}, the same hits in any order in ${sameSets}`,
+      );
     }
-    for (const index of differing.slice(0, 5)) console.log(`  base ${expected[index]!.slice(0, 300)}\n  this ${actual[index]!.slice(0, 300)}`);
+    for (const index of differing.slice(0, 5)) console.log(`  base ${expected[index].slice(0, 300)}\n  this ${actual[index].slice(0, 300)}`);
 
     console.log(`\n| query | base ms per search | this ms per search | this / base |\n|---|---:|---:|---:|`);
     for (const terms of [1, 3, 8]) {
@@ -95,10 +99,10 @@ async function main(): Promise<void> {
       for (let pass = 0; pass <= passes; pass++) {
         for (const text of texts) {
           for (const which of pass % 2 === 0 ? [0, 1] : [1, 0]) {
-            const { store, analyze } = builds[which]!;
+            const { store, analyze } = builds[which];
             const started = performance.now();
             await store.search({ terms: analyze(text), field: FIELDS[0], filters: [], topK: 10 });
-            if (pass > 0) totals[which]! += performance.now() - started;
+            if (pass > 0) totals[which] += performance.now() - started;
           }
         }
       }

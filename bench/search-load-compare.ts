@@ -31,7 +31,12 @@ interface Run {
 
 async function load(url: string, requests: autocannon.Request[], seconds: number): Promise<Run> {
   const result = await autocannon({ url: `${url}/query`, connections: CONNECTIONS, duration: seconds, ...spreadOver(requests, CONNECTIONS) });
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors + result.timeouts };
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+  };
 }
 
 async function main(): Promise<void> {
@@ -42,7 +47,10 @@ async function main(): Promise<void> {
   }
   const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0', SEED_DEMO: 'false' };
   const key = JSON.parse(
-    execFileSync(process.execPath, [CLI, 'keys', 'create', '--credits', '1000000000', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' }),
+    execFileSync(process.execPath, [CLI, 'keys', 'create', '--credits', '1000000000', '--json'], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    }),
   ).key as string;
   const requests = queries(words(), TERMS).map((query) => ({
     method: 'POST' as const,
@@ -58,21 +66,25 @@ async function main(): Promise<void> {
   for (const build of builds) services.push(await start([build.cli, 'serve'], env, null));
   try {
     console.log(`\n${machineLine('bench:search-load-compare')}`);
-    console.log(`base ${resolve(process.env.BASE)} against this checkout, data ${dataDir}; ${TERMS}-word queries, ${CONNECTIONS} connections, ${SECONDS} s a run\n`);
+    console.log(
+      `base ${resolve(process.env.BASE)} against this checkout, data ${dataDir}; ${TERMS}-word queries, ${CONNECTIONS} connections, ${SECONDS} s a run\n`,
+    );
     // One run each to warm up (JIT, caches, the search threads' first bounds), not counted.
     for (const service of services) await load(service.url, requests, Math.min(5, SECONDS));
     const runs: Run[][] = [[], []];
     console.log('| round | build | req/s | p50 ms | p99 ms | errors and timeouts |\n|---:|---|---:|---:|---:|---:|');
     for (let round = 1; round <= ROUNDS; round++) {
       for (const which of round % 2 === 1 ? [0, 1] : [1, 0]) {
-        const run = await load(services[which]!.url, requests, SECONDS);
-        runs[which]!.push(run);
-        console.log(`| ${round} | ${builds[which]!.name} | ${run.rps} | ${run.p50} | ${run.p99} | ${run.errors} |`);
+        const run = await load(services[which].url, requests, SECONDS);
+        runs[which].push(run);
+        console.log(`| ${round} | ${builds[which].name} | ${run.rps} | ${run.p50} | ${run.p99} | ${run.errors} |`);
       }
     }
     const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
     const [base, current] = runs.map((list) => ({ rps: mean(list.map((run) => run.rps)), p99: mean(list.map((run) => run.p99)) }));
-    console.log(`\nmean: base ${base!.rps.toFixed(0)} req/s (p99 ${base!.p99.toFixed(1)} ms), this ${current!.rps.toFixed(0)} req/s (p99 ${current!.p99.toFixed(1)} ms); this / base ${(current!.rps / base!.rps).toFixed(3)}`);
+    console.log(
+      `\nmean: base ${base!.rps.toFixed(0)} req/s (p99 ${base!.p99.toFixed(1)} ms), this ${current!.rps.toFixed(0)} req/s (p99 ${current!.p99.toFixed(1)} ms); this / base ${(current!.rps / base!.rps).toFixed(3)}`,
+    );
     if (runs.flat().some((run) => run.errors > 0)) process.exitCode = 1;
   } finally {
     for (const service of services) await stop(service.child);

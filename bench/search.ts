@@ -18,7 +18,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { CLI, machineLine, memoryLatencyNs, processTree, ROOT, spreadOver, start, stop, type Started } from './lib.js';
+import { CLI, machineLine, memoryLatencyNs, processTree, ROOT, type Started, spreadOver, start, stop } from './lib.js';
 import { queries, rareQueries, words, writeCorpus } from './synthetic-corpus.js';
 
 const SIZES = (process.env.SEARCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
@@ -46,7 +46,14 @@ async function load(url: string, requests?: autocannon.Request[]): Promise<{ rps
 /** Searches of title and text, or of one field through a match clause. */
 type Field = 'title and text' | 'title' | 'text';
 
-function queryRequests(vocabulary: string[], key: string, terms: number, filtered: boolean, field: Field = 'title and text', rare = false): autocannon.Request[] {
+function queryRequests(
+  vocabulary: string[],
+  key: string,
+  terms: number,
+  filtered: boolean,
+  field: Field = 'title and text',
+  rare = false,
+): autocannon.Request[] {
   return (rare ? rareQueries : queries)(vocabulary, terms).map((query) => ({
     method: 'POST' as const,
     path: '/query',
@@ -80,19 +87,34 @@ async function main(): Promise<void> {
   const vocabulary = words();
   const bare = await start([join(ROOT, 'bench/bare-server.mjs')], { PORT: '0' }, null);
   console.log(`\n${machineLine('bench:search')}  memory latency ${memoryLatencyNs().toFixed(0)} ns a load`);
-  console.log(`autocannon, ${CONNECTIONS} connections, ${SECONDS} s per row; top_k 10; 200 distinct queries per row, cycled, each connection starting at its own place in them\n`);
+  console.log(
+    `autocannon, ${CONNECTIONS} connections, ${SECONDS} s per row; top_k 10; 200 distinct queries per row, cycled, each connection starting at its own place in them\n`,
+  );
   for (const size of SIZES) {
     const work = mkdtempSync(join(tmpdir(), 'bench-search-'));
     try {
       const file = join(work, 'corpus.jsonl');
       await writeCorpus(file, size, vocabulary);
-      const env = { DATA_DIR: join(work, 'data'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0', SEED_DEMO: 'false' };
+      const env = {
+        DATA_DIR: join(work, 'data'),
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_S: '0',
+        FACE_WORKERS: '0',
+        SEED_DEMO: 'false',
+      };
       const ingestStarted = performance.now();
       const summary = JSON.parse(
         execFileSync(process.execPath, [CLI, 'ingest', file, '--json'], { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 1 << 20 }),
       ) as { seconds: number; documentsPerSecond: number };
       const ingestSeconds = (performance.now() - ingestStarted) / 1000;
-      const key = JSON.parse(execFileSync(process.execPath, [CLI, 'keys', 'create', '--credits', '1000000000', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' })).key as string;
+      const key = JSON.parse(
+        execFileSync(process.execPath, [CLI, 'keys', 'create', '--credits', '1000000000', '--json'], {
+          env: { ...process.env, ...env },
+          encoding: 'utf8',
+        }),
+      ).key as string;
       const indexMiB = folderBytes(env.DATA_DIR) / 1024 / 1024;
       const startedAt = performance.now();
       const service = await start([CLI, 'serve'], env, null);
@@ -104,7 +126,9 @@ async function main(): Promise<void> {
           `the process took ${ingestSeconds.toFixed(1)} s with start-up and SQLite's checkpoint of the WAL at close); ` +
           `data on disk ${indexMiB.toFixed(0)} MiB; service start with index load ${startSeconds.toFixed(1)} s; bare route ${baseline.rps} req/s (p99 ${baseline.p99} ms)\n`,
       );
-      console.log('| query | field | filter | one at a time p50 ms | one at a time p99 ms | 50 connections req/s | ratio to bare | p50 ms | p99 ms | errors and timeouts |');
+      console.log(
+        '| query | field | filter | one at a time p50 ms | one at a time p99 ms | 50 connections req/s | ratio to bare | p50 ms | p99 ms | errors and timeouts |',
+      );
       console.log('|---|---|---|---:|---:|---:|---:|---:|---:|---:|');
       let peakRss = rssMiB(service.child.pid!);
       for (const { terms, filtered, field, rare } of ROWS) {
@@ -117,7 +141,7 @@ async function main(): Promise<void> {
           execFileSync(process.execPath, [join(ROOT, 'bench/sequential-client.mjs'), service.url, requestsFile, '2'], { encoding: 'utf8' }),
         ) as number[];
         alone.sort((a, b) => a - b);
-        const percentile = (fraction: number) => alone[Math.min(alone.length - 1, Math.floor(fraction * alone.length))]!.toFixed(1);
+        const percentile = (fraction: number) => alone[Math.min(alone.length - 1, Math.floor(fraction * alone.length))].toFixed(1);
         const result = await load(`${service.url}/query`, requests);
         peakRss = Math.max(peakRss, rssMiB(service.child.pid!));
         console.log(

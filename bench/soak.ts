@@ -5,7 +5,7 @@
 // growing: a leak is the median RSS of the last minute above that of minute 2 (after warm-up)
 // by more than 32 MiB and 15%.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,7 +25,12 @@ function rssOf(pid: number): number {
 
 /** A stand-in biometric service: answers every search with two matches. */
 async function startDownstream(): Promise<{ url: string; close: () => void }> {
-  const body = JSON.stringify({ matches: [{ doc_id: 'face-1', confidence: 0.91 }, { doc_id: 'face-2', confidence: 0.62 }] });
+  const body = JSON.stringify({
+    matches: [
+      { doc_id: 'face-1', confidence: 0.91 },
+      { doc_id: 'face-2', confidence: 0.62 },
+    ],
+  });
   const server = createServer((request, response) => {
     request.resume();
     request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(body));
@@ -73,11 +78,18 @@ function count(result: autocannon.Result, test: (status: number) => boolean): nu
 async function main(): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), 'soak-'));
   const downstream = await startDownstream();
-  const env = { DATA_DIR: join(work, 'data'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_S: '0', FACE_SERVICE_URL: downstream.url };
+  const env = {
+    DATA_DIR: join(work, 'data'),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_S: '0',
+    FACE_SERVICE_URL: downstream.url,
+  };
   const cli = (...args: string[]) => execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
   try {
     const seeded = await start([CLI, 'serve'], { ...env, SEED_DEMO: 'true' });
-    const key = /Demo API key[^:]*: ([0-9a-f]{64})/.exec(seeded.output())![1]!;
+    const key = /Demo API key[^:]*: ([0-9a-f]{64})/.exec(seeded.output())![1];
     await stop(seeded.child);
     cli('keys', 'topup', key, '--credits', '1000000000');
 
@@ -121,7 +133,7 @@ async function main(): Promise<number> {
     if (serverErrors > 0) failures.push(`${serverErrors} 5xx answers or connection errors`);
     if (!audit.consistent) failures.push('the ledger audit found a difference');
     if (minutes.length >= 3) {
-      const warm = median(minutes[1]!.rssMiB);
+      const warm = median(minutes[1].rssMiB);
       const last = median(minutes.at(-1)!.rssMiB);
       console.log(`\nRSS median: minute 2 ${warm.toFixed(0)} MiB, last minute ${last.toFixed(0)} MiB`);
       if (last - warm > Math.max(32, warm * 0.15)) failures.push(`RSS grew from ${warm.toFixed(0)} to ${last.toFixed(0)} MiB`);

@@ -2,8 +2,9 @@
 // (s = 1.07, 60,000 made-up words), titles of 4-12 words, bodies of 120-400 words, metadata with a
 // skewed jurisdiction, a category and a year; and query sets mixing common and rarer words. Every
 // run builds the same corpus.
-import { createWriteStream } from 'node:fs';
+
 import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { random } from '../test/random.js';
 
 const VOCABULARY = 60_000;
@@ -33,7 +34,7 @@ function zipfSampler(next: () => number): () => number {
     let high = VOCABULARY - 1;
     while (low < high) {
       const middle = (low + high) >> 1;
-      if (cumulative[middle]! < target) low = middle + 1;
+      if (cumulative[middle] < target) low = middle + 1;
       else high = middle;
     }
     return low;

@@ -68,7 +68,7 @@ export function typeOf(schema: Schema, pad = ''): string {
 /** The text of src/client/api-types.ts for this OpenAPI document. */
 export function renderClientTypes(document: Schema): string {
   const parts = [
-    '// Generated from the service\'s OpenAPI document by scripts/client-types.ts. Do not edit:',
+    "// Generated from the service's OpenAPI document by scripts/client-types.ts. Do not edit:",
     '// change the route schemas and run `npm run generate:client` (a test fails while the two differ).',
     '',
   ];

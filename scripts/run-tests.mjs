@@ -15,11 +15,10 @@ function testFiles(dir) {
 
 function run(label, files, env) {
   console.log(`\n== ${label}: ${files.length} test files`);
-  const result = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', '--test', '--test-reporter=spec', ...process.argv.slice(2), ...files],
-    { stdio: 'inherit', env: { ...process.env, ...env } },
-  );
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...process.argv.slice(2), ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
   return result.status ?? 1;
 }
 

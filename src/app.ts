@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { HTTPMethods } from 'fastify';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import apiReference from '@scalar/fastify-api-reference';
+import type { HTTPMethods } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBodies } from './http/json-body.js';
 import { answerUnmetExpectation, clientErrorHandler, frameworkErrorHandler } from './http/protocol-errors.js';

@@ -7,8 +7,14 @@ export const errorCatalogue = {
   MISSING_API_KEY: { status: 400, message: 'The x-api-key header is required: send your 64-character hexadecimal API key.' },
   MALFORMED_API_KEY: { status: 400, message: 'The x-api-key header must be exactly 64 hexadecimal characters (0-9, a-f).' },
   MISSING_DOC_ID: { status: 400, message: 'The svc-doc-id header is required: send the identifier of the document to fetch.' },
-  MISSING_QUERY: { status: 400, message: 'The body must include a query field: a non-empty string, or a match clause such as {"match": {"text": "..."}}.' },
-  MISSING_IMAGE: { status: 400, message: 'The body must include image_b64: the image encoded in base64 (aliases: image_base64, probe_image_b64, probe_image_url).' },
+  MISSING_QUERY: {
+    status: 400,
+    message: 'The body must include a query field: a non-empty string, or a match clause such as {"match": {"text": "..."}}.',
+  },
+  MISSING_IMAGE: {
+    status: 400,
+    message: 'The body must include image_b64: the image encoded in base64 (aliases: image_base64, probe_image_b64, probe_image_url).',
+  },
   UNSUPPORTED_IMAGE: { status: 400, message: 'The image is not a JPEG, PNG or WebP image.' },
   BODY_TOO_DEEP: { status: 400, message: 'The body nests JSON objects and arrays more than 64 levels deep: send a flatter body.' },
   INVALID_JSON: { status: 400, message: 'The body is not valid JSON.' },
@@ -21,8 +27,14 @@ export const errorCatalogue = {
   DOCUMENT_NOT_FOUND: { status: 404, message: 'Document not found.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
   INVALID_IDEMPOTENCY_KEY: { status: 400, message: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters (no spaces), sent once.' },
-  IDEMPOTENCY_IN_PROGRESS: { status: 409, message: 'A request with this Idempotency-Key is still running. Retry after a moment to get its response.' },
-  IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used for a different request (method, path, svc-doc-id or body). Use a new key for a new request.' },
+  IDEMPOTENCY_IN_PROGRESS: {
+    status: 409,
+    message: 'A request with this Idempotency-Key is still running. Retry after a moment to get its response.',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    message: 'This Idempotency-Key was used for a different request (method, path, svc-doc-id or body). Use a new key for a new request.',
+  },
   RATE_LIMITED: { status: 429, message: 'Too many requests for this API key. Retry after the number of seconds in Retry-After.' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   IMAGE_TOO_LARGE: { status: 413, message: 'The image is too large.' },

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
 import type { Config } from './config.js';
-import { seedDemo } from './services/demo.js';
 import { appSettings, buildServices } from './services/build.js';
+import { seedDemo } from './services/demo.js';
 import { openStore } from './store/open.js';
 
 const IDEMPOTENCY_PURGE_MS = 10 * 60 * 1000;
@@ -20,9 +20,7 @@ export async function startServer(config: Config, options: { handleSignals?: boo
   let app: FastifyInstance | undefined;
   const services = buildServices(store, config, (message, error) => app?.log.warn({ err: error }, message));
   const https =
-    config.tlsCertFile && config.tlsKeyFile
-      ? { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) }
-      : undefined;
+    config.tlsCertFile && config.tlsKeyFile ? { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) } : undefined;
   app = await buildApp(services, { settings: appSettings(config), logger: loggerOptions(config.logLevel), https });
   const log = app.log;
   const purgeIdempotencyKeys = () =>

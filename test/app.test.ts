@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SqliteStore } from '../src/store/sqlite-store.js';
-import { assertEnvelope, createTestApp, json, tempDir, type TestContext } from './helper.js';
+import { assertEnvelope, createTestApp, json, type TestContext, tempDir } from './helper.js';
 
 describe('the app: envelopes, methods, ids, limits, docs', () => {
   let context: TestContext;
@@ -32,14 +32,26 @@ describe('the app: envelopes, methods, ids, limits, docs', () => {
   it('answers HEAD and OPTIONS on billable routes with 405 and Allow, uncharged, even with an Idempotency-Key', async () => {
     const key = await context.createKey(3);
     for (const method of ['HEAD', 'OPTIONS'] as const) {
-      for (const [url, allow] of [['/document', 'GET'], ['/query', 'POST'], ['/face/search', 'POST']] as const) {
-        const response = await context.app.inject({ method, url, headers: { 'x-api-key': key, 'svc-doc-id': 'gdpr-17', 'idempotency-key': `${method}-${url}` } });
+      for (const [url, allow] of [
+        ['/document', 'GET'],
+        ['/query', 'POST'],
+        ['/face/search', 'POST'],
+      ] as const) {
+        const response = await context.app.inject({
+          method,
+          url,
+          headers: { 'x-api-key': key, 'svc-doc-id': 'gdpr-17', 'idempotency-key': `${method}-${url}` },
+        });
         assert.equal(response.statusCode, 405, `${method} ${url}`);
         assert.equal(response.headers.allow, allow);
       }
     }
     assert.equal(await context.balanceOf(key), 3);
-    assert.equal((await context.app.inject({ method: 'HEAD', url: '/credits', headers: { 'x-api-key': key } })).statusCode, 200, 'free routes keep HEAD');
+    assert.equal(
+      (await context.app.inject({ method: 'HEAD', url: '/credits', headers: { 'x-api-key': key } })).statusCode,
+      200,
+      'free routes keep HEAD',
+    );
   });
 
   it('answers a wrong method with 405 whatever its body: empty JSON, bad JSON', async () => {
@@ -54,7 +66,12 @@ describe('the app: envelopes, methods, ids, limits, docs', () => {
   it('accepts valid JSON holding __proto__ or constructor.prototype keys, ignoring them', async () => {
     const key = await context.createKey(3);
     for (const payload of ['{"query":"breach","__proto__":{"top_k":"x"}}', '{"query":"breach","constructor":{"prototype":{"polluted":true}}}']) {
-      const response = await context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload });
+      const response = await context.app.inject({
+        method: 'POST',
+        url: '/query',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        payload,
+      });
       assert.equal(response.statusCode, 200, response.body);
     }
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
@@ -64,7 +81,12 @@ describe('the app: envelopes, methods, ids, limits, docs', () => {
     const key = await context.createKey(3);
     const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
     const send = (extra: string) =>
-      context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: `{"query":"breach","x":${extra}}` });
+      context.app.inject({
+        method: 'POST',
+        url: '/query',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        payload: `{"query":"breach","x":${extra}}`,
+      });
     assert.equal((await send(nested(63))).statusCode, 200, '64 levels in all');
     assertEnvelope(await send(nested(64)), 400, /64 levels/);
     assertEnvelope(await send(nested(1000)), 400, /64 levels/);

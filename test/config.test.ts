@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import { availableParallelism } from 'node:os';
+import { describe, it } from 'node:test';
 import { loadConfig, searchThreadsOf } from '../src/config.js';
 import { createTestApp, json } from './helper.js';
 
@@ -23,9 +23,18 @@ describe('configuration from the environment', () => {
 
   it('reads every variable', () => {
     const config = loadConfig({
-      PORT: '9000', HOST: '127.0.0.1', DATA_DIR: '/tmp/x', FACE_SERVICE_URL: 'http://127.0.0.1:1/search',
-      FACE_SERVICE_TIMEOUT_MS: '100', FACE_BREAKER_FAILURES: '2', FACE_BREAKER_COOLDOWN_MS: '50', SERVICE_VERSION: '1.3.0',
-      BODY_LIMIT_BYTES: '1000', IMAGE_MAX_BYTES: '500', LOG_LEVEL: 'debug', SEED_DEMO: 'false',
+      PORT: '9000',
+      HOST: '127.0.0.1',
+      DATA_DIR: '/tmp/x',
+      FACE_SERVICE_URL: 'http://127.0.0.1:1/search',
+      FACE_SERVICE_TIMEOUT_MS: '100',
+      FACE_BREAKER_FAILURES: '2',
+      FACE_BREAKER_COOLDOWN_MS: '50',
+      SERVICE_VERSION: '1.3.0',
+      BODY_LIMIT_BYTES: '1000',
+      IMAGE_MAX_BYTES: '500',
+      LOG_LEVEL: 'debug',
+      SEED_DEMO: 'false',
     });
     assert.deepEqual(
       [config.port, config.host, config.dataDir, config.faceServiceUrl, config.faceServiceTimeoutMs, config.faceBreakerFailures],

@@ -3,19 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
+import { CreditService } from '../src/billing/credit-service.js';
+import { KeyAdmin } from '../src/billing/key-admin.js';
+import type { DocumentRecord } from '../src/documents/document-store.js';
+import type { FaceSearchBackend } from '../src/faces/face-client.js';
+import { ProbeImageFetcher } from '../src/faces/probe-fetch.js';
 import { IdempotencyService, type IdempotencySettings } from '../src/idempotency/idempotency-service.js';
 import type { TokenBuckets } from '../src/rate-limit/buckets.js';
 import { MemoryBuckets } from '../src/rate-limit/memory-buckets.js';
 import { RateLimitService } from '../src/rate-limit/rate-limit.js';
-import { CreditService } from '../src/billing/credit-service.js';
-import { ProbeImageFetcher } from '../src/faces/probe-fetch.js';
-import type { FaceSearchBackend } from '../src/faces/face-client.js';
-import { KeyAdmin } from '../src/billing/key-admin.js';
 import { SearchService } from '../src/search/search-service.js';
 import type { AppSettings } from '../src/services/services.js';
 import { PostgresStore } from '../src/store/postgres-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
-import type { DocumentRecord } from '../src/documents/document-store.js';
 import type { Store } from '../src/store/store.js';
 import { createTestDatabase, PG_TEST_OPTIONS } from './pg.js';
 
@@ -44,19 +44,34 @@ export async function* documentsOf(documents: DocumentRecord[]): AsyncGenerator<
 }
 
 /** The words of syntheticDocuments. */
-export const SYNTHETIC_WORDS = ['river', 'stone', 'harbour', 'lantern', 'orchard', 'meadow', 'copper', 'falcon', 'glacier', 'thistle', 'ember', 'quarry'];
+export const SYNTHETIC_WORDS = [
+  'river',
+  'stone',
+  'harbour',
+  'lantern',
+  'orchard',
+  'meadow',
+  'copper',
+  'falcon',
+  'glacier',
+  'thistle',
+  'ember',
+  'quarry',
+];
 
 /** Deterministic documents over a small vocabulary, so that statistics overlap a lot. */
 export function syntheticDocuments(count: number, seed: number, prefix = 'doc'): DocumentRecord[] {
   let state = seed;
-  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const words = (count: number) =>
-    Array.from({ length: count }, () => SYNTHETIC_WORDS[Math.floor(next() ** 2 * SYNTHETIC_WORDS.length)]).join(' ');
+  const next = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+  const words = (count: number) => Array.from({ length: count }, () => SYNTHETIC_WORDS[Math.floor(next() ** 2 * SYNTHETIC_WORDS.length)]).join(' ');
   return Array.from({ length: count }, (_, index) => ({
     docId: `${prefix}-${index}`,
     title: words(1 + Math.floor(next() * 4)),
     text: words(5 + Math.floor(next() * 40)),
-    metadata: { shelf: ['a', 'b', 'c'][index % 3]!, year: 2000 + (index % 4) },
+    metadata: { shelf: ['a', 'b', 'c'][index % 3], year: 2000 + (index % 4) },
   }));
 }
 
@@ -117,8 +132,7 @@ export async function createTestApp(
 ): Promise<TestContext> {
   const dir = tempDir();
   const database = !options.store && process.env.TEST_STORE === 'postgres' ? await createTestDatabase() : undefined;
-  const store =
-    options.store ?? (database ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS }) : new SqliteStore(dir.path));
+  const store = options.store ?? (database ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS }) : new SqliteStore(dir.path));
   await store.documents.ingestDocuments(documentsOf(options.documents ?? SAMPLE_DOCUMENTS));
   const rateLimits = new RateLimitService(options.buckets ?? new MemoryBuckets(), { defaultPerSecond: options.rateLimitPerSecond ?? 0 });
   const services = {
@@ -127,7 +141,8 @@ export async function createTestApp(
     idempotency: new IdempotencyService(store.idempotency, { ttlMs: 86_400_000, lockMs: 35_000, ...options.idempotency }),
     rateLimits,
     search: new SearchService(store),
-    probeImages: options.probeImages ?? new ProbeImageFetcher({ maxBytes: { ...DEFAULT_SETTINGS, ...options.settings }.imageMaxBytes, timeoutMs: 2000 }),
+    probeImages:
+      options.probeImages ?? new ProbeImageFetcher({ maxBytes: { ...DEFAULT_SETTINGS, ...options.settings }.imageMaxBytes, timeoutMs: 2000 }),
     face: options.face,
   };
   const app = await buildApp(services, { settings: { ...DEFAULT_SETTINGS, ...options.settings } });

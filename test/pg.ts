@@ -32,7 +32,9 @@ export async function createTestDatabase(): Promise<{ url: string; name: string;
 /** Ends every connection to the database, as a PostgreSQL restart would. */
 export async function terminateConnections(name: string): Promise<number> {
   return admin(async (client) => {
-    const { rowCount } = await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+    const { rowCount } = await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
+      name,
+    ]);
     return rowCount ?? 0;
   });
 }

@@ -1,5 +1,5 @@
-import type { DebitResult, KeyRecord, Ledger } from './ledger.js';
 import { hashApiKey } from './key-admin.js';
+import type { DebitResult, KeyRecord, Ledger } from './ledger.js';
 
 export type Authentication =
   | { outcome: 'ok'; key: KeyRecord; keyHash: string }
@@ -37,7 +37,8 @@ export class CreditService {
     if (cached && cached.until > performance.now()) return cached.key;
     const pending = this.lookups.get(keyHash);
     if (pending) return pending;
-    const lookup = this.ledger.findKeyByHash(keyHash)
+    const lookup = this.ledger
+      .findKeyByHash(keyHash)
       .then((key) => {
         if (key?.status !== 'active') {
           this.identified.delete(keyHash);

@@ -64,10 +64,15 @@ export class DebitBatcher {
       for (const entry of batch) entry.reject(error);
       return;
     }
-    if (!(results instanceof Promise)) return settle(batch, results);
+    if (!(results instanceof Promise)) {
+      settle(batch, results);
+      return;
+    }
     this.inFlight = results.then(
       (settled) => settle(batch, settled),
-      (error) => batch.forEach((entry) => entry.reject(error)),
+      (error) => {
+        for (const entry of batch) entry.reject(error);
+      },
     );
     void this.inFlight.finally(() => {
       this.inFlight = undefined;
@@ -77,7 +82,9 @@ export class DebitBatcher {
 }
 
 function settle(batch: Waiting[], results: DebitResult[]): void {
-  batch.forEach((entry, index) => entry.resolve(results[index] as DebitResult));
+  batch.forEach((entry, index) => {
+    entry.resolve(results[index] as DebitResult);
+  });
 }
 
 /** The positions of a batch's debits, grouped by key, in arrival order. */

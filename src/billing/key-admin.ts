@@ -34,9 +34,7 @@ export class KeyAdmin {
 
   /** Accepts a plain key (64 hex) or a key id. */
   async find(keyOrId: string): Promise<KeyRecord | undefined> {
-    return API_KEY_PATTERN.test(keyOrId)
-      ? this.ledger.findKeyByHash(hashApiKey(keyOrId))
-      : this.ledger.findKeyById(keyOrId);
+    return API_KEY_PATTERN.test(keyOrId) ? this.ledger.findKeyByHash(hashApiKey(keyOrId)) : this.ledger.findKeyById(keyOrId);
   }
 
   async topUp(keyOrId: string, credits: number): Promise<TopUpResult> {

@@ -100,7 +100,13 @@ export class PostgresLedger implements Ledger {
        FROM charges WHERE key_id = $1 ORDER BY id DESC LIMIT $2`,
       [keyId, limit],
     );
-    return rows.map((row) => ({ id: row.id, keyId: row.key_id, endpoint: row.endpoint, at: row.at.toISOString(), outcomeStatus: row.outcome_status }));
+    return rows.map((row) => ({
+      id: row.id,
+      keyId: row.key_id,
+      endpoint: row.endpoint,
+      at: row.at.toISOString(),
+      outcomeStatus: row.outcome_status,
+    }));
   }
 
   async countCharges(keyId: string): Promise<number> {

@@ -166,12 +166,20 @@ export class SqliteLedger implements Ledger {
            FROM keys k) ORDER BY key_id`,
       )
       .all() as Array<{ key_id: string; balance: number; granted: number; charged: number; consistent: number }>;
-    return rows.map((row) => ({ keyId: row.key_id, granted: row.granted, charged: row.charged, balance: row.balance, consistent: row.consistent === 1 }));
+    return rows.map((row) => ({
+      keyId: row.key_id,
+      granted: row.granted,
+      charged: row.charged,
+      balance: row.balance,
+      consistent: row.consistent === 1,
+    }));
   }
 
   async auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>> {
     return this.db
-      .prepare('SELECT idempotency_ref AS ref, count(*) AS charges FROM charges WHERE idempotency_ref IS NOT NULL GROUP BY idempotency_ref HAVING count(*) > 1')
+      .prepare(
+        'SELECT idempotency_ref AS ref, count(*) AS charges FROM charges WHERE idempotency_ref IS NOT NULL GROUP BY idempotency_ref HAVING count(*) > 1',
+      )
       .all() as Array<{ ref: string; charges: number }>;
   }
 

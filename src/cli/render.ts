@@ -1,16 +1,23 @@
 import type { ChargeRecord, KeyRecord } from '../billing/ledger.js';
 import type { AuditReport } from './commands/audit.js';
-import type { IngestSummary } from './commands/ingest.js';
 import type { EnrollSummary } from './commands/faces/enroll.js';
 import type { EnrolledFaceSummary } from './commands/faces/list.js';
+import type { IngestSummary } from './commands/ingest.js';
 import type { CreatedKey } from './commands/keys/create.js';
 import type { KeyUsage } from './commands/keys/usage.js';
 
 /** Text renderings of command results; --json prints the result itself instead. */
 
 function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 function rate(rateLimit: number | null): string {
@@ -32,7 +39,14 @@ export function renderKeyList(keys: KeyRecord[]): string {
   if (keys.length === 0) return 'No keys yet. Create one with: metered-search keys create --credits N';
   return table([
     ['ID', 'NAME', 'STATUS', 'BALANCE', 'RATE/S', 'CREATED'],
-    ...keys.map((key) => [key.id, key.name || '-', key.status, String(key.balance), key.rateLimit === null ? 'default' : String(key.rateLimit), key.createdAt]),
+    ...keys.map((key) => [
+      key.id,
+      key.name || '-',
+      key.status,
+      String(key.balance),
+      key.rateLimit === null ? 'default' : String(key.rateLimit),
+      key.createdAt,
+    ]),
   ]);
 }
 
@@ -59,7 +73,10 @@ export function renderEnroll(summary: EnrollSummary): string {
 
 export function renderFaceList(faces: EnrolledFaceSummary[]): string {
   if (faces.length === 0) return 'No faces enrolled yet. Enroll some with: metered-search faces enroll MANIFEST';
-  return table([['DOC_ID', 'FACE_FILE', 'ATTRIBUTES'], ...faces.map((face) => [face.doc_id, face.face_file, face.attributes ? JSON.stringify(face.attributes) : '-'])]);
+  return table([
+    ['DOC_ID', 'FACE_FILE', 'ATTRIBUTES'],
+    ...faces.map((face) => [face.doc_id, face.face_file, face.attributes ? JSON.stringify(face.attributes) : '-']),
+  ]);
 }
 
 export function renderIngest(summary: IngestSummary): string {

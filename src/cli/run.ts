@@ -1,23 +1,23 @@
 import { Command, CommanderError } from 'commander';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { type Config, ConfigError, loadConfig } from '../config.js';
 import { IngestError } from '../documents/ingest.js';
+import { FaceEnginePool } from '../faces/engine/pool.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { auditLedger } from './commands/audit.js';
-import { ingestFile } from './commands/ingest.js';
-import { migrate } from './commands/migrate.js';
-import { createKey } from './commands/keys/create.js';
-import { listKeys } from './commands/keys/list.js';
-import { setKeyStatus } from './commands/keys/status.js';
-import { setKeyRate } from './commands/keys/set-rate.js';
-import { topUpKey } from './commands/keys/topup.js';
-import { keyUsage } from './commands/keys/usage.js';
-import { serve } from './commands/serve.js';
 import { startFaceService } from './commands/face-service.js';
 import { enrollFaces } from './commands/faces/enroll.js';
 import { listFaces } from './commands/faces/list.js';
 import { removeFace } from './commands/faces/remove.js';
-import { FaceEnginePool } from '../faces/engine/pool.js';
+import { ingestFile } from './commands/ingest.js';
+import { createKey } from './commands/keys/create.js';
+import { listKeys } from './commands/keys/list.js';
+import { setKeyRate } from './commands/keys/set-rate.js';
+import { setKeyStatus } from './commands/keys/status.js';
+import { topUpKey } from './commands/keys/topup.js';
+import { keyUsage } from './commands/keys/usage.js';
+import { migrate } from './commands/migrate.js';
+import { serve } from './commands/serve.js';
 import { CliError } from './errors.js';
 import {
   renderAudit,
@@ -85,9 +85,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .argument('<file>', 'JSONL (one document per line) or a JSON array')
     .option('--json', 'print the result as JSON')
     .action(async (file: string, options: { json?: boolean }) => {
-      const progress = io.interactive && !options.json
-        ? (documents: number, rate: number) => io.stderr(`\r${documents} documents, ${rate} docs/s`)
-        : undefined;
+      const progress =
+        io.interactive && !options.json ? (documents: number, rate: number) => io.stderr(`\r${documents} documents, ${rate} docs/s`) : undefined;
       const summary = await withStore((store) => ingestFile(store, file, progress));
       if (progress) io.stderr('\n');
       output(options.json, summary, renderIngest);
@@ -165,7 +164,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     });
   keys
     .command('set-rate')
-    .description("Set a key's rate limit in requests per second, or \"default\" for the service's RATE_LIMIT_PER_S.")
+    .description('Set a key\'s rate limit in requests per second, or "default" for the service\'s RATE_LIMIT_PER_S.')
     .argument('<key-or-id>', 'the plain key or its id')
     .argument('<rate>', 'requests per second (integer >= 1), or "default"')
     .option('--json', 'print the result as JSON')
@@ -222,7 +221,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     const message = failureMessage(error);
     // With --json, a failure is JSON too, on stdout where the result would have been.
-    if (argv.includes('--json') && !(error instanceof CliError && error.reported)) io.stdout(`${JSON.stringify({ error: { message: message ?? String(error) } }, null, 2)}\n`);
+    if (argv.includes('--json') && !(error instanceof CliError && error.reported))
+      io.stdout(`${JSON.stringify({ error: { message: message ?? String(error) } }, null, 2)}\n`);
     io.stderr(`error: ${message ?? (error as Error).stack ?? String(error)}\n`);
     return 1;
   }

@@ -12,7 +12,7 @@ import type {
   VersionResponse,
 } from './api-types.js';
 import { MeteredSearchError, MeteredSearchNetworkError } from './errors.js';
-import { DEFAULT_RETRY, delayBeforeAttempt, isRetryableStatus, sleep, type RetryOptions } from './retry.js';
+import { DEFAULT_RETRY, delayBeforeAttempt, isRetryableStatus, type RetryOptions, sleep } from './retry.js';
 
 export interface ClientOptions {
   /** Where the service listens, such as https://search.example.com. */

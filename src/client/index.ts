@@ -1,4 +1,4 @@
-export { MeteredSearchClient, type CallMeta, type CallOptions, type ClientOptions, type Result } from './client.js';
+export type * from './api-types.js';
+export { type CallMeta, type CallOptions, type ClientOptions, MeteredSearchClient, type Result } from './client.js';
 export { MeteredSearchError, MeteredSearchNetworkError } from './errors.js';
 export type { RetryOptions } from './retry.js';
-export type * from './api-types.js';

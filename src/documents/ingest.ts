@@ -48,7 +48,11 @@ async function startsWithBracket(path: string): Promise<boolean> {
   try {
     const buffer = Buffer.alloc(4096);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const head = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+    const head = buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart();
     return head.startsWith('[');
   } finally {
     await handle.close();

@@ -66,9 +66,10 @@ export class PostgresDocuments implements DocumentStore {
   async deleteDocument(docId: string): Promise<boolean> {
     const deleted = await this.db.transaction(async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [DOCUMENT_WRITE_LOCK]);
-      const { rowCount } = await client.query(`UPDATE documents SET deleted = true, seq = nextval('document_seq') WHERE doc_id = $1 AND NOT deleted`, [
-        docId,
-      ]);
+      const { rowCount } = await client.query(
+        `UPDATE documents SET deleted = true, seq = nextval('document_seq') WHERE doc_id = $1 AND NOT deleted`,
+        [docId],
+      );
       return (rowCount ?? 0) > 0;
     });
     await this.replica.catchUp();

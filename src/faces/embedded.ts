@@ -1,8 +1,8 @@
-import type { FaceGalleryStore } from './gallery.js';
 import { ENGINE_VERSION } from './engine/describe.js';
-import { DEFAULT_THRESHOLD, rankFaces, type EnrolledFace } from './engine/matching.js';
-import { FaceJobTimeoutError, type FaceEnginePool } from './engine/pool.js';
+import { DEFAULT_THRESHOLD, type EnrolledFace, rankFaces } from './engine/matching.js';
+import { type FaceEnginePool, FaceJobTimeoutError } from './engine/pool.js';
 import type { FaceAdmission, FaceSearchBackend, FaceSearchOutcome } from './face-client.js';
+import type { FaceGalleryStore } from './gallery.js';
 import { ACCEPTED_IMAGE_FORMATS } from './image.js';
 
 const MAX_TOP_K = 10;
@@ -50,7 +50,7 @@ export class EmbeddedFaceSearch implements FaceSearchBackend {
 
   private async describeAndRank(body: Record<string, unknown>): Promise<FaceSearchOutcome> {
     const image = Buffer.from(String(body.image_b64), 'base64');
-    let description;
+    let description: Awaited<ReturnType<typeof this.engine.describe>>;
     try {
       description = await this.engine.describe(image);
     } catch (error) {

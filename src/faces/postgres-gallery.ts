@@ -1,7 +1,6 @@
 import type { PostgresDatabase } from '../platform/postgres-database.js';
 import type { FaceGalleryStore, FaceRecord } from './gallery.js';
 
-
 /** The face gallery in PostgreSQL, shared by every instance. Descriptors are real[]: float32, as the engine makes them. */
 export class PostgresFaces implements FaceGalleryStore {
   constructor(private readonly db: PostgresDatabase) {}
@@ -27,14 +26,28 @@ export class PostgresFaces implements FaceGalleryStore {
   }
 
   async list(): Promise<FaceRecord[]> {
-    const { rows } = await this.db.query<{ doc_id: string; descriptor: number[]; face_file: string; attributes: Record<string, unknown> | null; engine: string }>(
-      'SELECT doc_id, descriptor, face_file, attributes, engine FROM faces ORDER BY doc_id',
-    );
-    return rows.map((row) => ({ docId: row.doc_id, descriptor: row.descriptor.map((value) => Math.fround(Number(value))), faceFile: row.face_file, attributes: row.attributes, engine: row.engine }));
+    const { rows } = await this.db.query<{
+      doc_id: string;
+      descriptor: number[];
+      face_file: string;
+      attributes: Record<string, unknown> | null;
+      engine: string;
+    }>('SELECT doc_id, descriptor, face_file, attributes, engine FROM faces ORDER BY doc_id');
+    return rows.map((row) => ({
+      docId: row.doc_id,
+      descriptor: row.descriptor.map((value) => Math.fround(Number(value))),
+      faceFile: row.face_file,
+      attributes: row.attributes,
+      engine: row.engine,
+    }));
   }
 
   async version(): Promise<string> {
-    const { rows } = await this.db.query<{ n: number; top: number }>('SELECT count(*)::integer AS n, coalesce(max(id), 0) AS top FROM faces', [], 'faces-version');
-    return `${rows[0]!.n}:${rows[0]!.top}`;
+    const { rows } = await this.db.query<{ n: number; top: number }>(
+      'SELECT count(*)::integer AS n, coalesce(max(id), 0) AS top FROM faces',
+      [],
+      'faces-version',
+    );
+    return `${rows[0].n}:${rows[0].top}`;
   }
 }

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 
 /** Why a probe_image_url was not used: 400 (refused, unfetchable) or 413 (too large). Never charged. */
 export class ProbeFetchError extends Error {
@@ -83,7 +83,7 @@ const ipv4At = (bytes: Uint8Array, at: number) => Array.from(bytes.subarray(at, 
  * (2001::/32, an obfuscated client address) and local-use NAT64 (64:ff9b:1::/48, any layout).
  */
 function embeddedIPv4(bytes: Uint8Array): string | 'refused' | undefined {
-  const word = (at: number) => (bytes[at]! << 8) | bytes[at + 1]!;
+  const word = (at: number) => (bytes[at] << 8) | bytes[at + 1];
   if (zeros(bytes, 0, 12)) return ipv4At(bytes, 12);
   if (zeros(bytes, 0, 10) && word(10) === 0xffff) return ipv4At(bytes, 12);
   if (zeros(bytes, 0, 8) && word(8) === 0xffff && word(10) === 0) return ipv4At(bytes, 12);
@@ -122,7 +122,9 @@ export interface ProbeFetchOptions {
 
 function systemResolve(hostname: string): Promise<string[]> {
   return new Promise((resolve, reject) =>
-    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses.map((entry) => entry.address)))),
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses.map((entry) => entry.address)),
+    ),
   );
 }
 
@@ -143,8 +145,12 @@ export class ProbeImageFetcher {
     const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
       this.allowedAddresses(hostname).then(
         (addresses) => {
-          if (lookupOptions.all) callback(null, addresses.map((address) => ({ address, family: isIP(address) })));
-          else callback(null, addresses[0]!, isIP(addresses[0]!));
+          if (lookupOptions.all)
+            callback(
+              null,
+              addresses.map((address) => ({ address, family: isIP(address) })),
+            );
+          else callback(null, addresses[0], isIP(addresses[0]));
         },
         (error: NodeJS.ErrnoException) => callback(error, '', 0),
       );
@@ -174,18 +180,22 @@ export class ProbeImageFetcher {
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     let current = url;
     for (let redirects = 0; ; redirects++) {
-      if (current.protocol !== 'https:') throw new ProbeFetchError(400, `probe_image_url: a redirect led to ${current.protocol}//, and only https is fetched.`);
+      if (current.protocol !== 'https:')
+        throw new ProbeFetchError(400, `probe_image_url: a redirect led to ${current.protocol}//, and only https is fetched.`);
       // A host name is checked by the connection's lookup; an address literal never goes through a
       // lookup, so it is checked here, before any connection.
       if (isIP(current.hostname.replace(/^\[|\]$/g, ''))) await this.allowedAddresses(current.hostname);
-      let response;
+      let response: Dispatcher.ResponseData;
       try {
         response = await request(current, { dispatcher: this.agent, method: 'GET', signal, headers: { accept: 'image/*' } });
       } catch (error) {
         if (error instanceof ProbeFetchError) throw error;
         const cause = (error as { cause?: unknown }).cause;
         if (cause instanceof ProbeFetchError) throw cause;
-        throw new ProbeFetchError(400, `probe_image_url could not be fetched: ${signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : (error as Error).message}.`);
+        throw new ProbeFetchError(
+          400,
+          `probe_image_url could not be fetched: ${signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : (error as Error).message}.`,
+        );
       }
       if (response.statusCode >= 300 && response.statusCode < 400 && response.headers.location) {
         await response.body.dump();
@@ -200,7 +210,10 @@ export class ProbeImageFetcher {
       const declared = Number(response.headers['content-length'] ?? NaN);
       if (declared > this.options.maxBytes) {
         response.body.destroy();
-        throw new ProbeFetchError(413, `The image at probe_image_url is ${declared} bytes; the limit is ${this.options.maxBytes} bytes (IMAGE_MAX_BYTES).`);
+        throw new ProbeFetchError(
+          413,
+          `The image at probe_image_url is ${declared} bytes; the limit is ${this.options.maxBytes} bytes (IMAGE_MAX_BYTES).`,
+        );
       }
       const chunks: Buffer[] = [];
       let size = 0;
@@ -209,13 +222,19 @@ export class ProbeImageFetcher {
           size += (chunk as Buffer).length;
           if (size > this.options.maxBytes) {
             response.body.destroy();
-            throw new ProbeFetchError(413, `The image at probe_image_url is larger than the limit of ${this.options.maxBytes} bytes (IMAGE_MAX_BYTES).`);
+            throw new ProbeFetchError(
+              413,
+              `The image at probe_image_url is larger than the limit of ${this.options.maxBytes} bytes (IMAGE_MAX_BYTES).`,
+            );
           }
           chunks.push(chunk as Buffer);
         }
       } catch (error) {
         if (error instanceof ProbeFetchError) throw error;
-        throw new ProbeFetchError(400, `probe_image_url could not be read: ${signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : (error as Error).message}.`);
+        throw new ProbeFetchError(
+          400,
+          `probe_image_url could not be read: ${signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : (error as Error).message}.`,
+        );
       }
       if (size === 0) throw new ProbeFetchError(400, 'probe_image_url answered an empty body.');
       return Buffer.concat(chunks).toString('base64');

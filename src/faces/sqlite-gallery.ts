@@ -25,13 +25,15 @@ export class SqliteFaces implements FaceGalleryStore {
 
   async enroll(faces: FaceRecord[]): Promise<void> {
     const at = new Date().toISOString();
-    this.db.transaction(() => {
-      for (const face of faces) {
-        this.sql.remove.run(face.docId);
-        const descriptor = Buffer.from(Float32Array.from(face.descriptor).buffer);
-        this.sql.insert.run(face.docId, descriptor, face.faceFile, face.attributes ? JSON.stringify(face.attributes) : null, face.engine, at);
-      }
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const face of faces) {
+          this.sql.remove.run(face.docId);
+          const descriptor = Buffer.from(Float32Array.from(face.descriptor).buffer);
+          this.sql.insert.run(face.docId, descriptor, face.faceFile, face.attributes ? JSON.stringify(face.attributes) : null, face.engine, at);
+        }
+      })
+      .immediate();
   }
 
   async remove(docId: string): Promise<boolean> {
@@ -41,7 +43,9 @@ export class SqliteFaces implements FaceGalleryStore {
   async list(): Promise<FaceRecord[]> {
     return (this.sql.list.all() as FaceRow[]).map((row) => ({
       docId: row.doc_id,
-      descriptor: Array.from(new Float32Array(row.descriptor.buffer.slice(row.descriptor.byteOffset, row.descriptor.byteOffset + row.descriptor.length))),
+      descriptor: Array.from(
+        new Float32Array(row.descriptor.buffer.slice(row.descriptor.byteOffset, row.descriptor.byteOffset + row.descriptor.length)),
+      ),
       faceFile: row.face_file,
       attributes: row.attributes === null ? null : (JSON.parse(row.attributes) as Record<string, unknown>),
       engine: row.engine,

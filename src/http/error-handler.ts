@@ -17,11 +17,11 @@ function fieldOf(issue: ValidationIssue): { field: string; missing: boolean } {
   const missing = issue.keyword === 'required';
   const path = issue.instancePath.split('/').filter(Boolean);
   const field = missing ? String((issue.params as { missingProperty?: string }).missingProperty ?? '') : (path[0] ?? '');
-  return { field: path.length > 0 && missing ? path[0]! : field, missing };
+  return { field: path.length > 0 && missing ? path[0] : field, missing };
 }
 
 function validationMessage(error: FastifyError, request: FastifyRequest): string {
-  const issue = error.validation![0]!;
+  const issue = error.validation![0];
   const { field, missing } = fieldOf(issue);
   if (error.validationContext === 'headers') {
     const known = HEADER_MESSAGES[`${field}:${missing ? 'missing' : 'invalid'}`];
@@ -33,7 +33,7 @@ function validationMessage(error: FastifyError, request: FastifyRequest): string
     if (issue.instancePath === '' && !missing) {
       return messages[''] ?? 'The body must be a JSON object sent with Content-Type: application/json.';
     }
-    if (messages[field]) return messages[field]!;
+    if (messages[field]) return messages[field];
   }
   return `Invalid ${error.validationContext ?? 'request'}: ${field || 'value'} ${issue.message ?? 'is invalid'}.`;
 }
@@ -68,7 +68,7 @@ function frameworkError(error: FastifyError, request: FastifyRequest): { status:
 export function registerErrorHandling(app: FastifyInstance, routeMethods: Map<string, Set<HTTPMethods>>): void {
   /** No route for this method and path: 405 with Allow when the path has routes, else 404. */
   const unrouted = (request: FastifyRequest, reply: FastifyReply) => {
-    const path = request.url.split('?')[0]!;
+    const path = request.url.split('?')[0];
     const allowed = routeMethods.get(path);
     if (allowed && !allowed.has(request.method as HTTPMethods)) {
       const allow = [...allowed].sort().join(', ');
@@ -87,7 +87,10 @@ export function registerErrorHandling(app: FastifyInstance, routeMethods: Map<st
     if (request.is404) return unrouted(request, reply);
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error }, error.message);
-      return reply.code(error.status).headers(error.headers).send(envelope(error.status, error.message, error.extra));
+      return reply
+        .code(error.status)
+        .headers(error.headers)
+        .send(envelope(error.status, error.message, error.extra));
     }
     const known = frameworkError(error, request);
     if (known) return reply.code(known.status).send(envelope(known.status, known.message));

@@ -1,17 +1,10 @@
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  onResponseHookHandler,
-  onSendHookHandler,
-  preHandlerHookHandler,
-} from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import { hashApiKey } from '../billing/key-admin.js';
+import type { DebitResult, KeyRecord } from '../billing/ledger.js';
 import { ApiError } from '../errors.js';
 import type { Claim } from '../idempotency/idempotency-service.js';
-import { hashApiKey } from '../billing/key-admin.js';
 import type { RateLimitDecision } from '../rate-limit/rate-limit.js';
 import type { Services } from '../services/services.js';
-import type { DebitResult, KeyRecord } from '../billing/ledger.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,7 +22,7 @@ declare module 'fastify' {
 }
 
 /** A step returns a promise only when it has to wait: most requests pass most steps synchronously. */
-export type Step = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | void;
+export type Step = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | undefined;
 
 /** The steps as one hook: one hook call per request rather than one per step. */
 function inOrder(steps: Step[]): preHandlerHookHandler {

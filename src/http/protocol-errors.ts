@@ -11,12 +11,16 @@ import { envelope } from '../errors.js';
  * the parser saw hold the caller's headers, API key included.
  */
 const PARSER_ERRORS: Record<string, { status: number; message: string }> = {
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time (REQUEST_TIMEOUT_MS / HEADERS_TIMEOUT_MS): send it whole, promptly.' },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    message: 'The request did not arrive in time (REQUEST_TIMEOUT_MS / HEADERS_TIMEOUT_MS): send it whole, promptly.',
+  },
   HPE_HEADER_OVERFLOW: { status: 431, message: 'The request headers are too large (over 16 KB in all): send fewer or shorter headers.' },
 };
 const MALFORMED = {
   status: 400,
-  message: 'The request is not valid HTTP/1.1 (bad characters in a header, a folded header, a Content-Length that does not match, or both Content-Length and Transfer-Encoding): fix the request.',
+  message:
+    'The request is not valid HTTP/1.1 (bad characters in a header, a folded header, a Content-Length that does not match, or both Content-Length and Transfer-Encoding): fix the request.',
 };
 
 function rawResponse(status: number, message: string, requestId: string): string {
@@ -43,14 +47,22 @@ export function clientErrorHandler(this: { log: FastifyBaseLogger }, error: Node
 
 /** Fastify's `frameworkErrors`: a path that cannot be decoded (`GET /%zz`). */
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const message = error.code === 'FST_ERR_BAD_URL' ? 'The path is not a valid URL: percent-encode it correctly (%zz is not an escape).' : error.message;
+  const message =
+    error.code === 'FST_ERR_BAD_URL' ? 'The path is not a valid URL: percent-encode it correctly (%zz is not an escape).' : error.message;
   const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
   void reply.code(status).header('x-request-id', request.id).send(envelope(status, message));
 }
 
 /** Node answers an Expect header other than 100-continue with a bare 417; this gives it the envelope. */
 export function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse): void {
-  const body = JSON.stringify(envelope(417, `Expect: ${request.headers.expect} is not supported: send the request without it, or with Expect: 100-continue.`));
-  response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': randomUUID(), connection: 'close' });
+  const body = JSON.stringify(
+    envelope(417, `Expect: ${request.headers.expect} is not supported: send the request without it, or with Expect: 100-continue.`),
+  );
+  response.writeHead(417, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': randomUUID(),
+    connection: 'close',
+  });
   response.end(body);
 }

@@ -28,7 +28,9 @@ export class IdempotencyService {
   /** Bodies reach here parsed and at most MAX_JSON_DEPTH deep, so serialising them cannot fail. */
   static fingerprint(request: RequestIdentity): string {
     const body = request.body === undefined ? '' : JSON.stringify(request.body);
-    return createHash('sha256').update(`${request.method}\n${request.path}\n${request.docId ?? ''}\n${body}`).digest('hex');
+    return createHash('sha256')
+      .update(`${request.method}\n${request.path}\n${request.docId ?? ''}\n${body}`)
+      .digest('hex');
   }
 
   claim(keyHash: string, idempotencyKey: string, request: RequestIdentity): Promise<IdempotencyClaim> {

@@ -42,7 +42,7 @@ export class PostgresIdempotency implements IdempotencyStore {
          FROM idempotency WHERE key_hash = $1 AND idempotency_key = $2 FOR UPDATE`,
         [request.keyHash, request.idempotencyKey],
       );
-      const row = rows[0]!;
+      const row = rows[0];
       if (row.fingerprint !== request.fingerprint) return { outcome: 'mismatch' };
       if (row.state === 'done') {
         const response: StoredResponse = {
@@ -54,10 +54,11 @@ export class PostgresIdempotency implements IdempotencyStore {
         return { outcome: 'replay', response };
       }
       if (row.locked) return { outcome: 'in-progress' };
-      await client.query(
-        `UPDATE idempotency SET locked_until = now() + $3 * interval '1 millisecond' WHERE key_hash = $1 AND idempotency_key = $2`,
-        [request.keyHash, request.idempotencyKey, request.lockMs],
-      );
+      await client.query(`UPDATE idempotency SET locked_until = now() + $3 * interval '1 millisecond' WHERE key_hash = $1 AND idempotency_key = $2`, [
+        request.keyHash,
+        request.idempotencyKey,
+        request.lockMs,
+      ]);
       const charge = await client.query<{ id: number }>('SELECT id FROM charges WHERE idempotency_ref = $1 ORDER BY id LIMIT 1', [row.ref]);
       return { outcome: 'claimed', ref: row.ref, chargeId: charge.rows[0]?.id ?? null };
     });

@@ -1,4 +1,4 @@
-import { watch, type FSWatcher } from 'node:fs';
+import { type FSWatcher, watch } from 'node:fs';
 import type Database from 'better-sqlite3';
 
 /**

@@ -5,25 +5,28 @@ import { runInNewContext } from 'node:vm';
 
 /**
  * Gives memory the C allocator holds free back to the system: glibc's malloc_trim, through the
- * addon in native/ (built by `npm install`). The search index is many typed arrays grown by
- * copying, and glibc keeps what they free resident until asked (at a million documents, about
- * 230 MiB after a load). Returns whether any was given back; without the addon (it did not
- * build, or the C library is not glibc) it does nothing.
+ * optional addon in native/ (`npm run build:native`, which needs a C compiler). The search index
+ * is many typed arrays grown by copying, and glibc keeps what they free resident until asked (at a
+ * million documents, about 230 MiB after a load). Returns whether any was given back; without the
+ * addon (not built, or the C library is not glibc) it does nothing.
  */
 const addon = ((): { trim: () => boolean; trimInBackground: () => Promise<boolean> } | undefined => {
   try {
-    return createRequire(import.meta.url)('../../build/Release/malloc_trim.node');
+    return createRequire(import.meta.url)('../../native/build/Release/malloc_trim.node');
   } catch {
     return undefined;
   }
 })();
+
+/** Whether the malloc_trim addon was built and loaded. */
+export const canReleaseFreedMemory = addon !== undefined;
 
 export const releaseFreedMemory: () => boolean = addon?.trim ?? (() => false);
 
 /**
  * As releaseFreedMemory, on libuv's thread pool: for a thread that is serving. After a rebuilt
  * index took over at a million documents, the walk over what the old one freed held the event loop
- * for 185 ms (session 15).
+ * for 185 ms.
  */
 export const releaseFreedMemoryInBackground: () => Promise<boolean> = addon?.trimInBackground ?? (() => Promise.resolve(false));
 
@@ -38,7 +41,9 @@ let waitingForCollection: PerformanceObserver | undefined;
 export function releaseAfterNextCollection(): void {
   if (waitingForCollection) return;
   const observer = new PerformanceObserver((entries) => {
-    const major = entries.getEntries().some((entry) => ((entry as { detail?: { kind?: number } }).detail)?.kind === constants.NODE_PERFORMANCE_GC_MAJOR);
+    const major = entries
+      .getEntries()
+      .some((entry) => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR);
     if (!major || waitingForCollection !== observer) return;
     observer.disconnect();
     waitingForCollection = undefined;

@@ -1,4 +1,4 @@
-import { decide, type BucketDecision, type TokenBuckets } from './buckets.js';
+import { type BucketDecision, decide, type TokenBuckets } from './buckets.js';
 
 const MAX_BUCKETS = 100_000;
 

@@ -6,9 +6,7 @@ export interface RateLimitSettings {
   defaultPerSecond: number;
 }
 
-export type RateLimitDecision =
-  | { limited: false }
-  | ({ limited: true; perSecond: number; capacity: number } & BucketDecision);
+export type RateLimitDecision = { limited: false } | ({ limited: true; perSecond: number; capacity: number } & BucketDecision);
 
 /**
  * Per-key token buckets: a key may make `perSecond` requests per second, in bursts of up to one

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { decide, type BucketDecision, type TokenBuckets } from './buckets.js';
+import { type BucketDecision, decide, type TokenBuckets } from './buckets.js';
 
 /**
  * One atomic step per request: refill by the time elapsed on Redis' own clock (so instances with
@@ -32,7 +32,10 @@ export class RedisBuckets implements TokenBuckets {
   /** Until then, a request waits for the first connection instead of passing unlimited. */
   private readonly startupDeadline = Date.now() + CONNECT_TIMEOUT_MS;
 
-  constructor(url: string, private readonly prefix = 'metered-search:rate:') {
+  constructor(
+    url: string,
+    private readonly prefix = 'metered-search:rate:',
+  ) {
     const redis = new Redis(url, {
       // Fail at once rather than queue while Redis is away; the limiter then lets requests through.
       enableOfflineQueue: false,

@@ -1,10 +1,17 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { BATCHES_AHEAD, indexBatches, STORED_DOCUMENT_COLUMNS, type IndexLoadMessage, type IndexLoadRequest, type StoredDocument } from './index-loader.js';
 import { BatchDecoder } from './engine/batch-decoder.js';
 import type { PackedLabels } from './engine/document-labels.js';
 import { packDocuments, packedBuffers } from './engine/packed-documents.js';
 import type { IndexedDocument } from './engine/text-index.js';
+import {
+  BATCHES_AHEAD,
+  type IndexLoadMessage,
+  type IndexLoadRequest,
+  indexBatches,
+  STORED_DOCUMENT_COLUMNS,
+  type StoredDocument,
+} from './index-loader.js';
 
 // Reads a corpus file's term vectors in one read transaction and posts them batch by batch, in
 // row id order: decoded, documents numbered from 0 (see loadIndexOnWorker), or packed as read

@@ -1,9 +1,9 @@
 import { siblingModule, startModuleWorker } from '../platform/worker-thread.js';
 import { BatchDecoder, type DecodedBatch, type DecodedDocuments } from './engine/batch-decoder.js';
-import { packLabels, type PackedLabels } from './engine/document-labels.js';
+import { type PackedLabels, packLabels } from './engine/document-labels.js';
 import type { PackedDocuments } from './engine/packed-documents.js';
 import type { ShardedIndex } from './engine/sharded-index.js';
-import { TextIndex, type IndexedDocument } from './engine/text-index.js';
+import { type IndexedDocument, TextIndex } from './engine/text-index.js';
 
 /** What the index reads of a document's row: its term vector and lengths, and its doc_id and title for the hits. */
 export interface StoredDocument {
@@ -23,7 +23,12 @@ const EMPTY = new Uint8Array(0);
 export function* indexBatches(rows: Iterable<StoredDocument>, size: number): Generator<{ documents: IndexedDocument[]; labels: PackedLabels }> {
   let batch: StoredDocument[] = [];
   const complete = () => ({
-    documents: batch.map((row) => ({ rowid: row.id, titleLength: row.title_length ?? 0, textLength: row.text_length ?? 0, terms: row.terms ?? EMPTY })),
+    documents: batch.map((row) => ({
+      rowid: row.id,
+      titleLength: row.title_length ?? 0,
+      textLength: row.text_length ?? 0,
+      terms: row.terms ?? EMPTY,
+    })),
     labels: packLabels(batch),
   });
   for (const row of rows) {

@@ -1,6 +1,6 @@
-import type { FilterScalar, SearchRequest } from './document-index.js';
 import type { Store } from '../store/store.js';
 import { analyze } from './analyzer.js';
+import type { FilterScalar, SearchRequest } from './document-index.js';
 
 export type MatchField = SearchRequest['field'];
 

@@ -1,20 +1,20 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { collectThenRelease, releaseAfterNextCollection, releaseFreedMemory } from '../platform/release-memory.js';
-import { ExternalWrites } from '../platform/external-writes.js';
-import { indexBatches, loadIndexOnWorker, loadShardedOnWorker, STORED_DOCUMENT_COLUMNS, type StoredDocument } from './index-loader.js';
-import { openSqlite } from '../platform/sqlite-open.js';
-import { migrateCorpus } from '../store/sqlite-schema.js';
 import type { DocumentRecord, IngestProgress } from '../documents/document-store.js';
+import { ExternalWrites } from '../platform/external-writes.js';
+import { collectThenRelease, releaseAfterNextCollection, releaseFreedMemory } from '../platform/release-memory.js';
+import { openSqlite } from '../platform/sqlite-open.js';
 import { StoreUnavailableError } from '../platform/store-faults.js';
+import { migrateCorpus } from '../store/sqlite-schema.js';
 import type { SearchRequest, SearchResult } from './document-index.js';
 import { stemOf } from './engine/analysis.js';
 import { BackgroundAnalyser } from './engine/background-analyser.js';
 import { FilterBitmaps } from './engine/filter-bitmaps.js';
 import { SearchThreads } from './engine/search-threads.js';
 import { ShardedIndex } from './engine/sharded-index.js';
-import { DocumentAnalyser, filterTerm, metadataWordTerm, TermDictionary, type AnalysedDocument } from './engine/term-vector.js';
-import { TextIndex, type SearchField } from './engine/text-index.js';
+import { type AnalysedDocument, DocumentAnalyser, filterTerm, metadataWordTerm, TermDictionary } from './engine/term-vector.js';
+import { type SearchField, TextIndex } from './engine/text-index.js';
+import { indexBatches, loadIndexOnWorker, loadShardedOnWorker, STORED_DOCUMENT_COLUMNS, type StoredDocument } from './index-loader.js';
 
 const DOCUMENT_CACHE_CHARS = 32 * 1024 * 1024;
 /** An ingest analyses this many documents itself before handing analysis to a worker thread. */
@@ -175,9 +175,10 @@ export class SqliteCorpus {
   private analyseOlderDocuments(): void {
     if (!this.db.prepare('SELECT 1 FROM documents WHERE terms IS NULL LIMIT 1').get()) return;
     this.write(() => {
-      let rows: Array<{ id: number; title: string; text: string; metadata: string }>;
       let after = 0;
-      while ((rows = this.sql.unanalysed.all(after) as typeof rows).length > 0) {
+      for (;;) {
+        const rows = this.sql.unanalysed.all(after) as Array<{ id: number; title: string; text: string; metadata: string }>;
+        if (rows.length === 0) break;
         for (const row of rows) {
           const analysed = this.analyser.analyse(row.title, row.text, JSON.parse(row.metadata));
           this.sql.setTerms.run(analysed.titleLength, analysed.textLength, analysed.terms, row.id);
@@ -276,10 +277,7 @@ export class SqliteCorpus {
     return row && { docId: row.doc_id, title: row.title, text: row.text, metadata: JSON.parse(row.metadata) };
   }
 
-  async ingestDocuments(
-    source: AsyncIterable<DocumentRecord>,
-    onProgress?: (progress: IngestProgress) => void,
-  ): Promise<number> {
+  async ingestDocuments(source: AsyncIterable<DocumentRecord>, onProgress?: (progress: IngestProgress) => void): Promise<number> {
     // One transaction across the whole source: a bad record anywhere leaves the corpus untouched.
     // Past the first few thousand documents, analysis moves to a worker thread (see
     // BackgroundAnalyser): batches are analysed there while the next one is read here and earlier
@@ -303,7 +301,9 @@ export class SqliteCorpus {
     const writeOldest = async () => {
       const { documents, vectors } = queue.shift()!;
       const analysed = await vectors;
-      documents.forEach((document, index) => this.insertDocument(document, analysed[index]!));
+      documents.forEach((document, index) => {
+        this.insertDocument(document, analysed[index]);
+      });
       progress(documents.length);
     };
     const send = async () => {
@@ -350,7 +350,7 @@ export class SqliteCorpus {
       const fromWorker = await background.analyse(missing);
       let next = 0;
       vectors.forEach((vector, index) => {
-        if (vector === null) vectors[index] = fromWorker[next++]!;
+        if (vector === null) vectors[index] = fromWorker[next++];
       });
     }
     return vectors as AnalysedDocument[];
@@ -437,7 +437,9 @@ export class SqliteCorpus {
     // dropped.
     const level = !this.db.inTransaction && this.rebuilding === undefined;
     const result =
-      index instanceof TextIndex ? index.search({ ...query, filter: this.filterBitmaps.of(index, query.filters) }) : await this.searchThreaded(index, query);
+      index instanceof TextIndex
+        ? index.search({ ...query, filter: this.filterBitmaps.of(index, query.filters) })
+        : await this.searchThreaded(index, query);
     const hits: Array<{ docId: string; title: string; score: number }> = [];
     for (const hit of result.hits) {
       const label = (level && index.labelOf(hit.rowid)) || this.readLabel(hit.rowid);
@@ -693,7 +695,7 @@ interface LoggedRemoval {
 
 /** Whether logged deletions read after `removalsSeen` start right after it (the log was not pruned past it). */
 function followsOn(removals: LoggedRemoval[], removalsSeen: number): boolean {
-  return removals.length === 0 || removals[0]!.seq === removalsSeen + 1;
+  return removals.length === 0 || removals[0].seq === removalsSeen + 1;
 }
 
 /** Marks the logged deletions in the index; returns the last one's sequence number. */

@@ -1,16 +1,16 @@
-import type { Config } from '../config.js';
-import type { FaceGalleryStore } from '../faces/gallery.js';
-import type { Store } from '../store/store.js';
 import { CreditService } from '../billing/credit-service.js';
+import type { Config } from '../config.js';
 import { EmbeddedFaceSearch } from '../faces/embedded.js';
 import { FaceEnginePool } from '../faces/engine/pool.js';
 import { FaceClient, type FaceSearchBackend } from '../faces/face-client.js';
+import type { FaceGalleryStore } from '../faces/gallery.js';
 import { ProbeImageFetcher } from '../faces/probe-fetch.js';
 import { IdempotencyService } from '../idempotency/idempotency-service.js';
 import { MemoryBuckets } from '../rate-limit/memory-buckets.js';
 import { RateLimitService } from '../rate-limit/rate-limit.js';
 import { RedisBuckets } from '../rate-limit/redis-buckets.js';
 import { SearchService } from '../search/search-service.js';
+import type { Store } from '../store/store.js';
 import type { AppSettings, Services } from './services.js';
 
 /** Any claim outlives the request that holds it: past this, its holder is presumed dead. */

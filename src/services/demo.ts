@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import type { Store } from '../store/store.js';
-import { readDocuments } from '../documents/ingest.js';
 import { KeyAdmin } from '../billing/key-admin.js';
+import { readDocuments } from '../documents/ingest.js';
+import type { Store } from '../store/store.js';
 
 export const DEMO_CORPUS_PATH = fileURLToPath(new URL('../../demo/corpus.jsonl', import.meta.url));
 export const DEMO_CREDITS = 100;

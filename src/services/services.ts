@@ -1,10 +1,10 @@
-import type { Store } from '../store/store.js';
 import type { CreditService } from '../billing/credit-service.js';
 import type { FaceSearchBackend } from '../faces/face-client.js';
 import type { ProbeImageFetcher } from '../faces/probe-fetch.js';
 import type { IdempotencyService } from '../idempotency/idempotency-service.js';
 import type { RateLimitService } from '../rate-limit/rate-limit.js';
 import type { SearchService } from '../search/search-service.js';
+import type { Store } from '../store/store.js';
 
 /** Everything the HTTP layer is given; built by the server (or a test) and injected into the app. */
 export interface Services {

@@ -1,5 +1,5 @@
-import { searchThreadsOf, type Config } from '../config.js';
-import { PostgresStore, type PostgresOptions } from './postgres-store.js';
+import { type Config, searchThreadsOf } from '../config.js';
+import { type PostgresOptions, PostgresStore } from './postgres-store.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
 

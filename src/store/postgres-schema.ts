@@ -196,14 +196,12 @@ export async function migratePostgres(pool: Pool): Promise<number[]> {
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
-      await client.query(
-        'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
-      );
+      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
       const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
       for (let version = (rows[0]?.version ?? 0) + 1; version <= migrations.length; version++) {
         await client.query('BEGIN');
         try {
-          await client.query(migrations[version - 1]!);
+          await client.query(migrations[version - 1]);
           await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
           await client.query('COMMIT');
         } catch (error) {

@@ -27,7 +27,10 @@ export class PostgresStore implements Store {
   readonly idempotency: PostgresIdempotency;
   readonly faces: PostgresFaces;
 
-  private constructor(private readonly db: PostgresDatabase, options: PostgresOptions) {
+  private constructor(
+    private readonly db: PostgresDatabase,
+    options: PostgresOptions,
+  ) {
     this.ledger = new PostgresLedger(db);
     this.index = new SearchReplica(postgresChangeFeed(db), { pollMs: options.replicaPollMs, searchThreads: options.searchThreads ?? 1 });
     this.documents = new PostgresDocuments(db, this.index);

@@ -138,7 +138,7 @@ function migrate(db: Database.Database, migrations: readonly string[]): void {
   db.transaction(() => {
     const current = db.pragma('user_version', { simple: true }) as number;
     for (let version = current; version < migrations.length; version++) {
-      db.exec(migrations[version]!);
+      db.exec(migrations[version]);
     }
     if (current < migrations.length) db.pragma(`user_version = ${migrations.length}`);
   }).immediate();

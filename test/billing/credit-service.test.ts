@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CreditService } from '../../src/billing/credit-service.js';
 import { hashApiKey, KeyAdmin } from '../../src/billing/key-admin.js';
-import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { Ledger } from '../../src/billing/ledger.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { tempDir } from '../helper.js';
 
 describe('CreditService.identify', () => {
@@ -53,7 +53,10 @@ describe('CreditService.identify', () => {
     const credits = new CreditService(counted);
     failing.on = true;
     const failed = await Promise.allSettled([credits.identify(hashApiKey(key.key)), credits.identify(hashApiKey(key.key))]);
-    assert.deepEqual(failed.map((result) => result.status), ['rejected', 'rejected']);
+    assert.deepEqual(
+      failed.map((result) => result.status),
+      ['rejected', 'rejected'],
+    );
     assert.equal(lookups(), 1);
     failing.on = false;
     assert.equal((await credits.identify(hashApiKey(key.key)))?.id, key.record.id);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { tempDir } from '../helper.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -15,7 +15,9 @@ describe('the built bin file, end to end', () => {
   it('is built by npm install (prepare) and runs the commands', () => {
     assert.ok(existsSync(`${ROOT}${BIN}`), `${BIN} exists (npm install runs the build)`);
     const env = { ...process.env, DATA_DIR: dir.path };
-    const created = JSON.parse(execFileSync(process.execPath, [`${ROOT}${BIN}`, 'keys', 'create', '--credits', '7', '--json'], { env, encoding: 'utf8' }));
+    const created = JSON.parse(
+      execFileSync(process.execPath, [`${ROOT}${BIN}`, 'keys', 'create', '--credits', '7', '--json'], { env, encoding: 'utf8' }),
+    );
     assert.equal(created.balance, 7);
     const listed = execFileSync(process.execPath, [`${ROOT}${BIN}`, 'keys', 'list'], { env, encoding: 'utf8' });
     assert.match(listed, new RegExp(created.id));

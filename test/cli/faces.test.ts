@@ -42,9 +42,12 @@ describe('metered-search faces', () => {
     assert.equal(enrolled.code, 0, enrolled.stderr);
     assert.equal(JSON.parse(enrolled.stdout).enrolled, 2);
     const listed = JSON.parse((await cli(env, 'faces', 'list', '--json')).stdout) as Array<{ doc_id: string; attributes: unknown; engine: string }>;
-    assert.deepEqual(listed.map((face) => face.doc_id), ['amy', 'df01']);
-    assert.deepEqual(listed[1]!.attributes, { desk: 4 });
-    assert.match(listed[0]!.engine, /face-api@1\.7\.15/);
+    assert.deepEqual(
+      listed.map((face) => face.doc_id),
+      ['amy', 'df01'],
+    );
+    assert.deepEqual(listed[1].attributes, { desk: 4 });
+    assert.match(listed[0].engine, /face-api@1\.7\.15/);
     assert.match((await cli(env, 'faces', 'list')).stdout, /DOC_ID\s+FACE_FILE/);
     assert.equal((await cli(env, 'faces', 'remove', 'amy')).code, 0);
     const missing = await cli(env, 'faces', 'remove', 'amy');

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { request } from 'undici';
+import { hashApiKey } from '../../src/billing/key-admin.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
-import { tempDir } from '../helper.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { hashApiKey } from '../../src/billing/key-admin.js';
+import { tempDir } from '../helper.js';
 import { cli } from './cli-helper.js';
 
 describe('metered-search keys', () => {
@@ -112,7 +112,10 @@ describe('metered-search keys', () => {
     db.close();
     const report = await cli(env, 'audit', '--json');
     assert.equal(report.code, 1);
-    assert.deepEqual(JSON.parse(report.stdout).differences.map((row: { keyId: string }) => row.keyId), [created.id]);
+    assert.deepEqual(
+      JSON.parse(report.stdout).differences.map((row: { keyId: string }) => row.keyId),
+      [created.id],
+    );
     const fix = new Database(`${dir.path}/ledger.sqlite`);
     fix.prepare('DELETE FROM credit_grants WHERE key_id = ? AND amount = 9007199254740991').run(created.id);
     fix.prepare('UPDATE keys SET balance = 0 WHERE id = ?').run(created.id);
@@ -132,7 +135,9 @@ describe('metered-search keys', () => {
 
   it('changes made while the service runs take effect on its next request; usage shows the charges', async () => {
     const created = await create('1');
-    const server = await startServer(loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', FACE_WORKERS: '0' }));
+    const server = await startServer(
+      loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', FACE_WORKERS: '0' }),
+    );
     try {
       const call = () => request(`${server.url}/document`, { headers: { 'x-api-key': created.key, 'svc-doc-id': 'x' } });
       assert.equal((await call()).statusCode, 404);
@@ -148,10 +153,13 @@ describe('metered-search keys', () => {
     assert.equal(usage.granted, 3);
     assert.equal(usage.charged, 2);
     assert.equal(usage.key.balance, 1);
-    assert.deepEqual(usage.recentCharges.map((charge: { endpoint: string; outcomeStatus: number }) => [charge.endpoint, charge.outcomeStatus]), [
-      ['/document', 404],
-      ['/document', 404],
-    ]);
+    assert.deepEqual(
+      usage.recentCharges.map((charge: { endpoint: string; outcomeStatus: number }) => [charge.endpoint, charge.outcomeStatus]),
+      [
+        ['/document', 404],
+        ['/document', 404],
+      ],
+    );
     const text = await cli(env, 'keys', 'usage', created.id);
     assert.match(text.stdout, /granted: 3; charges recorded: 2; balance: 1/);
   });

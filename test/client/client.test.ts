@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { openApiDocument, renderClientTypes } from '../../scripts/client-types.js';
+import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { MeteredSearchClient, MeteredSearchError, MeteredSearchNetworkError } from '../../src/client/index.js';
 import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
-import { KeyAdmin } from '../../src/billing/key-admin.js';
+import { type RunningServer, startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { openApiDocument, renderClientTypes } from '../../scripts/client-types.js';
-import { SAMPLE_DOCUMENTS, documentsOf, tempDir } from '../helper.js';
+import { documentsOf, SAMPLE_DOCUMENTS, tempDir } from '../helper.js';
 import { FaultProxy } from './fault-proxy.js';
 
 const ENVELOPE_503 = JSON.stringify({ status: 503, message: 'injected' });
@@ -26,7 +26,15 @@ describe('the typed client (metered-search/client)', () => {
     await seedStore.documents.ingestDocuments(documentsOf(SAMPLE_DOCUMENTS));
     admin = new KeyAdmin(seedStore.ledger);
     server = await startServer(
-      loadConfig({ DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0' }),
+      loadConfig({
+        DATA_DIR: dir.path,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SEED_DEMO: 'false',
+        LOG_LEVEL: 'silent',
+        RATE_LIMIT_PER_S: '0',
+        FACE_WORKERS: '0',
+      }),
     );
     proxy = await new FaultProxy(server.url).start();
   });
@@ -58,7 +66,7 @@ describe('the typed client (metered-search/client)', () => {
       assert.equal(document.body.doc_id, 'gdpr-33');
       assert.equal(document.meta.creditsRemaining, 9);
       const results = await api.query({ query: 'personal data breach', top_k: 2 });
-      assert.equal(results.resp.body.hits.documents[0]!.doc_id, 'gdpr-33');
+      assert.equal(results.resp.body.hits.documents[0].doc_id, 'gdpr-33');
       assert.equal(results.meta.creditsRemaining, 8);
       assert.equal(results.meta.replayed, false);
       assert.equal(JSON.stringify(results).includes('meta'), false, 'the body is what the service sent');
@@ -92,7 +100,12 @@ describe('the typed client (metered-search/client)', () => {
     it('retries 5xx and 429, honouring Retry-After', async () => {
       proxy.faults.push({ kind: 'answer', status: 503, body: ENVELOPE_503 });
       assert.equal((await client().credits()).current_balance, 10);
-      proxy.faults.push({ kind: 'answer', status: 429, headers: { 'retry-after': '1' }, body: JSON.stringify({ status: 429, message: 'slow down' }) });
+      proxy.faults.push({
+        kind: 'answer',
+        status: 429,
+        headers: { 'retry-after': '1' },
+        body: JSON.stringify({ status: 429, message: 'slow down' }),
+      });
       const started = performance.now();
       const document = await client().document('gdpr-33');
       assert.ok(performance.now() - started >= 950, 'waited the second Retry-After asked for');
@@ -126,13 +139,17 @@ describe('the typed client (metered-search/client)', () => {
 
     it('gives up after maxAttempts with the last answer, or a network error', async () => {
       proxy.faults.push(...Array.from({ length: 4 }, () => ({ kind: 'answer' as const, status: 503, body: ENVELOPE_503 })));
-      const error = await client().document('gdpr-33').catch((caught: unknown) => caught);
+      const error = await client()
+        .document('gdpr-33')
+        .catch((caught: unknown) => caught);
       assert.ok(error instanceof MeteredSearchError);
       assert.equal(error.status, 503);
       assert.equal(error.attempts, 4);
 
       proxy.faults.push(...Array.from({ length: 4 }, () => ({ kind: 'cut' as const })));
-      const network = await client().document('gdpr-33').catch((caught: unknown) => caught);
+      const network = await client()
+        .document('gdpr-33')
+        .catch((caught: unknown) => caught);
       assert.ok(network instanceof MeteredSearchNetworkError);
       assert.equal(network.attempts, 4);
       assert.equal(await balance(), 10, 'nothing reached the service, nothing was charged');
@@ -150,7 +167,7 @@ describe('the typed client (metered-search/client)', () => {
   });
 
   describe('drift', () => {
-    it('has types generated from the service\'s current OpenAPI document (run npm run generate:client)', async () => {
+    it("has types generated from the service's current OpenAPI document (run npm run generate:client)", async () => {
       const committed = readFileSync(new URL('../../src/client/api-types.ts', import.meta.url), 'utf8');
       assert.equal(committed, renderClientTypes(await openApiDocument()));
     });

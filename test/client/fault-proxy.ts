@@ -70,7 +70,9 @@ export class FaultProxy {
       incoming.socket.destroy();
       return;
     }
-    const relayed = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !['connection', 'keep-alive', 'transfer-encoding'].includes(name)));
+    const relayed = Object.fromEntries(
+      Object.entries(answer.headers).filter(([name]) => !['connection', 'keep-alive', 'transfer-encoding'].includes(name)),
+    );
     outgoing.writeHead(answer.statusCode, relayed as Record<string, string>).end(body);
   }
 

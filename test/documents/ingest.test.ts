@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { IngestError, readDocuments } from '../../src/documents/ingest.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
+import { IngestError, readDocuments } from '../../src/documents/ingest.js';
 import { tempDir } from '../helper.js';
 
 describe('readDocuments (JSONL)', () => {
@@ -39,10 +39,10 @@ describe('readDocuments (JSONL)', () => {
       documents.map((document) => document.docId),
       ['bom', 'straddles', 'long', 'last'],
     );
-    assert.equal(documents[1]!.text, `${filler}ééé€😀`);
-    assert.equal(documents[2]!.text.length, READ * 1.5);
-    assert.ok(documents[2]!.text.split('').every((character) => character === 'ü'));
-    assert.equal(documents[3]!.text, 'no newline after me');
+    assert.equal(documents[1].text, `${filler}ééé€😀`);
+    assert.equal(documents[2].text.length, READ * 1.5);
+    assert.ok(documents[2].text.split('').every((character) => character === 'ü'));
+    assert.equal(documents[3].text, 'no newline after me');
   });
 
   it('names the 1-based line of a bad record, blank lines and lines past a read included', async () => {

@@ -3,14 +3,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { enrollFaces } from '../../src/cli/commands/faces/enroll.js';
 import { startFaceService } from '../../src/cli/commands/face-service.js';
+import { enrollFaces } from '../../src/cli/commands/faces/enroll.js';
 import { loadConfig } from '../../src/config.js';
 import { EmbeddedFaceSearch } from '../../src/faces/embedded.js';
 import { FaceEnginePool } from '../../src/faces/engine/pool.js';
 import { FaceClient } from '../../src/faces/face-client.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { assertEnvelope, createTestApp, json, tempDir, type TestContext } from '../helper.js';
+import { assertEnvelope, createTestApp, json, type TestContext, tempDir } from '../helper.js';
 import { slowImage } from './images.js';
 
 const FACES = new URL('../fixtures/faces/', import.meta.url).pathname;
@@ -50,10 +50,19 @@ describe('the embedded face engine, end to end', () => {
   });
 
   const search = (payload: Record<string, unknown>) =>
-    context.app.inject({ method: 'POST', url: '/face/search', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+    context.app.inject({
+      method: 'POST',
+      url: '/face/search',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: JSON.stringify(payload),
+    });
 
   it('finds the right person first for other photos of them, and charges one credit each', async () => {
-    for (const [file, expected] of [['deepface/img2.jpg', 'df01'], ['deepface/img27.jpg', 'df02'], ['faceapijs-bbt/amy2.png', 'amy']] as const) {
+    for (const [file, expected] of [
+      ['deepface/img2.jpg', 'df01'],
+      ['deepface/img27.jpg', 'df02'],
+      ['faceapijs-bbt/amy2.png', 'amy'],
+    ] as const) {
       const before = await context.balanceOf(key);
       const response = await search({ image_b64: image(file), top_k: 3, threshold: 0 });
       assert.equal(response.statusCode, 200, response.body);
@@ -67,14 +76,21 @@ describe('the embedded face engine, end to end', () => {
 
   it('returns attributes, and only faces above the default threshold unless threshold 0 is asked', async () => {
     const strict = json(await search({ image_b64: image('deepface/img2.jpg') }));
-    assert.deepEqual(strict.matches.map((match: { doc_id: string }) => match.doc_id), ['df01']);
+    assert.deepEqual(
+      strict.matches.map((match: { doc_id: string }) => match.doc_id),
+      ['df01'],
+    );
     assert.deepEqual(strict.matches[0].attributes, { team: 'a' });
     const all = json(await search({ image_b64: image('deepface/img2.jpg'), threshold: 0 }));
     assert.equal(all.matches.length, 3);
   });
 
   it('answers 422 to an image with no face and 400 to bytes that are not an image', async () => {
-    const blank = (await sharp({ create: { width: 200, height: 200, channels: 3, background: { r: 90, g: 140, b: 200 } } }).jpeg().toBuffer()).toString('base64');
+    const blank = (
+      await sharp({ create: { width: 200, height: 200, channels: 3, background: { r: 90, g: 140, b: 200 } } })
+        .jpeg()
+        .toBuffer()
+    ).toString('base64');
     assertEnvelope(await search({ image_b64: blank }), 422, /No face/);
     assertEnvelope(await search({ image_b64: Buffer.from('certainly not an image').toString('base64') }), 400, /JPEG, PNG or WebP/);
     const truncated = readFileSync(join(FACES, 'faceapijs-bbt/amy1.png')).subarray(0, 300).toString('base64');
@@ -113,7 +129,7 @@ describe('the embedded face engine, end to end', () => {
     try {
       const outcome = await client.search({ image_b64: image('deepface/img27.jpg'), threshold: 0 });
       assert.equal(outcome.kind, 'matches');
-      assert.equal((outcome as unknown as { matches: Array<{ doc_id: string }> }).matches[0]!.doc_id, 'df02');
+      assert.equal((outcome as unknown as { matches: Array<{ doc_id: string }> }).matches[0].doc_id, 'df02');
       const noFace = await client.search({ image_b64: Buffer.from('nope').toString('base64') });
       assert.deepEqual(noFace.kind, 'rejected');
       assert.equal(typeof (await client.ping()), 'number');

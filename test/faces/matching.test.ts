@@ -27,8 +27,8 @@ describe('face matching', () => {
     let differentKept = 0;
     for (let a = 0; a < faces.length; a++) {
       for (let b = a + 1; b < faces.length; b++) {
-        const kept = confidenceOf(distance(faces[a]!.descriptor!, faces[b]!.descriptor!)) >= DEFAULT_THRESHOLD;
-        if (faces[a]!.identity === faces[b]!.identity) {
+        const kept = confidenceOf(distance(faces[a].descriptor!, faces[b].descriptor!)) >= DEFAULT_THRESHOLD;
+        if (faces[a].identity === faces[b].identity) {
           samePairs++;
           if (kept) sameKept++;
         } else {
@@ -48,12 +48,12 @@ describe('face matching', () => {
       faceFile: `https://faces.example/${item.file}`,
       attributes: { identity: item.identity },
     }));
-    const probe = faces[0]!.descriptor!;
+    const probe = faces[0].descriptor!;
     const ranked = rankFaces(probe, gallery, 5, 0);
     assert.equal(ranked.length, 5);
-    assert.equal(ranked[0]!.doc_id, faces[0]!.file);
-    assert.deepEqual(ranked[0]!.attributes, { identity: faces[0]!.identity });
-    for (let index = 1; index < ranked.length; index++) assert.ok(ranked[index - 1]!.confidence >= ranked[index]!.confidence);
+    assert.equal(ranked[0].doc_id, faces[0].file);
+    assert.deepEqual(ranked[0].attributes, { identity: faces[0].identity });
+    for (let index = 1; index < ranked.length; index++) assert.ok(ranked[index - 1].confidence >= ranked[index].confidence);
     const strict = rankFaces(probe, gallery, 10, 0.99);
     assert.ok(strict.every((match) => match.confidence >= 0.99));
     const far = rankFaces(new Array(128).fill(1), gallery, 3, 0);

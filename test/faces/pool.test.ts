@@ -13,7 +13,7 @@ describe('the face engine pool', () => {
 
   it('replaces a worker that dies, failing only the image it held', async () => {
     await pool.ready;
-    const worker = (pool as unknown as { slots: Array<{ worker: Worker }> }).slots[0]!.worker;
+    const worker = (pool as unknown as { slots: Array<{ worker: Worker }> }).slots[0].worker;
     const held = pool.describe(IMAGE);
     await worker.terminate();
     await assert.rejects(held, /worker stopped/);
@@ -26,12 +26,12 @@ describe('the face engine pool', () => {
     const limited = new FaceEnginePool(1, { jobTimeoutMs: 50 });
     try {
       await limited.ready;
-      const first = (limited as unknown as { slots: Array<{ worker: Worker }> }).slots[0]!.worker;
+      const first = (limited as unknown as { slots: Array<{ worker: Worker }> }).slots[0].worker;
       const slow = limited.describe(await slowImage());
       const next = limited.describe(IMAGE);
       await assert.rejects(slow, (error) => error instanceof FaceJobTimeoutError && /50 ms/.test(error.message));
       await assert.rejects(next, FaceJobTimeoutError, 'the next image ran, on the replacement worker, under the same limit');
-      assert.notEqual((limited as unknown as { slots: Array<{ worker: Worker }> }).slots[0]!.worker, first);
+      assert.notEqual((limited as unknown as { slots: Array<{ worker: Worker }> }).slots[0].worker, first);
     } finally {
       await limited.close();
     }

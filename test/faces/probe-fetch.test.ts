@@ -7,22 +7,43 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isPublicAddress, ProbeImageFetcher } from '../../src/faces/probe-fetch.js';
 import { FaceDownstream } from '../face-downstream.js';
-import { assertEnvelope, createTestApp, json, pngLikeImage, tempDir, type TestContext } from '../helper.js';
+import { assertEnvelope, createTestApp, json, pngLikeImage, type TestContext, tempDir } from '../helper.js';
 
 const IMAGE = pngLikeImage('probe image bytes, fetched from a URL');
 
 describe('isPublicAddress', () => {
   it('refuses loopback, private, link-local, unique-local, metadata and other special addresses', () => {
     for (const address of [
-      '127.0.0.1', '127.255.0.9', '::1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '169.254.0.5',
-      '100.64.0.1', '100.100.100.200', '0.0.0.0', '224.0.0.1', '255.255.255.255', 'fd00:ec2::254', 'fc12::1', 'fe80::1', '::',
-      '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', 'ff02::1', 'not-an-ip',
+      '127.0.0.1',
+      '127.255.0.9',
+      '::1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '169.254.0.5',
+      '100.64.0.1',
+      '100.100.100.200',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      'fd00:ec2::254',
+      'fc12::1',
+      'fe80::1',
+      '::',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:10.0.0.1',
+      'ff02::1',
+      'not-an-ip',
     ]) {
       assert.equal(isPublicAddress(address), false, address);
     }
   });
   it('allows public addresses', () => {
-    for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) assert.equal(isPublicAddress(address), true, address);
+    for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])
+      assert.equal(isPublicAddress(address), true, address);
   });
   it('judges each IPv6 form that embeds an IPv4 address by that address', () => {
     const forms: Array<[string, string, string]> = [
@@ -69,7 +90,27 @@ describe('probe_image_url over HTTP', () => {
   before(async () => {
     const certFile = join(dir.path, 'cert.pem');
     const keyFile = join(dir.path, 'key.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:images.test', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:images.test',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+      ],
+      { stdio: 'ignore' },
+    );
     server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (request, response) => {
       const route = routes.get(request.url!);
       if (route) route(response);
@@ -87,16 +128,20 @@ describe('probe_image_url over HTTP', () => {
       isAllowed: (address) => address === '127.0.0.1',
       resolve: async (hostname) => {
         lookups++;
-        return ({ 'images.test': ['127.0.0.1'], 'internal.test': ['127.0.0.1', '10.0.0.7'], 'metadata.test': ['169.254.169.254'] })[hostname] ?? [];
+        return { 'images.test': ['127.0.0.1'], 'internal.test': ['127.0.0.1', '10.0.0.7'], 'metadata.test': ['169.254.169.254'] }[hostname] ?? [];
       },
     });
     context = await createTestApp({ face: downstream.client(), probeImages, settings: { imageMaxBytes: 1000 } });
     key = await context.createKey(10);
     routes.set('/face.jpg', (response) => response.writeHead(200, { 'content-type': 'image/jpeg' }).end(IMAGE));
-    routes.set('/drawing.svg', (response) => response.writeHead(200, { 'content-type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg"/>'));
+    routes.set('/drawing.svg', (response) =>
+      response.writeHead(200, { 'content-type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg"/>'),
+    );
     routes.set('/big.jpg', (response) => response.writeHead(200).end(Buffer.alloc(5000)));
     routes.set('/hang.jpg', () => undefined);
-    routes.set('/to-loopback6', (response) => response.writeHead(302, { location: `https://[::1]:${(server.address() as AddressInfo).port}/face.jpg` }).end());
+    routes.set('/to-loopback6', (response) =>
+      response.writeHead(302, { location: `https://[::1]:${(server.address() as AddressInfo).port}/face.jpg` }).end(),
+    );
     routes.set('/to-http', (response) => response.writeHead(302, { location: 'http://127.0.0.1/face.jpg' }).end());
     routes.set('/to-internal', (response) => response.writeHead(301, { location: 'https://internal.test/face.jpg' }).end());
     routes.set('/to-good', (response) => response.writeHead(302, { location: '/face.jpg' }).end());
@@ -111,7 +156,12 @@ describe('probe_image_url over HTTP', () => {
   });
 
   const search = (url: string) =>
-    context.app.inject({ method: 'POST', url: '/face/search', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: JSON.stringify({ probe_image_url: url, top_k: 1 }) });
+    context.app.inject({
+      method: 'POST',
+      url: '/face/search',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: JSON.stringify({ probe_image_url: url, top_k: 1 }),
+    });
   const uncharged = async (url: string, status: number, message: RegExp) => {
     const before = await context.balanceOf(key);
     assertEnvelope(await search(url), status, message);

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
-import { tempDir } from '../helper.js';
+import { type RunningServer, startServer } from '../../src/server.js';
 import { cli } from '../cli/cli-helper.js';
+import { tempDir } from '../helper.js';
 
 describe('operator changes reach a busy running service on its next request', () => {
   const dir = tempDir();
@@ -15,7 +15,9 @@ describe('operator changes reach a busy running service on its next request', ()
   const agent = new Agent({ connections: 16 });
 
   before(async () => {
-    server = await startServer(loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0' }));
+    server = await startServer(
+      loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0' }),
+    );
   });
   after(async () => {
     await server.close();

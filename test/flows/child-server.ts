@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -27,7 +27,7 @@ export async function spawnServer(env: Record<string, string>, args: string[] = 
       const match = /listening on (\S+)/.exec(output);
       if (match) {
         clearTimeout(timer);
-        resolve(match[1]!);
+        resolve(match[1]);
       }
     };
     child.stdout!.on('data', onData);

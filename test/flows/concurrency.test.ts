@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
+import { loadConfig } from '../../src/config.js';
+import { type RunningServer, startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { tempDir } from '../helper.js';
 
@@ -17,7 +17,17 @@ describe('exact accounting under concurrency, over a real socket', () => {
     const seedStore = new SqliteStore(dir.path);
     key = (await new KeyAdmin(seedStore.ledger).create(50, 'burst')).key;
     await seedStore.close();
-    server = await startServer(loadConfig({ DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', RATE_LIMIT_PER_S: '0', FACE_WORKERS: '0' }));
+    server = await startServer(
+      loadConfig({
+        DATA_DIR: dir.path,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SEED_DEMO: 'false',
+        LOG_LEVEL: 'silent',
+        RATE_LIMIT_PER_S: '0',
+        FACE_WORKERS: '0',
+      }),
+    );
   });
   after(async () => {
     await server.close();

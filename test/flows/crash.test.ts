@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
-import { auditLedger } from '../../src/cli/commands/audit.js';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
+import { auditLedger } from '../../src/cli/commands/audit.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { tempDir } from '../helper.js';
 import { spawnServer } from './child-server.js';

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
-import { auditLedger } from '../../src/cli/commands/audit.js';
 import { hashApiKey, KeyAdmin } from '../../src/billing/key-admin.js';
 import type { DebitResult } from '../../src/billing/ledger.js';
+import { auditLedger } from '../../src/cli/commands/audit.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { spawnServer } from './child-server.js';
 
@@ -63,7 +63,8 @@ describe('disk full under the data folder', { skip: typeof tiny === 'string' ? t
       const filler = fill(fs.path);
       let refused: unknown;
       // Charges of a full ledger fail; the outcomes recorded meanwhile must outlive the failures.
-      for (let i = 0; i < 200 && refused === undefined; i++) await store.ledger.debit(hashApiKey(created.key), '/query').catch((error: unknown) => (refused = error));
+      for (let i = 0; i < 200 && refused === undefined; i++)
+        await store.ledger.debit(hashApiKey(created.key), '/query').catch((error: unknown) => (refused = error));
       assert.ok(refused, 'the full disk was noticed');
       for (const charge of charges) if (charge.outcome === 'charged') store.ledger.recordOutcome(charge.chargeId, 200);
       // The flush timer fires into the full disk: it must neither throw (an uncaught error would
@@ -74,7 +75,10 @@ describe('disk full under the data folder', { skip: typeof tiny === 'string' ? t
       const listed = await store.ledger.listCharges(created.record.id, 1000);
       const recorded = listed.filter((charge) => charges.some((made) => made.outcome === 'charged' && made.chargeId === charge.id));
       assert.equal(recorded.length, 3);
-      assert.deepEqual(recorded.map((charge) => charge.outcomeStatus), [200, 200, 200]);
+      assert.deepEqual(
+        recorded.map((charge) => charge.outcomeStatus),
+        [200, 200, 200],
+      );
     } finally {
       await store.close();
     }

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { eventually, tempDir } from '../helper.js';
-import { spawnServer, type ChildServer } from './child-server.js';
+import { type ChildServer, spawnServer } from './child-server.js';
 
 interface RawAnswer {
   status: number;
@@ -22,7 +22,9 @@ function raw(port: number, bytes: string, options: { trickleMs?: number } = {}):
     socket.on('close', () => {
       const [head = '', ...rest] = received.split('\r\n\r\n');
       const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
     });
     if (options.trickleMs) socket.write(bytes.slice(0, 20));
@@ -62,8 +64,16 @@ describe('hostile HTTP: every answer is the envelope, and no log line holds a ke
     const cases: Array<[string, number, string]> = [
       ['a control byte in a header', 400, `GET /credits HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nX-Bad: a\x01b\r\n\r\n`],
       ['a folded header (obs-fold)', 400, `GET /credits HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nX-Folded: a\r\n  b\r\n\r\n`],
-      ['Content-Length with Transfer-Encoding', 400, `POST /query HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`],
-      ['two different Content-Lengths', 400, `POST /query HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`],
+      [
+        'Content-Length with Transfer-Encoding',
+        400,
+        `POST /query HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      ],
+      [
+        'two different Content-Lengths',
+        400,
+        `POST /query HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
+      ],
       ['headers over 16 KB', 431, `GET /credits HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
     ];
     for (const [what, status, bytes] of cases) assertEnvelope(await raw(port, bytes), status, what);
@@ -71,7 +81,11 @@ describe('hostile HTTP: every answer is the envelope, and no log line holds a ke
   });
 
   it('answers an unmet Expect with a 417 envelope and a path that is not a URL with a 400 envelope', async () => {
-    assertEnvelope(await raw(port, `GET /credits HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nExpect: 999-foo\r\nConnection: close\r\n\r\n`), 417, 'Expect');
+    assertEnvelope(
+      await raw(port, `GET /credits HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nExpect: 999-foo\r\nConnection: close\r\n\r\n`),
+      417,
+      'Expect',
+    );
     assertEnvelope(await raw(port, `GET /%zz HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\nConnection: close\r\n\r\n`), 400, '/%zz');
   });
 

@@ -15,14 +15,37 @@ describe('HTTPS', () => {
   it('serves HTTPS when TLS_CERT_FILE and TLS_KEY_FILE are set', async () => {
     const cert = join(dir.path, 'cert.pem');
     const key = join(dir.path, 'key.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { stdio: 'ignore' },
+    );
     const server = await startServer(
       loadConfig({
-        DATA_DIR: join(dir.path, 'data'), PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', FACE_WORKERS: '0',
-        TLS_CERT_FILE: cert, TLS_KEY_FILE: key,
+        DATA_DIR: join(dir.path, 'data'),
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SEED_DEMO: 'false',
+        LOG_LEVEL: 'silent',
+        FACE_WORKERS: '0',
+        TLS_CERT_FILE: cert,
+        TLS_KEY_FILE: key,
       }),
     );
     const agent = new Agent({ connect: { ca: readFileSync(cert) } });
@@ -31,7 +54,7 @@ describe('HTTPS', () => {
       const response = await request(`${server.url}/version`, { dispatcher: agent });
       assert.equal(response.statusCode, 200);
       assert.equal(((await response.body.json()) as { status: number }).status, 200);
-      await assert.rejects(request(server.url.replace('https:', 'http:') + '/version').then((r) => r.body.text()));
+      await assert.rejects(request(`${server.url.replace('https:', 'http:')}/version`).then((r) => r.body.text()));
     } finally {
       await agent.close();
       await server.close();

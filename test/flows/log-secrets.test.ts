@@ -6,7 +6,7 @@ import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { FaceDownstream } from '../face-downstream.js';
 import { eventually, pngLikeImage, tempDir } from '../helper.js';
-import { spawnServer, type ChildServer } from './child-server.js';
+import { type ChildServer, spawnServer } from './child-server.js';
 
 /** Every line the service logs at its most verbose level, over a run that touches every endpoint and error path. */
 describe('logs hold no secrets', () => {

@@ -53,7 +53,10 @@ describe('operations of a running service', () => {
     assert.ok(!logs.includes(key.toUpperCase()));
     assert.ok(!logs.includes(image.slice(0, 40)), 'image data not in logs');
     const lines = logs.split('\n').filter((line) => line.startsWith('{'));
-    assert.ok(lines.some((line) => JSON.parse(line).reqId), 'log lines carry the request id');
+    assert.ok(
+      lines.some((line) => JSON.parse(line).reqId),
+      'log lines carry the request id',
+    );
 
     const store = new SqliteStore(dir.path);
     assert.equal((await new KeyAdmin(store.ledger).find(key))!.balance, 17);

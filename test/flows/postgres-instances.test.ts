@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
-import { auditLedger } from '../../src/cli/commands/audit.js';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
+import { auditLedger } from '../../src/cli/commands/audit.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { documentsOf } from '../helper.js';
 import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES, terminateConnections } from '../pg.js';
-import { spawnServer, type ChildServer } from './child-server.js';
+import { type ChildServer, spawnServer } from './child-server.js';
 
 describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -17,9 +17,7 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
   before(async () => {
     database = await createTestDatabase();
     admin = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
-    servers = await Promise.all(
-      [1, 2, 3].map(() => spawnServer({ DATABASE_URL: database.url, REPLICA_POLL_MS: '100', PG_POOL_MAX: '8' })),
-    );
+    servers = await Promise.all([1, 2, 3].map(() => spawnServer({ DATABASE_URL: database.url, REPLICA_POLL_MS: '100', PG_POOL_MAX: '8' })));
   });
   after(async () => {
     for (const server of servers) server.child.kill('SIGTERM');
@@ -30,16 +28,14 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
   });
 
   const billable = (server: ChildServer, key: string) =>
-    request(`${server.url}/document`, { dispatcher: agent, headers: { 'x-api-key': key, 'svc-doc-id': 'shared-doc' } }).then(
-      async (response) => {
-        await response.body.dump();
-        return response.statusCode;
-      },
-    );
+    request(`${server.url}/document`, { dispatcher: agent, headers: { 'x-api-key': key, 'svc-doc-id': 'shared-doc' } }).then(async (response) => {
+      await response.body.dump();
+      return response.statusCode;
+    });
 
   it('serves exactly 700 of 3,000 concurrent billable requests spread over 3 instances on 700 credits', async () => {
     const { key, record } = await new KeyAdmin(admin.ledger).create(700, 'shared');
-    const statuses = await Promise.all(Array.from({ length: 3000 }, (_, index) => billable(servers[index % 3]!, key)));
+    const statuses = await Promise.all(Array.from({ length: 3000 }, (_, index) => billable(servers[index % 3], key)));
     const served = statuses.filter((status) => status === 200 || status === 404).length;
     assert.equal(served, 700);
     assert.equal(statuses.filter((status) => status === 402).length, 2300);
@@ -69,10 +65,17 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
         await response.body.dump();
         return { status: response.statusCode, replayed: response.headers['idempotent-replayed'] === 'true' };
       });
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => attempt(servers[index % 3]!)));
-    assert.ok(answers.every((answer) => answer.status === 200 || answer.status === 409), JSON.stringify(answers));
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => attempt(servers[index % 3])));
+    assert.ok(
+      answers.every((answer) => answer.status === 200 || answer.status === 409),
+      JSON.stringify(answers),
+    );
     const later = await Promise.all(servers.map((server) => attempt(server)));
-    assert.deepEqual(later, servers.map(() => ({ status: 200, replayed: true })), 'every instance replays the stored answer');
+    assert.deepEqual(
+      later,
+      servers.map(() => ({ status: 200, replayed: true })),
+      'every instance replays the stored answer',
+    );
     assert.equal(await admin.ledger.countCharges(record.id), 1);
     assert.equal((await admin.ledger.findKeyById(record.id))!.balance, 9);
   });

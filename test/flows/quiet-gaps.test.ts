@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { tempDir } from '../helper.js';
 import { cli } from '../cli/cli-helper.js';
+import { tempDir } from '../helper.js';
 import { spawnServer } from './child-server.js';
 
 /** Longer than any settle window: no request reaches the service between a change and its check. */
@@ -81,10 +81,17 @@ for (const workers of [1, 2]) {
           const document = await call(server.url, '/document', searcher.key, { docId: 'replaced' });
           assert.equal(document.body.body.title, 'second version', 'replacement');
           const found = await call(server.url, '/query', searcher.key, { body: { query: 'axolotl' } });
-          assert.deepEqual(found.body.resp.body.hits.documents.map((hit: { doc_id: string }) => hit.doc_id), ['ax1'], 'ingest');
+          assert.deepEqual(
+            found.body.resp.body.hits.documents.map((hit: { doc_id: string }) => hit.doc_id),
+            ['ax1'],
+            'ingest',
+          );
         }
         const limited = await Promise.all([1, 2, 3].map(() => call(server.url, '/credits', toLimit.key)));
-        assert.ok(limited.some((answer) => answer.status === 429), 'set-rate');
+        assert.ok(
+          limited.some((answer) => answer.status === 429),
+          'set-rate',
+        );
       } finally {
         server.child.kill('SIGTERM');
         await server.exited;

@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { type RunningServer, startServer } from '../../src/server.js';
 import { tempDir } from '../helper.js';
 
 /** Resolves when the server ends the connection, with how long that took and what it sent. */
@@ -22,8 +22,15 @@ describe('slow and idle clients', () => {
   before(async () => {
     server = await startServer(
       loadConfig({
-        DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', FACE_WORKERS: '0',
-        HEADERS_TIMEOUT_MS: '600', REQUEST_TIMEOUT_MS: '1200', KEEP_ALIVE_TIMEOUT_MS: '500',
+        DATA_DIR: dir.path,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SEED_DEMO: 'false',
+        LOG_LEVEL: 'silent',
+        FACE_WORKERS: '0',
+        HEADERS_TIMEOUT_MS: '600',
+        REQUEST_TIMEOUT_MS: '1200',
+        KEEP_ALIVE_TIMEOUT_MS: '500',
       }),
     );
     port = Number(new URL(server.url).port);
@@ -37,7 +44,7 @@ describe('slow and idle clients', () => {
     let index = 0;
     const timer = setInterval(() => {
       if (index >= text.length || socket.destroyed) return clearInterval(timer);
-      socket.write(text[index++]!);
+      socket.write(text[index++]);
     }, everyMs);
     socket.once('close', () => clearInterval(timer));
   };
@@ -47,7 +54,7 @@ describe('slow and idle clients', () => {
     trickle(headers, `GET /version HTTP/1.1\r\nHost: x\r\nX-Slow: ${'a'.repeat(200)}\r\n\r\n`, 50);
     const body = connect(port, '127.0.0.1');
     body.write('POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n');
-    trickle(body, '{"query":"' + 'x'.repeat(990), 50);
+    trickle(body, `{"query":"${'x'.repeat(990)}`, 50);
     const idle = Array.from({ length: 300 }, () => connect(port, '127.0.0.1'));
     const outcomes = Promise.all([closed(headers), closed(body), ...idle.map(closed)]);
 
@@ -68,6 +75,9 @@ describe('slow and idle clients', () => {
     assert.doesNotMatch(headersOutcome!.received, /^HTTP\/1.1 200/);
     assert.ok(bodyOutcome!.afterMs < 4000, `body trickler cut off after ${bodyOutcome!.afterMs} ms`);
     assert.doesNotMatch(bodyOutcome!.received, /^HTTP\/1.1 200/);
-    assert.ok(idleOutcomes.every((outcome) => outcome.afterMs < 4000), 'idle connections closed');
+    assert.ok(
+      idleOutcomes.every((outcome) => outcome.afterMs < 4000),
+      'idle connections closed',
+    );
   });
 });

@@ -19,7 +19,9 @@ describe('serve --workers N', () => {
     const server = await spawnServer({ DATA_DIR: dir.path }, ['--workers', '2']);
     const agent = new Agent({ connections: 100 });
     try {
-      const workers = execFileSync('pgrep', ['-P', String(server.child.pid)], { encoding: 'utf8' }).trim().split('\n');
+      const workers = execFileSync('pgrep', ['-P', String(server.child.pid)], { encoding: 'utf8' })
+        .trim()
+        .split('\n');
       assert.equal(workers.length, 2);
       const statuses = await Promise.all(
         Array.from({ length: 400 }, () =>

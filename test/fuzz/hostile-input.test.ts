@@ -7,13 +7,37 @@ import { createTestApp, pngLikeImage, type TestContext } from '../helper.js';
 /** Cases per property: a short run in `npm test`, a long one with `npm run fuzz`. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 
-const PATHS = ['/', '/version', '/profile', '/nettest', '/credits', '/document', '/query', '/face/search', '/docs/', '/nope', '/query/', '//query', '/%00', '/query?x=1'];
+const PATHS = [
+  '/',
+  '/version',
+  '/profile',
+  '/nettest',
+  '/credits',
+  '/document',
+  '/query',
+  '/face/search',
+  '/docs/',
+  '/nope',
+  '/query/',
+  '//query',
+  '/%00',
+  '/query?x=1',
+];
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] as const;
-const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', '', 'APPLICATION/JSON'];
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/jsonx',
+  '',
+  'APPLICATION/JSON',
+];
 
 const hostileKeys = fc.constantFrom('__proto__', 'constructor', 'prototype', 'query', 'top_k', 'filters', 'image_b64', 'match', 'toString', '');
 const hostileObject = fc.dictionary(fc.oneof(hostileKeys, fc.string()), fc.jsonValue(), { maxKeys: 6 });
-const deep = fc.integer({ min: 1, max: 2000 }).map((depth) => '{"query":'.repeat(depth) + '"x"' + '}'.repeat(depth));
+const deep = fc.integer({ min: 1, max: 2000 }).map((depth) => `${'{"query":'.repeat(depth)}"x"${'}'.repeat(depth)}`);
 const texts = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 200 }),
   fc.string({ unit: 'binary', maxLength: 200 }),
@@ -23,9 +47,25 @@ const texts = fc.oneof(
 const bodies = fc.oneof(
   fc.jsonValue().map((value) => JSON.stringify(value)),
   hostileObject.map((value) => JSON.stringify(value)),
-  fc.record({ query: fc.oneof(texts, fc.jsonValue()), top_k: fc.jsonValue(), filters: fc.oneof(hostileObject, fc.jsonValue()) }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
-  fc.record({ image_b64: fc.oneof(fc.base64String({ maxLength: 200 }), texts), top_k: fc.jsonValue(), threshold: fc.jsonValue(), nested: hostileObject }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
-  fc.constantFrom('{"__proto__":{"polluted":true},"query":"x"}', '{"constructor":{"prototype":{"polluted":true}},"query":"x"}', '{"query":"x","query":"y"}', '{', '[]', 'null', '', '\uFEFF{"query":"x"}'),
+  fc
+    .record({ query: fc.oneof(texts, fc.jsonValue()), top_k: fc.jsonValue(), filters: fc.oneof(hostileObject, fc.jsonValue()) }, { requiredKeys: [] })
+    .map((v) => JSON.stringify(v)),
+  fc
+    .record(
+      { image_b64: fc.oneof(fc.base64String({ maxLength: 200 }), texts), top_k: fc.jsonValue(), threshold: fc.jsonValue(), nested: hostileObject },
+      { requiredKeys: [] },
+    )
+    .map((v) => JSON.stringify(v)),
+  fc.constantFrom(
+    '{"__proto__":{"polluted":true},"query":"x"}',
+    '{"constructor":{"prototype":{"polluted":true}},"query":"x"}',
+    '{"query":"x","query":"y"}',
+    '{',
+    '[]',
+    'null',
+    '',
+    '\uFEFF{"query":"x"}',
+  ),
   deep,
   texts,
   fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
@@ -55,11 +95,21 @@ describe('hostile input on every endpoint', () => {
     const statuses = new Map<number, number>();
     let balance = await context.balanceOf(key);
     const routes = fc.constantFrom<[string, string]>(
-      ['GET', '/credits'], ['GET', '/document'], ['POST', '/query'], ['POST', '/face/search'],
-      ['GET', '/'], ['GET', '/version'], ['GET', '/profile'], ['GET', '/nettest'],
+      ['GET', '/credits'],
+      ['GET', '/document'],
+      ['POST', '/query'],
+      ['POST', '/face/search'],
+      ['GET', '/'],
+      ['GET', '/version'],
+      ['GET', '/profile'],
+      ['GET', '/nettest'],
     );
     const anyRoute = fc.tuple(fc.constantFrom(...METHODS), fc.constantFrom(...PATHS));
-    const valid = fc.constantFrom('{"query":"breach privacy"}', '{"query":{"match":{"text":"controller"}},"top_k":3}', `{"image_b64":"${pngLikeImage().toString('base64')}","top_k":2}`);
+    const valid = fc.constantFrom(
+      '{"query":"breach privacy"}',
+      '{"query":{"match":{"text":"controller"}},"top_k":3}',
+      `{"image_b64":"${pngLikeImage().toString('base64')}","top_k":2}`,
+    );
     await fc.assert(
       fc.asyncProperty(
         fc.oneof({ arbitrary: routes, weight: 8 }, { arbitrary: anyRoute, weight: 2 }),
@@ -71,8 +121,14 @@ describe('hostile input on every endpoint', () => {
               { arbitrary: fc.string({ maxLength: 80 }), weight: 1 },
               { arbitrary: fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength: 64, maxLength: 64 }), weight: 1 },
             ),
-            'svc-doc-id': fc.oneof(texts.filter((text) => !/[\r\n\0]/.test(text) && text.length < 8000), fc.constantFrom('gdpr-17', 'ccpa')),
-            'content-type': fc.oneof({ arbitrary: fc.constant('application/json'), weight: 6 }, { arbitrary: fc.constantFrom(...CONTENT_TYPES), weight: 2 }),
+            'svc-doc-id': fc.oneof(
+              texts.filter((text) => !/[\r\n\0]/.test(text) && text.length < 8000),
+              fc.constantFrom('gdpr-17', 'ccpa'),
+            ),
+            'content-type': fc.oneof(
+              { arbitrary: fc.constant('application/json'), weight: 6 },
+              { arbitrary: fc.constantFrom(...CONTENT_TYPES), weight: 2 },
+            ),
             'idempotency-key': fc.oneof(
               { arbitrary: fc.constantFrom('retry-1', 'retry-2', '__proto__'), weight: 3 },
               { arbitrary: fc.string({ maxLength: 300 }), weight: 1 },
@@ -110,7 +166,10 @@ describe('hostile input on every endpoint', () => {
       ),
       { numRuns: RUNS },
     );
-    const histogram = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(', ');
+    const histogram = [...statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status}: ${count}`)
+      .join(', ');
     console.log(`fuzz: ${tried} hostile requests tried; answers by status: ${histogram}`);
   });
 });

@@ -1,22 +1,35 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { type RunningServer, startServer } from '../../src/server.js';
 import { tempDir } from '../helper.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** The API reference at /docs, in a real browser: it must work on a private network. */
-describe('the /docs page in Chromium', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)` }, () => {
+describe('the /docs page in Chromium', {
+  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`,
+}, () => {
   const dir = tempDir();
   let server: RunningServer;
   let browser: Browser;
 
   before(async () => {
-    server = await startServer(loadConfig({ DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', FACE_WORKERS: '0' }));
+    server = await startServer(
+      loadConfig({ DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', FACE_WORKERS: '0' }),
+    );
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
   });
   after(async () => {
@@ -33,6 +46,7 @@ describe('the /docs page in Chromium', { skip: existsSync(CHROMIUM) ? false : `$
     });
     await page.goto(`${server.url}/docs`, { waitUntil: 'networkidle' });
     await page.getByText('Greeting and availability check').first().waitFor();
+    // biome-ignore lint/performance/useDomNodeTextContent: what is shown, not hidden nodes' text
     const text = await page.locator('body').innerText();
     assert.match(text, /Selected Auth Type:\s+apiKey/, 'the key scheme is preselected');
     assert.doesNotMatch(text, /Ask AI|Open API Client/i, 'no button leads to a hosted service');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { FaceDownstream } from '../face-downstream.js';
-import { createTestApp, pngLikeImage, tempDir, type TestContext } from '../helper.js';
+import { createTestApp, pngLikeImage, type TestContext, tempDir } from '../helper.js';
 
 /** Headers whose presence the document must announce wherever they are sent. */
 const ANNOUNCED = ['x-request-id', 'x-credits-remaining', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy', 'retry-after', 'allow'];
@@ -21,7 +21,11 @@ describe('the OpenAPI document', () => {
 
   before(async () => {
     await downstream.start();
-    context = await createTestApp({ face: downstream.client({ timeoutMs: 300, breakerFailures: 100 }), rateLimitPerSecond: 2, settings: { bodyLimitBytes: 4096 } });
+    context = await createTestApp({
+      face: downstream.client({ timeoutMs: 300, breakerFailures: 100 }),
+      rateLimitPerSecond: 2,
+      settings: { bodyLimitBytes: 4096 },
+    });
     document = (await context.app.inject({ url: '/openapi.json' })).json();
     file = join(dir.path, 'openapi.json');
     writeFileSync(file, JSON.stringify(document));
@@ -37,7 +41,9 @@ describe('the OpenAPI document', () => {
     assert.equal(redocly.status, 0, redocly.stdout + redocly.stderr);
     assert.match(redocly.stdout + redocly.stderr, /Your API description is valid/);
     assert.doesNotMatch(redocly.stdout + redocly.stderr, /You have \d+ warnings?/);
-    const spectral = spawnSync(join('node_modules', '.bin', 'spectral'), ['lint', file, '--ruleset', '.spectral.yaml', '--fail-severity=warn'], { encoding: 'utf8' });
+    const spectral = spawnSync(join('node_modules', '.bin', 'spectral'), ['lint', file, '--ruleset', '.spectral.yaml', '--fail-severity=warn'], {
+      encoding: 'utf8',
+    });
     assert.equal(spectral.status, 0, spectral.stdout + spectral.stderr);
   });
 
@@ -90,6 +96,6 @@ describe('the OpenAPI document', () => {
         assert.match(operation.operationId ?? '', /^[a-z][A-Za-z]+$/, `${method} ${path}`);
       }
     }
-    for (const path of ['/', '/version', '/profile', '/nettest']) assert.deepEqual((document.paths[path]!.get as { security?: unknown }).security, []);
+    for (const path of ['/', '/version', '/profile', '/nettest']) assert.deepEqual((document.paths[path].get as { security?: unknown }).security, []);
   });
 });

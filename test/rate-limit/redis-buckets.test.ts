@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
+import type { KeyRecord } from '../../src/billing/ledger.js';
 import { RateLimitService } from '../../src/rate-limit/rate-limit.js';
 import { RedisBuckets } from '../../src/rate-limit/redis-buckets.js';
-import type { KeyRecord } from '../../src/billing/ledger.js';
 import { assertEnvelope, createTestApp } from '../helper.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -21,14 +21,14 @@ describe('rate-limit buckets in Redis', { skip: REDIS_URL ? false : 'TEST_REDIS_
   it('holds one limit across instances: 3 instances, 60 concurrent requests, 5 per second, exactly 5 pass', async () => {
     const instances = [buckets(), buckets(), buckets()].map((shared) => new RateLimitService(shared, { defaultPerSecond: 100 }));
     const caller = key(5);
-    const decisions = await Promise.all(Array.from({ length: 60 }, (_, i) => instances[i % 3]!.take(caller.id, caller)));
+    const decisions = await Promise.all(Array.from({ length: 60 }, (_, i) => instances[i % 3].take(caller.id, caller)));
     assert.equal(decisions.filter((decision) => decision.limited && decision.allowed).length, 5);
     const refused = decisions.find((decision) => decision.limited && !decision.allowed) as { retryAfterSeconds: number; remaining: number };
     assert.equal(refused.retryAfterSeconds, 1);
     assert.equal(refused.remaining, 0);
   });
 
-  it('refills by the time passed on Redis\' clock', async () => {
+  it("refills by the time passed on Redis' clock", async () => {
     const limiter = new RateLimitService(buckets(), { defaultPerSecond: 100 });
     const caller = key(2);
     assert.ok((await limiter.take(caller.id, caller)).limited);

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import type { SearchRequest } from '../../src/search/document-index.js';
+import { type SearchField, TextIndex } from '../../src/search/engine/text-index.js';
 import { loadIndexOnWorker } from '../../src/search/index-loader.js';
 import { INDEX_UPKEEP, SqliteCorpus } from '../../src/search/sqlite-corpus.js';
-import { TextIndex, type SearchField } from '../../src/search/engine/text-index.js';
-import type { SearchRequest } from '../../src/search/document-index.js';
-import { documentsOf, SYNTHETIC_WORDS, syntheticDocuments as documents, tempDir } from '../helper.js';
+import { syntheticDocuments as documents, documentsOf, SYNTHETIC_WORDS, tempDir } from '../helper.js';
 
 /** A corpus with a history: ingested, partly re-ingested, partly deleted (so its deletion log is not empty). */
 async function corpusWithHistory(path: string): Promise<{ live: number; removals: number }> {
@@ -32,7 +32,9 @@ function indexBuiltHere(file: string): TextIndex {
     terms: Uint8Array;
   }>;
   for (let start = 0; start < rows.length; start += 1000) {
-    index.add(rows.slice(start, start + 1000).map((row) => ({ rowid: row.id, titleLength: row.title_length, textLength: row.text_length, terms: row.terms })));
+    index.add(
+      rows.slice(start, start + 1000).map((row) => ({ rowid: row.id, titleLength: row.title_length, textLength: row.text_length, terms: row.terms })),
+    );
   }
   db.close();
   return index;
@@ -99,8 +101,13 @@ describe('loading the search index with a worker thread', { timeout: 60_000 }, (
         // The same sums in another order where a term is dense in one index and not in the other.
         const split = await splitByWorker.search(request);
         assert.equal(split.total, expected.total);
-        assert.deepEqual(split.hits.map((hit) => [hit.docId, hit.title]), expected.hits.map((hit) => [hit.docId, hit.title]));
-        split.hits.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected.hits[position]!.score) < 1e-9));
+        assert.deepEqual(
+          split.hits.map((hit) => [hit.docId, hit.title]),
+          expected.hits.map((hit) => [hit.docId, hit.title]),
+        );
+        split.hits.forEach((hit, position) => {
+          assert.ok(Math.abs(hit.score - expected.hits[position].score) < 1e-9);
+        });
       }
       assert.deepEqual(loadedByWorker.indexStatistics(), { liveDocuments: 5016, deletedDocuments: 1, rebuilding: false });
       assert.deepEqual(splitByWorker.indexStatistics(), { liveDocuments: 5016, deletedDocuments: 1, rebuilding: false });

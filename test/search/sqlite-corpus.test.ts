@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { INDEX_UPKEEP, SqliteCorpus } from '../../src/search/sqlite-corpus.js';
-import { corpusMigrations } from '../../src/store/sqlite-schema.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
 import { StoreUnavailableError } from '../../src/platform/store-faults.js';
 import type { SearchRequest } from '../../src/search/document-index.js';
-import { documentsOf, SYNTHETIC_WORDS, syntheticDocuments as documents, tempDir } from '../helper.js';
+import { INDEX_UPKEEP, SqliteCorpus } from '../../src/search/sqlite-corpus.js';
+import { corpusMigrations } from '../../src/store/sqlite-schema.js';
+import { syntheticDocuments as documents, documentsOf, SYNTHETIC_WORDS, tempDir } from '../helper.js';
 
 const QUERIES: Array<Partial<SearchRequest>> = [
   { terms: ['river'] },
@@ -18,16 +18,20 @@ const QUERIES: Array<Partial<SearchRequest>> = [
 ];
 
 async function rankings(corpus: SqliteCorpus) {
-  return Promise.all(
-    QUERIES.map((query) => corpus.search({ terms: [], field: { kind: 'all' }, filters: [], topK: 20, ...query })),
-  );
+  return Promise.all(QUERIES.map((query) => corpus.search({ terms: [], field: { kind: 'all' }, filters: [], topK: 20, ...query })));
 }
 
 function assertSameRankings(actual: Awaited<ReturnType<typeof rankings>>, expected: Awaited<ReturnType<typeof rankings>>): void {
   actual.forEach((result, index) => {
-    assert.equal(result.total, expected[index]!.total, `query ${index}: total`);
-    assert.deepEqual(result.hits.map((hit) => hit.docId), expected[index]!.hits.map((hit) => hit.docId), `query ${index}: ranking`);
-    result.hits.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[index]!.hits[position]!.score) < 1e-9, `query ${index}: score`));
+    assert.equal(result.total, expected[index].total, `query ${index}: total`);
+    assert.deepEqual(
+      result.hits.map((hit) => hit.docId),
+      expected[index].hits.map((hit) => hit.docId),
+      `query ${index}: ranking`,
+    );
+    result.hits.forEach((hit, position) => {
+      assert.ok(Math.abs(hit.score - expected[index].hits[position].score) < 1e-9, `query ${index}: score`);
+    });
   });
 }
 
@@ -96,7 +100,11 @@ for (const { name, upkeep } of INDEX_MODES) {
       const corpus = new SqliteCorpus(dir.path, upkeep);
       const scripts = ['Übersicht', 'Αρχή', '個人情報', 'crab 🦀', ''];
       const labelled = (seed: number) =>
-        documents(60, seed).map((document, index) => ({ ...document, docId: `${scripts[index % 5]}-${index}`, title: `${scripts[(index + seed) % 5]} ${document.title}` }));
+        documents(60, seed).map((document, index) => ({
+          ...document,
+          docId: `${scripts[index % 5]}-${index}`,
+          title: `${scripts[(index + seed) % 5]} ${document.title}`,
+        }));
       try {
         await corpus.ingestDocuments(documentsOf(labelled(1)));
         const first = await rankings(corpus);
@@ -120,11 +128,11 @@ for (const { name, upkeep } of INDEX_MODES) {
         await rankings(corpus);
         corpus.applyChanges([
           { docId: 'doc-0', document: null },
-          { docId: 'doc-7', document: { ...first[8]!, docId: 'doc-7' } },
+          { docId: 'doc-7', document: { ...first[8], docId: 'doc-7' } },
           { docId: 'doc-9', document: null },
         ]);
         const final = first.filter((document) => !['doc-0', 'doc-9'].includes(document.docId));
-        final[final.findIndex((document) => document.docId === 'doc-7')] = { ...first[8]!, docId: 'doc-7' };
+        final[final.findIndex((document) => document.docId === 'doc-7')] = { ...first[8], docId: 'doc-7' };
         assertSameRankings(await rankings(corpus), await freshCorpus(final));
       } finally {
         corpus.close();
@@ -181,7 +189,10 @@ for (const { name, upkeep } of INDEX_MODES) {
         const ingest = corpus.ingestDocuments(interrupted());
         await halfway;
         const during = await rankings(corpus);
-        assert.ok(during.every((result) => result.hits.every((hit) => !hit.docId.startsWith('pending'))), 'no uncommitted document');
+        assert.ok(
+          during.every((result) => result.hits.every((hit) => !hit.docId.startsWith('pending'))),
+          'no uncommitted document',
+        );
         resume();
         await assert.rejects(ingest, /record 6/);
         assertSameRankings(await rankings(corpus), await freshCorpus(first.slice(1)));
@@ -217,7 +228,7 @@ for (const { name, upkeep } of INDEX_MODES) {
         await corpus.ingestDocuments(documentsOf(late));
         for (const document of late) final.set(document.docId, document);
         await turns(5);
-        const again = { ...first[150]!, title: 'ember ember quarry' };
+        const again = { ...first[150], title: 'ember ember quarry' };
         await corpus.ingestDocuments(documentsOf([again]));
         final.set(again.docId, again);
         await corpus.deleteDocument('doc-5');
@@ -332,7 +343,7 @@ describe('SqliteCorpus search threads', () => {
       await corpus.ingestDocuments(documentsOf(all));
       const before = await rankings(corpus);
       const threads = (corpus as unknown as { searchThreads: { threads: Array<{ worker: { terminate(): Promise<number> } }> } }).searchThreads;
-      await threads.threads[1]!.worker.terminate();
+      await threads.threads[1].worker.terminate();
       await assert.rejects(rankings(corpus), (error: Error) => error instanceof StoreUnavailableError && /search thread/.test(String(error.cause)));
       assertSameRankings(await rankings(corpus), before);
       assertSameRankings(before, await freshCorpus(all));
@@ -350,17 +361,17 @@ describe('SqliteCorpus searches in flight together', () => {
     // shares, of unequal sizes: the thread with the smaller one runs ahead.
     const all = documents(10_500, 29).map((document, index) => ({ ...document, title: `${document.title} w${index % 900} v${index % 97}` }));
     const dirs = [tempDir(), tempDir()];
-    const threaded = new SqliteCorpus(dirs[0]!.path, { ...INDEX_UPKEEP, searchThreads: 2, threadedRows: 0 });
-    const single = new SqliteCorpus(dirs[1]!.path);
+    const threaded = new SqliteCorpus(dirs[0].path, { ...INDEX_UPKEEP, searchThreads: 2, threadedRows: 0 });
+    const single = new SqliteCorpus(dirs[1].path);
     try {
       for (const part of [all.slice(0, 6000), all.slice(6000)]) {
         await threaded.ingestDocuments(documentsOf(part));
         await threaded.search({ terms: ['river'], field: { kind: 'all' }, filters: [], topK: 1 });
       }
       await single.ingestDocuments(documentsOf(all));
-      const words = (seed: number) => [SYNTHETIC_WORDS[seed % 12]!, SYNTHETIC_WORDS[(seed * 7 + 3) % 12]!];
+      const words = (seed: number) => [SYNTHETIC_WORDS[seed % 12], SYNTHETIC_WORDS[(seed * 7 + 3) % 12]];
       const requests: SearchRequest[] = Array.from({ length: 120 }, (_, index) => ({
-        terms: index % 3 === 0 ? words(index) : index % 3 === 1 ? [...words(index), `w${(index * 37) % 900}`] : [`v${index % 97}`, words(index)[0]!],
+        terms: index % 3 === 0 ? words(index) : index % 3 === 1 ? [...words(index), `w${(index * 37) % 900}`] : [`v${index % 97}`, words(index)[0]],
         field: { kind: 'all' },
         filters: [],
         topK: 1 + (index % 15),
@@ -369,9 +380,15 @@ describe('SqliteCorpus searches in flight together', () => {
       const results = await Promise.all(requests.map((request) => threaded.search(request)));
       for (const [index, request] of requests.entries()) {
         const expected = await single.search(request);
-        assert.equal(results[index]!.total, expected.total, `search ${index}: total`);
-        assert.deepEqual(results[index]!.hits.map((hit) => hit.docId), expected.hits.map((hit) => hit.docId), `search ${index}: ranking`);
-        results[index]!.hits.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected.hits[position]!.score) < 1e-9, `search ${index}: score`));
+        assert.equal(results[index].total, expected.total, `search ${index}: total`);
+        assert.deepEqual(
+          results[index].hits.map((hit) => hit.docId),
+          expected.hits.map((hit) => hit.docId),
+          `search ${index}: ranking`,
+        );
+        results[index].hits.forEach((hit, position) => {
+          assert.ok(Math.abs(hit.score - expected.hits[position].score) < 1e-9, `search ${index}: score`);
+        });
       }
     } finally {
       threaded.close();
@@ -396,7 +413,10 @@ describe('SqliteCorpus files', () => {
     const corpus = new SqliteCorpus(dir.path);
     try {
       const found = await corpus.search({ terms: ['il6', 'hivaids'], field: { kind: 'all' }, filters: [], topK: 5 });
-      assert.deepEqual(found.hits.map((hit) => hit.docId), ['cytokine']);
+      assert.deepEqual(
+        found.hits.map((hit) => hit.docId),
+        ['cytokine'],
+      );
       assertSameRankings(await rankings(corpus), await freshCorpus(originals));
     } finally {
       corpus.close();
@@ -439,7 +459,7 @@ describe('SqliteCorpus files', () => {
   it('upgrades a corpus written before the index was its own: documents kept, analysed once, searchable', async () => {
     const dir = tempDir();
     const old = new Database(join(dir.path, 'corpus.sqlite'));
-    old.exec(corpusMigrations[0]!);
+    old.exec(corpusMigrations[0]);
     old.pragma('user_version = 1');
     const originals = documents(25, 7);
     const insertDocument = old.prepare('INSERT INTO documents (doc_id, title, text, metadata) VALUES (?, ?, ?, ?)');

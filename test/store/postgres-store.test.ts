@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { hashApiKey, KeyAdmin } from '../../src/billing/key-admin.js';
-import { PostgresStore } from '../../src/store/postgres-store.js';
 import type { DebitResult } from '../../src/billing/ledger.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
 import { createTestDatabase, PG_TEST_OPTIONS, refuseConnections, SKIP_POSTGRES } from '../pg.js';
 import { storeContract } from './store-contract.js';
 
@@ -42,15 +42,15 @@ if (SKIP_POSTGRES) {
       const database = await createTestDatabase();
       const stores = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS })));
       try {
-        const admin = new KeyAdmin(stores[0]!.ledger);
+        const admin = new KeyAdmin(stores[0].ledger);
         const keys = await Promise.all(Array.from({ length: 20 }, () => admin.create(50)));
         // Waves of ten keys each, in orders of their own, overlapping across instances: batches that
         // would deadlock if key rows were not locked in one order.
         const pending: Array<Promise<DebitResult>> = [];
         for (let wave = 0; wave < 300; wave++) {
           for (let slot = 0; slot < 10; slot++) {
-            const key = keys[(wave * 13 + slot * 7) % keys.length]!;
-            pending.push(stores[wave % stores.length]!.ledger.debit(hashApiKey(key.key), '/query'));
+            const key = keys[(wave * 13 + slot * 7) % keys.length];
+            pending.push(stores[wave % stores.length].ledger.debit(hashApiKey(key.key), '/query'));
           }
           await new Promise((resolve) => setImmediate(resolve));
         }
@@ -58,8 +58,8 @@ if (SKIP_POSTGRES) {
         assert.equal(results.filter((result) => result.outcome === 'charged').length, 1000);
         assert.equal(results.filter((result) => result.outcome === 'no-credits').length, 2000);
         for (const key of keys) {
-          assert.equal((await stores[0]!.ledger.findKeyById(key.record.id))!.balance, 0);
-          assert.equal(await stores[0]!.ledger.countCharges(key.record.id), 50);
+          assert.equal((await stores[0].ledger.findKeyById(key.record.id))!.balance, 0);
+          assert.equal(await stores[0].ledger.countCharges(key.record.id), 50);
         }
       } finally {
         await Promise.all(stores.map((store) => store.close()));
@@ -81,7 +81,10 @@ if (SKIP_POSTGRES) {
         await away.restore();
         await new Promise((resolve) => setTimeout(resolve, 1500));
         const listed = await store.ledger.listCharges(key.record.id);
-        assert.deepEqual(listed.map((charge) => charge.outcomeStatus), [200, 200, 200]);
+        assert.deepEqual(
+          listed.map((charge) => charge.outcomeStatus),
+          [200, 200, 200],
+        );
       } finally {
         await store.close();
         await database.drop();
@@ -109,7 +112,7 @@ if (SKIP_POSTGRES) {
           [shared.key, '/query', 'ref-3'],
         ]);
         const withoutIds = (results: DebitResult[]) => results.map((result) => ({ ...result, chargeId: undefined }));
-        assert.deepEqual(withoutIds(oneKey), withoutIds([severalKeys[1]!, severalKeys[3]!, severalKeys[4]!]));
+        assert.deepEqual(withoutIds(oneKey), withoutIds([severalKeys[1], severalKeys[3], severalKeys[4]]));
         assert.deepEqual(withoutIds(oneKey), [
           { outcome: 'charged', balance: 1, chargeId: undefined },
           { outcome: 'charged', balance: 0, chargeId: undefined },
@@ -125,7 +128,10 @@ if (SKIP_POSTGRES) {
         const [aloneCharges, sharedCharges] = [await charges(alone.record.id), await charges(shared.record.id)];
         assert.deepEqual(
           aloneCharges.map(({ endpoint, idempotency_ref }) => [endpoint, idempotency_ref]),
-          [['/query', 'ref-1'], ['/document', null]],
+          [
+            ['/query', 'ref-1'],
+            ['/document', null],
+          ],
         );
         assert.deepEqual(
           sharedCharges.map(({ endpoint, idempotency_ref }) => [endpoint, idempotency_ref]),
@@ -141,7 +147,7 @@ if (SKIP_POSTGRES) {
         assert.equal((await store.ledger.findKeyById(disabled.record.id))!.balance, 5);
       }));
 
-    it("refuses to delete a key, so every charge keeps its key", () =>
+    it('refuses to delete a key, so every charge keeps its key', () =>
       withStoreAndClient(async (store, client) => {
         const key = await new KeyAdmin(store.ledger).create(3);
         const debit = await store.ledger.debit(hashApiKey(key.key), '/document');
@@ -168,8 +174,8 @@ if (SKIP_POSTGRES) {
               ? { text: 'SELECT balance, granted, charge_ids FROM debit_batch($1, $2, $3, $4)', values: [[hash], ['/query'], [1], [null]] }
               : { text: 'SELECT balance, granted, charge_ids FROM debit_one_key($1, $2, $3)', values: [hash, ['/query'], [null]] },
           );
-          assert.deepEqual([Number(rows[0]!.balance), rows[0]!.granted], [99 - call, 1]);
-          chargeIds.push(Number(rows[0]!.charge_ids[0]));
+          assert.deepEqual([Number(rows[0].balance), rows[0].granted], [99 - call, 1]);
+          chargeIds.push(Number(rows[0].charge_ids[0]));
         }
         await client.query('SELECT record_outcomes($1, $2)', [chargeIds, chargeIds.map(() => 200)]);
         const keyPlans = plans.filter((plan) => /\bkeys\b/.test(plan) && /debited/.test(plan));
@@ -177,9 +183,12 @@ if (SKIP_POSTGRES) {
         assert.equal(keyPlans.length, 16);
         assert.equal(outcomePlans.length, 1);
         for (const plan of [...keyPlans, ...outcomePlans]) assert.doesNotMatch(plan, /Seq Scan on (keys|charges)/, plan);
-        assert.match(keyPlans[0]!, /Index Scan using keys_key_hash_key on keys/);
-        assert.match(keyPlans[1]!, /Index Scan using keys_key_hash_key on keys/);
-        assert.deepEqual((await store.ledger.listCharges(key.record.id)).map((charge) => charge.outcomeStatus), chargeIds.map(() => 200));
+        assert.match(keyPlans[0], /Index Scan using keys_key_hash_key on keys/);
+        assert.match(keyPlans[1], /Index Scan using keys_key_hash_key on keys/);
+        assert.deepEqual(
+          (await store.ledger.listCharges(key.record.id)).map((charge) => charge.outcomeStatus),
+          chargeIds.map(() => 200),
+        );
       }));
 
     it("keeps a charge's first outcome across flushes, and outcomes recorded before migration 6", () =>
@@ -194,15 +203,26 @@ if (SKIP_POSTGRES) {
         }
         const [first, second, third, fourth] = chargeIds as [number, number, number, number];
         // As a flush whose commit was not acknowledged and was sent again, then a later one.
-        await client.query('SELECT record_outcomes($1, $2)', [[first, second], [200, 404]]);
-        await client.query('SELECT record_outcomes($1, $2)', [[second, third], [500, 402]]);
+        await client.query('SELECT record_outcomes($1, $2)', [
+          [first, second],
+          [200, 404],
+        ]);
+        await client.query('SELECT record_outcomes($1, $2)', [
+          [second, third],
+          [500, 402],
+        ]);
         await client.query('SELECT record_outcomes($1, $2)', [[], []]);
         // As the previous release recorded outcomes: in the charge's row.
         await client.query('UPDATE charges SET outcome_status = 422 WHERE id = $1', [fourth]);
         const listed = await store.ledger.listCharges(key.record.id);
         assert.deepEqual(
           listed.map((charge) => [charge.id, charge.outcomeStatus]),
-          [[fourth, 422], [third, 402], [second, 404], [first, 200]],
+          [
+            [fourth, 422],
+            [third, 402],
+            [second, 404],
+            [first, 200],
+          ],
         );
         assert.equal(Number((await client.query('SELECT count(*) AS n FROM charge_outcomes')).rows[0].n), 2, 'an empty flush writes no row');
       }));
@@ -210,10 +230,8 @@ if (SKIP_POSTGRES) {
     it('applies migrations once, even when several instances start together', async () => {
       const database = await createTestDatabase();
       try {
-        const applied = await Promise.all(
-          Array.from({ length: 4 }, () => PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS })),
-        );
-        assert.deepEqual(applied.flat().sort(), [1, 2, 3, 4, 5, 6, 7], "each migration applied once, by one of the instances");
+        const applied = await Promise.all(Array.from({ length: 4 }, () => PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS })));
+        assert.deepEqual(applied.flat().sort(), [1, 2, 3, 4, 5, 6, 7], 'each migration applied once, by one of the instances');
         assert.deepEqual(await PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS }), []);
       } finally {
         await database.drop();

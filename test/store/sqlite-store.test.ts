@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { KeyAdmin, hashApiKey } from '../../src/billing/key-admin.js';
+import { hashApiKey, KeyAdmin } from '../../src/billing/key-admin.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { eventually, tempDir } from '../helper.js';
 import { storeContract } from './store-contract.js';
@@ -27,8 +27,14 @@ describe('sqlite specifics', () => {
       const { key } = await new KeyAdmin(store.ledger).create(5, 'at-rest');
       await store.ledger.debit(hashApiKey(key), '/query');
       const files = readdirSync(dir.path).map((name) => readFileSync(join(dir.path, name)).toString('latin1'));
-      assert.ok(files.some((content) => content.includes(hashApiKey(key))), 'the hash is stored');
-      assert.ok(files.every((content) => !content.includes(key) && !content.toLowerCase().includes(key)), 'the plain key is not');
+      assert.ok(
+        files.some((content) => content.includes(hashApiKey(key))),
+        'the hash is stored',
+      );
+      assert.ok(
+        files.every((content) => !content.includes(key) && !content.toLowerCase().includes(key)),
+        'the plain key is not',
+      );
     } finally {
       await store.close();
       dir.remove();

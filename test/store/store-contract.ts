@@ -37,7 +37,10 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.equal(record.status, 'active');
         assert.deepEqual(await store.ledger.findKeyByHash(hash), record);
         assert.deepEqual(await store.ledger.findKeyById(record.id), record);
-        assert.deepEqual((await store.ledger.listGrants(record.id)).map((grant) => [grant.amount, grant.reason]), [[7, 'create']]);
+        assert.deepEqual(
+          (await store.ledger.listGrants(record.id)).map((grant) => [grant.amount, grant.reason]),
+          [[7, 'create']],
+        );
         assert.ok((await store.ledger.listKeys()).some((key) => key.id === record.id));
       });
 
@@ -52,7 +55,10 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         const { record } = await newKey(1);
         const result = await store.ledger.topUp(record.id, 9);
         assert.equal(result.outcome === 'topped-up' && result.key.balance, 10);
-        assert.deepEqual((await store.ledger.listGrants(record.id)).map((grant) => grant.amount), [1, 9]);
+        assert.deepEqual(
+          (await store.ledger.listGrants(record.id)).map((grant) => grant.amount),
+          [1, 9],
+        );
       });
 
       it('refuses to top up a revoked key, or past MAX_BALANCE, granting nothing', async () => {
@@ -62,7 +68,10 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.equal((await store.ledger.topUp(record.id, 1)).outcome, 'over-limit');
         await store.ledger.setKeyStatus(record.id, 'revoked');
         assert.equal((await store.ledger.topUp(record.id, 1)).outcome, 'revoked');
-        assert.deepEqual((await store.ledger.listGrants(record.id)).map((grant) => grant.amount), [MAX_BALANCE - 5, 5]);
+        assert.deepEqual(
+          (await store.ledger.listGrants(record.id)).map((grant) => grant.amount),
+          [MAX_BALANCE - 5, 5],
+        );
         assert.equal((await store.ledger.findKeyById(record.id))!.balance, MAX_BALANCE);
       });
 
@@ -85,7 +94,10 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.deepEqual(await store.ledger.debit(hash, '/document'), { outcome: 'no-credits' });
         assert.equal((await store.ledger.findKeyById(record.id))!.balance, 0);
         assert.equal(await store.ledger.countCharges(record.id), 2);
-        assert.deepEqual((await store.ledger.listCharges(record.id)).map((charge) => charge.endpoint), ['/document', '/query']);
+        assert.deepEqual(
+          (await store.ledger.listCharges(record.id)).map((charge) => charge.endpoint),
+          ['/document', '/query'],
+        );
       });
 
       it('tells unknown, disabled and revoked keys apart and charges none of them', async () => {
@@ -105,7 +117,10 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.equal(results.filter((result) => result.outcome === 'charged').length, 50);
         assert.equal(results.filter((result) => result.outcome === 'no-credits').length, 150);
         const balances = results.flatMap((result) => (result.outcome === 'charged' ? [result.balance] : []));
-        assert.deepEqual([...balances].sort((a, b) => a - b), Array.from({ length: 50 }, (_, index) => index));
+        assert.deepEqual(
+          [...balances].sort((a, b) => a - b),
+          Array.from({ length: 50 }, (_, index) => index),
+        );
         assert.equal((await store.ledger.findKeyById(record.id))!.balance, 0);
         assert.equal(await store.ledger.countCharges(record.id), 50);
       });
@@ -115,10 +130,10 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         const result = await store.ledger.debit(hash, '/document');
         assert.equal(result.outcome, 'charged');
         if (result.outcome !== 'charged') return;
-        assert.equal((await store.ledger.listCharges(record.id))[0]!.outcomeStatus, null);
+        assert.equal((await store.ledger.listCharges(record.id))[0].outcomeStatus, null);
         store.ledger.recordOutcome(result.chargeId, 404);
         store.ledger.recordOutcome(result.chargeId, 200);
-        await eventually(async () => assert.equal((await store.ledger.listCharges(record.id))[0]!.outcomeStatus, 404));
+        await eventually(async () => assert.equal((await store.ledger.listCharges(record.id))[0].outcomeStatus, 404));
       });
     });
 
@@ -127,7 +142,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         const document = await store.documents.getDocument('gdpr-17');
         assert.deepEqual(document, SAMPLE_DOCUMENTS[0]);
         assert.equal(await store.documents.getDocument('missing'), undefined);
-        const { docId, title, text, metadata } = SAMPLE_DOCUMENTS[0]!;
+        const { docId, title, text, metadata } = SAMPLE_DOCUMENTS[0];
         assert.deepEqual(JSON.parse((await store.documents.getDocumentJson('gdpr-17'))!), { doc_id: docId, title, text, ...metadata });
         assert.equal(await store.documents.getDocumentJson('missing'), undefined);
       });
@@ -169,7 +184,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         const either = await search({ terms: ['overtime', 'erasure'] });
         assert.deepEqual(either.hits.map((hit) => hit.docId).sort(), ['flsa', 'gdpr-17']);
         for (let index = 1; index < either.hits.length; index++) {
-          assert.ok(either.hits[index - 1]!.score >= either.hits[index]!.score);
+          assert.ok(either.hits[index - 1].score >= either.hits[index].score);
         }
       });
 
@@ -205,9 +220,15 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         const inTitle = await search({ terms: ['breach'], field: { kind: 'title' } });
         assert.deepEqual(inTitle.hits.map((hit) => hit.docId).sort(), ['gdpr-33', 'guidance']);
         const inText = await search({ terms: ['overtime'], field: { kind: 'text' } });
-        assert.deepEqual(inText.hits.map((hit) => hit.docId), ['flsa']);
+        assert.deepEqual(
+          inText.hits.map((hit) => hit.docId),
+          ['flsa'],
+        );
         const inMetadata = await search({ terms: ['employment'], field: { kind: 'metadata', name: 'category' } });
-        assert.deepEqual(inMetadata.hits.map((hit) => hit.docId), ['flsa']);
+        assert.deepEqual(
+          inMetadata.hits.map((hit) => hit.docId),
+          ['flsa'],
+        );
         assert.equal(inMetadata.total, 1);
         assert.equal((await search({ terms: ['employment'], field: { kind: 'metadata', name: 'nothing' } })).total, 0);
       });
@@ -252,7 +273,10 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.deepEqual(listed, [face('f-a', 1), face('f-b', 2)]);
         await store.faces.enroll([face('f-a', 3)]);
         versions.add(await store.faces.version());
-        assert.deepEqual((await store.faces.list()).find((entry) => entry.docId === 'f-a'), face('f-a', 3));
+        assert.deepEqual(
+          (await store.faces.list()).find((entry) => entry.docId === 'f-a'),
+          face('f-a', 3),
+        );
         assert.equal(await store.faces.remove('f-b'), true);
         assert.equal(await store.faces.remove('f-b'), false);
         versions.add(await store.faces.version());
@@ -340,7 +364,10 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       await store.ledger.debit(hash, '/query', `twice-${sequence}`);
       await store.ledger.debit(hash, '/query', `twice-${sequence}`);
       const reported = await store.ledger.auditIdempotentCharges();
-      assert.deepEqual(reported.filter((row) => row.ref.endsWith(`-${sequence}`)), [{ ref: `twice-${sequence}`, charges: 2 }]);
+      assert.deepEqual(
+        reported.filter((row) => row.ref.endsWith(`-${sequence}`)),
+        [{ ref: `twice-${sequence}`, charges: 2 }],
+      );
     });
 
     it('answers a ping', async () => {

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
-import { embeddedFaceSearch } from '../../services/build.js';
 import { ACCEPTED_IMAGE_FORMATS, imageFormatOfBase64, normaliseBase64 } from '../../faces/image.js';
+import { embeddedFaceSearch } from '../../services/build.js';
 import { openStore } from '../../store/open.js';
 
 /**
@@ -19,8 +19,10 @@ export async function startFaceService(config: Config): Promise<{ app: FastifyIn
     const body = request.body as Record<string, unknown> | null;
     const image = typeof body?.image_b64 === 'string' ? normaliseBase64(body.image_b64) : undefined;
     if (!image?.ok) return reply.code(400).send({ status: 400, message: 'image_b64 must be a base64 image.' });
-    if (image.bytes > config.imageMaxBytes) return reply.code(413).send({ status: 413, message: `The image is larger than ${config.imageMaxBytes} bytes.` });
-    if (!imageFormatOfBase64(image.base64)) return reply.code(400).send({ status: 400, message: `image_b64 is not a ${ACCEPTED_IMAGE_FORMATS} image.` });
+    if (image.bytes > config.imageMaxBytes)
+      return reply.code(413).send({ status: 413, message: `The image is larger than ${config.imageMaxBytes} bytes.` });
+    if (!imageFormatOfBase64(image.base64))
+      return reply.code(400).send({ status: 400, message: `image_b64 is not a ${ACCEPTED_IMAGE_FORMATS} image.` });
     const admission = search.admit();
     if (!admission.admitted) {
       return reply.code(503).header('retry-after', String(admission.retryAfterSeconds)).send({ status: 503, message: admission.message });

@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 
 /** What made a descriptor; stored with each enrolled face, since descriptors of other engines do not compare. */
-export const ENGINE_VERSION = '@vladmandic/face-api@1.7.15 ssdMobilenetv1(0.4)+landmark68+recognition; tfjs-wasm@4.22.0; sharp@0.35.5 fit 1024; grey border 0.3, 1.0 when no face';
+export const ENGINE_VERSION =
+  '@vladmandic/face-api@1.7.15 ssdMobilenetv1(0.4)+landmark68+recognition; tfjs-wasm@4.22.0; sharp@0.35.5 fit 1024; grey border 0.3, 1.0 when no face';
 
 /** Longest side an image is scaled down to before detection. */
 const MAX_SIDE = 1024;
@@ -20,10 +21,7 @@ const MIN_CONFIDENCE = 0.4;
 const PAD_FRACTIONS = [0.3, 1.0];
 const PAD_GREY = 128;
 
-export type Description =
-  | { kind: 'face'; descriptor: number[]; padded: boolean }
-  | { kind: 'no-face' }
-  | { kind: 'undecodable'; message: string };
+export type Description = { kind: 'face'; descriptor: number[]; padded: boolean } | { kind: 'no-face' } | { kind: 'undecodable'; message: string };
 
 type FaceApi = typeof import('@vladmandic/face-api');
 let loaded: Promise<{ faceapi: FaceApi; tf: typeof import('@tensorflow/tfjs') }> | undefined;
@@ -89,7 +87,11 @@ export async function describe(image: Buffer): Promise<Description> {
   }
   for (const pad of [0, ...PAD_FRACTIONS]) {
     const decoded = pad > 0 ? await padded(original, pad) : original;
-    const tensor = tf.tensor3d(new Uint8Array(decoded.data.buffer, decoded.data.byteOffset, decoded.data.length), [decoded.height, decoded.width, 3], 'int32');
+    const tensor = tf.tensor3d(
+      new Uint8Array(decoded.data.buffer, decoded.data.byteOffset, decoded.data.length),
+      [decoded.height, decoded.width, 3],
+      'int32',
+    );
     try {
       const found = await faceapi
         .detectAllFaces(tensor as never, new faceapi.SsdMobilenetv1Options({ minConfidence: MIN_CONFIDENCE }))

@@ -20,7 +20,7 @@ export function confidenceOf(distance: number): number {
 export function distance(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let sum = 0;
   for (let index = 0; index < a.length; index++) {
-    const difference = a[index]! - b[index]!;
+    const difference = a[index] - b[index];
     sum += difference * difference;
   }
   return Math.sqrt(sum);

@@ -6,7 +6,11 @@ import { describe, loadModels } from './describe.js';
 const port = parentPort!;
 await loadModels();
 // The first inference of a thread is twice as slow as the rest: pay it here, on a blank image.
-await describe(await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 128, g: 128, b: 128 } } }).png().toBuffer());
+await describe(
+  await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 128, g: 128, b: 128 } } })
+    .png()
+    .toBuffer(),
+);
 port.postMessage({ ready: true });
 port.on('message', async (message: { id: number; image: Uint8Array }) => {
   try {

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { KeyedHooks } from '../keyed-steps.js';
 import { ApiError } from '../../errors.js';
-import { apiKeyHeader, billableErrorResponses, chargedResponse, idempotencyKeyHeader, security, successHeaders } from '../schemas/common.js';
 import type { Services } from '../../services/services.js';
+import type { KeyedHooks } from '../keyed-steps.js';
+import { apiKeyHeader, billableErrorResponses, chargedResponse, idempotencyKeyHeader, security, successHeaders } from '../schemas/common.js';
 
 const schema = {
   summary: 'One document by id (1 credit)',

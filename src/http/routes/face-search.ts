@@ -1,11 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { KeyedHooks } from '../keyed-steps.js';
 import { ApiError } from '../../errors.js';
-import { billableErrorResponses, billableHeaders, chargedResponse, errorResponse, keyedErrorResponses, security, successHeaders } from '../schemas/common.js';
 import type { FaceMatch } from '../../faces/face-client.js';
 import { ACCEPTED_IMAGE_FORMATS, imageFormatOfBase64, normaliseBase64 } from '../../faces/image.js';
 import { ProbeFetchError } from '../../faces/probe-fetch.js';
 import type { AppSettings, Services } from '../../services/services.js';
+import type { KeyedHooks } from '../keyed-steps.js';
+import {
+  billableErrorResponses,
+  billableHeaders,
+  chargedResponse,
+  errorResponse,
+  keyedErrorResponses,
+  security,
+  successHeaders,
+} from '../schemas/common.js';
 
 /** Where the image may be sent, in order of precedence (decisions.md 14). */
 const BASE64_FIELDS = ['image_b64', 'image_base64', 'probe_image_b64'] as const;
@@ -123,8 +131,7 @@ function readProbeImage(body: Record<string, unknown>, imageMaxBytes: number): P
 }
 
 function selectMatches(matches: FaceMatch[], topK: number | undefined, threshold: number | undefined): FaceMatch[] {
-  const kept =
-    threshold === undefined ? matches : matches.filter((match) => !(typeof match.confidence === 'number' && match.confidence < threshold));
+  const kept = threshold === undefined ? matches : matches.filter((match) => !(typeof match.confidence === 'number' && match.confidence < threshold));
   return topK === undefined ? kept : kept.slice(0, topK);
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { freeErrorResponses, noSecurity, successHeaders } from '../schemas/common.js';
 import type { Services } from '../../services/services.js';
+import { freeErrorResponses, noSecurity, successHeaders } from '../schemas/common.js';
 
 const latency = { type: ['number', 'null'], description: 'Milliseconds, or null when not configured or not answering.' } as const;
 
@@ -12,7 +12,7 @@ const schema = {
   security: noSecurity,
   response: {
     200: {
-      description: 'Each dependency\'s latency; ok says whether every configured one answered.',
+      description: "Each dependency's latency; ok says whether every configured one answered.",
       headers: successHeaders('free'),
       type: 'object',
       required: ['status', 'ok', 'latency_ms'],

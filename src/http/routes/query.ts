@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { KeyedHooks } from '../keyed-steps.js';
 import { errorCatalogue } from '../../errors.js';
-import { billableErrorResponses, billableHeaders, bodyTooLargeResponse, security, successHeaders } from '../schemas/common.js';
+import type { FilterScalar } from '../../search/document-index.js';
 import type { MatchField } from '../../search/search-service.js';
 import type { Services } from '../../services/services.js';
-import type { FilterScalar } from '../../search/document-index.js';
+import type { KeyedHooks } from '../keyed-steps.js';
+import { billableErrorResponses, billableHeaders, bodyTooLargeResponse, security, successHeaders } from '../schemas/common.js';
 
 const text = { type: 'string', pattern: '\\S' } as const;
 const scalar = { type: ['string', 'number', 'boolean', 'null'] } as const;
@@ -49,8 +49,7 @@ const bodySchema = {
 
 const schema = {
   summary: 'Full-text search (1 credit)',
-  description:
-    'Ranks documents by relevance (BM25 over title and text, English stemming and stopwords). Query text is plain text: no syntax.',
+  description: 'Ranks documents by relevance (BM25 over title and text, English stemming and stopwords). Query text is plain text: no syntax.',
   operationId: 'postQuery',
   tags: ['billable'],
   security,
@@ -121,7 +120,7 @@ interface QueryBody {
 function matchTarget(query: QueryBody['query']): { text: string; field: MatchField } {
   if (typeof query === 'string') return { text: query, field: { kind: 'all' } };
   if (typeof query.match === 'string') return { text: query.match, field: { kind: 'all' } };
-  const [name, value] = Object.entries(query.match)[0]!;
+  const [name, value] = Object.entries(query.match)[0];
   const text = typeof value === 'string' ? value : value.query;
   if (name === 'title' || name === 'text') return { text, field: { kind: name } };
   return { text, field: { kind: 'metadata', name } };

@@ -22,6 +22,7 @@ const schema = {
 export function rootRoute(app: FastifyInstance): void {
   app.get('/', { schema }, async () => ({
     status: 200,
-    message: 'metered-search is running. Choose an endpoint: /query, /document, /face/search, /credits, /version, /profile, /nettest (docs at /docs).',
+    message:
+      'metered-search is running. Choose an endpoint: /query, /document, /face/search, /credits, /version, /profile, /nettest (docs at /docs).',
   }));
 }

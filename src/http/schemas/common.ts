@@ -46,8 +46,10 @@ export const responseHeaders = {
     'idempotent-replayed': header('"true" when this is the stored answer to an earlier request with the same Idempotency-Key (not charged again).'),
   },
   rateLimit: {
-    ratelimit: header('Where the key stands in its rate limit (IETF draft-ietf-httpapi-ratelimit-headers): remaining requests r, seconds to reset t.'),
-    'ratelimit-policy': header('The key\'s rate-limit policy: q requests per w seconds.'),
+    ratelimit: header(
+      'Where the key stands in its rate limit (IETF draft-ietf-httpapi-ratelimit-headers): remaining requests r, seconds to reset t.',
+    ),
+    'ratelimit-policy': header("The key's rate-limit policy: q requests per w seconds."),
   },
   retryAfter: { 'retry-after': header('Seconds to wait before retrying.', 'integer') },
   allow: { allow: header('The methods this path answers.') },
@@ -71,7 +73,9 @@ export const successHeaders = (route: 'free' | 'keyed' | 'billable') => ({
 
 /** What any request may be answered, whatever its route: refused by the HTTP parser (400), or a fault (500). */
 const protocolResponses = {
-  400: errorResponse('The request is invalid: a missing or malformed header or body field, a body nested over 64 levels, or a request that is not valid HTTP.'),
+  400: errorResponse(
+    'The request is invalid: a missing or malformed header or body field, a body nested over 64 levels, or a request that is not valid HTTP.',
+  ),
   500: errorResponse('Unexpected error; the x-request-id header identifies it in the logs.'),
 } as const;
 

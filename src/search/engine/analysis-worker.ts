@@ -11,5 +11,8 @@ const analyser = new DocumentAnalyser(dictionary);
 parentPort!.on('message', (request: AnalysisRequest) => {
   const vectors = request.documents.map((document) => analyser.analyse(document.title, document.text, document.metadata));
   const reply: AnalysisReply = { vectors, added: dictionary.added.splice(0) };
-  parentPort!.postMessage(reply, vectors.map((vector) => vector.terms.buffer as ArrayBuffer));
+  parentPort!.postMessage(
+    reply,
+    vectors.map((vector) => vector.terms.buffer as ArrayBuffer),
+  );
 });

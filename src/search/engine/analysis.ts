@@ -2,13 +2,44 @@ import { stemmer } from 'stemmer';
 
 /** Lucene's English stopword list (the 33 words decisions.md 13 names). */
 export const STOPWORDS: ReadonlySet<string> = new Set([
-  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'but', 'by', 'for', 'if', 'in', 'into', 'is', 'it', 'no', 'not',
-  'of', 'on', 'or', 'such', 'that', 'the', 'their', 'then', 'there', 'these', 'they', 'this', 'to', 'was',
-  'will', 'with',
+  'a',
+  'an',
+  'and',
+  'are',
+  'as',
+  'at',
+  'be',
+  'but',
+  'by',
+  'for',
+  'if',
+  'in',
+  'into',
+  'is',
+  'it',
+  'no',
+  'not',
+  'of',
+  'on',
+  'or',
+  'such',
+  'that',
+  'the',
+  'their',
+  'then',
+  'there',
+  'these',
+  'they',
+  'this',
+  'to',
+  'was',
+  'will',
+  'with',
 ]);
 
 // Token characters as in SQLite FTS5's unicode61 tokenizer: letters, numbers, marks, private use.
 const TOKEN_CHARACTER = /^[\p{L}\p{N}\p{M}\p{Co}]$/u;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the range is all of ASCII, control characters included
 const NON_ASCII = /[^\x00-\x7f]/;
 const LATIN_DIACRITICS = /[\u0300-\u036f]/g;
 const ASCII_WORD = /^[a-z]+$/;
@@ -84,7 +115,7 @@ export function scanTokens(text: string, sink: TokenSink): void {
     while (index < length) {
       const code = source.charCodeAt(index);
       if (code < 128) {
-        const lower = ASCII_TOKEN_CODES[code]!;
+        const lower = ASCII_TOKEN_CODES[code];
         if (lower === 0) break;
         hash = Math.imul(hash ^ lower, 0x01000193);
         index++;

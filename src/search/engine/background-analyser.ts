@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
-import { siblingModule, startModuleWorker } from '../../platform/worker-thread.js';
 import type { DocumentRecord } from '../../documents/document-store.js';
+import { siblingModule, startModuleWorker } from '../../platform/worker-thread.js';
 import type { AnalysedDocument, TermDictionary } from './term-vector.js';
 
 export interface AnalysisRequest {

@@ -63,16 +63,19 @@ export class BatchDecoder {
       let offset = 0;
       let termId = 0;
       while (offset < terms.length) {
-        let byte = terms[offset++]!;
+        let byte = terms[offset++];
         let gap = byte & 0x7f;
-        for (let shift = 7; byte & 0x80; shift += 7) gap |= ((byte = terms[offset++]!) & 0x7f) << shift;
+        // biome-ignore lint/suspicious/noAssignInExpressions: varint decoding reads the next byte inside the loop
+        for (let shift = 7; byte & 0x80; shift += 7) gap |= ((byte = terms[offset++]) & 0x7f) << shift;
         termId += gap;
-        byte = terms[offset++]!;
+        byte = terms[offset++];
         let title = byte & 0x7f;
-        for (let shift = 7; byte & 0x80; shift += 7) title |= ((byte = terms[offset++]!) & 0x7f) << shift;
-        byte = terms[offset++]!;
+        // biome-ignore lint/suspicious/noAssignInExpressions: varint decoding reads the next byte inside the loop
+        for (let shift = 7; byte & 0x80; shift += 7) title |= ((byte = terms[offset++]) & 0x7f) << shift;
+        byte = terms[offset++];
         let text = byte & 0x7f;
-        for (let shift = 7; byte & 0x80; shift += 7) text |= ((byte = terms[offset++]!) & 0x7f) << shift;
+        // biome-ignore lint/suspicious/noAssignInExpressions: varint decoding reads the next byte inside the loop
+        for (let shift = 7; byte & 0x80; shift += 7) text |= ((byte = terms[offset++]) & 0x7f) << shift;
         this.push(termId, number, frequencyByte(title, text));
       }
     });
@@ -112,25 +115,25 @@ export class BatchDecoder {
     let counts = this.termCounts;
     const used: number[] = [];
     for (let index = 0; index < length; index++) {
-      const termId = terms[index]!;
+      const termId = terms[index];
       if (termId >= counts.length) counts = this.termCounts = resized(counts, Math.max(termId + 1, counts.length * 2));
-      if (counts[termId]!++ === 0) used.push(termId);
+      if (counts[termId]++ === 0) used.push(termId);
     }
     used.sort((a, b) => a - b);
     let start = 0;
     for (const termId of used) {
-      const count = counts[termId]!;
+      const count = counts[termId];
       counts[termId] = start;
       start += count;
     }
     for (let index = 0; index < length; index++) {
-      const position = counts[terms[index]!]!++;
-      sortedDocuments[position] = documents[index]!;
-      sortedFrequencies[position] = frequencies[index]!;
+      const position = counts[terms[index]]++;
+      sortedDocuments[position] = documents[index];
+      sortedFrequencies[position] = frequencies[index];
     }
     const ends = new Int32Array(used.length);
     used.forEach((termId, index) => {
-      ends[index] = counts[termId]!;
+      ends[index] = counts[termId];
       counts[termId] = 0;
     });
     return {

@@ -47,7 +47,7 @@ export class DocumentLabels {
     const documents = labels.ends.length / 2;
     this.reserve(documents, labels.bytes.length);
     this.bytes.set(labels.bytes, this.used);
-    for (let index = 0; index < labels.ends.length; index++) this.ends[2 * this.count + index] = this.used + labels.ends[index]!;
+    for (let index = 0; index < labels.ends.length; index++) this.ends[2 * this.count + index] = this.used + labels.ends[index];
     this.used += labels.bytes.length;
     this.count += documents;
   }
@@ -55,9 +55,9 @@ export class DocumentLabels {
   /** The labels of the document at `position`, or undefined beyond those added. */
   at(position: number): { docId: string; title: string } | undefined {
     if (position < 0 || position >= this.count) return undefined;
-    const start = position === 0 ? 0 : this.ends[2 * position - 1]!;
-    const docIdEnd = this.ends[2 * position]!;
-    return { docId: this.bytes.toString('utf8', start, docIdEnd), title: this.bytes.toString('utf8', docIdEnd, this.ends[2 * position + 1]!) };
+    const start = position === 0 ? 0 : this.ends[2 * position - 1];
+    const docIdEnd = this.ends[2 * position];
+    return { docId: this.bytes.toString('utf8', start, docIdEnd), title: this.bytes.toString('utf8', docIdEnd, this.ends[2 * position + 1]) };
   }
 
   /** Gives back growth slack after a bulk load, when there is more than a little. */

@@ -19,7 +19,7 @@ export class FilterBitmaps {
     let allowed: Uint32Array | null = null;
     for (const termIds of groups) {
       const bits = index.documentsWithAny(termIds);
-      if (allowed) for (let word = 0; word < allowed.length; word++) allowed[word]! &= bits[word]!;
+      if (allowed) for (let word = 0; word < allowed.length; word++) allowed[word] &= bits[word];
       else allowed = bits;
     }
     if (this.cache.size >= this.limit) this.cache.delete(this.cache.keys().next().value!);

@@ -38,8 +38,13 @@ export function unpackDocuments({ rowids, lengths, ends, vectors }: PackedDocume
   const documents: IndexedDocument[] = [];
   let start = 0;
   for (let position = 0; position < rowids.length; position++) {
-    const end = ends[position]!;
-    documents.push({ rowid: rowids[position]!, titleLength: lengths[2 * position]!, textLength: lengths[2 * position + 1]!, terms: vectors.subarray(start, end) });
+    const end = ends[position];
+    documents.push({
+      rowid: rowids[position],
+      titleLength: lengths[2 * position],
+      textLength: lengths[2 * position + 1],
+      terms: vectors.subarray(start, end),
+    });
     start = end;
   }
   return documents;

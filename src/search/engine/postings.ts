@@ -99,7 +99,7 @@ export class PostingList {
   appendRun(documents: Int32Array, frequencies: Uint8Array, start: number, end: number): void {
     if (this.bits) this.appendDense(documents, frequencies, start, end);
     else this.appendSparse(documents, frequencies, start, end);
-    this.lastDocument = documents[end - 1]!;
+    this.lastDocument = documents[end - 1];
     this.count += end - start;
     this.liveCount += end - start;
   }
@@ -114,12 +114,12 @@ export class PostingList {
     const wordRanks = this.wordRanks!;
     let previous = this.lastDocument;
     for (let index = start; index < end; index++) {
-      const document = documents[index]!;
+      const document = documents[index];
       const word = document >>> 5;
       const rank = count + index - start;
-      ownFrequencies[rank] = frequencies[index]!;
+      ownFrequencies[rank] = frequencies[index];
       if (bits[word] === 0) setRank(groupRanks, wordRanks, word, rank, previous);
-      bits[word]! |= 1 << (document & 31);
+      bits[word] |= 1 << (document & 31);
       previous = document;
     }
   }
@@ -131,8 +131,8 @@ export class PostingList {
     let offset = this.streamBytes;
     let previous = this.lastDocument;
     for (let index = start; index < end; index++) {
-      const document = documents[index]!;
-      const frequency = frequencies[index]!;
+      const document = documents[index];
+      const frequency = frequencies[index];
       // Below 2^32: document numbers are below 2^31. `>>>` keeps the value unsigned.
       let value = (document - previous) * 2 + (frequency === USUAL_FREQUENCY ? 0 : 1);
       while (value >= 0x80) {
@@ -156,11 +156,12 @@ export class PostingList {
     let offset = 0;
     let document = -1;
     for (let index = 0; index < this.count; index++) {
-      let byte = stream[offset++]!;
+      let byte = stream[offset++];
       let value = byte & 0x7f;
-      for (let shift = 7; byte & 0x80; shift += 7) value |= ((byte = stream[offset++]!) & 0x7f) << shift;
+      // biome-ignore lint/suspicious/noAssignInExpressions: varint decoding reads the next byte inside the loop
+      for (let shift = 7; byte & 0x80; shift += 7) value |= ((byte = stream[offset++]) & 0x7f) << shift;
       document += value >>> 1;
-      visit(document, value & 1 ? stream[offset++]! : USUAL_FREQUENCY);
+      visit(document, value & 1 ? stream[offset++] : USUAL_FREQUENCY);
     }
   }
 
@@ -175,9 +176,9 @@ export class PostingList {
     const frequencies = this.frequencies!;
     const words = Math.min((this.lastDocument >>> 5) + 1, Math.ceil(end / 32));
     for (let word = first >>> 5; word < words; word++) {
-      let remaining = bits[word]!;
+      let remaining = bits[word];
       if (remaining === 0) continue;
-      let index = groupRanks[word >>> RANK_GROUP_SHIFT]! + wordRanks[word]!;
+      let index = groupRanks[word >>> RANK_GROUP_SHIFT] + wordRanks[word];
       if (word === first >>> 5 && (first & 31) !== 0) {
         const below = remaining & ((1 << (first & 31)) - 1);
         index += popcount(below);
@@ -186,7 +187,7 @@ export class PostingList {
       const base = word << 5;
       while (remaining !== 0) {
         const lowest = remaining & -remaining;
-        visit(base + 31 - Math.clz32(lowest), frequencies[index++]!);
+        visit(base + 31 - Math.clz32(lowest), frequencies[index++]);
         remaining ^= lowest;
       }
     }
@@ -201,12 +202,13 @@ export class PostingList {
     let offset = 0;
     let document = -1;
     for (let index = 0; index < this.count; index++) {
-      let byte = stream[offset++]!;
+      let byte = stream[offset++];
       let value = byte & 0x7f;
-      for (let shift = 7; byte & 0x80; shift += 7) value |= ((byte = stream[offset++]!) & 0x7f) << shift;
+      // biome-ignore lint/suspicious/noAssignInExpressions: varint decoding reads the next byte inside the loop
+      for (let shift = 7; byte & 0x80; shift += 7) value |= ((byte = stream[offset++]) & 0x7f) << shift;
       document += value >>> 1;
       documents[index] = document;
-      frequencies[index] = value & 1 ? stream[offset++]! : USUAL_FREQUENCY;
+      frequencies[index] = value & 1 ? stream[offset++] : USUAL_FREQUENCY;
     }
   }
 
@@ -215,11 +217,11 @@ export class PostingList {
     if (this.bits) {
       const bits = this.bits;
       const limit = Math.min(words, bits.length);
-      for (let word = 0; word < limit; word++) target[word]! |= bits[word]!;
+      for (let word = 0; word < limit; word++) target[word] |= bits[word];
       return;
     }
     this.forEach((document) => {
-      target[document >>> 5]! |= 1 << (document & 31);
+      target[document >>> 5] |= 1 << (document & 31);
     });
   }
 
@@ -234,7 +236,7 @@ export class PostingList {
     this.forEach((document, frequency) => {
       const word = document >>> 5;
       if (bits[word] === 0) setRank(groupRanks, wordRanks, word, index, previous);
-      bits[word]! |= 1 << (document & 31);
+      bits[word] |= 1 << (document & 31);
       frequencies[index++] = frequency;
       previous = document;
     });
@@ -278,12 +280,12 @@ function groupsFor(capacity: number): number {
  */
 function setRank(groupRanks: Uint32Array, wordRanks: Uint8Array, word: number, rank: number, previous: number): void {
   const group = word >>> RANK_GROUP_SHIFT;
-  if (previous < 0 || previous >>> 5 >>> RANK_GROUP_SHIFT !== group) groupRanks[group] = rank;
-  wordRanks[word] = rank - groupRanks[group]!;
+  if (previous < 0 || (previous >>> 5) >>> RANK_GROUP_SHIFT !== group) groupRanks[group] = rank;
+  wordRanks[word] = rank - groupRanks[group];
 }
 
 export function popcount(value: number): number {
   value -= (value >>> 1) & 0x55555555;
   value = (value & 0x33333333) + ((value >>> 2) & 0x33333333);
-  return (Math.imul((value + (value >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+  return Math.imul((value + (value >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }

@@ -2,8 +2,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { collectAndRelease } from '../../platform/release-memory.js';
 import { FilterBitmaps } from './filter-bitmaps.js';
 import { unpackDocuments } from './packed-documents.js';
-import { SharedBestScores } from './shared-best-scores.js';
 import type { SearchThreadCommand, SearchThreadData, SearchThreadReply } from './search-threads.js';
+import { SharedBestScores } from './shared-best-scores.js';
 import { TextIndex } from './text-index.js';
 
 // One search thread (see SearchThreads): holds its share of the documents of each ShardedIndex,
@@ -41,10 +41,15 @@ let pumpScheduled = false;
 
 function entryFor(id: number): Entry {
   let entry = indexes.get(id);
-  if (!entry) indexes.set(id, (entry = { index: new TextIndex(), filters: new FilterBitmaps(FILTER_CACHE_ENTRIES), changes: [] }));
+  if (!entry) {
+    entry = { index: new TextIndex(), filters: new FilterBitmaps(FILTER_CACHE_ENTRIES), changes: [] };
+    indexes.set(id, entry);
+  }
   return entry;
 }
 
+/** `work` as a change of one step, run when the pump reaches it. */
+// biome-ignore lint/correctness/useYield: a change is a generator; this one finishes in its first step
 function* once(work: () => void): Generator<void, void, void> {
   work();
 }
@@ -81,7 +86,7 @@ function step(entry: Entry, position = 0): boolean {
 function carryOut(entry: Entry, background: boolean): void {
   let position = 0;
   while (position < entry.changes.length) {
-    if (!background && entry.changes[position]!.background) position++;
+    if (!background && entry.changes[position].background) position++;
     else step(entry, position);
   }
 }
@@ -124,7 +129,11 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
     }
     case 'remove': {
       const entry = entryFor(command.index);
-      queue(entry, once(() => entry.index.remove(command.rowid, command.terms)), 'other');
+      queue(
+        entry,
+        once(() => entry.index.remove(command.rowid, command.terms)),
+        'other',
+      );
       return undefined;
     }
     case 'trim': {
@@ -154,7 +163,10 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
       const { query, statistics } = command;
       const othersBest = () => sharedBest.othersBest(command.search);
       const result = entry.index.search({ ...query, filter: entry.filters.of(entry.index, query.filters), othersBest }, statistics);
-      sharedBest.publish(command.search, result.hits.map((hit) => hit.score));
+      sharedBest.publish(
+        command.search,
+        result.hits.map((hit) => hit.score),
+      );
       const hits = new Float64Array(2 * result.hits.length);
       result.hits.forEach(({ rowid, score }, index) => {
         hits[2 * index] = rowid;

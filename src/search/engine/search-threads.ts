@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { siblingModule, startModuleWorker } from '../../platform/worker-thread.js';
-import { packedBuffers, type PackedDocuments } from './packed-documents.js';
+import { type PackedDocuments, packedBuffers } from './packed-documents.js';
 import { newShareSlots } from './shared-best-scores.js';
 import type { CorpusStatistics, IndexResult, SearchField } from './text-index.js';
 
@@ -35,8 +35,7 @@ export type SearchThreadReply =
    * `hits`: row ids and scores alternately. One typed array crosses between threads as a copy of
    * its bytes, where an array of hit objects was an object per hit to serialise and rebuild.
    */
-  | { search: number; total: number; hits: Float64Array }
-  | { failed: string };
+  { search: number; total: number; hits: Float64Array } | { failed: string };
 
 export type SearchOutcome = Pick<IndexResult, 'total'> & { hits: Array<{ rowid: number; score: number }> };
 
@@ -110,7 +109,7 @@ export class SearchThreads {
 
   /** Sends documents to one thread; waits (blocking) while it has QUEUED_BATCHES batches still to add. */
   add(thread: number, index: number, documents: PackedDocuments): void {
-    const { worker, queued } = this.threads[thread]!;
+    const { worker, queued } = this.threads[thread];
     for (let waited = 0; ; ) {
       const queuedNow = Atomics.load(queued, 0);
       if (queuedNow < QUEUED_BATCHES) break;
@@ -125,7 +124,7 @@ export class SearchThreads {
   }
 
   send(thread: number, command: SearchThreadCommand): void {
-    this.threads[thread]!.worker.postMessage(command);
+    this.threads[thread].worker.postMessage(command);
   }
 
   sendAll(command: SearchThreadCommand): void {
@@ -163,7 +162,7 @@ export class SearchThreads {
     const pending = this.pending.get(reply.search);
     if (!pending) return;
     pending.total += reply.total;
-    for (let index = 0; index < reply.hits.length; index += 2) pending.hits.push({ rowid: reply.hits[index]!, score: reply.hits[index + 1]! });
+    for (let index = 0; index < reply.hits.length; index += 2) pending.hits.push({ rowid: reply.hits[index], score: reply.hits[index + 1] });
     if (--pending.remaining > 0) return;
     this.pending.delete(reply.search);
     pending.resolve({ total: pending.total, hits: bestWithTies(pending.hits, pending.topK) });
@@ -186,8 +185,8 @@ export class SearchThreads {
 function bestWithTies(hits: Array<{ rowid: number; score: number }>, topK: number): Array<{ rowid: number; score: number }> {
   hits.sort((a, b) => b.score - a.score);
   if (hits.length <= topK) return hits;
-  const cut = hits[topK - 1]!.score;
+  const cut = hits[topK - 1].score;
   let end = topK;
-  while (end < hits.length && hits[end]!.score === cut) end++;
+  while (end < hits.length && hits[end].score === cut) end++;
   return hits.slice(0, end);
 }

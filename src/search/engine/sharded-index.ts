@@ -1,5 +1,5 @@
 import { DocumentLabels, type PackedLabels } from './document-labels.js';
-import { packDocuments, type PackedDocuments } from './packed-documents.js';
+import { type PackedDocuments, packDocuments } from './packed-documents.js';
 import type { SearchOutcome, SearchThreads, ThreadQuery } from './search-threads.js';
 import { countStoredTerms } from './term-vector.js';
 import type { IndexedDocument } from './text-index.js';
@@ -42,7 +42,7 @@ export class ShardedIndex {
   }
 
   get highestRowid(): number {
-    return this.documents === 0 ? 0 : this.rowids[this.documents - 1]!;
+    return this.documents === 0 ? 0 : this.rowids[this.documents - 1];
   }
 
   /** Whether every thread has added every batch sent to it (or one has failed: adding then throws). */
@@ -68,9 +68,9 @@ export class ShardedIndex {
     this.threadOf.fill(thread, this.documents, this.documents + count);
     let start = 0;
     for (let position = 0; position < count; position++) {
-      this.titleTotal += packed.lengths[2 * position]!;
-      this.textTotal += packed.lengths[2 * position + 1]!;
-      const end = packed.ends[position]!;
+      this.titleTotal += packed.lengths[2 * position];
+      this.textTotal += packed.lengths[2 * position + 1];
+      const end = packed.ends[position];
       this.frequencies = countStoredTerms(packed.vectors, start, end, this.frequencies, 1);
       start = end;
     }
@@ -82,14 +82,14 @@ export class ShardedIndex {
   /** Marks the document with this row id deleted; `terms` is its stored term vector. */
   remove(rowid: number, terms: Uint8Array): void {
     const number = positionOf(this.rowids, this.documents, rowid);
-    if (number < 0 || ((this.deleted[number >>> 5]! >>> (number & 31)) & 1) === 1) return;
-    this.deleted[number >>> 5]! |= 1 << (number & 31);
+    if (number < 0 || ((this.deleted[number >>> 5] >>> (number & 31)) & 1) === 1) return;
+    this.deleted[number >>> 5] |= 1 << (number & 31);
     this.deletedCount++;
     this.live--;
-    this.titleTotal -= this.lengths[2 * number]!;
-    this.textTotal -= this.lengths[2 * number + 1]!;
+    this.titleTotal -= this.lengths[2 * number];
+    this.textTotal -= this.lengths[2 * number + 1];
     this.frequencies = countStoredTerms(terms, 0, terms.length, this.frequencies, -1);
-    this.threads.send(this.threadOf[number]!, { kind: 'remove', index: this.id, rowid, terms });
+    this.threads.send(this.threadOf[number], { kind: 'remove', index: this.id, rowid, terms });
   }
 
   /** The bytes of doc_ids and titles this index holds, for an index built to replace it (see expectLabels). */

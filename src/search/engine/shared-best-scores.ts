@@ -22,8 +22,8 @@ export function newShareSlots(threads: number): Int32Array {
 /** A score as float32 bits, rounded down: a head start may be lower than the scores found, never higher. */
 function bitsBelow(score: number): number {
   scratchScore[0] = score;
-  if (scratchScore[0] > score) scratchBits[0]! -= 1;
-  return scratchBits[0]!;
+  if (scratchScore[0] > score) scratchBits[0] -= 1;
+  return scratchBits[0];
 }
 
 /**
@@ -46,7 +46,7 @@ export class SharedBestScores {
     const slot = this.slotOf(this.thread, search);
     const count = Math.min(best.length, SHARED_SCORES);
     Atomics.store(this.slots, slot, 0);
-    for (let index = 0; index < count; index++) Atomics.store(this.slots, slot + 2 + index, bitsBelow(best[index]!));
+    for (let index = 0; index < count; index++) Atomics.store(this.slots, slot + 2 + index, bitsBelow(best[index]));
     Atomics.store(this.slots, slot + 1, count);
     Atomics.store(this.slots, slot, searchNumber(search));
   }
@@ -63,7 +63,7 @@ export class SharedBestScores {
       const start = scores.length;
       for (let index = 0; index < count; index++) {
         scratchBits[0] = Atomics.load(this.slots, slot + 2 + index);
-        scores.push(scratchScore[0]!);
+        scores.push(scratchScore[0]);
       }
       if (Atomics.load(this.slots, slot) !== number) scores.length = start;
     }

@@ -29,10 +29,10 @@ export class SharedDocuments {
     }
     if (fullWords > counted.words) {
       let count = counted.count;
-      for (let word = counted.words; word < fullWords; word++) count += popcount(first[word]! & second[word]!);
+      for (let word = counted.words; word < fullWords; word++) count += popcount(first[word] & second[word]);
       counted.count = count;
       counted.words = fullWords;
     }
-    return (documents & 31) === 0 ? counted.count : counted.count + popcount(first[fullWords]! & second[fullWords]!);
+    return (documents & 31) === 0 ? counted.count : counted.count + popcount(first[fullWords] & second[fullWords]);
   }
 }

@@ -1,6 +1,6 @@
 import type { MetadataValue } from '../../documents/document-store.js';
 import type { FilterScalar } from '../document-index.js';
-import { forEachToken, scanTokens, stemOf, STOPWORDS, tokenText, type TokenSink } from './analysis.js';
+import { forEachToken, STOPWORDS, scanTokens, stemOf, type TokenSink, tokenText } from './analysis.js';
 import { TokenTable } from './token-table.js';
 import { radixSort, resized } from './typed-arrays.js';
 
@@ -137,7 +137,7 @@ export class DocumentAnalyser {
       scanTokens(title, this.titleToken);
       scanTokens(text, this.textToken);
       for (const field in metadata) {
-        metadataScalars(metadata[field]!, (scalar) => {
+        metadataScalars(metadata[field], (scalar) => {
           for (const id of this.metadataTermIds(field, scalar)) this.countInText(id);
         });
       }
@@ -158,7 +158,8 @@ export class DocumentAnalyser {
     let values = this.metadataTerms.get(field);
     if (values === undefined) {
       if (this.metadataTerms.size >= METADATA_CACHE_FIELDS) this.metadataTerms.clear();
-      this.metadataTerms.set(field, (values = new Map()));
+      values = new Map();
+      this.metadataTerms.set(field, values);
     }
     let ids = values.get(scalar);
     if (ids === undefined) {
@@ -193,10 +194,10 @@ export class DocumentAnalyser {
     if (id === STOPWORD) return;
     this.note(id);
     if (inTitle) {
-      this.titleCounts[id]!++;
+      this.titleCounts[id]++;
       this.titleLength++;
     } else {
-      this.textCounts[id]!++;
+      this.textCounts[id]++;
       this.textLength++;
     }
   }
@@ -234,8 +235,8 @@ export class DocumentAnalyser {
     for (const id of seen) {
       if (this.output.length - length < 16) this.output = resized(this.output, this.output.length * 2);
       length = writeVarint(this.output, length, id - previous);
-      length = writeVarint(this.output, length, Math.min(this.titleCounts[id]!, MAX_STORED_FREQUENCY));
-      length = writeVarint(this.output, length, Math.min(this.textCounts[id]!, MAX_STORED_FREQUENCY));
+      length = writeVarint(this.output, length, Math.min(this.titleCounts[id], MAX_STORED_FREQUENCY));
+      length = writeVarint(this.output, length, Math.min(this.textCounts[id], MAX_STORED_FREQUENCY));
       this.titleCounts[id] = 0;
       this.textCounts[id] = 0;
       previous = id;
@@ -245,7 +246,7 @@ export class DocumentAnalyser {
 
   private countInText(id: number): void {
     this.note(id);
-    this.textCounts[id]!++;
+    this.textCounts[id]++;
   }
 
   /** Makes room for the term's counters and notes it as seen in this document. */
@@ -280,18 +281,18 @@ export function countStoredTerms(vectors: Uint8Array, start: number, end: number
   let offset = start;
   let termId = 0;
   while (offset < end) {
-    let byte = vectors[offset++]!;
+    let byte = vectors[offset++];
     let gap = byte & 0x7f;
     for (let shift = 7; byte & 0x80; shift += 7) {
-      byte = vectors[offset++]!;
+      byte = vectors[offset++];
       gap += (byte & 0x7f) * 2 ** shift;
     }
     termId += gap;
     // The title's and the text's frequencies: two varints, skipped.
-    while (vectors[offset++]! & 0x80);
-    while (vectors[offset++]! & 0x80);
+    while (vectors[offset++] & 0x80);
+    while (vectors[offset++] & 0x80);
     if (termId >= counts.length) counts = resized(counts, Math.max(termId + 1, 2 * counts.length));
-    counts[termId]! += delta;
+    counts[termId] += delta;
   }
   return counts;
 }
@@ -305,7 +306,7 @@ export function forEachStoredTerm(terms: Uint8Array, onTerm: (termId: number, ti
     let shift = 0;
     let byte: number;
     do {
-      byte = terms[offset++]!;
+      byte = terms[offset++];
       value += (byte & 0x7f) * 2 ** shift;
       shift += 7;
     } while (byte & 0x80);

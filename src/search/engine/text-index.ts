@@ -1,6 +1,6 @@
 import { BatchDecoder, type DecodedBatch } from './batch-decoder.js';
 import { DocumentLabels, type PackedLabels } from './document-labels.js';
-import { PostingList, DENSE_FRACTION, DENSE_MINIMUM_DOCUMENTS, popcount, RANK_GROUP_SHIFT, SATURATION_STEPS, type FieldBounds } from './postings.js';
+import { DENSE_FRACTION, DENSE_MINIMUM_DOCUMENTS, type FieldBounds, PostingList, popcount, RANK_GROUP_SHIFT, SATURATION_STEPS } from './postings.js';
 import { SharedDocuments } from './shared-documents.js';
 import { forEachStoredTerm } from './term-vector.js';
 import { positionOf, resized } from './typed-arrays.js';
@@ -201,7 +201,7 @@ export class TextIndex {
   }
 
   get highestRowid(): number {
-    return this.documents === 0 ? 0 : this.rowids[this.documents - 1]!;
+    return this.documents === 0 ? 0 : this.rowids[this.documents - 1];
   }
 
   /**
@@ -257,10 +257,10 @@ export class TextIndex {
     this.textTotal += batch.textTotal;
     let start = 0;
     for (let index = 0; index < batch.terms.length; index++) {
-      const termId = batch.terms[index]!;
+      const termId = batch.terms[index];
       let list = this.lists[termId];
       if (!list) this.lists[termId] = list = new PostingList();
-      const end = batch.ends[index]!;
+      const end = batch.ends[index];
       list.appendRun(batch.documents, batch.frequencies, start, end);
       start = end;
       if ((index + 1) % termsPerSlice === 0) yield;
@@ -274,8 +274,8 @@ export class TextIndex {
   /** `lengths`: title and text length of each document from number `first` on, side by side. */
   private setLengths(lengths: Uint32Array, first: number): void {
     for (let index = 0; 2 * index < lengths.length; index++) {
-      const title = lengths[2 * index]!;
-      const text = lengths[2 * index + 1]!;
+      const title = lengths[2 * index];
+      const text = lengths[2 * index + 1];
       const document = first + index;
       if (title < (1 << TITLE_BITS) - 1 && text < TEXT_MASK) {
         this.lengths[document] = (title << TEXT_BITS) | text;
@@ -292,7 +292,7 @@ export class TextIndex {
   remove(rowid: number, terms: Uint8Array): void {
     const number = this.documentOf(rowid);
     if (number < 0 || this.isDeleted(number)) return;
-    this.deleted[number >>> 5]! |= 1 << (number & 31);
+    this.deleted[number >>> 5] |= 1 << (number & 31);
     this.deletedCount++;
     this.live--;
     this.titleTotal -= titleLengthAt(this.lengths, this.wideLengths, number);
@@ -383,11 +383,11 @@ export class TextIndex {
     const { k1 } = BM25F;
     const terms: ScoredTerm[] = [];
     for (let position = 0; position < query.terms.length; position++) {
-      const list = this.lists[query.terms[position]!];
+      const list = this.lists[query.terms[position]];
       if (!list || list.liveCount === 0) continue;
-      const frequency = documentFrequencies[position]!;
+      const frequency = documentFrequencies[position];
       const idf = Math.log(1 + (liveDocuments - frequency + 0.5) / (frequency + 0.5));
-      terms.push({ termId: query.terms[position]!, list, multiplier: idf * (k1 + 1) });
+      terms.push({ termId: query.terms[position], list, multiplier: idf * (k1 + 1) });
     }
     if (terms.length === 0) return { total: 0, hits: [] };
     const exclusion = this.exclusionFor(query.filter);
@@ -411,13 +411,13 @@ export class TextIndex {
       total = sparse.length;
       this.offerSparse(best);
     } else if (terms.length === 1) {
-      total = this.scoreOneDenseTerm(dense[0]!, field, exclusion, best);
+      total = this.scoreOneDenseTerm(dense[0], field, exclusion, best);
     } else {
       this.indexSparseByBlock();
       total = this.scoreBlocks(dense, field, exclusion, best);
       this.clearSparseBlocks();
     }
-    return { total, hits: best.hits().map(({ document, score }) => ({ document, rowid: this.rowids[document]!, score })) };
+    return { total, hits: best.hits().map(({ document, score }) => ({ document, rowid: this.rowids[document], score })) };
   }
 
   /**
@@ -445,23 +445,24 @@ export class TextIndex {
     const fieldBounds = dense.map((term) => this.fieldBounds(term.list, field));
     // The most each dense term can add, and the most the terms after it can add together.
     const denseTermHighest = dense.map(
-      (term, position) => (term.multiplier * this.boundSlack(fieldBounds[position]!) * fieldBounds[position]!.highest) / SATURATION_STEPS,
+      (term, position) => (term.multiplier * this.boundSlack(fieldBounds[position]) * fieldBounds[position].highest) / SATURATION_STEPS,
     );
     const denseHighestAfter = new Array<number>(dense.length).fill(0);
-    for (let position = dense.length - 2; position >= 0; position--) denseHighestAfter[position] = denseHighestAfter[position + 1]! + denseTermHighest[position + 1]!;
+    for (let position = dense.length - 2; position >= 0; position--)
+      denseHighestAfter[position] = denseHighestAfter[position + 1] + denseTermHighest[position + 1];
     let denseHighest = 0;
     for (const highest of denseTermHighest) denseHighest += highest;
     let othersHighest = denseHighest;
     for (const term of commoner) othersHighest += term.multiplier;
     const touched = this.touchedBits;
     for (const term of commoner) this.addSparseToCandidates(term, field);
-    const bitmaps = dense.map((term, position) => fieldBounds[position]!.bits ?? term.list.bits!);
+    const bitmaps = dense.map((term, position) => fieldBounds[position].bits ?? term.list.bits!);
     // Candidates are counted here, or with the commoner sparse terms' documents when there are any.
     let outsideDense = 0;
     if (commoner.length === 0) {
       outsideDense = length - countInAny(candidates, length, bitmaps);
     } else {
-      for (let index = 0; index < length; index++) touched[candidates[index]! >>> 5]! |= 1 << (candidates[index]! & 31);
+      for (let index = 0; index < length; index++) touched[candidates[index] >>> 5] |= 1 << (candidates[index] & 31);
     }
     // The k-th best score without the dense terms (or another share's k-th best, if higher) is a
     // bar no document below it can clear with less than what they can add at most: those are not
@@ -471,13 +472,14 @@ export class TextIndex {
     // Dense terms rarest first, MaxScore style: after each, a candidate whose score so far plus the
     // most the terms left can add falls below the k-th best score so far cannot reach the top k.
     for (let position = 0; position < dense.length; position++) {
-      this.addDenseToCandidates(dense[position]!, field, denseScores, selected);
-      if (position < dense.length - 1 && selected.length > topK) selected = this.narrowCandidates(selected, denseScores, denseHighestAfter[position]!, topK, othersKth);
+      this.addDenseToCandidates(dense[position], field, denseScores, selected);
+      if (position < dense.length - 1 && selected.length > topK)
+        selected = this.narrowCandidates(selected, denseScores, denseHighestAfter[position], topK, othersKth);
     }
     const best = new TopScores(topK, othersBest);
     for (let position = 0; position < selected.length; position++) {
-      const index = selected[position]!;
-      best.offer(candidates[index]!, denseScores[index]! + sparseScores[index]!);
+      const index = selected[position];
+      best.offer(candidates[index], denseScores[index] + sparseScores[index]);
     }
     if (!(best.threshold > othersHighest)) {
       if (commoner.length > 0) touched.fill(0);
@@ -485,18 +487,19 @@ export class TextIndex {
     }
     let total: number;
     if (commoner.length === 0 && dense.length <= 2 && exclusion === null) {
-      const inField = (position: number) => fieldBounds[position]!.bits === null ? dense[position]!.list.count : fieldBounds[position]!.documentsInField;
+      const inField = (position: number) =>
+        fieldBounds[position].bits === null ? dense[position].list.count : fieldBounds[position].documentsInField;
       total = outsideDense + inField(0);
       if (dense.length === 2) {
-        const [first, second] = dense[0]!.termId < dense[1]!.termId ? [0, 1] : [1, 0];
-        const pair = `${field}:${dense[first]!.termId}:${dense[second]!.termId}`;
-        total += inField(1) - this.sharedDocuments.count(pair, bitmaps[first]!, bitmaps[second]!, this.documents);
+        const [first, second] = dense[0].termId < dense[1].termId ? [0, 1] : [1, 0];
+        const pair = `${field}:${dense[first].termId}:${dense[second].termId}`;
+        total += inField(1) - this.sharedDocuments.count(pair, bitmaps[first], bitmaps[second], this.documents);
       }
     } else {
       total = outsideDense + unionCount(bitmaps, commoner.length > 0 ? touched : null, exclusion, (this.documents + 31) >>> 5, this.blockUnions);
       if (commoner.length > 0) touched.fill(0);
     }
-    return { total, hits: best.hits().map(({ document, score }) => ({ document, rowid: this.rowids[document]!, score })) };
+    return { total, hits: best.hits().map(({ document, score }) => ({ document, rowid: this.rowids[document], score })) };
   }
 
   /**
@@ -512,8 +515,8 @@ export class TextIndex {
     const scores = this.candidateDenseScores;
     const candidates = this.sparse.documents;
     for (let position = 0; position < selected.length; position++) {
-      const index = selected[position]!;
-      const document = candidates[index]!;
+      const index = selected[position];
+      const document = candidates[index];
       scores[index] = 0;
       norms[2 * index] = normOf(titleNorms, titleLengthAt(lengths, wideLengths, document), titleAverage);
       norms[2 * index + 1] = normOf(textNorms, textLengthAt(lengths, wideLengths, document), textAverage);
@@ -530,11 +533,12 @@ export class TextIndex {
     const sparseScores = this.sparse.scores;
     if (this.narrowingScores.length < selected.length) this.narrowingScores = new Float64Array(this.selected.length);
     const scores = this.narrowingScores;
-    for (let position = 0; position < selected.length; position++) scores[position] = denseScores[selected[position]!]! + sparseScores[selected[position]!]!;
+    for (let position = 0; position < selected.length; position++)
+      scores[position] = denseScores[selected[position]] + sparseScores[selected[position]];
     const kth = Math.max(kthHighest(scores, selected.length, topK), othersKth);
     const bar = kth - 1e-9 * kth - highestLeft;
     let count = 0;
-    for (let position = 0; position < selected.length; position++) if (scores[position]! >= bar) selected[count++] = selected[position]!;
+    for (let position = 0; position < selected.length; position++) if (scores[position] >= bar) selected[count++] = selected[position];
     return selected.subarray(0, count);
   }
 
@@ -544,7 +548,7 @@ export class TextIndex {
     const { selected } = this;
     const scores = this.sparse.scores;
     let count = 0;
-    for (let index = 0; index < length; index++) if (scores[index]! >= bar) selected[count++] = index;
+    for (let index = 0; index < length; index++) if (scores[index] >= bar) selected[count++] = index;
     return selected.subarray(0, count);
   }
 
@@ -559,14 +563,14 @@ export class TextIndex {
     const { candidateNorms: norms } = this;
     const candidates = this.sparse.documents;
     for (let position = 0; position < selected.length; position++) {
-      const index = selected[position]!;
-      const document = candidates[index]!;
-      const word = bits[document >>> 5]!;
+      const index = selected[position];
+      const document = candidates[index];
+      const word = bits[document >>> 5];
       const bit = 1 << (document & 31);
       if ((word & bit) === 0) continue;
-      const frequency = frequencies[groupRanks[document >>> 5 >>> RANK_GROUP_SHIFT]! + wordRanks[document >>> 5]! + popcount(word & (bit - 1))]!;
-      const pseudo = pseudoFrequency(field, frequency, norms[2 * index]!, norms[2 * index + 1]!);
-      if (pseudo !== 0) scores[index]! += (multiplier * pseudo) / (pseudo + k1);
+      const frequency = frequencies[groupRanks[(document >>> 5) >>> RANK_GROUP_SHIFT] + wordRanks[document >>> 5] + popcount(word & (bit - 1))];
+      const pseudo = pseudoFrequency(field, frequency, norms[2 * index], norms[2 * index + 1]);
+      if (pseudo !== 0) scores[index] += (multiplier * pseudo) / (pseudo + k1);
     }
   }
 
@@ -583,11 +587,11 @@ export class TextIndex {
     const { documents: candidates, scores, length } = this.sparse;
     let candidate = 0;
     for (let index = 0; index < list.count; index++) {
-      const document = postings[index]!;
-      const frequency = frequencies[index]!;
+      const document = postings[index];
+      const frequency = frequencies[index];
       if (pseudoFrequency(field, frequency, 1, 1) === 0) continue;
-      touched[document >>> 5]! |= 1 << (document & 31);
-      while (candidate < length && candidates[candidate]! < document) candidate++;
+      touched[document >>> 5] |= 1 << (document & 31);
+      while (candidate < length && candidates[candidate] < document) candidate++;
       if (candidate < length && candidates[candidate] === document) {
         const pseudo = pseudoFrequency(
           field,
@@ -595,7 +599,7 @@ export class TextIndex {
           normOf(titleNorms, titleLengthAt(lengths, wideLengths, document), titleAverage),
           normOf(textNorms, textLengthAt(lengths, wideLengths, document), textAverage),
         );
-        scores[candidate]! += (multiplier * pseudo) / (pseudo + k1);
+        scores[candidate] += (multiplier * pseudo) / (pseudo + k1);
       }
     }
   }
@@ -637,15 +641,15 @@ export class TextIndex {
   private gatherLengths(start: number, end: number): void {
     const { postingDocuments: documents, lengths, wideLengths, chunkLengths } = this;
     for (let index = start; index < end; index++) {
-      const document = documents[index]!;
+      const document = documents[index];
       const position = 2 * (index - start);
-      const packed = lengths[document]!;
+      const packed = lengths[document];
       if (packed !== WIDE) {
         chunkLengths[position] = packed >>> TEXT_BITS;
         chunkLengths[position + 1] = packed & TEXT_MASK;
       } else {
-        chunkLengths[position] = wideLengths![2 * document]!;
-        chunkLengths[position + 1] = wideLengths![2 * document + 1]!;
+        chunkLengths[position] = wideLengths![2 * document];
+        chunkLengths[position + 1] = wideLengths![2 * document + 1];
       }
     }
   }
@@ -660,17 +664,17 @@ export class TextIndex {
     const { postingDocuments: documents, postingFrequencies: frequencies, postingScores: added, chunkLengths: lengths } = this;
     const { titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
     for (let index = start; index < end; index++) {
-      const document = documents[index]!;
-      const frequency = frequencies[index]!;
+      const document = documents[index];
+      const frequency = frequencies[index];
       const position = 2 * (index - start);
       const pseudo =
-        exclusion !== null && (exclusion[document >>> 5]! >>> (document & 31)) & 1
+        exclusion !== null && (exclusion[document >>> 5] >>> (document & 31)) & 1
           ? 0
           : pseudoFrequency(
               field,
               frequency,
-              normOf(titleNorms, lengths[position]!, titleAverage),
-              normOf(textNorms, lengths[position + 1]!, textAverage),
+              normOf(titleNorms, lengths[position], titleAverage),
+              normOf(textNorms, lengths[position + 1], textAverage),
             );
       added[index] = pseudo === 0 ? 0 : (multiplier * pseudo) / (pseudo + k1);
     }
@@ -678,7 +682,7 @@ export class TextIndex {
 
   private offerSparse(best: TopScores): void {
     const { documents, scores, length } = this.sparse;
-    for (let index = 0; index < length; index++) best.offer(documents[index]!, scores[index]!);
+    for (let index = 0; index < length; index++) best.offer(documents[index], scores[index]);
   }
 
   /**
@@ -690,14 +694,14 @@ export class TextIndex {
     const { documents, scores, length } = this.sparse;
     let previousBlock = -1;
     for (let index = 0; index < length; index++) {
-      const document = documents[index]!;
+      const document = documents[index];
       const block = document >>> BLOCK_SHIFT;
       if (block !== previousBlock) {
         sparseStarts[block] = index;
         previousBlock = block;
       }
-      touchedBits[document >>> 5]! |= 1 << (document & 31);
-      if (scores[index]! > sparseBounds[block]!) sparseBounds[block] = scores[index]!;
+      touchedBits[document >>> 5] |= 1 << (document & 31);
+      if (scores[index] > sparseBounds[block]) sparseBounds[block] = scores[index];
     }
   }
 
@@ -705,7 +709,7 @@ export class TextIndex {
     const { touchedBits, sparseBounds } = this;
     const { documents, length } = this.sparse;
     for (let index = 0; index < length; index++) {
-      const document = documents[index]!;
+      const document = documents[index];
       touchedBits[document >>> 5] = 0;
       sparseBounds[document >>> BLOCK_SHIFT] = 0;
     }
@@ -723,38 +727,46 @@ export class TextIndex {
     const blocks = (this.documents + 31) >>> 5;
     let total = 0;
     if (exclusion === null) total = bounds.bits === null ? list.count : bounds.documentsInField;
-    else for (let word = 0; word < blocks; word++) total += popcount(inField[word]! & ~exclusion[word]!);
+    else for (let word = 0; word < blocks; word++) total += popcount(inField[word] & ~exclusion[word]);
     const { saturation } = bounds;
     const multiplier = (term.multiplier * this.boundSlack(bounds)) / SATURATION_STEPS;
     const firstBlocks = new BestBlocks(FIRST_BLOCKS);
-    for (let block = 0; block < blocks; block++) if (saturation[block]! > firstBlocks.floor) firstBlocks.offer(block, saturation[block]!);
+    for (let block = 0; block < blocks; block++) if (saturation[block] > firstBlocks.floor) firstBlocks.offer(block, saturation[block]);
     best.takeOthersBest();
     const { chosen } = firstBlocks;
-    for (const block of chosen) if (multiplier * saturation[block]! >= best.threshold) this.scoreBlockOfOneTerm(term, field, exclusion, block, inField, best);
+    for (const block of chosen)
+      if (multiplier * saturation[block] >= best.threshold) this.scoreBlockOfOneTerm(term, field, exclusion, block, inField, best);
     for (let block = 0; block < blocks; block++) {
-      if (multiplier * saturation[block]! < best.threshold || saturation[block] === 0) continue;
+      if (multiplier * saturation[block] < best.threshold || saturation[block] === 0) continue;
       if (!chosen.includes(block)) this.scoreBlockOfOneTerm(term, field, exclusion, block, inField, best);
     }
     return total;
   }
 
   /** Offers the documents of one block (one bitmap word) holding the term in the field and not excluded. */
-  private scoreBlockOfOneTerm(term: ScoredTerm, field: number, exclusion: Uint32Array | null, word: number, inField: Uint32Array, best: TopScores): void {
+  private scoreBlockOfOneTerm(
+    term: ScoredTerm,
+    field: number,
+    exclusion: Uint32Array | null,
+    word: number,
+    inField: Uint32Array,
+    best: TopScores,
+  ): void {
     const { k1 } = BM25F;
     const { list, multiplier } = term;
-    const scope = inField[word]! & (exclusion === null ? -1 : ~exclusion[word]!);
+    const scope = inField[word] & (exclusion === null ? -1 : ~exclusion[word]);
     if (scope === 0) return;
     const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
     const frequencies = list.frequencies!;
-    const listBits = list.bits![word]!;
-    const wordRank = list.groupRanks![word >>> RANK_GROUP_SHIFT]! + list.wordRanks![word]!;
+    const listBits = list.bits![word];
+    const wordRank = list.groupRanks![word >>> RANK_GROUP_SHIFT] + list.wordRanks![word];
     const first = word << 5;
     for (let rest = scope, visited = 0; rest !== 0; rest ^= rest & -rest, visited++) {
       const lowest = rest & -rest;
       const document = first + 31 - Math.clz32(lowest);
       const pseudo = pseudoFrequency(
         field,
-        frequencies[wordRank + postingsBefore(listBits, scope, lowest, visited)]!,
+        frequencies[wordRank + postingsBefore(listBits, scope, lowest, visited)],
         normOf(titleNorms, titleLengthAt(lengths, wideLengths, document), titleAverage),
         normOf(textNorms, textLengthAt(lengths, wideLengths, document), textAverage),
       );
@@ -784,9 +796,9 @@ export class TextIndex {
     const saturations = fieldBounds.map((termBounds) => termBounds.saturation);
     // What a term can add in a block at most: its multiplier, times the slack of its bounds, times
     // the block's saturation bound (in steps).
-    const boundMultipliers = dense.map((term, position) => (term.multiplier * this.boundSlack(fieldBounds[position]!)) / SATURATION_STEPS);
+    const boundMultipliers = dense.map((term, position) => (term.multiplier * this.boundSlack(fieldBounds[position])) / SATURATION_STEPS);
     // The documents holding each term in the field searched.
-    const bitmaps = dense.map((term, position) => fieldBounds[position]!.bits ?? term.list.bits!);
+    const bitmaps = dense.map((term, position) => fieldBounds[position].bits ?? term.list.bits!);
     // One pass over the blocks (a block is a bitmap word) for the total, each block's bound, and
     // the blocks with the best bounds (passes over all blocks are about a third of a 3-word search
     // at 1M; one pass instead of four made such searches 4-7% faster). A block with no document
@@ -818,70 +830,70 @@ export class TextIndex {
       // One bitmap word per block (BLOCK_SHIFT is 5).
       const word = block;
       const first = word << 5;
-      let allowed = exclusion === null ? -1 : ~exclusion[word]!;
+      let allowed = exclusion === null ? -1 : ~exclusion[word];
       for (let position = dense.length - 1; position >= 0; position--) {
-        remainders[position] = remainders[position + 1]! + boundMultipliers[position]! * saturations[position]![block]!;
+        remainders[position] = remainders[position + 1] + boundMultipliers[position] * saturations[position][block];
       }
       // A term whose absence leaves a document below the bar, whatever else it holds, is required:
       // only documents holding every required term are scored. The bound without a term is a
       // difference, so it is raised by far more than its rounding: a document exactly at the bar (a
       // tie) must never be dropped.
-      const blockBound = sparseBounds[block]! + remainders[0]!;
+      const blockBound = sparseBounds[block] + remainders[0];
       const bar = best.threshold - 1e-9 * blockBound;
       for (let position = 0; position < dense.length; position++) {
-        if (blockBound - boundMultipliers[position]! * saturations[position]![block]! < bar) allowed &= bitmaps[position]![word]!;
+        if (blockBound - boundMultipliers[position] * saturations[position][block] < bar) allowed &= bitmaps[position][word];
       }
       // Documents with a score so far that may still reach the bar, and every document scored.
-      const touched = touchedBits[word]!;
+      const touched = touchedBits[word];
       let candidates = touched & allowed;
-      for (let bits = touched, position = sparseStarts[block]!; bits !== 0; bits ^= bits & -bits) {
-        blockSparseScores[31 - Math.clz32(bits & -bits)] = sparseScores[position++]!;
+      for (let bits = touched, position = sparseStarts[block]; bits !== 0; bits ^= bits & -bits) {
+        blockSparseScores[31 - Math.clz32(bits & -bits)] = sparseScores[position++];
       }
       let scored = 0;
       let normed = 0;
       for (let position = 0; position < dense.length; position++) {
-        const { list, multiplier } = dense[position]!;
+        const { list, multiplier } = dense[position];
         const threshold = best.threshold;
-        const remainder = remainders[position]!;
+        const remainder = remainders[position];
         let scope = allowed;
         if (remainder < threshold) {
           let check = candidates;
           while (check !== 0) {
             const lowest = check & -check;
             const document = first + 31 - Math.clz32(lowest);
-            if (blockScores[document - first]! + blockSparseScores[document - first]! + remainder < threshold) candidates ^= lowest;
+            if (blockScores[document - first] + blockSparseScores[document - first] + remainder < threshold) candidates ^= lowest;
             check ^= lowest;
           }
           scope = candidates;
         }
-        const inScope = bitmaps[position]![word]! & scope;
+        const inScope = bitmaps[position][word] & scope;
         if (inScope === 0) continue;
         // A posting is found by rank among all the list's documents, whatever the field: the
         // postings before the word, plus the list's documents before it in the word (see
         // postingsBefore).
-        const listBits = list.bits![word]!;
-        const wordRank = list.groupRanks![word >>> RANK_GROUP_SHIFT]! + list.wordRanks![word]!;
+        const listBits = list.bits![word];
+        const wordRank = list.groupRanks![word >>> RANK_GROUP_SHIFT] + list.wordRanks![word];
         const frequencies = list.frequencies!;
         candidates |= inScope;
         scored |= inScope;
         for (let rest = inScope, visited = 0; rest !== 0; rest ^= rest & -rest, visited++) {
           const lowest = rest & -rest;
           const document = first + 31 - Math.clz32(lowest);
-          const frequency = frequencies[wordRank + postingsBefore(listBits, inScope, lowest, visited)]!;
+          const frequency = frequencies[wordRank + postingsBefore(listBits, inScope, lowest, visited)];
           const slot = document - first;
           if ((normed & lowest) === 0) {
             normed |= lowest;
             blockTitleNorms[slot] = normOf(titleNorms, titleLengthAt(lengths, wideLengths, document), titleAverage);
             blockTextNorms[slot] = normOf(textNorms, textLengthAt(lengths, wideLengths, document), textAverage);
           }
-          const pseudo = pseudoFrequency(field, frequency, blockTitleNorms[slot]!, blockTextNorms[slot]!);
-          blockScores[slot]! += (multiplier * pseudo) / (pseudo + k1);
+          const pseudo = pseudoFrequency(field, frequency, blockTitleNorms[slot], blockTextNorms[slot]);
+          blockScores[slot] += (multiplier * pseudo) / (pseudo + k1);
         }
       }
       while (candidates !== 0) {
         const lowest = candidates & -candidates;
         const document = first + 31 - Math.clz32(lowest);
-        best.offer(document, blockScores[document - first]! + blockSparseScores[document - first]!);
+        best.offer(document, blockScores[document - first] + blockSparseScores[document - first]);
         candidates ^= lowest;
       }
       while (scored !== 0) {
@@ -892,12 +904,12 @@ export class TextIndex {
       for (let bits = touched; bits !== 0; bits ^= bits & -bits) blockSparseScores[31 - Math.clz32(bits & -bits)] = 0;
     };
     for (const block of firstBlocks.chosen) {
-      if (bounds[block]! >= best.threshold) scoreBlock(block);
+      if (bounds[block] >= best.threshold) scoreBlock(block);
       bounds[block] = 0;
     }
     best.takeOthersBest();
     for (let block = 0; block < blocks; block++) {
-      const bound = bounds[block]!;
+      const bound = bounds[block];
       if (bound !== 0 && bound >= best.threshold) scoreBlock(block);
     }
     return total;
@@ -923,9 +935,9 @@ export class TextIndex {
     exclusion: Uint32Array | null = null,
     firstBlocks: BestBlocks | null = null,
   ): number {
-    const bits0 = bitmaps[start]!;
-    const saturation0 = saturations[start]!;
-    const multiplier0 = multipliers[start]!;
+    const bits0 = bitmaps[start];
+    const saturation0 = saturations[start];
+    const multiplier0 = multipliers[start];
     const bits1 = bitmaps[start + 1] ?? null;
     const saturation1 = saturations[start + 1] ?? null;
     const multiplier1 = multipliers[start + 1] ?? 0;
@@ -934,14 +946,14 @@ export class TextIndex {
     const multiplier2 = multipliers[start + 2] ?? 0;
     let total = 0;
     for (let block = 0; block < blocks; block++) {
-      let union = unions[block]! | bits0[block]!;
-      let bound = partialBounds[block]! + multiplier0 * saturation0[block]!;
+      let union = unions[block] | bits0[block];
+      let bound = partialBounds[block] + multiplier0 * saturation0[block];
       if (bits1 !== null) {
-        union |= bits1[block]!;
-        bound += multiplier1 * saturation1![block]!;
+        union |= bits1[block];
+        bound += multiplier1 * saturation1![block];
         if (bits2 !== null) {
-          union |= bits2[block]!;
-          bound += multiplier2 * saturation2![block]!;
+          union |= bits2[block];
+          bound += multiplier2 * saturation2![block];
         }
       }
       if (unionsOut !== null) {
@@ -949,7 +961,7 @@ export class TextIndex {
         bounds[block] = bound;
         continue;
       }
-      if (exclusion !== null) union &= ~exclusion[block]!;
+      if (exclusion !== null) union &= ~exclusion[block];
       if (union === 0) {
         bounds[block] = 0;
         continue;
@@ -1007,14 +1019,14 @@ export class TextIndex {
         );
         if (pseudo === 0) return;
         if (bits !== null) {
-          bits[document >>> 5]! |= 1 << (document & 31);
+          bits[document >>> 5] |= 1 << (document & 31);
           documentsInField++;
         }
         // Rounded up to the next step (and the product's rounding allowed for), so the bound never
         // falls below the float64 score; a saturated frequency is below 1, so at most SATURATION_STEPS.
         const value = Math.min(SATURATION_STEPS, Math.ceil((pseudo / (pseudo + k1)) * (1 + 1e-9) * SATURATION_STEPS));
         const block = document >>> BLOCK_SHIFT;
-        if (value > saturation[block]!) saturation[block] = value;
+        if (value > saturation[block]) saturation[block] = value;
         if (value > highest) highest = value;
       },
       end,
@@ -1034,11 +1046,7 @@ export class TextIndex {
    * growth; bounds computed with several averages answer for the smallest of them.
    */
   private boundSlack(bounds: FieldBounds): number {
-    return Math.max(
-      1,
-      averageRatio(this.normTitleAverage, bounds.titleAverage),
-      averageRatio(this.normTextAverage, bounds.textAverage),
-    );
+    return Math.max(1, averageRatio(this.normTitleAverage, bounds.titleAverage), averageRatio(this.normTextAverage, bounds.textAverage));
   }
 
   /** Deleted documents and those outside the filter, as one bitmap; null when there are none. */
@@ -1047,13 +1055,13 @@ export class TextIndex {
     const words = this.capacity >>> 5;
     const exclusion = this.exclusion;
     for (let word = 0; word < words; word++) {
-      exclusion[word] = this.deleted[word]! | (filter === null ? 0 : ~(filter[word] ?? 0));
+      exclusion[word] = this.deleted[word] | (filter === null ? 0 : ~(filter[word] ?? 0));
     }
     return exclusion;
   }
 
   private isDeleted(number: number): boolean {
-    return ((this.deleted[number >>> 5]! >>> (number & 31)) & 1) === 1;
+    return ((this.deleted[number >>> 5] >>> (number & 31)) & 1) === 1;
   }
 
   private ensureCapacity(needed: number): void {
@@ -1088,7 +1096,6 @@ export class TextIndex {
 
 const FIELD_CODES = { all: 0, title: 1, text: 2, metadata: 3 } as const;
 
-
 function norm(length: number, average: number, b: number): number {
   return average > 0 ? 1 / (1 - b + (b * length) / average) : 1;
 }
@@ -1122,19 +1129,19 @@ function postingsBefore(listBits: number, scope: number, lowest: number, visited
 
 /** A document's title length, from `lengths` or, where it is WIDE, from `wide`. */
 function titleLengthAt(lengths: Uint16Array, wide: Uint32Array | null, document: number): number {
-  const packed = lengths[document]!;
-  return packed === WIDE ? wide![2 * document]! : packed >>> TEXT_BITS;
+  const packed = lengths[document];
+  return packed === WIDE ? wide![2 * document] : packed >>> TEXT_BITS;
 }
 
 /** A document's text length, from `lengths` or, where it is WIDE, from `wide`. */
 function textLengthAt(lengths: Uint16Array, wide: Uint32Array | null, document: number): number {
-  const packed = lengths[document]!;
-  return packed === WIDE ? wide![2 * document + 1]! : packed & TEXT_MASK;
+  const packed = lengths[document];
+  return packed === WIDE ? wide![2 * document + 1] : packed & TEXT_MASK;
 }
 
 /** A length's normalisation from its table, or computed for a length beyond the table. */
 function normOf(table: Float32Array, length: number, average: number): number {
-  return length < NORM_TABLE_SIZE ? table[length]! : norm(length, average, BM25F.b);
+  return length < NORM_TABLE_SIZE ? table[length] : norm(length, average, BM25F.b);
 }
 
 /** now / then for averages, where a bound computed against an average of 0 answers for nothing else. */
@@ -1151,18 +1158,18 @@ function unionCount(bitmaps: Uint32Array[], extra: Uint32Array | null, exclusion
   let unions = extra;
   let start = 0;
   for (; bitmaps.length - start > 2; start += 2) {
-    const bits0 = bitmaps[start]!;
-    const bits1 = bitmaps[start + 1]!;
-    if (unions === null) for (let word = 0; word < words; word++) scratch[word] = bits0[word]! | bits1[word]!;
-    else for (let word = 0; word < words; word++) scratch[word] = unions[word]! | bits0[word]! | bits1[word]!;
+    const bits0 = bitmaps[start];
+    const bits1 = bitmaps[start + 1];
+    if (unions === null) for (let word = 0; word < words; word++) scratch[word] = bits0[word] | bits1[word];
+    else for (let word = 0; word < words; word++) scratch[word] = unions[word] | bits0[word] | bits1[word];
     unions = scratch;
   }
   const bits0 = bitmaps[start] ?? null;
   const bits1 = bitmaps[start + 1] ?? null;
   let total = 0;
   for (let word = 0; word < words; word++) {
-    let union = (unions === null ? 0 : unions[word]!) | (bits0 === null ? 0 : bits0[word]!) | (bits1 === null ? 0 : bits1[word]!);
-    if (exclusion !== null) union &= ~exclusion[word]!;
+    let union = (unions === null ? 0 : unions[word]) | (bits0 === null ? 0 : bits0[word]) | (bits1 === null ? 0 : bits1[word]);
+    if (exclusion !== null) union &= ~exclusion[word];
     total += popcount(union);
   }
   return total;
@@ -1176,23 +1183,23 @@ function unionCount(bitmaps: Uint32Array[], extra: Uint32Array | null, exclusion
 function countInAny(documents: Int32Array, length: number, bitmaps: Uint32Array[]): number {
   let count = 0;
   if (bitmaps.length === 1) {
-    const bits0 = bitmaps[0]!;
+    const bits0 = bitmaps[0];
     for (let index = 0; index < length; index++) {
-      const document = documents[index]!;
-      count += (bits0[document >>> 5]! >>> (document & 31)) & 1;
+      const document = documents[index];
+      count += (bits0[document >>> 5] >>> (document & 31)) & 1;
     }
   } else if (bitmaps.length === 2) {
-    const bits0 = bitmaps[0]!;
-    const bits1 = bitmaps[1]!;
+    const bits0 = bitmaps[0];
+    const bits1 = bitmaps[1];
     for (let index = 0; index < length; index++) {
-      const document = documents[index]!;
-      count += ((bits0[document >>> 5]! | bits1[document >>> 5]!) >>> (document & 31)) & 1;
+      const document = documents[index];
+      count += ((bits0[document >>> 5] | bits1[document >>> 5]) >>> (document & 31)) & 1;
     }
   } else {
     for (let index = 0; index < length; index++) {
-      const document = documents[index]!;
+      const document = documents[index];
       let inAny = 0;
-      for (const bits of bitmaps) inAny |= bits[document >>> 5]!;
+      for (const bits of bitmaps) inAny |= bits[document >>> 5];
       count += (inAny >>> (document & 31)) & 1;
     }
   }
@@ -1207,27 +1214,27 @@ function kthHighest(scores: Float64Array, length: number, k: number): number {
   if (kthHeap.length < k) kthHeap = new Float64Array(k);
   const heap = kthHeap;
   for (let index = 0; index < k; index++) {
-    const score = scores[index]!;
+    const score = scores[index];
     let position = index;
-    for (; position > 0 && heap[position - 1]! > score; position--) heap[position] = heap[position - 1]!;
+    for (; position > 0 && heap[position - 1] > score; position--) heap[position] = heap[position - 1];
     heap[position] = score;
   }
   for (let index = k; index < length; index++) {
-    const score = scores[index]!;
-    if (score <= heap[0]!) continue;
+    const score = scores[index];
+    if (score <= heap[0]) continue;
     let position = 0;
     for (;;) {
       const left = 2 * position + 1;
       if (left >= k) break;
       const right = left + 1;
-      const child = right < k && heap[right]! < heap[left]! ? right : left;
-      if (heap[child]! >= score) break;
-      heap[position] = heap[child]!;
+      const child = right < k && heap[right] < heap[left] ? right : left;
+      if (heap[child] >= score) break;
+      heap[position] = heap[child];
       position = child;
     }
     heap[position] = score;
   }
-  return heap[0]!;
+  return heap[0];
 }
 
 const noneBest = (): readonly number[] => [];
@@ -1257,7 +1264,7 @@ class TopScores {
   }
 
   get threshold(): number {
-    return this.size < this.k ? 0 : this.heapScores[0]!;
+    return this.size < this.k ? 0 : this.heapScores[0];
   }
 
   /** Offers another share's best scores, once, as soon as they are known. */
@@ -1274,13 +1281,13 @@ class TopScores {
       this.push(document, score);
       return;
     }
-    const minimum = this.heapScores[0]!;
+    const minimum = this.heapScores[0];
     if (score < minimum) return;
     if (score === minimum) {
       if (this.tied.length < MAX_TIED) this.tied.push({ document, score });
       return;
     }
-    const displaced = this.heapDocuments[0]!;
+    const displaced = this.heapDocuments[0];
     this.replaceMinimum(document, score);
     if (this.heapScores[0] === minimum) {
       if (this.tied.length < MAX_TIED) this.tied.push({ document: displaced, score: minimum });
@@ -1288,7 +1295,7 @@ class TopScores {
   }
 
   hits(): Array<{ document: number; score: number }> {
-    const hits = Array.from({ length: this.size }, (_, index) => ({ document: this.heapDocuments[index]!, score: this.heapScores[index]! }));
+    const hits = Array.from({ length: this.size }, (_, index) => ({ document: this.heapDocuments[index], score: this.heapScores[index] }));
     const cut = this.threshold;
     for (const tie of this.tied) if (tie.score === cut) hits.push(tie);
     return hits.filter((hit) => hit.document !== ANOTHER_SHARE).sort((a, b) => b.score - a.score || a.document - b.document);
@@ -1298,9 +1305,9 @@ class TopScores {
     let index = this.size++;
     while (index > 0) {
       const parent = (index - 1) >>> 1;
-      if (this.heapScores[parent]! <= score) break;
-      this.heapScores[index] = this.heapScores[parent]!;
-      this.heapDocuments[index] = this.heapDocuments[parent]!;
+      if (this.heapScores[parent] <= score) break;
+      this.heapScores[index] = this.heapScores[parent];
+      this.heapDocuments[index] = this.heapDocuments[parent];
       index = parent;
     }
     this.heapScores[index] = score;
@@ -1313,10 +1320,10 @@ class TopScores {
       const left = 2 * index + 1;
       if (left >= this.size) break;
       const right = left + 1;
-      const child = right < this.size && this.heapScores[right]! < this.heapScores[left]! ? right : left;
-      if (this.heapScores[child]! >= score) break;
-      this.heapScores[index] = this.heapScores[child]!;
-      this.heapDocuments[index] = this.heapDocuments[child]!;
+      const child = right < this.size && this.heapScores[right] < this.heapScores[left] ? right : left;
+      if (this.heapScores[child] >= score) break;
+      this.heapScores[index] = this.heapScores[child];
+      this.heapDocuments[index] = this.heapDocuments[child];
       index = child;
     }
     this.heapScores[index] = score;
@@ -1337,14 +1344,14 @@ class BestBlocks {
     if (bound <= this.floor) return;
     const { chosen, bounds, count } = this;
     let position = chosen.length < count ? chosen.length : count - 1;
-    while (position > 0 && bounds[position - 1]! < bound) {
-      chosen[position] = chosen[position - 1]!;
-      bounds[position] = bounds[position - 1]!;
+    while (position > 0 && bounds[position - 1] < bound) {
+      chosen[position] = chosen[position - 1];
+      bounds[position] = bounds[position - 1];
       position--;
     }
     chosen[position] = block;
     bounds[position] = bound;
-    if (chosen.length === count) this.floor = bounds[count - 1]!;
+    if (chosen.length === count) this.floor = bounds[count - 1];
   }
 }
 
@@ -1375,30 +1382,30 @@ class SparseScores {
     let other = 0;
     let merged = 0;
     while (own < length && other < count) {
-      const ownDocument = ownDocuments[own]!;
-      const otherDocument = documents[other]!;
+      const ownDocument = ownDocuments[own];
+      const otherDocument = documents[other];
       if (ownDocument < otherDocument) {
         mergedDocuments[merged] = ownDocument;
-        mergedScores[merged++] = ownScores[own++]!;
+        mergedScores[merged++] = ownScores[own++];
       } else if (ownDocument === otherDocument) {
         mergedDocuments[merged] = ownDocument;
-        mergedScores[merged++] = ownScores[own++]! + added[other++]!;
+        mergedScores[merged++] = ownScores[own++] + added[other++];
       } else {
         if (added[other] !== 0) {
           mergedDocuments[merged] = otherDocument;
-          mergedScores[merged++] = added[other]!;
+          mergedScores[merged++] = added[other];
         }
         other++;
       }
     }
     for (; own < length; own++) {
-      mergedDocuments[merged] = ownDocuments[own]!;
-      mergedScores[merged++] = ownScores[own]!;
+      mergedDocuments[merged] = ownDocuments[own];
+      mergedScores[merged++] = ownScores[own];
     }
     for (; other < count; other++) {
       if (added[other] === 0) continue;
-      mergedDocuments[merged] = documents[other]!;
-      mergedScores[merged++] = added[other]!;
+      mergedDocuments[merged] = documents[other];
+      mergedScores[merged++] = added[other];
     }
     this.documents = mergedDocuments;
     this.scores = mergedScores;

@@ -25,7 +25,10 @@ export class TokenTable {
   private poolLength = 0;
   private size = 0;
 
-  constructor(private readonly limit: number, private capacity = 1 << 16) {
+  constructor(
+    private readonly limit: number,
+    private capacity = 1 << 16,
+  ) {
     this.slots = new Int32Array(capacity * SLOT_INTS);
     this.slotBytes = new Uint8Array(this.slots.buffer);
   }
@@ -39,10 +42,10 @@ export class TokenTable {
     const characters = inline ? this.slotBytes : this.pool;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
       const base = slot * SLOT_INTS;
-      const slotLength = slots[base + 2]!;
+      const slotLength = slots[base + 2];
       if (slotLength === 0) return -1;
       if (slots[base] !== hash || slotLength !== length) continue;
-      let offset = inline ? slot * SLOT_BYTES + INLINE_OFFSET_BYTES : slots[base + 3]!;
+      let offset = inline ? slot * SLOT_BYTES + INLINE_OFFSET_BYTES : slots[base + 3];
       let index = start;
       while (index < end) {
         const code = source.charCodeAt(index);
@@ -50,7 +53,7 @@ export class TokenTable {
         index++;
         offset++;
       }
-      if (index === end) return slots[base + 1]!;
+      if (index === end) return slots[base + 1];
     }
   }
 
@@ -62,7 +65,8 @@ export class TokenTable {
     }
     let offset = 0;
     if (token.length > INLINE_CHARACTERS) {
-      if (this.poolLength + token.length > this.pool.length) this.pool = resized(this.pool, Math.max(this.pool.length * 2, this.poolLength + token.length));
+      if (this.poolLength + token.length > this.pool.length)
+        this.pool = resized(this.pool, Math.max(this.pool.length * 2, this.poolLength + token.length));
       offset = this.poolLength;
       for (let index = 0; index < token.length; index++) this.pool[offset + index] = token.charCodeAt(index);
       this.poolLength += token.length;
@@ -100,7 +104,7 @@ export class TokenTable {
     this.slotBytes = new Uint8Array(this.slots.buffer);
     for (let base = 0; base < old.length; base += SLOT_INTS) {
       if (old[base + 2] === 0) continue;
-      const slot = this.freeSlot(old[base]!);
+      const slot = this.freeSlot(old[base]);
       this.slots.set(old.subarray(base, base + SLOT_INTS), slot * SLOT_INTS);
     }
   }

@@ -17,18 +17,18 @@ export function resized<T extends NumberArray>(array: T, size: number): T {
  */
 export function positionOf(sorted: Float64Array, count: number, value: number): number {
   if (count === 0) return -1;
-  const first = sorted[0]!;
-  const last = sorted[count - 1]!;
+  const first = sorted[0];
+  const last = sorted[count - 1];
   if (!(value >= first && value <= last)) return -1;
   const guess = last === first ? 0 : Math.min(count - 1, Math.floor(((value - first) / (last - first)) * (count - 1)));
-  const found = sorted[guess]!;
+  const found = sorted[guess];
   if (found === value) return guess;
   let low: number;
   let high: number;
   if (found < value) {
     low = guess + 1;
     let step = 1;
-    while (guess + step < count - 1 && sorted[guess + step]! < value) {
+    while (guess + step < count - 1 && sorted[guess + step] < value) {
       low = guess + step + 1;
       step *= 2;
     }
@@ -36,7 +36,7 @@ export function positionOf(sorted: Float64Array, count: number, value: number): 
   } else {
     high = guess - 1;
     let step = 1;
-    while (guess - step > 0 && sorted[guess - step]! > value) {
+    while (guess - step > 0 && sorted[guess - step] > value) {
       high = guess - step - 1;
       step *= 2;
     }
@@ -44,7 +44,7 @@ export function positionOf(sorted: Float64Array, count: number, value: number): 
   }
   while (low <= high) {
     const middle = (low + high) >>> 1;
-    const at = sorted[middle]!;
+    const at = sorted[middle];
     if (at === value) return middle;
     if (at < value) low = middle + 1;
     else high = middle - 1;
@@ -63,21 +63,21 @@ const radixCounts = new Int32Array(1 << RADIX_BITS);
  */
 export function radixSort(values: Uint32Array, count: number, scratch: Uint32Array): void {
   let largest = 0;
-  for (let index = 0; index < count; index++) if (values[index]! > largest) largest = values[index]!;
+  for (let index = 0; index < count; index++) if (values[index] > largest) largest = values[index];
   let from = values;
   let to = scratch;
   for (let shift = 0; shift === 0 || (shift < 32 && largest >>> shift !== 0); shift += RADIX_BITS) {
     radixCounts.fill(0);
-    for (let index = 0; index < count; index++) radixCounts[(from[index]! >>> shift) & 0xff]!++;
+    for (let index = 0; index < count; index++) radixCounts[(from[index] >>> shift) & 0xff]++;
     let before = 0;
     for (let digit = 0; digit < radixCounts.length; digit++) {
-      const digitCount = radixCounts[digit]!;
+      const digitCount = radixCounts[digit];
       radixCounts[digit] = before;
       before += digitCount;
     }
     for (let index = 0; index < count; index++) {
-      const value = from[index]!;
-      to[radixCounts[(value >>> shift) & 0xff]!++] = value;
+      const value = from[index];
+      to[radixCounts[(value >>> shift) & 0xff]++] = value;
     }
     const filled = to;
     to = from;

@@ -17,7 +17,7 @@ describe('GET /document', () => {
       const key = await context.createKey(3);
       const response = await fetchDocument(key, 'gdpr-17');
       assert.equal(response.statusCode, 200);
-      const { docId, title, text, metadata } = SAMPLE_DOCUMENTS[0]!;
+      const { docId, title, text, metadata } = SAMPLE_DOCUMENTS[0];
       assert.deepEqual(json(response), { status: 200, statusCode: 200, body: { doc_id: docId, title, text, ...metadata } });
       assert.equal(response.headers['x-credits-remaining'], '2');
       assert.equal(await context.balanceOf(key), 2);

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { IdempotencyService } from '../../../src/idempotency/idempotency-service.js';
 import { hashApiKey } from '../../../src/billing/key-admin.js';
+import { IdempotencyService } from '../../../src/idempotency/idempotency-service.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import { FaceDownstream } from '../../face-downstream.js';
-import { assertEnvelope, createTestApp, json, pngLikeImage, tempDir, type TestContext } from '../../helper.js';
+import { assertEnvelope, createTestApp, json, pngLikeImage, type TestContext, tempDir } from '../../helper.js';
 
 const IMAGE = pngLikeImage('image bytes for the idempotency tests').toString('base64');
 
@@ -24,7 +24,11 @@ describe('Idempotency-Key on billable routes', () => {
     context.app.inject({
       method: 'POST',
       url: '/query',
-      headers: { 'x-api-key': key, 'content-type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
+      headers: {
+        'x-api-key': key,
+        'content-type': 'application/json',
+        ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+      },
       payload: typeof body === 'string' ? body : JSON.stringify(body),
     });
   const document = (key: string, idempotencyKey: string, docId: string) =>
@@ -83,7 +87,7 @@ describe('Idempotency-Key on billable routes', () => {
       assert.equal(await context.balanceOf(key), 4);
     });
 
-    it('keeps each caller\'s keys apart: the same Idempotency-Key of another API key runs and charges', async () => {
+    it("keeps each caller's keys apart: the same Idempotency-Key of another API key runs and charges", async () => {
       const a = await context.createKey(5);
       const b = await context.createKey(5);
       await query(a, 'shared-name');
@@ -184,12 +188,18 @@ describe('Idempotency-Key across a crash and expiry', () => {
       assert.equal(await context.balanceOf(key), 4);
 
       const whileHeld = await context.app.inject({
-        method: 'POST', url: '/query', headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'crashed' }, payload: JSON.stringify(body),
+        method: 'POST',
+        url: '/query',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'crashed' },
+        payload: JSON.stringify(body),
       });
       assertEnvelope(whileHeld, 409);
       await new Promise((resolve) => setTimeout(resolve, 450));
       const retry = await context.app.inject({
-        method: 'POST', url: '/query', headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'crashed' }, payload: JSON.stringify(body),
+        method: 'POST',
+        url: '/query',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'crashed' },
+        payload: JSON.stringify(body),
       });
       assert.equal(retry.statusCode, 200);
       assert.equal(retry.headers['x-credits-remaining'], '4');
@@ -206,7 +216,10 @@ describe('Idempotency-Key across a crash and expiry', () => {
       const key = await context.createKey(5);
       const send = (query: string) =>
         context.app.inject({
-          method: 'POST', url: '/query', headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'short' }, payload: JSON.stringify({ query }),
+          method: 'POST',
+          url: '/query',
+          headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'short' },
+          payload: JSON.stringify({ query }),
         });
       await send('first');
       await new Promise((resolve) => setTimeout(resolve, 80));
@@ -227,7 +240,10 @@ describe('Idempotency-Key across a crash and expiry', () => {
         const context = await createTestApp({ store, documents: [] });
         try {
           return await context.app.inject({
-            method: 'POST', url: '/query', headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'durable' }, payload: '{"query":"x"}',
+            method: 'POST',
+            url: '/query',
+            headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'durable' },
+            payload: '{"query":"x"}',
           });
         } finally {
           await context.close();

@@ -87,7 +87,21 @@ describe('POST /query', () => {
     });
 
     it('treats query text as plain text: operators and syntax characters never cause an error', async () => {
-      for (const text of ['"unbalanced', '( breach', 'breach)', 'a*', 'title:breach', '^x', '-breach', 'breach AND', 'OR NOT', 'NEAR(a b)', '{}', '\\', "'; DROP TABLE documents; --"]) {
+      for (const text of [
+        '"unbalanced',
+        '( breach',
+        'breach)',
+        'a*',
+        'title:breach',
+        '^x',
+        '-breach',
+        'breach AND',
+        'OR NOT',
+        'NEAR(a b)',
+        '{}',
+        '\\',
+        "'; DROP TABLE documents; --",
+      ]) {
         const response = await query({ query: text });
         assert.equal(response.statusCode, 200, `${text}: ${response.body}`);
       }
@@ -146,7 +160,15 @@ describe('POST /query', () => {
     });
 
     it('answers 400 to malformed match clauses', async () => {
-      for (const clause of [{}, { match: '' }, { match: {} }, { match: { text: 'a', title: 'b' } }, { match: { text: 5 } }, { term: { a: 'b' } }, { match: 'a', extra: 1 }]) {
+      for (const clause of [
+        {},
+        { match: '' },
+        { match: {} },
+        { match: { text: 'a', title: 'b' } },
+        { match: { text: 5 } },
+        { term: { a: 'b' } },
+        { match: 'a', extra: 1 },
+      ]) {
         await rejected({ query: clause }, /query/);
       }
     });
@@ -173,10 +195,14 @@ describe('POST /query', () => {
       for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
         await rejected('{"query":"breach"}', /Content-Type/, { 'content-type': contentType });
       }
-      const noType = await context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': own }, payload: Buffer.from('{"query":"x"}') });
+      const noType = await context.app.inject({
+        method: 'POST',
+        url: '/query',
+        headers: { 'x-api-key': own },
+        payload: Buffer.from('{"query":"x"}'),
+      });
       assertEnvelope(noType, 400);
     });
-
   });
 
   describe('security', () => {

@@ -13,7 +13,12 @@ describe('per-key rate limits', () => {
   after(async () => context.close());
 
   const query = (key: string) =>
-    context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: '{"query":"data"}' });
+    context.app.inject({
+      method: 'POST',
+      url: '/query',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: '{"query":"data"}',
+    });
   const credits = (key: string) => context.app.inject({ method: 'GET', url: '/credits', headers: { 'x-api-key': key } });
 
   describe('happy', () => {
@@ -29,7 +34,7 @@ describe('per-key rate limits', () => {
       assert.deepEqual(remaining, ['"per-key";r=2;t=1', '"per-key";r=1;t=1', '"per-key";r=0;t=1']);
     });
 
-    it('refills at the key\'s rate', async () => {
+    it("refills at the key's rate", async () => {
       const key = await context.createKey(100);
       for (let i = 0; i < 3; i++) await query(key);
       assertEnvelope(await query(key), 429);
@@ -70,7 +75,7 @@ describe('per-key rate limits', () => {
   });
 
   describe('security', () => {
-    it('keeps keys apart: one key\'s flood does not limit another', async () => {
+    it("keeps keys apart: one key's flood does not limit another", async () => {
       const flood = await context.createKey(100);
       const quiet = await context.createKey(100);
       for (let i = 0; i < 10; i++) await query(flood);

@@ -17,7 +17,18 @@ describe('text analysis', () => {
   });
 
   it('gives a compound joined by hyphens or slashes its parts and then their concatenation', () => {
-    assert.deepEqual(tokens('HIV/AIDS beta\u2010catenin anti-TNF-alpha'), ['hiv', 'aids', 'hivaids', 'beta', 'catenin', 'betacatenin', 'anti', 'tnf', 'alpha', 'antitnfalpha']);
+    assert.deepEqual(tokens('HIV/AIDS beta\u2010catenin anti-TNF-alpha'), [
+      'hiv',
+      'aids',
+      'hivaids',
+      'beta',
+      'catenin',
+      'betacatenin',
+      'anti',
+      'tnf',
+      'alpha',
+      'antitnfalpha',
+    ]);
     assert.deepEqual(tokens('TNF-α Müller-Lyer'), ['tnf', 'α', 'tnfα', 'muller', 'lyer', 'mullerlyer']);
     assert.deepEqual(tokens('a - b c--d e/ f -g h-'), ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], 'one joiner between two tokens, nothing else');
     assert.deepEqual(queryTokens('the in-vivo in vivo', 64), ['vivo', 'invivo'], 'a stopword part still joins');
@@ -40,7 +51,10 @@ describe('text analysis', () => {
     scanTokens('word42', (source, start, end, _plain, hash) => assert.equal(table.find(source, start, end, hash), 42));
     const joined: number[] = [];
     scanTokens('IL-6', (source, start, end, _plain, hash, isJoined) => isJoined && table.insert(source.slice(start, end).toLowerCase(), hash, 99));
-    scanTokens('il-6 IL-6 il/6', (source, start, end, plain, hash, isJoined) => isJoined && joined.push(plain ? table.find(source, start, end, hash) : -2));
+    scanTokens(
+      'il-6 IL-6 il/6',
+      (source, start, end, plain, hash, isJoined) => isJoined && joined.push(plain ? table.find(source, start, end, hash) : -2),
+    );
     assert.deepEqual(joined, [99, 99, -1], 'a joined token is found by its scanned characters, joiner included');
   });
 
@@ -52,14 +66,25 @@ describe('text analysis', () => {
       scanTokens(text, (source, start, end, _plain, hash) => (id = table.find(source, start, end, hash)));
       return id;
     };
-    words.forEach((word, id) => scanTokens(word, (source, start, end, _plain, hash) => table.insert(source.slice(start, end), hash, id)));
-    for (let id = 0; id < 30; id++) scanTokens(`filler${id}`, (source, start, end, _plain, hash) => table.insert(source.slice(start, end), hash, 100 + id));
-    assert.deepEqual(words.map((word) => word.length), [1, 16, 17, 34]);
-    assert.deepEqual(words.map((word) => idOf(word.toUpperCase())), [0, 1, 2, 3], 'every length found after the table grew');
+    words.forEach((word, id) => {
+      scanTokens(word, (source, start, end, _plain, hash) => table.insert(source.slice(start, end), hash, id));
+    });
+    for (let id = 0; id < 30; id++)
+      scanTokens(`filler${id}`, (source, start, end, _plain, hash) => table.insert(source.slice(start, end), hash, 100 + id));
+    assert.deepEqual(
+      words.map((word) => word.length),
+      [1, 16, 17, 34],
+    );
+    assert.deepEqual(
+      words.map((word) => idOf(word.toUpperCase())),
+      [0, 1, 2, 3],
+      'every length found after the table grew',
+    );
     assert.equal(idOf('supercalifragilisticexpialidociouz'), -1, 'a long token differing in its last character');
     assert.equal(idOf('sixteenxletters1'), -1, 'a short token differing in its last character');
     assert.equal(idOf('filler29'), 129);
-    for (let id = 30; id < 70; id++) scanTokens(`filler${id}`, (source, start, end, _plain, hash) => table.insert(source.slice(start, end), hash, 100 + id));
+    for (let id = 30; id < 70; id++)
+      scanTokens(`filler${id}`, (source, start, end, _plain, hash) => table.insert(source.slice(start, end), hash, 100 + id));
     assert.equal(idOf('a'), -1, 'full past its limit, the table starts over');
     assert.equal(idOf('filler69'), 169);
   });

@@ -2,13 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BatchDecoder } from '../../../src/search/engine/batch-decoder.js';
 import { frequencyByte } from '../../../src/search/engine/postings.js';
-import type { IndexedDocument } from '../../../src/search/engine/text-index.js';
 import { writeVarint } from '../../../src/search/engine/term-vector.js';
+import type { IndexedDocument } from '../../../src/search/engine/text-index.js';
 
 /** Stored vectors of deterministic documents: per document, term ids ascending with title and text counts. */
 function storedDocuments(count: number): Array<IndexedDocument & { counts: Map<number, [number, number]> }> {
   let state = 7;
-  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const next = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
   return Array.from({ length: count }, (_, index) => {
     const counts = new Map<number, [number, number]>();
     for (let word = 0; word < 3 + Math.floor(next() * 30); word++) {
@@ -26,7 +29,7 @@ function storedDocuments(count: number): Array<IndexedDocument & { counts: Map<n
       offset = writeVarint(bytes, offset, counts.get(termId)![1]);
       previous = termId;
     }
-    return { rowid: 10 + 3 * index, titleLength: 1 + index % 5, textLength: 20 + index % 50, terms: bytes.slice(0, offset), counts };
+    return { rowid: 10 + 3 * index, titleLength: 1 + (index % 5), textLength: 20 + (index % 50), terms: bytes.slice(0, offset), counts };
   });
 }
 
@@ -39,22 +42,38 @@ describe('BatchDecoder', () => {
     // A decoder reused for a next batch starts from clean counts.
     assert.deepEqual(twoSteps.decode(documents.slice(50), 0), new BatchDecoder().decode(documents.slice(50), 0));
 
-    assert.deepEqual([...oneStep.rowids], documents.map((document) => document.rowid));
-    assert.deepEqual([...oneStep.lengths], documents.flatMap((document) => [document.titleLength, document.textLength]));
-    assert.equal(oneStep.titleTotal, documents.reduce((sum, document) => sum + document.titleLength, 0));
-    assert.equal(oneStep.textTotal, documents.reduce((sum, document) => sum + document.textLength, 0));
+    assert.deepEqual(
+      [...oneStep.rowids],
+      documents.map((document) => document.rowid),
+    );
+    assert.deepEqual(
+      [...oneStep.lengths],
+      documents.flatMap((document) => [document.titleLength, document.textLength]),
+    );
+    assert.equal(
+      oneStep.titleTotal,
+      documents.reduce((sum, document) => sum + document.titleLength, 0),
+    );
+    assert.equal(
+      oneStep.textTotal,
+      documents.reduce((sum, document) => sum + document.textLength, 0),
+    );
     const grouped = new Map<number, Array<[number, number]>>();
     let start = 0;
     oneStep.terms.forEach((termId, index) => {
-      if (index > 0) assert.ok(termId > oneStep.terms[index - 1]!, 'terms ascending');
-      const end = oneStep.ends[index]!;
-      grouped.set(termId, Array.from({ length: end - start }, (_, offset) => [oneStep.documents[start + offset]!, oneStep.frequencies[start + offset]!]));
+      if (index > 0) assert.ok(termId > oneStep.terms[index - 1], 'terms ascending');
+      const end = oneStep.ends[index];
+      grouped.set(
+        termId,
+        Array.from({ length: end - start }, (_, offset) => [oneStep.documents[start + offset], oneStep.frequencies[start + offset]]),
+      );
       start = end;
     });
     assert.equal(start, oneStep.documents.length);
     const expected = new Map<number, Array<[number, number]>>();
     documents.forEach((document, position) => {
-      for (const [termId, [title, text]] of document.counts) expected.set(termId, [...(expected.get(termId) ?? []), [1000 + position, frequencyByte(title, text)]]);
+      for (const [termId, [title, text]] of document.counts)
+        expected.set(termId, [...(expected.get(termId) ?? []), [1000 + position, frequencyByte(title, text)]]);
     });
     assert.deepEqual(grouped, new Map([...expected].sort(([a], [b]) => a - b)));
   });

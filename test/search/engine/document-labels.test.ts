@@ -47,7 +47,9 @@ describe('DocumentLabels', () => {
     ];
     const labels = new DocumentLabels();
     labels.add(0, packLabels(texts));
-    texts.forEach((text, position) => assert.deepEqual(labels.at(position), { docId: text.doc_id, title: text.title }));
+    texts.forEach((text, position) => {
+      assert.deepEqual(labels.at(position), { docId: text.doc_id, title: text.title });
+    });
   });
 
   it('has no label beyond the documents added, nor from a document that came without one', () => {

@@ -12,7 +12,7 @@ describe('SharedBestScores', () => {
     first!.publish(7, [9]);
     const best = first!.othersBest(7);
     assert.deepEqual(best.slice(1), [2.5, 1.25]);
-    assert.ok(best[0]! <= 3.3 && best[0]! > 3.3 - 1e-6, `rounded down: ${best[0]}`);
+    assert.ok(best[0] <= 3.3 && best[0] > 3.3 - 1e-6, `rounded down: ${best[0]}`);
     assert.deepEqual(second!.othersBest(7), [9, 2.5]);
     assert.deepEqual(first!.othersBest(8), [], 'another search');
   });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BM25F, RARE_FRACTION, TextIndex, type IndexedDocument, type SearchField } from '../../../src/search/engine/text-index.js';
 import { DENSE_FRACTION, frequencyByte, PostingList, USUAL_FREQUENCY } from '../../../src/search/engine/postings.js';
 import { writeVarint } from '../../../src/search/engine/term-vector.js';
+import { BM25F, type IndexedDocument, RARE_FRACTION, type SearchField, TextIndex } from '../../../src/search/engine/text-index.js';
 import { random } from '../../random.js';
 
 interface PlainDocument {
@@ -119,7 +119,7 @@ function indexWithDeletionsAndFilter(documents: PlainDocument[], next: () => num
   documents.forEach((document, number) => {
     if (allows(number)) {
       allowed.add(document.rowid);
-      filter[number >>> 5]! |= 1 << (number & 31);
+      filter[number >>> 5] |= 1 << (number & 31);
     }
   });
   return { index, deleted, filter, allowed };
@@ -146,7 +146,9 @@ describe('TextIndex', () => {
         expected.slice(0, topK).map((hit) => hit.rowid),
         `round ${round}: ranking`,
       );
-      got.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-4 * expected[position]!.score));
+      got.forEach((hit, position) => {
+        assert.ok(Math.abs(hit.score - expected[position].score) < 1e-4 * expected[position].score);
+      });
     }
   });
 
@@ -155,16 +157,27 @@ describe('TextIndex', () => {
     const next = random(29);
     const check = (index: TextIndex, label: string): void => {
       const terms = query(next, VOCABULARY);
-      const field = FIELDS[Math.floor(next() * FIELDS.length)]!;
+      const field = FIELDS[Math.floor(next() * FIELDS.length)];
       const topK = 1 + Math.floor(next() * 20);
       const expected = exhaustive(documents, new Set(), terms, () => true, field);
       const result = index.search({ terms, field, filter: null, topK });
       assert.equal(result.total, expected.length, `${label}: total`);
       const got = result.hits.slice(0, topK);
-      assert.deepEqual(got.map((hit) => hit.rowid), expected.slice(0, topK).map((hit) => hit.rowid), `${label}: ranking`);
-      got.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-4 * expected[position]!.score));
+      assert.deepEqual(
+        got.map((hit) => hit.rowid),
+        expected.slice(0, topK).map((hit) => hit.rowid),
+        `${label}: ranking`,
+      );
+      got.forEach((hit, position) => {
+        assert.ok(Math.abs(hit.score - expected[position].score) < 1e-4 * expected[position].score);
+      });
     };
-    for (const { scale, step } of [{ scale: 1, step: undefined }, { scale: 0.9, step: undefined }, { scale: 1.1, step: undefined }, { scale: 1, step: 64 }]) {
+    for (const { scale, step } of [
+      { scale: 1, step: undefined },
+      { scale: 0.9, step: undefined },
+      { scale: 1.1, step: undefined },
+      { scale: 1, step: 64 },
+    ]) {
       const index = new TextIndex();
       index.add(documents.map(encode));
       const { liveDocuments, titleTotal, textTotal } = index.statisticsFor([]);
@@ -183,26 +196,38 @@ describe('TextIndex', () => {
     const whole = new TextIndex();
     whole.add(documents.map(encode));
     const shares = [new TextIndex(), new TextIndex(), new TextIndex()];
-    shares.forEach((share, number) => share.add(documents.filter((_, position) => position % 3 === number).map(encode)));
+    shares.forEach((share, number) => {
+      share.add(documents.filter((_, position) => position % 3 === number).map(encode));
+    });
     const next = random(19);
     const deleted = new Set<number>();
     documents.forEach((document, position) => {
       if (next() >= 0.1) return;
       deleted.add(document.rowid);
       whole.remove(document.rowid, encode(document).terms);
-      shares[position % 3]!.remove(document.rowid, encode(document).terms);
+      shares[position % 3].remove(document.rowid, encode(document).terms);
     });
     for (let round = 0; round < 60; round++) {
       const terms = query(next, VOCABULARY);
-      const field = FIELDS[round % FIELDS.length]!;
+      const field = FIELDS[round % FIELDS.length];
       const topK = 1 + Math.floor(next() * 20);
       const statistics = whole.statisticsFor(terms);
       const results = shares.map((share) => share.search({ terms, field, filter: null, topK }, statistics));
       const merged = results.flatMap((result) => result.hits).sort((a, b) => b.score - a.score || a.rowid - b.rowid);
       const expected = exhaustive(documents, deleted, terms, () => true, field);
-      assert.equal(results.reduce((sum, result) => sum + result.total, 0), expected.length, `round ${round}: total`);
-      assert.deepEqual(merged.slice(0, topK).map((hit) => hit.rowid), expected.slice(0, topK).map((hit) => hit.rowid), `round ${round}: ranking`);
-      merged.slice(0, topK).forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-4 * expected[position]!.score));
+      assert.equal(
+        results.reduce((sum, result) => sum + result.total, 0),
+        expected.length,
+        `round ${round}: total`,
+      );
+      assert.deepEqual(
+        merged.slice(0, topK).map((hit) => hit.rowid),
+        expected.slice(0, topK).map((hit) => hit.rowid),
+        `round ${round}: ranking`,
+      );
+      merged.slice(0, topK).forEach((hit, position) => {
+        assert.ok(Math.abs(hit.score - expected[position].score) < 1e-4 * expected[position].score);
+      });
     }
   });
 
@@ -213,8 +238,14 @@ describe('TextIndex', () => {
     // DENSE_MINIMUM_DOCUMENTS, so that it has dense lists.
     const copied = corpus(4500, 41);
     const distinct = corpus(2000, 43);
-    const first = [...copied.map((document, index) => ({ ...document, rowid: 4 * index + 2 })), ...distinct.slice(0, 1000).map((document, index) => ({ ...document, rowid: 40_000 + 2 * index }))];
-    const second = [...copied.map((document, index) => ({ ...document, rowid: 4 * index + 1 })), ...distinct.slice(1000).map((document, index) => ({ ...document, rowid: 40_001 + 2 * index }))];
+    const first = [
+      ...copied.map((document, index) => ({ ...document, rowid: 4 * index + 2 })),
+      ...distinct.slice(0, 1000).map((document, index) => ({ ...document, rowid: 40_000 + 2 * index })),
+    ];
+    const second = [
+      ...copied.map((document, index) => ({ ...document, rowid: 4 * index + 1 })),
+      ...distinct.slice(1000).map((document, index) => ({ ...document, rowid: 40_001 + 2 * index })),
+    ];
     const all = [...first, ...second].sort((a, b) => a.rowid - b.rowid);
     const whole = new TextIndex();
     whole.add(all.map(encode));
@@ -236,7 +267,7 @@ describe('TextIndex', () => {
     for (let round = 0; round < 80; round++) {
       // Every fourth query of the commonest words only, which the block-max way searches.
       const terms = round % 4 === 3 ? [...new Set([1, 2, 3].map(() => 1 + Math.floor(next() * 40)))] : query(next, VOCABULARY);
-      const field = FIELDS[round % FIELDS.length]!;
+      const field = FIELDS[round % FIELDS.length];
       const topK = 1 + Math.floor(next() * 20);
       const statistics = whole.statisticsFor(terms);
       const aheadResult = ahead!.search({ terms, field, filter: null, topK }, statistics);
@@ -244,10 +275,15 @@ describe('TextIndex', () => {
       const expected = merge([...aheadResult.hits, ...alone.hits], topK);
       const exhaustiveRanking = exhaustive(all, new Set(), terms, () => true, field);
       assert.equal(aheadResult.total + alone.total, exhaustiveRanking.length, `round ${round}: total`);
-      assert.deepEqual(expected.slice(0, topK).map((hit) => Number(hit.split(':')[0])), exhaustiveRanking.slice(0, topK).map((hit) => hit.rowid), `round ${round}: ranking`);
+      assert.deepEqual(
+        expected.slice(0, topK).map((hit) => Number(hit.split(':')[0])),
+        exhaustiveRanking.slice(0, topK).map((hit) => hit.rowid),
+        `round ${round}: ranking`,
+      );
       const cut = Number(expected[Math.min(topK, expected.length) - 1]?.split(':')[1] ?? 0);
       if (alone.hits.some((hit) => hit.score === cut) && aheadResult.hits.some((hit) => hit.score === cut)) tiedAtCut++;
-      if (terms.length > 1 && behind!.statisticsFor(terms).documentFrequencies.every((frequency) => frequency >= DENSE_FRACTION * second.length)) denseOnly++;
+      if (terms.length > 1 && behind!.statisticsFor(terms).documentFrequencies.every((frequency) => frequency >= DENSE_FRACTION * second.length))
+        denseOnly++;
       const aheadBest = aheadResult.hits.map((hit) => hit.score);
       for (const midway of [false, true]) {
         let asked = 0;
@@ -280,7 +316,7 @@ describe('TextIndex', () => {
     assert.ok(pauses > 100, `${pauses} pauses`);
     const next = random(29);
     for (let round = 0; round < 30; round++) {
-      const request = { terms: query(next, VOCABULARY), field: FIELDS[round % FIELDS.length]!, filter: null, topK: 10 };
+      const request = { terms: query(next, VOCABULARY), field: FIELDS[round % FIELDS.length], filter: null, topK: 10 };
       assert.deepEqual(sliced.search(request), whole.search(request), `round ${round}`);
     }
   });
@@ -297,7 +333,7 @@ describe('TextIndex', () => {
     assert.ok(pauses > 5, `${pauses} pauses by bytes alone`);
     const next = random(31);
     for (let round = 0; round < 30; round++) {
-      const request = { terms: query(next, VOCABULARY), field: FIELDS[round % FIELDS.length]!, filter: null, topK: 10 };
+      const request = { terms: query(next, VOCABULARY), field: FIELDS[round % FIELDS.length], filter: null, topK: 10 };
       assert.deepEqual(sliced.search(request), whole.search(request), `round ${round}`);
     }
   });
@@ -308,7 +344,11 @@ describe('TextIndex', () => {
     documents.forEach((document, number) => {
       if (number % 37 !== 5) return;
       document.title = new Map([[41, 1]]);
-      document.text = new Map([[1, 2], [2, 1], [42, 1]]);
+      document.text = new Map([
+        [1, 2],
+        [2, 1],
+        [42, 1],
+      ]);
       document.titleLength = 1;
       document.textLength = 4;
       twins.add(document.rowid);
@@ -316,7 +356,10 @@ describe('TextIndex', () => {
     const index = new TextIndex();
     index.add(documents.map(encode));
     const expected = exhaustive(documents, new Set(), [1, 2, 41, 42], () => true);
-    assert.ok(expected.slice(0, twins.size).every((hit) => twins.has(hit.rowid)), 'the twins rank first');
+    assert.ok(
+      expected.slice(0, twins.size).every((hit) => twins.has(hit.rowid)),
+      'the twins rank first',
+    );
     const result = index.search({ terms: [1, 2, 41, 42], field: 'all', filter: null, topK: 3 });
     assert.equal(result.total, expected.length);
     assert.deepEqual(new Set(result.hits.map((hit) => hit.rowid)), twins);
@@ -332,13 +375,24 @@ describe('TextIndex', () => {
       if (next() < 0.3) text.set(2, 1 + Math.floor(next() * 3));
       if (number % 107 === 3) text.set(30, 1);
       const twin = number % 521 === 7;
-      if (twin) return { rowid: number + 1, title: new Map([[30, 1]]), text: new Map([[1, 3], [2, 3], [30, 2]]), titleLength: 2, textLength: 30 };
+      if (twin)
+        return {
+          rowid: number + 1,
+          title: new Map([[30, 1]]),
+          text: new Map([
+            [1, 3],
+            [2, 3],
+            [30, 2],
+          ]),
+          titleLength: 2,
+          textLength: 30,
+        };
       return { rowid: number + 1, title: new Map(), text, titleLength: 3 + Math.floor(next() * 5), textLength: 40 + Math.floor(next() * 100) };
     });
     const index = new TextIndex();
     index.add(documents.map(encode));
     const expected = exhaustive(documents, new Set(), [1, 2, 30], () => true);
-    const ties = expected.filter((hit) => hit.score === expected[0]!.score);
+    const ties = expected.filter((hit) => hit.score === expected[0].score);
     assert.equal(ties.length, 13, 'the twins tie at the top');
     const result = index.search({ terms: [1, 2, 30], field: 'all', filter: null, topK: 5 });
     assert.equal(result.total, expected.length);
@@ -357,14 +411,21 @@ describe('TextIndex', () => {
       const block = number >>> 5;
       const place = number & 31;
       const text =
-        place === 0 && block < 200 ? new Map([[1, 1]]) : place <= 20 && place > 0 ? new Map([[2, 1 + (block % 3)], [3, 1]]) : new Map([[3, 2]]);
+        place === 0 && block < 200
+          ? new Map([[1, 1]])
+          : place <= 20 && place > 0
+            ? new Map([
+                [2, 1 + (block % 3)],
+                [3, 1],
+              ])
+            : new Map([[3, 2]]);
       const textLength = place === 0 ? 50 : place <= 20 ? 20 + ((block * 7 + place) % 90) : 60;
       return { rowid: number + 1, title: new Map(), text, titleLength: 1, textLength };
     });
     const index = new TextIndex();
     index.add(documents.map(encode));
     const expected = exhaustive(documents, new Set(), [1, 2], () => true);
-    const ties = expected.filter((hit) => hit.score === expected[0]!.score);
+    const ties = expected.filter((hit) => hit.score === expected[0].score);
     assert.equal(ties.length, 200, 'the documents of term 1 tie at the top');
     const result = index.search({ terms: [1, 2], field: 'all', filter: null, topK: 3 });
     assert.equal(result.total, expected.length);
@@ -391,34 +452,40 @@ describe('TextIndex', () => {
       index.add(batch.map(encode));
       added.push(...batch);
       if (step % 3 === 0) {
-        const victim = added[Math.floor(next() * added.length)]!;
+        const victim = added[Math.floor(next() * added.length)];
         if (!deleted.has(victim.rowid)) {
           deleted.add(victim.rowid);
           index.remove(victim.rowid, encode(victim).terms);
         }
       }
       for (let round = 0; round < 8; round++) {
-        const field = FIELDS[round % FIELDS.length]!;
+        const field = FIELDS[round % FIELDS.length];
         const terms = query(next, 30);
         const topK = 1 + Math.floor(next() * 5);
         const expected = exhaustive(added, deleted, terms, () => true, field);
         const result = index.search({ terms, field, filter: null, topK });
         assert.equal(result.total, expected.length, `step ${step}, ${field}: total`);
         const hits = result.hits.slice(0, topK);
-        assert.deepEqual(hits.map((hit) => hit.rowid), expected.slice(0, topK).map((hit) => hit.rowid), `step ${step}, ${field}`);
-        hits.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-6 * expected[position]!.score));
+        assert.deepEqual(
+          hits.map((hit) => hit.rowid),
+          expected.slice(0, topK).map((hit) => hit.rowid),
+          `step ${step}, ${field}`,
+        );
+        hits.forEach((hit, position) => {
+          assert.ok(Math.abs(hit.score - expected[position].score) < 1e-6 * expected[position].score);
+        });
       }
     }
   });
 
   it('scores a field longer than 16 bits can count by its whole length, and takes it out whole on removal', () => {
     const documents = corpus(200, 7, 50);
-    Object.assign(documents[3]!, { textLength: 70_000 });
-    documents[3]!.text.set(999, 5);
-    Object.assign(documents[5]!, { titleLength: 65_535 });
-    documents[5]!.title.set(998, 1);
-    Object.assign(documents[9]!, { textLength: 65_534 });
-    documents[9]!.text.set(998, 2);
+    Object.assign(documents[3], { textLength: 70_000 });
+    documents[3].text.set(999, 5);
+    Object.assign(documents[5], { titleLength: 65_535 });
+    documents[5].title.set(998, 1);
+    Object.assign(documents[9], { textLength: 65_534 });
+    documents[9].text.set(998, 2);
     const index = new TextIndex();
     index.add(documents.map(encode));
     const deleted = new Set<number>();
@@ -429,15 +496,15 @@ describe('TextIndex', () => {
           const result = index.search({ terms, field, filter: null, topK: 5 });
           assert.equal(result.total, expected.length, `${field} ${terms}: total`);
           result.hits.slice(0, 5).forEach((hit, position) => {
-            assert.equal(hit.rowid, expected[position]!.rowid, `${field} ${terms}: rank ${position}`);
-            assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-6 * expected[position]!.score, `${field} ${terms}: score ${position}`);
+            assert.equal(hit.rowid, expected[position].rowid, `${field} ${terms}: rank ${position}`);
+            assert.ok(Math.abs(hit.score - expected[position].score) < 1e-6 * expected[position].score, `${field} ${terms}: score ${position}`);
           });
         }
       }
     };
     check();
-    deleted.add(documents[3]!.rowid);
-    index.remove(documents[3]!.rowid, encode(documents[3]!).terms);
+    deleted.add(documents[3].rowid);
+    index.remove(documents[3].rowid, encode(documents[3]).terms);
     check();
   });
 
@@ -455,22 +522,28 @@ describe('TextIndex', () => {
       titleLength: 1,
       textLength: 100,
     }));
-    documents[0]!.text = new Map([[2, 3], [3, 40]]);
-    documents[0]!.textLength = 80;
+    documents[0].text = new Map([
+      [2, 3],
+      [3, 40],
+    ]);
+    documents[0].textLength = 80;
     for (const number of [1, 2]) {
-      documents[number]!.text.set(1, 1);
-      documents[number]!.textLength = 78;
+      documents[number].text.set(1, 1);
+      documents[number].textLength = 78;
     }
-    for (let number = 3; number < 103; number++) documents[number]!.text.set(2, 1);
-    for (let number = 303; number < documents.length; number += 4) documents[number]!.text.set(3, 1);
+    for (let number = 3; number < 103; number++) documents[number].text.set(2, 1);
+    for (let number = 303; number < documents.length; number += 4) documents[number].text.set(3, 1);
     const index = new TextIndex();
     index.add(documents.map(encode));
     const expected = exhaustive(documents, new Set(), [1, 2, 3], () => true);
-    assert.equal(expected[0]!.rowid, 1, 'document 0 ranks first when every document is scored');
-    assert.ok(expected[1]!.score > 0.8 * expected[0]!.score, 'the rare term\'s documents come close');
+    assert.equal(expected[0].rowid, 1, 'document 0 ranks first when every document is scored');
+    assert.ok(expected[1].score > 0.8 * expected[0].score, "the rare term's documents come close");
     const result = index.search({ terms: [1, 2, 3], field: 'all', filter: null, topK: 1 });
     assert.equal(result.total, expected.length);
-    assert.deepEqual(result.hits.map((hit) => hit.rowid), [1]);
+    assert.deepEqual(
+      result.hits.map((hit) => hit.rowid),
+      [1],
+    );
   });
 
   it('ranks and counts exactly when the documents of rare terms are scored first and the others looked up', () => {
@@ -497,8 +570,8 @@ describe('TextIndex', () => {
     const indexes = [0, 0.05].map((deletedShare) => indexWithDeletionsAndFilter(documents, next, deletedShare, (number) => number % 5 !== 2));
     const pick = (from: number, count: number) => from + Math.floor(next() * count);
     for (let round = 0; round < 160; round++) {
-      const { index, deleted, filter, allowed } = indexes[Math.floor(round / 4) % 2]!;
-      const field = FIELDS[round % FIELDS.length]!;
+      const { index, deleted, filter, allowed } = indexes[Math.floor(round / 4) % 2];
+      const field = FIELDS[round % FIELDS.length];
       const filtered = round % 8 >= 4;
       const terms = new Set([pick(20, 40)]);
       if (next() < 0.4) terms.add(pick(20, 40));
@@ -510,8 +583,14 @@ describe('TextIndex', () => {
       const label = `round ${round}, ${field}, terms ${[...terms]}, ${deleted.size} deleted, ${filtered ? 'filtered' : 'unfiltered'}`;
       assert.equal(result.total, expected.length, `${label}: total`);
       const got = result.hits.slice(0, topK);
-      assert.deepEqual(got.map((hit) => hit.rowid), expected.slice(0, topK).map((hit) => hit.rowid), `${label}: ranking`);
-      got.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-6 * expected[position]!.score));
+      assert.deepEqual(
+        got.map((hit) => hit.rowid),
+        expected.slice(0, topK).map((hit) => hit.rowid),
+        `${label}: ranking`,
+      );
+      got.forEach((hit, position) => {
+        assert.ok(Math.abs(hit.score - expected[position].score) < 1e-6 * expected[position].score);
+      });
     }
   });
 
@@ -523,7 +602,9 @@ describe('TextIndex', () => {
     const makeDocument = (number: number): PlainDocument => {
       const title = new Map<number, number>();
       const text = new Map<number, number>();
-      for (const [termId, share] of [[1, 0.5], [2, 0.4], [3, 0.3], ...Array.from({ length: 20 }, (_, i) => [20 + i, 0.01])] as Array<[number, number]>) {
+      for (const [termId, share] of [[1, 0.5], [2, 0.4], [3, 0.3], ...Array.from({ length: 20 }, (_, i) => [20 + i, 0.01])] as Array<
+        [number, number]
+      >) {
         if (next() >= share) continue;
         if (next() < 0.2) title.set(termId, 1);
         if (next() < 0.9 || !title.has(termId)) text.set(termId, 1 + Math.floor(next() * 3));
@@ -533,19 +614,27 @@ describe('TextIndex', () => {
     const documents = Array.from({ length: 4200 }, (_, number) => makeDocument(number));
     const index = new TextIndex();
     index.add(documents.map(encode));
-    const pairs: Array<[number, number]> = [[1, 2], [2, 3], [1, 3]];
+    const pairs: Array<[number, number]> = [
+      [1, 2],
+      [2, 3],
+      [1, 3],
+    ];
     for (let step = 0; step < 30; step++) {
       const batch = Array.from({ length: 37 }, (_, i) => makeDocument(documents.length + i));
       documents.push(...batch);
       index.add(batch.map(encode));
       for (const field of ['all', 'title', 'text'] as SearchField[]) {
-        const [first, second] = pairs[step % pairs.length]!;
+        const [first, second] = pairs[step % pairs.length];
         const terms = [first, 20 + Math.floor(next() * 20), second];
         const expected = exhaustive(documents, new Set(), terms, () => true, field);
         const result = index.search({ terms, field, filter: null, topK: 5 });
         const label = `step ${step}, ${field}, terms ${terms}`;
         assert.equal(result.total, expected.length, `${label}: total`);
-        assert.deepEqual(result.hits.slice(0, 5).map((hit) => hit.rowid), expected.slice(0, 5).map((hit) => hit.rowid), `${label}: ranking`);
+        assert.deepEqual(
+          result.hits.slice(0, 5).map((hit) => hit.rowid),
+          expected.slice(0, 5).map((hit) => hit.rowid),
+          `${label}: ranking`,
+        );
       }
     }
   });
@@ -555,8 +644,8 @@ describe('TextIndex', () => {
     const next = random(29);
     const indexes = [0, 0.08].map((deletedShare) => indexWithDeletionsAndFilter(documents, next, deletedShare, (number) => number % 3 !== 1));
     for (let round = 0; round < 120; round++) {
-      const { index, deleted, filter, allowed } = indexes[round % 2]!;
-      const field = FIELDS[Math.floor(round / 2) % FIELDS.length]!;
+      const { index, deleted, filter, allowed } = indexes[round % 2];
+      const field = FIELDS[Math.floor(round / 2) % FIELDS.length];
       const filtered = round % 8 >= 4;
       // A search of several terms first, which leaves its working memory behind.
       index.search({ terms: query(next, 60), field, filter: null, topK: 10 });
@@ -567,7 +656,11 @@ describe('TextIndex', () => {
       const label = `round ${round}, ${field}, term ${terms[0]}, ${deleted.size} deleted, ${filtered ? 'filtered' : 'unfiltered'}`;
       assert.equal(result.total, expected.length, `${label}: total`);
       const got = result.hits.slice(0, topK);
-      assert.deepEqual(got.map((hit) => hit.rowid), expected.slice(0, topK).map((hit) => hit.rowid), `${label}: ranking`);
+      assert.deepEqual(
+        got.map((hit) => hit.rowid),
+        expected.slice(0, topK).map((hit) => hit.rowid),
+        `${label}: ranking`,
+      );
     }
   });
 
@@ -585,12 +678,23 @@ describe('TextIndex', () => {
     const index = new TextIndex();
     const first = Array.from({ length: 5000 }, (_, number) => document(number + 1, number === 0 ? 50 : 100));
     index.add(first.map(encode));
-    assert.equal(index.search({ terms: [1], field: 'all', filter: null, topK: 1 }).hits[0]!.rowid, 1);
+    assert.equal(index.search({ terms: [1], field: 'all', filter: null, topK: 1 }).hits[0].rowid, 1);
     const second = Array.from({ length: 5000 }, (_, number) => document(10_000 + number, number % 40 === 0 ? 200 : 1000));
     index.add(second.map(encode));
-    const expected = exhaustive([...first, ...second], new Set(), [1], () => true).slice(0, 3).map((hit) => hit.rowid);
-    assert.ok(expected.every((rowid) => rowid <= 5000), 'the short documents that were there first still rank first');
-    assert.deepEqual(index.search({ terms: [1], field: 'all', filter: null, topK: 3 }).hits.slice(0, 3).map((hit) => hit.rowid), expected);
+    const expected = exhaustive([...first, ...second], new Set(), [1], () => true)
+      .slice(0, 3)
+      .map((hit) => hit.rowid);
+    assert.ok(
+      expected.every((rowid) => rowid <= 5000),
+      'the short documents that were there first still rank first',
+    );
+    assert.deepEqual(
+      index
+        .search({ terms: [1], field: 'all', filter: null, topK: 3 })
+        .hits.slice(0, 3)
+        .map((hit) => hit.rowid),
+      expected,
+    );
   });
 
   it('finds a document that overtook another as the average length grew by less than the bounds are recomputed for', () => {
@@ -602,7 +706,10 @@ describe('TextIndex', () => {
     const text = (termId: number, count: number, length: number, rowid: number): PlainDocument => ({
       rowid,
       title: new Map(),
-      text: new Map([[termId, count], [3, 1]]),
+      text: new Map([
+        [termId, count],
+        [3, 1],
+      ]),
       titleLength: 1,
       textLength: length,
     });
@@ -614,19 +721,31 @@ describe('TextIndex', () => {
       else if (number === 4000) first.push(text(1, 2, 75, number + 1));
       else first.push(text(number % 2 === 0 ? 1 : 2, 1, longerOthers-- > 0 ? 100 : 99, number + 1));
     }
-    assert.equal(first.reduce((sum, document) => sum + document.textLength, 0), 99 * 5000);
+    assert.equal(
+      first.reduce((sum, document) => sum + document.textLength, 0),
+      99 * 5000,
+    );
     const index = new TextIndex();
     index.add(first.map(encode));
-    assert.equal(index.search({ terms: [1], field: 'all', filter: null, topK: 1 }).hits[0]!.rowid, 4, 'a Y document leads first');
+    assert.equal(index.search({ terms: [1], field: 'all', filter: null, topK: 1 }).hits[0].rowid, 4, 'a Y document leads first');
     const longer = Array.from({ length: 100 }, (_, number) => text(2, 1, number < 74 ? 175 : 174, 10_000 + number));
     index.add(longer.map(encode));
     const all = [...first, ...longer];
     const expected = exhaustive(all, new Set(), [1], () => true);
-    assert.equal(expected[0]!.rowid, 4001, 'X leads once the average has grown');
-    assert.deepEqual(index.search({ terms: [1], field: 'all', filter: null, topK: 1 }).hits.map((hit) => hit.rowid), [4001]);
-    assert.deepEqual(index.search({ terms: [1], field: 'text', filter: null, topK: 1 }).hits.map((hit) => hit.rowid), [4001]);
-    assert.equal(exhaustive(all, new Set(), [1, 3], () => true)[0]!.rowid, 4001);
-    assert.deepEqual(index.search({ terms: [1, 3], field: 'all', filter: null, topK: 1 }).hits.map((hit) => hit.rowid), [4001]);
+    assert.equal(expected[0].rowid, 4001, 'X leads once the average has grown');
+    assert.deepEqual(
+      index.search({ terms: [1], field: 'all', filter: null, topK: 1 }).hits.map((hit) => hit.rowid),
+      [4001],
+    );
+    assert.deepEqual(
+      index.search({ terms: [1], field: 'text', filter: null, topK: 1 }).hits.map((hit) => hit.rowid),
+      [4001],
+    );
+    assert.equal(exhaustive(all, new Set(), [1, 3], () => true)[0].rowid, 4001);
+    assert.deepEqual(
+      index.search({ terms: [1, 3], field: 'all', filter: null, topK: 1 }).hits.map((hit) => hit.rowid),
+      [4001],
+    );
   });
 
   it('applies filters and deletions to the ranking, the total and the statistics', () => {
@@ -638,7 +757,11 @@ describe('TextIndex', () => {
       const expected = exhaustive(documents, deleted, terms, (rowid) => allowed.has(rowid));
       const result = index.search({ terms, field: 'all', filter, topK: 10 });
       assert.equal(result.total, expected.length, `round ${round}: total`);
-      assert.deepEqual(result.hits.slice(0, 10).map((hit) => hit.rowid), expected.slice(0, 10).map((hit) => hit.rowid), `round ${round}`);
+      assert.deepEqual(
+        result.hits.slice(0, 10).map((hit) => hit.rowid),
+        expected.slice(0, 10).map((hit) => hit.rowid),
+        `round ${round}`,
+      );
     }
   });
 
@@ -647,15 +770,21 @@ describe('TextIndex', () => {
     const next = random(13);
     const { index, deleted, filter, allowed } = indexWithDeletionsAndFilter(documents, next, 0.1, (number) => number % 4 !== 1);
     for (let round = 0; round < 60; round++) {
-      const field = ONE_FIELD[round % ONE_FIELD.length]!;
+      const field = ONE_FIELD[round % ONE_FIELD.length];
       const filtered = round % 6 < 3;
       const terms = query(next, VOCABULARY);
       const expected = exhaustive(documents, deleted, terms, (rowid) => !filtered || allowed.has(rowid), field);
       const result = index.search({ terms, field, filter: filtered ? filter : null, topK: 10 });
       assert.equal(result.total, expected.length, `round ${round}: total`);
       const got = result.hits.slice(0, 10);
-      assert.deepEqual(got.map((hit) => hit.rowid), expected.slice(0, 10).map((hit) => hit.rowid), `round ${round}: ranking`);
-      got.forEach((hit, position) => assert.ok(Math.abs(hit.score - expected[position]!.score) < 1e-4 * expected[position]!.score));
+      assert.deepEqual(
+        got.map((hit) => hit.rowid),
+        expected.slice(0, 10).map((hit) => hit.rowid),
+        `round ${round}: ranking`,
+      );
+      got.forEach((hit, position) => {
+        assert.ok(Math.abs(hit.score - expected[position].score) < 1e-4 * expected[position].score);
+      });
     }
   });
 
@@ -683,10 +812,16 @@ describe('TextIndex', () => {
     index.add(documents.map(encode));
     const inTitle = index.search({ terms: [1], field: 'title', filter: null, topK: 10 });
     assert.equal(inTitle.total, 3);
-    assert.deepEqual(inTitle.hits.map((hit) => hit.rowid).sort((a, b) => a - b), [6, 1706, 3406]);
+    assert.deepEqual(
+      inTitle.hits.map((hit) => hit.rowid).sort((a, b) => a - b),
+      [6, 1706, 3406],
+    );
     const inText = index.search({ terms: [2], field: 'text', filter: null, topK: 10 });
     assert.equal(inText.total, 2);
-    assert.deepEqual(inText.hits.map((hit) => hit.rowid).sort((a, b) => a - b), [78, 4001]);
+    assert.deepEqual(
+      inText.hits.map((hit) => hit.rowid).sort((a, b) => a - b),
+      [78, 4001],
+    );
     assert.ok([...inTitle.hits, ...inText.hits].every((hit) => hit.score > 0));
   });
 });
@@ -712,12 +847,26 @@ describe('PostingList', () => {
     for (const first of [0, 1, 31, 32, 33, 1000, 1017, 2999, 3000]) {
       const visited: Array<[number, number]> = [];
       list.forEachFrom(first, (document, frequency) => visited.push([document, frequency]));
-      assert.deepEqual(visited, postings.filter(([document]) => document >= first), `from ${first}`);
+      assert.deepEqual(
+        visited,
+        postings.filter(([document]) => document >= first),
+        `from ${first}`,
+      );
     }
-    for (const [first, end] of [[0, 32], [1, 64], [33, 1024], [1017, 2976], [2999, 3008]] as const) {
+    for (const [first, end] of [
+      [0, 32],
+      [1, 64],
+      [33, 1024],
+      [1017, 2976],
+      [2999, 3008],
+    ] as const) {
       const visited: Array<[number, number]> = [];
       list.forEachFrom(first, (document, frequency) => visited.push([document, frequency]), end);
-      assert.deepEqual(visited, postings.filter(([document]) => document >= first && document < end), `from ${first} to ${end}`);
+      assert.deepEqual(
+        visited,
+        postings.filter(([document]) => document >= first && document < end),
+        `from ${first} to ${end}`,
+      );
     }
   });
 
@@ -738,26 +887,39 @@ describe('PostingList', () => {
       start = end;
     }
     const visited: Array<[number, number]> = [];
-    list.forEach((document, frequency) => visited.push([document, frequency]));
+    list.forEach((document, frequency) => {
+      visited.push([document, frequency]);
+    });
     assert.deepEqual(visited, postings);
     assert.equal(list.count, postings.length);
     list.trim();
     const decodedDocuments = new Int32Array(list.count);
     const decodedFrequencies = new Uint8Array(list.count);
     list.decode(decodedDocuments, decodedFrequencies);
-    assert.deepEqual(Array.from(decodedDocuments, (document, index) => [document, decodedFrequencies[index]]), postings);
+    assert.deepEqual(
+      Array.from(decodedDocuments, (document, index) => [document, decodedFrequencies[index]]),
+      postings,
+    );
   });
 
   it('keeps every posting and frequency byte when a sparse list turns dense', () => {
     const list = new PostingList();
     const next = random(9);
     const postings: Array<[number, number]> = [];
-    for (let document = 0; document < 4000; document++) if (next() < 0.3) postings.push([document, next() < 0.5 ? USUAL_FREQUENCY : Math.floor(next() * 256)]);
-    list.appendRun(Int32Array.from(postings, ([document]) => document), Uint8Array.from(postings, ([, frequency]) => frequency), 0, postings.length);
+    for (let document = 0; document < 4000; document++)
+      if (next() < 0.3) postings.push([document, next() < 0.5 ? USUAL_FREQUENCY : Math.floor(next() * 256)]);
+    list.appendRun(
+      Int32Array.from(postings, ([document]) => document),
+      Uint8Array.from(postings, ([, frequency]) => frequency),
+      0,
+      postings.length,
+    );
     list.makeDense(4000);
     assert.equal(list.dense, true);
     const visited: Array<[number, number]> = [];
-    list.forEach((document, frequency) => visited.push([document, frequency]));
+    list.forEach((document, frequency) => {
+      visited.push([document, frequency]);
+    });
     assert.deepEqual(visited, postings);
   });
 });

@@ -49,7 +49,7 @@ describe('positionOf', () => {
       for (const count of [0, 1, 2, 3, 10, 1000]) {
         // Room past `count` holding larger ids, which must not be found.
         const ids = layout(count + 3);
-        const highest = count > 0 ? ids[count - 1]! : 0;
+        const highest = count > 0 ? ids[count - 1] : 0;
         const probes = [...ids, 0, -1, highest + 1, 1e13, 0.5];
         for (let index = 0; index < 200; index++) probes.push(Math.floor(next() * (highest + 2)));
         for (const value of probes) assert.equal(positionOf(ids, count, value), scanned(ids, count, value), `count ${count}, value ${value}`);

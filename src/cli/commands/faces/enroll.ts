@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ENGINE_VERSION } from '../../../faces/engine/describe.js';
 import type { FaceEnginePool } from '../../../faces/engine/pool.js';
-import { normaliseBase64 } from '../../../faces/image.js';
 import type { FaceRecord } from '../../../faces/gallery.js';
+import { normaliseBase64 } from '../../../faces/image.js';
 import type { Store } from '../../../store/store.js';
 import { CliError } from '../../errors.js';
 
@@ -60,7 +60,13 @@ export async function enrollFaces(store: Store, engine: FaceEnginePool, manifest
     if (attributes !== null && (typeof attributes !== 'object' || Array.isArray(attributes))) {
       throw new CliError(`line ${line}: "attributes" must be an object when present`);
     }
-    entries.push({ line, docId: parsed.doc_id, faceFile: parsed.face_file, attributes: attributes as Record<string, unknown> | null, image: await imageBytes(parsed.image, base, line) });
+    entries.push({
+      line,
+      docId: parsed.doc_id,
+      faceFile: parsed.face_file,
+      attributes: attributes as Record<string, unknown> | null,
+      image: await imageBytes(parsed.image, base, line),
+    });
   }
   let padded = 0;
   const faces: FaceRecord[] = await Promise.all(
@@ -69,7 +75,13 @@ export async function enrollFaces(store: Store, engine: FaceEnginePool, manifest
       if (description.kind === 'undecodable') throw new CliError(`line ${entry.line}: the image could not be decoded (${description.message})`);
       if (description.kind === 'no-face') throw new CliError(`line ${entry.line}: no face was found in the image of "${entry.docId}"`);
       if (description.padded) padded++;
-      return { docId: entry.docId, descriptor: description.descriptor, faceFile: entry.faceFile, attributes: entry.attributes, engine: ENGINE_VERSION };
+      return {
+        docId: entry.docId,
+        descriptor: description.descriptor,
+        faceFile: entry.faceFile,
+        attributes: entry.attributes,
+        engine: ENGINE_VERSION,
+      };
     }),
   );
   await store.faces.enroll(faces);

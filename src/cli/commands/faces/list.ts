@@ -8,5 +8,10 @@ export interface EnrolledFaceSummary {
 }
 
 export async function listFaces(store: Store): Promise<EnrolledFaceSummary[]> {
-  return (await store.faces.list()).map((face) => ({ doc_id: face.docId, face_file: face.faceFile, attributes: face.attributes, engine: face.engine }));
+  return (await store.faces.list()).map((face) => ({
+    doc_id: face.docId,
+    face_file: face.faceFile,
+    attributes: face.attributes,
+    engine: face.engine,
+  }));
 }

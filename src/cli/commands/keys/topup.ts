@@ -1,5 +1,5 @@
 import { KeyAdmin } from '../../../billing/key-admin.js';
-import { MAX_BALANCE, type KeyRecord } from '../../../billing/ledger.js';
+import { type KeyRecord, MAX_BALANCE } from '../../../billing/ledger.js';
 import type { Store } from '../../../store/store.js';
 import { CliError, notFound, parseCredits } from '../../errors.js';
 

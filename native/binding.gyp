@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "malloc_trim",
-      "sources": ["native/malloc-trim.c"]
+      "sources": ["malloc-trim.c"]
     }
   ]
 }
