@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { BatchDecoder } from './engine/batch-decoder.js';
 import type { PackedLabels } from './engine/document-labels.js';
 import { packDocuments, packedBuffers } from './engine/packed-documents.js';
-import type { IndexedDocument } from './engine/text-index.js';
+import type { IndexedDocument } from './engine/search-index.js';
 import {
   BATCHES_AHEAD,
   type IndexLoadMessage,

@@ -2,8 +2,9 @@ import { siblingModule, startModuleWorker } from '../platform/worker-thread.js';
 import { BatchDecoder, type DecodedBatch, type DecodedDocuments } from './engine/batch-decoder.js';
 import { type PackedLabels, packLabels } from './engine/document-labels.js';
 import type { PackedDocuments } from './engine/packed-documents.js';
+import type { IndexedDocument } from './engine/search-index.js';
 import type { ShardedIndex } from './engine/sharded-index.js';
-import { type IndexedDocument, TextIndex } from './engine/text-index.js';
+import { TextIndex } from './engine/text-index.js';
 
 /** What the index reads of a document's row: its term vector and lengths, and its doc_id and title for the hits. */
 export interface StoredDocument {

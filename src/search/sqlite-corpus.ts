@@ -10,10 +10,11 @@ import type { SearchRequest, SearchResult } from './document-index.js';
 import { stemOf } from './engine/analysis.js';
 import { BackgroundAnalyser } from './engine/background-analyser.js';
 import { FilterBitmaps } from './engine/filter-bitmaps.js';
+import type { SearchField } from './engine/search-index.js';
 import { SearchThreads } from './engine/search-threads.js';
 import { ShardedIndex } from './engine/sharded-index.js';
 import { type AnalysedDocument, DocumentAnalyser, filterTerm, metadataWordTerm, TermDictionary } from './engine/term-vector.js';
-import { type SearchField, TextIndex } from './engine/text-index.js';
+import { TextIndex } from './engine/text-index.js';
 import { indexBatches, loadIndexOnWorker, loadShardedOnWorker, STORED_DOCUMENT_COLUMNS, type StoredDocument } from './index-loader.js';
 
 const DOCUMENT_CACHE_CHARS = 32 * 1024 * 1024;

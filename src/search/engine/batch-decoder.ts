@@ -1,5 +1,5 @@
 import { frequencyByte } from './postings.js';
-import type { IndexedDocument } from './text-index.js';
+import type { IndexedDocument } from './search-index.js';
 import { resized } from './typed-arrays.js';
 
 /** A batch's documents, and their postings in document order as (term, document, frequency). */

@@ -1,4 +1,4 @@
-import type { IndexedDocument } from './text-index.js';
+import type { IndexedDocument } from './search-index.js';
 
 /**
  * Documents as IndexedDocument, in four arrays that move between threads without a copy: each

@@ -1,8 +1,8 @@
 import type { Worker } from 'node:worker_threads';
 import { siblingModule, startModuleWorker } from '../../platform/worker-thread.js';
 import { type PackedDocuments, packedBuffers } from './packed-documents.js';
+import type { CorpusStatistics, IndexResult, SearchField } from './search-index.js';
 import { newShareSlots } from './shared-best-scores.js';
-import type { CorpusStatistics, IndexResult, SearchField } from './text-index.js';
 
 export interface SearchThreadData {
   /** Batches of documents sent to the thread and not yet added: bounds what a bulk load queues. */

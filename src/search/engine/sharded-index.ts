@@ -1,8 +1,8 @@
 import { DocumentLabels, type PackedLabels } from './document-labels.js';
 import { type PackedDocuments, packDocuments } from './packed-documents.js';
+import type { IndexedDocument } from './search-index.js';
 import type { SearchOutcome, SearchThreads, ThreadQuery } from './search-threads.js';
 import { countStoredTerms } from './term-vector.js';
-import type { IndexedDocument } from './text-index.js';
 import { positionOf, resized } from './typed-arrays.js';
 
 /**

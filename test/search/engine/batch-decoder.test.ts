@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BatchDecoder } from '../../../src/search/engine/batch-decoder.js';
 import { frequencyByte } from '../../../src/search/engine/postings.js';
+import type { IndexedDocument } from '../../../src/search/engine/search-index.js';
 import { writeVarint } from '../../../src/search/engine/term-vector.js';
-import type { IndexedDocument } from '../../../src/search/engine/text-index.js';
 
 /** Stored vectors of deterministic documents: per document, term ids ascending with title and text counts. */
 function storedDocuments(count: number): Array<IndexedDocument & { counts: Map<number, [number, number]> }> {

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DENSE_FRACTION, frequencyByte, PostingList, USUAL_FREQUENCY } from '../../../src/search/engine/postings.js';
+import { BM25F } from '../../../src/search/engine/scoring/bm25f.js';
+import type { IndexedDocument, SearchField } from '../../../src/search/engine/search-index.js';
 import { writeVarint } from '../../../src/search/engine/term-vector.js';
-import { BM25F, type IndexedDocument, RARE_FRACTION, type SearchField, TextIndex } from '../../../src/search/engine/text-index.js';
+import { RARE_FRACTION, TextIndex } from '../../../src/search/engine/text-index.js';
 import { random } from '../../random.js';
 
 interface PlainDocument {
