@@ -1,4 +1,6 @@
-export type FilterScalar = string | number | boolean | null;
+import type { FilterScalar } from './engine/search-index.js';
+
+export type { FilterScalar };
 
 export interface SearchRequest {
   /** Analysed query terms (stemming happens in the index); at least one. */

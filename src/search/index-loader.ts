@@ -1,6 +1,7 @@
 import { siblingModule, startModuleWorker } from '../platform/worker-thread.js';
 import { BatchDecoder, type DecodedBatch, type DecodedDocuments } from './engine/batch-decoder.js';
 import { type PackedLabels, packLabels } from './engine/document-labels.js';
+import { LocalIndex } from './engine/local-index.js';
 import type { PackedDocuments } from './engine/packed-documents.js';
 import type { IndexedDocument } from './engine/search-index.js';
 import type { ShardedIndex } from './engine/sharded-index.js';
@@ -73,12 +74,13 @@ const WORKER_URL = siblingModule(import.meta.url, 'index-load-worker');
  * last deletion logged as of the worker's snapshot; the caller brings it level with the file from
  * there, as with any index.
  */
-export function loadIndexOnWorker(path: string, batchRows: number): Promise<{ index: TextIndex; removalsSeen: number }> {
+export function loadIndexOnWorker(path: string, batchRows: number): Promise<{ index: LocalIndex; removalsSeen: number }> {
   const index = new TextIndex();
   const decoder = new BatchDecoder();
-  return readOnWorker({ path, batchRows, packed: false }, index, (message) => {
+  const loaded = readOnWorker({ path, batchRows, packed: false }, index, (message) => {
     if (message.kind !== 'packed') index.addDecoded(message.kind === 'batch' ? message.batch : decoder.group(message.documents), message.labels);
   });
+  return loaded.then(({ removalsSeen }) => ({ index: new LocalIndex(index), removalsSeen }));
 }
 
 /**

@@ -342,7 +342,8 @@ describe('SqliteCorpus search threads', () => {
       const all = documents(80, 21);
       await corpus.ingestDocuments(documentsOf(all));
       const before = await rankings(corpus);
-      const threads = (corpus as unknown as { searchThreads: { threads: Array<{ worker: { terminate(): Promise<number> } }> } }).searchThreads;
+      const threads = (corpus as unknown as { keeper: { searchThreads: { threads: Array<{ worker: { terminate(): Promise<number> } }> } } }).keeper
+        .searchThreads;
       await threads.threads[1].worker.terminate();
       await assert.rejects(rankings(corpus), (error: Error) => error instanceof StoreUnavailableError && /search thread/.test(String(error.cause)));
       assertSameRankings(await rankings(corpus), before);

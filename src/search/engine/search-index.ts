@@ -1,3 +1,18 @@
+import type { PackedLabels } from './document-labels.js';
+
+/** A metadata value as documents carry it; its scalars become filter terms, its strings' words field terms. */
+export type MetadataValue = string | number | boolean | null | MetadataValue[] | { [field: string]: MetadataValue };
+
+/** A value a filter compares with, by strict equality. */
+export type FilterScalar = string | number | boolean | null;
+
+/** A document as the engine analyses it. */
+export interface AnalysableDocument {
+  title: string;
+  text: string;
+  metadata: Record<string, MetadataValue>;
+}
+
 export interface IndexedDocument {
   rowid: number;
   titleLength: number;
@@ -46,4 +61,50 @@ export interface IndexResult {
   total: number;
   /** Best first; documents tied with the last one are all included, so the caller can break ties. */
   hits: IndexHit[];
+}
+
+/** A search as an index takes it: term ids, the field, and filters as groups of term ids. */
+export interface TermSearch {
+  terms: number[];
+  field: SearchField;
+  /** Groups of term ids: a document is allowed when it holds a term of every group. */
+  filters: number[][];
+  topK: number;
+}
+
+/** The matches' count and the best hits by row id, with every hit tied with the last (see ranking.ts). */
+export interface RankedRows {
+  total: number;
+  hits: Array<{ rowid: number; score: number }>;
+}
+
+/**
+ * An index of the corpus, as the corpus keeps it: a TextIndex in this thread (LocalIndex) or one
+ * split over search threads (ShardedIndex). Documents are added in row id order.
+ */
+export interface SearchIndex {
+  readonly liveDocuments: number;
+  /** Deleted documents whose postings the index still holds (skipped by every search). */
+  readonly deletedDocuments: number;
+  readonly highestRowid: number;
+  /** The bytes of doc_ids and titles this index holds, for an index built to replace it. */
+  readonly labelBytes: number;
+  /** On search threads: documents handed over are added there in turn, so a rebuild hands over small steps. */
+  readonly threaded: boolean;
+  /** Whether every document handed over has been added (always, in this thread). */
+  readonly idle: boolean;
+  /** Adds documents whose row ids are all above every row id added before, with their doc_ids and titles when given. */
+  add(documents: IndexedDocument[], labels?: PackedLabels): void;
+  /** Marks the document with this row id deleted; `terms` is its stored term vector. */
+  remove(rowid: number, terms: Uint8Array): void;
+  /** Gives back growth slack after a bulk load. */
+  trim(): void;
+  /** Makes room for the doc_ids and titles of `documents` documents, `bytes` in all. */
+  expectLabels(documents: number, bytes: number): void;
+  labelOf(rowid: number): { docId: string; title: string } | undefined;
+  search(query: TermSearch): RankedRows | Promise<RankedRows>;
+  /** Resolves once everything handed over has been added and what the loading freed given back. */
+  settled(): Promise<void>;
+  /** Frees what it holds; it is not used again. */
+  drop(): void;
 }

@@ -1,8 +1,8 @@
 import { DocumentLabels, type PackedLabels } from './document-labels.js';
 import { type PackedDocuments, packDocuments } from './packed-documents.js';
-import type { IndexedDocument } from './search-index.js';
-import type { SearchOutcome, SearchThreads, ThreadQuery } from './search-threads.js';
+import type { IndexedDocument, RankedRows, SearchIndex, TermSearch } from './search-index.js';
 import { countStoredTerms } from './term-vector.js';
+import type { SearchThreads } from './threads/search-threads.js';
 import { positionOf, resized } from './typed-arrays.js';
 
 /**
@@ -14,7 +14,8 @@ import { positionOf, resized } from './typed-arrays.js';
  * statistics, so a thread scores its documents as an index of every document would. What it costs
  * here: 17 bytes a document and 4 a term, and the documents' doc_ids and titles (see labelOf).
  */
-export class ShardedIndex {
+export class ShardedIndex implements SearchIndex {
+  readonly threaded = true;
   private readonly id: number;
   private documents = 0;
   private rowids = new Float64Array(0);
@@ -46,7 +47,7 @@ export class ShardedIndex {
   }
 
   /** Whether every thread has added every batch sent to it (or one has failed: adding then throws). */
-  get threadsIdle(): boolean {
+  get idle(): boolean {
     return this.threads.idle;
   }
 
@@ -118,7 +119,7 @@ export class ShardedIndex {
     this.threads.sendAll({ kind: 'trim', index: this.id, titleAverage: this.titleTotal / live, textAverage: this.textTotal / live });
   }
 
-  search(query: ThreadQuery): Promise<SearchOutcome> {
+  search(query: TermSearch): Promise<RankedRows> {
     if (this.live === 0) return Promise.resolve({ total: 0, hits: [] });
     return this.threads.search(this.id, query, {
       liveDocuments: this.live,

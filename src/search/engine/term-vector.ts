@@ -1,6 +1,5 @@
-import type { MetadataValue } from '../../documents/document-store.js';
-import type { FilterScalar } from '../document-index.js';
 import { forEachToken, STOPWORDS, scanTokens, stemOf, type TokenSink, tokenText } from './analysis.js';
+import type { FilterScalar, MetadataValue } from './search-index.js';
 import { TokenTable } from './token-table.js';
 import { radixSort, resized } from './typed-arrays.js';
 

@@ -1,8 +1,9 @@
 import type { Worker } from 'node:worker_threads';
-import { siblingModule, startModuleWorker } from '../../platform/worker-thread.js';
-import { type PackedDocuments, packedBuffers } from './packed-documents.js';
-import type { CorpusStatistics, IndexResult, SearchField } from './search-index.js';
+import { type PackedDocuments, packedBuffers } from '../packed-documents.js';
+import { withTies } from '../ranking.js';
+import type { CorpusStatistics, RankedRows, TermSearch } from '../search-index.js';
 import { newShareSlots } from './shared-best-scores.js';
+import { type StartWorker, threadModule } from './start-worker.js';
 
 export interface SearchThreadData {
   /** Batches of documents sent to the thread and not yet added: bounds what a bulk load queues. */
@@ -14,20 +15,12 @@ export interface SearchThreadData {
   termsPerSlice: number;
 }
 
-export interface ThreadQuery {
-  terms: number[];
-  field: SearchField;
-  /** Groups of term ids: a document is allowed when it holds a term of every group. */
-  filters: number[][];
-  topK: number;
-}
-
 export type SearchThreadCommand =
   | ({ kind: 'add'; index: number } & PackedDocuments)
   | { kind: 'remove'; index: number; rowid: number; terms: Uint8Array }
   | { kind: 'trim'; index: number; titleAverage: number; textAverage: number }
   | { kind: 'drop'; index: number }
-  | { kind: 'search'; index: number; search: number; query: ThreadQuery; statistics: CorpusStatistics }
+  | { kind: 'search'; index: number; search: number; query: TermSearch; statistics: CorpusStatistics }
   | { kind: 'sync'; search: number };
 
 export type SearchThreadReply =
@@ -37,14 +30,12 @@ export type SearchThreadReply =
    */
   { search: number; total: number; hits: Float64Array } | { failed: string };
 
-export type SearchOutcome = Pick<IndexResult, 'total'> & { hits: Array<{ rowid: number; score: number }> };
-
 /** Batches queued per thread before a bulk load waits for the thread to add them. */
 const QUEUED_BATCHES = 4;
 /** How long a bulk load waits for a thread to take a batch before it gives the thread up for lost. */
 const QUEUE_WAIT_MS = 60_000;
 
-const WORKER_URL = siblingModule(import.meta.url, 'search-thread');
+const WORKER_URL = threadModule('search-thread');
 /**
  * A thread allocates little per search and keeps nothing young, yet V8's default young generation
  * filled to its full size between scavenges in every thread: capped, RSS at a million documents on
@@ -57,7 +48,7 @@ interface PendingSearch {
   total: number;
   hits: Array<{ rowid: number; score: number }>;
   topK: number;
-  resolve: (outcome: SearchOutcome) => void;
+  resolve: (outcome: RankedRows) => void;
   reject: (error: Error) => void;
 }
 
@@ -75,12 +66,12 @@ export class SearchThreads {
   private nextSearch = 1;
   private failure: Error | undefined;
 
-  constructor(count: number, termsPerSlice: number) {
+  constructor(count: number, termsPerSlice: number, startWorker: StartWorker) {
     const shareSlots = newShareSlots(count);
     this.threads = Array.from({ length: count }, (_, thread) => {
       const queued = new Int32Array(new SharedArrayBuffer(4));
       const data: SearchThreadData = { queued, shareSlots, thread, termsPerSlice };
-      const worker = startModuleWorker(WORKER_URL, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+      const worker = startWorker(WORKER_URL, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
       worker.unref();
       worker.on('message', (reply: SearchThreadReply) => this.receive(reply));
       worker.on('error', (error) => this.fail(error));
@@ -135,7 +126,7 @@ export class SearchThreads {
    * The top k over every thread's share, with documents tied with the k-th all included (as a
    * TextIndex answers); the total is the sum of the shares' totals, which do not overlap.
    */
-  search(index: number, query: ThreadQuery, statistics: CorpusStatistics): Promise<SearchOutcome> {
+  search(index: number, query: TermSearch, statistics: CorpusStatistics): Promise<RankedRows> {
     if (this.failure) return Promise.reject(this.failure);
     const search = this.nextSearch++;
     return new Promise((resolve, reject) => {
@@ -165,7 +156,7 @@ export class SearchThreads {
     for (let index = 0; index < reply.hits.length; index += 2) pending.hits.push({ rowid: reply.hits[index], score: reply.hits[index + 1] });
     if (--pending.remaining > 0) return;
     this.pending.delete(reply.search);
-    pending.resolve({ total: pending.total, hits: bestWithTies(pending.hits, pending.topK) });
+    pending.resolve({ total: pending.total, hits: withTies(pending.hits, pending.topK) });
   }
 
   private fail(error: Error): Error {
@@ -179,14 +170,4 @@ export class SearchThreads {
     this.fail(new Error('the search threads were closed'));
     await Promise.all(this.threads.map(({ worker }) => worker.terminate()));
   }
-}
-
-/** The best `topK` hits, best first, and every hit tied with the last of them. */
-function bestWithTies(hits: Array<{ rowid: number; score: number }>, topK: number): Array<{ rowid: number; score: number }> {
-  hits.sort((a, b) => b.score - a.score);
-  if (hits.length <= topK) return hits;
-  const cut = hits[topK - 1].score;
-  let end = topK;
-  while (end < hits.length && hits[end].score === cut) end++;
-  return hits.slice(0, end);
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { canReleaseFreedMemory } from '../../src/platform/release-memory.js';
+import { canReleaseFreedMemory } from '../../../../src/search/engine/threads/release-memory.js';
 
 const onGlibc = Boolean((process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime);
 

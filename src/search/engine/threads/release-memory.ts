@@ -12,7 +12,7 @@ import { runInNewContext } from 'node:vm';
  */
 const addon = ((): { trim: () => boolean; trimInBackground: () => Promise<boolean> } | undefined => {
   try {
-    return createRequire(import.meta.url)('../../native/build/Release/malloc_trim.node');
+    return createRequire(import.meta.url)('../../../../native/build/Release/malloc_trim.node');
   } catch {
     return undefined;
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newShareSlots, SHARED_SCORES, SharedBestScores } from '../../../src/search/engine/shared-best-scores.js';
+import { newShareSlots, SHARED_SCORES, SharedBestScores } from '../../../../src/search/engine/threads/shared-best-scores.js';
 
 describe('SharedBestScores', () => {
   it("gives a thread the other threads' best scores for the same search, best first, rounded down, never its own", () => {

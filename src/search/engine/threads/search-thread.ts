@@ -1,10 +1,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { collectAndRelease } from '../../platform/release-memory.js';
-import { FilterBitmaps } from './filter-bitmaps.js';
-import { unpackDocuments } from './packed-documents.js';
+import { FilterBitmaps } from '../filter-bitmaps.js';
+import { unpackDocuments } from '../packed-documents.js';
+import { TextIndex } from '../text-index.js';
+import { collectAndRelease } from './release-memory.js';
 import type { SearchThreadCommand, SearchThreadData, SearchThreadReply } from './search-threads.js';
 import { SharedBestScores } from './shared-best-scores.js';
-import { TextIndex } from './text-index.js';
 
 // One search thread (see SearchThreads): holds its share of the documents of each ShardedIndex,
 // as a TextIndex, and searches it with the whole corpus's statistics the main thread sends.

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { DocumentAnalyser, TermDictionary } from '../term-vector.js';
 import type { AnalysisReply, AnalysisRequest } from './background-analyser.js';
-import { DocumentAnalyser, TermDictionary } from './term-vector.js';
 
 // Analyses documents for an ingest running on the main thread; owns the term dictionary while
 // the ingest lasts, starting from the snapshot it was given.

@@ -1,10 +1,10 @@
 import type { Worker } from 'node:worker_threads';
-import type { DocumentRecord } from '../../documents/document-store.js';
-import { siblingModule, startModuleWorker } from '../../platform/worker-thread.js';
-import type { AnalysedDocument, TermDictionary } from './term-vector.js';
+import type { AnalysableDocument } from '../search-index.js';
+import type { AnalysedDocument, TermDictionary } from '../term-vector.js';
+import { type StartWorker, threadModule } from './start-worker.js';
 
 export interface AnalysisRequest {
-  documents: Array<Pick<DocumentRecord, 'title' | 'text' | 'metadata'>>;
+  documents: AnalysableDocument[];
 }
 
 export interface AnalysisReply {
@@ -13,7 +13,7 @@ export interface AnalysisReply {
   added: Array<[number, string]>;
 }
 
-const WORKER_URL = siblingModule(import.meta.url, 'analysis-worker');
+const WORKER_URL = threadModule('analysis-worker');
 
 /**
  * Document analysis on a worker thread, so that a large ingest tokenises on one core while the
@@ -26,8 +26,11 @@ export class BackgroundAnalyser {
   private readonly waiting: Array<{ resolve: (reply: AnalysisReply) => void; reject: (error: Error) => void }> = [];
   private failure: Error | undefined;
 
-  constructor(private readonly dictionary: TermDictionary) {
-    this.worker = startModuleWorker(WORKER_URL, { workerData: { terms: dictionary.entries() } });
+  constructor(
+    private readonly dictionary: TermDictionary,
+    startWorker: StartWorker,
+  ) {
+    this.worker = startWorker(WORKER_URL, { workerData: { terms: dictionary.entries() } });
     this.worker.on('message', (reply: AnalysisReply) => {
       for (const [id, term] of reply.added) this.dictionary.adopt(id, term);
       this.waiting.shift()?.resolve(reply);

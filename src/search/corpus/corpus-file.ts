@@ -1,0 +1,161 @@
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { ExternalWrites } from '../../platform/external-writes.js';
+import { openSqlite } from '../../platform/sqlite-open.js';
+import { migrateCorpus } from '../../store/sqlite-schema.js';
+import { DocumentAnalyser, TermDictionary } from '../engine/term-vector.js';
+import { STORED_DOCUMENT_COLUMNS } from '../index-loader.js';
+
+/**
+ * How long deletions stay in the log other processes follow. A process that has not looked for
+ * longer than this rebuilds its index rather than miss one.
+ */
+const REMOVAL_LOG_SECONDS = 3600;
+
+/**
+ * Pages of a new corpus file: a stored document (text and term vector) is a few kilobytes, so with
+ * SQLite's default 4 KiB most rows spill onto overflow pages. Measured on 300,000 synthetic documents:
+ * 16% smaller file, half the system time of an ingest (fewer, larger WAL writes), the ingest and its
+ * checkpoint 15-25% sooner.
+ */
+const CORPUS_PAGE_SIZE = 16_384;
+
+function prepareStatements(db: Database.Database) {
+  return {
+    document: db.prepare('SELECT doc_id, title, text, metadata FROM documents WHERE doc_id = ?'),
+    deleteDocument: db.prepare('DELETE FROM documents WHERE doc_id = ?'),
+    insertDocument: db.prepare(
+      'INSERT INTO documents (doc_id, title, text, metadata, title_length, text_length, terms) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    insertTerm: db.prepare('INSERT INTO terms (id, term) VALUES (?, ?)'),
+    countDocuments: db.prepare('SELECT count(*) AS n FROM documents'),
+    termsAfter: db.prepare('SELECT id, term FROM terms WHERE id > ?'),
+    documentsAfter: db.prepare(`SELECT ${STORED_DOCUMENT_COLUMNS} FROM documents WHERE id > ? ORDER BY id`),
+    documentsFrom: db.prepare(`SELECT ${STORED_DOCUMENT_COLUMNS} FROM documents WHERE id > ? ORDER BY id LIMIT ?`),
+    removalsAfter: db.prepare('SELECT seq, doc_rowid, terms FROM removed_documents WHERE seq > ? ORDER BY seq'),
+    removalsFrom: db.prepare('SELECT seq, doc_rowid, terms FROM removed_documents WHERE seq > ? ORDER BY seq LIMIT ?'),
+    lastRemoval: db.prepare('SELECT coalesce(max(seq), 0) FROM removed_documents').pluck(),
+    lastRowid: db.prepare('SELECT coalesce(max(id), 0) FROM documents').pluck(),
+    pruneRemovals: db.prepare('DELETE FROM removed_documents WHERE removed_at < unixepoch() - ?'),
+    hit: db.prepare('SELECT doc_id, title FROM documents WHERE id = ?'),
+    unanalysed: db.prepare('SELECT id, title, text, metadata FROM documents WHERE terms IS NULL AND id > ? ORDER BY id LIMIT 1000'),
+    setTerms: db.prepare('UPDATE documents SET title_length = ?, text_length = ?, terms = ? WHERE id = ?'),
+  };
+}
+
+export type CorpusStatements = ReturnType<typeof prepareStatements>;
+
+/**
+ * corpus.sqlite: documents with their term vectors (metadata values included), the term
+ * dictionary, and a log of deletions. Writes are immediate transactions that bring the dictionary
+ * up to date first and write the terms they add; `onChange` listeners hear of every commit, this
+ * connection's or (noticed on the next read) another's.
+ */
+export class CorpusFile {
+  readonly db: Database.Database;
+  readonly path: string;
+  readonly sql: CorpusStatements;
+  private terms = new TermDictionary();
+  private termAnalyser = new DocumentAnalyser(this.terms);
+  private readonly externalWrites: ExternalWrites;
+  private readonly listeners: Array<() => void> = [];
+
+  constructor(dir: string) {
+    this.path = join(dir, 'corpus.sqlite');
+    this.db = openSqlite(this.path, { pageSize: CORPUS_PAGE_SIZE });
+    migrateCorpus(this.db);
+    this.externalWrites = new ExternalWrites(this.db, dir, 'corpus.sqlite');
+    this.sql = prepareStatements(this.db);
+    this.analyseOlderDocuments();
+  }
+
+  get dictionary(): TermDictionary {
+    return this.terms;
+  }
+
+  get analyser(): DocumentAnalyser {
+    return this.termAnalyser;
+  }
+
+  /** Called after every commit to the file, by this connection or (once noticed) another. */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Tells the listeners if another connection has committed since the last look. */
+  noticeExternalWrites(): void {
+    if (this.externalWrites.happened()) this.changed();
+  }
+
+  /** Reads the terms other connections have added since this one last looked. */
+  loadNewTerms(): void {
+    this.terms.load(this.sql.termsAfter.all(this.terms.highestId) as Array<{ id: number; term: string }>);
+  }
+
+  beginWrite(): void {
+    this.changed();
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      this.loadNewTerms();
+    } catch (error) {
+      this.rollbackWrite();
+      throw error;
+    }
+  }
+
+  commitWrite(): void {
+    for (const [id, term] of this.terms.added) this.sql.insertTerm.run(id, term);
+    this.terms.added.length = 0;
+    this.sql.pruneRemovals.run(REMOVAL_LOG_SECONDS);
+    this.db.exec('COMMIT');
+    this.changed();
+  }
+
+  /** Rolls back, forgetting the terms the transaction added. */
+  rollbackWrite(): void {
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    this.terms = new TermDictionary();
+    this.termAnalyser = new DocumentAnalyser(this.terms);
+    this.changed();
+  }
+
+  write(work: () => void): void {
+    this.beginWrite();
+    try {
+      work();
+      this.commitWrite();
+    } catch (error) {
+      this.rollbackWrite();
+      throw error;
+    }
+  }
+
+  close(): void {
+    this.externalWrites.close();
+    this.db.close();
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  /**
+   * Documents written before term vectors existed, or by an older analyser, get theirs once, on
+   * the first open; read a thousand at a time so that a large corpus is never all in memory.
+   */
+  private analyseOlderDocuments(): void {
+    if (!this.db.prepare('SELECT 1 FROM documents WHERE terms IS NULL LIMIT 1').get()) return;
+    this.write(() => {
+      let after = 0;
+      for (;;) {
+        const rows = this.sql.unanalysed.all(after) as Array<{ id: number; title: string; text: string; metadata: string }>;
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          const analysed = this.termAnalyser.analyse(row.title, row.text, JSON.parse(row.metadata));
+          this.sql.setTerms.run(analysed.titleLength, analysed.textLength, analysed.terms, row.id);
+        }
+        after = rows.at(-1)?.id ?? after;
+      }
+    });
+  }
+}

@@ -1,0 +1,68 @@
+import type { PackedLabels } from './document-labels.js';
+import { FilterBitmaps } from './filter-bitmaps.js';
+import type { IndexedDocument, RankedRows, SearchIndex, TermSearch } from './search-index.js';
+import { TextIndex } from './text-index.js';
+
+/** Filter bitmaps kept for reuse until the index changes. */
+const FILTER_CACHE_ENTRIES = 32;
+
+/**
+ * A TextIndex in this thread, as a SearchIndex: for a corpus too small for search threads, where
+ * messages to them would cost more than they save. Filters become bitmaps here, cached until the
+ * index changes.
+ */
+export class LocalIndex implements SearchIndex {
+  readonly threaded = false;
+  readonly idle = true;
+  private readonly filters = new FilterBitmaps(FILTER_CACHE_ENTRIES);
+
+  constructor(private readonly index = new TextIndex()) {}
+
+  get liveDocuments(): number {
+    return this.index.liveDocuments;
+  }
+
+  get deletedDocuments(): number {
+    return this.index.deletedDocuments;
+  }
+
+  get highestRowid(): number {
+    return this.index.highestRowid;
+  }
+
+  get labelBytes(): number {
+    return this.index.labelBytes;
+  }
+
+  add(documents: IndexedDocument[], labels?: PackedLabels): void {
+    this.index.add(documents, labels);
+    this.filters.clear();
+  }
+
+  remove(rowid: number, terms: Uint8Array): void {
+    this.index.remove(rowid, terms);
+    this.filters.clear();
+  }
+
+  trim(): void {
+    this.index.trim();
+  }
+
+  expectLabels(documents: number, bytes: number): void {
+    this.index.expectLabels(documents, bytes);
+  }
+
+  labelOf(rowid: number): { docId: string; title: string } | undefined {
+    return this.index.labelOf(rowid);
+  }
+
+  search(query: TermSearch): RankedRows {
+    return this.index.search({ ...query, filter: this.filters.of(this.index, query.filters) });
+  }
+
+  settled(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  drop(): void {}
+}
