@@ -137,7 +137,7 @@ export function machineLine(title: string): string {
 /**
  * Nanoseconds a dependent load takes through 64 MiB (past any L3 here), chasing one random cycle:
  * the memory latency that searches at a million documents pay per cache miss. Machines of one
- * kind differed 3.5x in what they served (session 25), and this says how much of that is memory.
+ * kind differed 3.5x in what they served, and this says how much of that is memory.
  */
 export function memoryLatencyNs(): number {
   const slots = 1 << 24;
@@ -233,7 +233,7 @@ export function cpuMeter(groups: Record<string, () => number[]>): () => Record<s
 /**
  * Each connection starts at its own place in `requests`, evenly spaced. autocannon starts them all
  * at the first, so 50 connections sent the same query at once and the index served it 50 times
- * from warm caches: 3-word searches at 1M measured about 10% more requests/s that way (session 12).
+ * from warm caches: 3-word searches at 1M measured about 10% more requests/s that way.
  */
 export function spreadOver(requests: autocannon.Request[], connections: number): Pick<autocannon.Options, 'requests' | 'setupClient'> {
   let connection = 0;

@@ -2,7 +2,7 @@
 // Both builds' services run at once over one data folder (the idle one costs nothing), and load
 // runs of LOAD_SECONDS (default 10) at 50 connections alternate between them, which one goes first
 // alternating by round, so the machine's drift falls on both alike: on the 2-core machines here one
-// build's 3-word runs at 1M measured 1,245-1,982 requests/s within minutes (session 21), more than
+// build's 3-word runs at 1M measured 1,245-1,982 requests/s within minutes, more than
 // most changes move it. bench:search-compare judges results and time in one process; this judges
 // what reaches a client through HTTP, the search threads and the cores shared with the load.
 //

@@ -10,7 +10,7 @@
 // The service runs with its defaults: at 10k documents searches run on the event loop; from 50k the
 // index is split over search threads, one per core up to 4 (SEARCH_THREADS). Then the 3-word
 // searches under load once more, each time one load run to warm up and then the one measured: with
-// SEARCH_THREADS=1 (every search on the event loop, the default before session 13), and with
+// SEARCH_THREADS=1 (every search on the event loop), and with
 // `serve --workers 2` (an index in each process), with the RSS of all its processes.
 // SEARCH_SIZES=10000,100000 picks the sizes; SEARCH_SECONDS the length of each load run.
 import { execFileSync } from 'node:child_process';
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
       const workers = await start([CLI, 'serve', '--workers', '2'], env, null);
       await allListening(workers, 2);
       // Warmed up as the single process was by the rows before: a first run straight after start
-      // measured 939 req/s, the next 1,179 (session 10).
+      // measured 939 req/s, the next 1,179.
       const threeWords = queryRequests(vocabulary, key, 3, false);
       await load(`${workers.url}/query`, threeWords);
       const both = await load(`${workers.url}/query`, threeWords);

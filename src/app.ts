@@ -63,7 +63,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   app.server.on('checkExpectation', answerUnmetExpectation);
 
-  // JSON only: without the text/plain parser, any other Content-Type is rejected (400, decisions.md 2).
+  // JSON only: without the text/plain parser, any other Content-Type is rejected (400, docs/api.md).
   app.removeContentTypeParser(['text/plain']);
   registerJsonBodies(app);
 

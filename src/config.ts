@@ -136,7 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /**
  * SEARCH_THREADS, or else: with one process, a thread per core up to 4 (measured on 2 cores only:
- * 1.4-1.7x the 3- and 8-word searches at a million documents; BENCHMARKS.md, session 13); with
+ * 1.4-1.7x the 3- and 8-word searches at a million documents; BENCHMARKS.md); with
  * several processes (`--workers`), one each, since the processes use the cores already.
  */
 export function searchThreadsOf(config: Pick<Config, 'searchThreads' | 'workers'>): number {

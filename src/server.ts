@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
 import type { Config } from './config.js';
 import { appSettings, buildServices } from './services/build.js';
-import { seedDemo } from './services/demo.js';
 import { openStore } from './store/open.js';
 
 const IDEMPOTENCY_PURGE_MS = 10 * 60 * 1000;
@@ -14,8 +13,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Opens the store, builds the app and listens; closes gracefully on SIGTERM and SIGINT. */
-export async function startServer(config: Config, options: { handleSignals?: boolean } = {}): Promise<RunningServer> {
+/** Opens the store, builds the app and listens; `close` finishes the requests in flight, then closes the store. */
+export async function startServer(config: Config): Promise<RunningServer> {
   const store = await openStore(config, { longRunning: true });
   let app: FastifyInstance | undefined;
   const services = buildServices(store, config, (message, error) => app?.log.warn({ err: error }, message));
@@ -27,18 +26,6 @@ export async function startServer(config: Config, options: { handleSignals?: boo
     services.idempotency.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'could not purge expired idempotency keys'));
   void purgeIdempotencyKeys();
   const purgeTimer = setInterval(purgeIdempotencyKeys, IDEMPOTENCY_PURGE_MS).unref();
-
-  // The demo belongs to a newcomer's embedded store, never to a shared production database.
-  if (config.seedDemo && store.kind === 'sqlite') {
-    const seeded = await seedDemo(store);
-    if (seeded) {
-      app.log.info({ documents: seeded.documents }, 'first start: loaded the demo corpus and created a demo key');
-      process.stdout.write(
-        `\nFirst start: loaded ${seeded.documents} demo documents and created a demo key with ${seeded.credits} credits.\n` +
-          `Demo API key (shown once, keep it): ${seeded.key}\n\n`,
-      );
-    }
-  }
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -64,21 +51,6 @@ export async function startServer(config: Config, options: { handleSignals?: boo
   } catch (error) {
     await close();
     throw error;
-  }
-
-  if (options.handleSignals) {
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => {
-        app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-        close().then(
-          () => process.exit(0),
-          (error) => {
-            app.log.error({ err: error }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
-      });
-    }
   }
 
   const address = app.server.address();

@@ -140,7 +140,7 @@ export async function createTestApp(
     credits: new CreditService(store.ledger),
     idempotency: new IdempotencyService(store.idempotency, { ttlMs: 86_400_000, lockMs: 35_000, ...options.idempotency }),
     rateLimits,
-    search: new SearchService(store),
+    search: new SearchService(store.index),
     probeImages:
       options.probeImages ?? new ProbeImageFetcher({ maxBytes: { ...DEFAULT_SETTINGS, ...options.settings }.imageMaxBytes, timeoutMs: 2000 }),
     face: options.face,

@@ -1,10 +1,9 @@
 import type { ChargeRecord, KeyRecord } from '../billing/ledger.js';
 import type { AuditReport } from './commands/audit.js';
-import type { EnrollSummary } from './commands/faces/enroll.js';
-import type { EnrolledFaceSummary } from './commands/faces/list.js';
+import type { EnrolledFaceSummary } from './commands/faces.js';
+import type { EnrollSummary } from './commands/faces-enroll.js';
 import type { IngestSummary } from './commands/ingest.js';
-import type { CreatedKey } from './commands/keys/create.js';
-import type { KeyUsage } from './commands/keys/usage.js';
+import type { CreatedKey, KeyUsage } from './commands/keys.js';
 
 /** Text renderings of command results; --json prints the result itself instead. */
 

@@ -1,5 +1,5 @@
 /**
- * Circuit breaker for the downstream face service (decisions.md 14): after `failureThreshold`
+ * Circuit breaker for the downstream face service (docs/api.md): after `failureThreshold`
  * consecutive failures it opens for `cooldownMs`, then admits a single probe request whose
  * outcome closes it again or re-opens it.
  */

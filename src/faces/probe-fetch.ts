@@ -129,7 +129,7 @@ function systemResolve(hostname: string): Promise<string[]> {
 }
 
 /**
- * Fetches a caller's probe_image_url for /face/search (decisions.md 14): https only; every address
+ * Fetches a caller's probe_image_url for /face/search (docs/api.md): https only; every address
  * the host resolves to, and of each redirect, must be allowed (public), checked in the connection's
  * own lookup so the address checked is the address connected to (no DNS rebinding in between);
  * one time limit for the whole fetch; the body is cut off past maxBytes.

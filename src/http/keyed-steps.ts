@@ -167,7 +167,7 @@ export function keyedSteps(scope: FastifyInstance, services: Services): KeyedSte
         if (result.outcome !== 'charged') throw rejection(result, {});
         request.charge = { chargeId: result.chargeId, balance: result.balance };
       }
-      // Every response after a successful debit says what is left, whatever its status (decisions.md 11).
+      // Every response after a successful debit says what is left, whatever its status (docs/api.md).
       reply.header('x-credits-remaining', String(request.charge.balance));
     };
 

@@ -1,6 +1,5 @@
-import type { Store } from '../store/store.js';
 import { analyze } from './analyzer.js';
-import type { FilterScalar, SearchRequest } from './document-index.js';
+import type { DocumentIndex, FilterScalar, SearchRequest } from './document-index.js';
 
 export type MatchField = SearchRequest['field'];
 
@@ -35,7 +34,7 @@ export function confidenceOf(score: number): number {
 }
 
 export class SearchService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly index: DocumentIndex) {}
 
   async search(query: SearchQuery): Promise<SearchOutcome> {
     const terms = analyze(query.text);
@@ -44,7 +43,7 @@ export class SearchService {
       field,
       anyOf: Array.isArray(value) ? value : [value],
     }));
-    const result = await this.store.index.search({ terms, field: query.field, filters, topK: query.topK });
+    const result = await this.index.search({ terms, field: query.field, filters, topK: query.topK });
     return {
       total: result.total,
       documents: result.hits.map((hit) => ({ doc_id: hit.docId, title: hit.title, confidence: confidenceOf(hit.score) })),

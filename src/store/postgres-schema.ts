@@ -132,7 +132,7 @@ const migrations: string[] = [
    END $$;`,
   // Outcomes as one row per flush instead of an update per charge: the updates were a fifth of
   // PostgreSQL's CPU per billable request (9-10 µs a row) and took the cores the debits wait for
-  // (bench:scale-out, session 17). A flush's span (lowest to highest charge id) finds the rows
+  // (bench:scale-out). A flush's span (lowest to highest charge id) finds the rows
   // that may hold a charge; when one charge is in several (a flush retried after its commit was
   // not acknowledged), the first row holds its outcome. Charges recorded before this migration
   // keep theirs in charges.outcome_status, which nothing updates any more, so its pages no longer
@@ -161,8 +161,8 @@ const migrations: string[] = [
   // A batch of one key's debits (one busy client; every batch of bench:scale-out's hot key) in a
   // statement without what several keys need: grouping by key, and locking the key rows in id order
   // before the update (one row has no order to keep, and the lock was one more write to it).
-  // PostgreSQL's CPU per batch of 25 debits: 349-375 µs against 440-451 for debit_batch (pgbench,
-  // session 18). The same results as debit_batch gives for one key: LEAST(balance, n) credits for
+  // PostgreSQL's CPU per batch of 25 debits: 349-375 µs against 440-451 for debit_batch (pgbench).
+  // The same results as debit_batch gives for one key: LEAST(balance, n) credits for
   // its n requests, the first ones charged in order, and, when it took none, the key's status.
   `CREATE FUNCTION debit_one_key(hash text, endpoints text[], refs text[])
      RETURNS TABLE (key_hash text, balance bigint, granted integer, status text, charge_ids bigint[])

@@ -1,4 +1,4 @@
-import { runCli } from '../../src/cli/run.js';
+import { runCli } from '../../src/cli/program.js';
 
 export interface CliResult {
   code: number;

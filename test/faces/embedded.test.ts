@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { startFaceService } from '../../src/cli/commands/face-service.js';
-import { enrollFaces } from '../../src/cli/commands/faces/enroll.js';
+import { enrollFaces } from '../../src/cli/commands/faces-enroll.js';
 import { loadConfig } from '../../src/config.js';
 import { EmbeddedFaceSearch } from '../../src/faces/embedded.js';
 import { FaceEnginePool } from '../../src/faces/engine/pool.js';

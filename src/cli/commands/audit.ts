@@ -1,5 +1,9 @@
+import type { Command } from 'commander';
 import type { LedgerAudit } from '../../billing/ledger.js';
 import type { Store } from '../../store/store.js';
+import type { CliContext } from '../context.js';
+import { CliError } from '../errors.js';
+import { renderAudit } from '../render.js';
 
 export interface AuditReport {
   keysChecked: number;
@@ -21,4 +25,17 @@ export async function auditLedger(store: Store): Promise<AuditReport> {
     .map((ledger) => ({ ...ledger, expectedBalance: ledger.granted - ledger.charged }));
   const chargedTwice = await store.ledger.auditIdempotentCharges();
   return { keysChecked: ledgers.length, consistent: differences.length === 0 && chargedTwice.length === 0, differences, chargedTwice };
+}
+
+export function auditCommand(program: Command, cli: CliContext): void {
+  program
+    .command('audit')
+    .description('Check every key: credits granted - charges recorded = balance. Exits 1 on any difference.')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const report = await cli.withStore(auditLedger);
+      cli.output(options.json, report, renderAudit);
+      if (report.differences.length > 0) throw new CliError(`the ledger of ${report.differences.length} keys does not add up`, true);
+      if (report.chargedTwice.length > 0) throw new CliError(`${report.chargedTwice.length} idempotent requests were charged more than once`, true);
+    });
 }

@@ -1,8 +1,22 @@
+import type { Command } from 'commander';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import { ACCEPTED_IMAGE_FORMATS, imageFormatOfBase64, normaliseBase64 } from '../../faces/image.js';
 import { embeddedFaceSearch } from '../../services/build.js';
 import { openStore } from '../../store/open.js';
+import type { CliContext } from '../context.js';
+
+export function faceServiceCommand(program: Command, cli: CliContext): void {
+  program
+    .command('face-service')
+    .description('Serve the embedded face engine over HTTP, as the downstream FACE_SERVICE_URL names (PORT, HOST, FACE_WORKERS).')
+    .action(async () => {
+      const service = await startFaceService(cli.config());
+      cli.io.stderr(`metered-search face service listening on ${service.url}\n`);
+      await cli.untilStopSignal();
+      await service.close();
+    });
+}
 
 /**
  * The embedded engine behind the downstream contract that FACE_SERVICE_URL expects, so it can run

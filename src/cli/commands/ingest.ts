@@ -1,11 +1,31 @@
+import type { Command } from 'commander';
 import { readDocuments } from '../../documents/ingest.js';
 import type { Store } from '../../store/store.js';
+import type { CliContext } from '../context.js';
+import { renderIngest } from '../render.js';
 
 export interface IngestSummary {
   file: string;
   documents: number;
   seconds: number;
   documentsPerSecond: number;
+}
+
+export function ingestCommand(program: Command, cli: CliContext): void {
+  program
+    .command('ingest')
+    .description('Load documents from a JSONL file or a JSON array file; all or nothing.')
+    .argument('<file>', 'JSONL (one document per line) or a JSON array')
+    .option('--json', 'print the result as JSON')
+    .action(async (file: string, options: { json?: boolean }) => {
+      const progress =
+        cli.io.interactive && !options.json
+          ? (documents: number, rate: number) => cli.io.stderr(`\r${documents} documents, ${rate} docs/s`)
+          : undefined;
+      const summary = await cli.withStore((store) => ingestFile(store, file, progress));
+      if (progress) cli.io.stderr('\n');
+      cli.output(options.json, summary, renderIngest);
+    });
 }
 
 export async function ingestFile(

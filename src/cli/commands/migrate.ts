@@ -1,6 +1,19 @@
+import type { Command } from 'commander';
 import type { Config } from '../../config.js';
 import { postgresOptions } from '../../store/open.js';
 import { PostgresStore } from '../../store/postgres-store.js';
+import type { CliContext } from '../context.js';
+import { renderMigrations } from '../render.js';
+
+export function migrateCommand(program: Command, cli: CliContext): void {
+  program
+    .command('migrate')
+    .description('Apply pending PostgreSQL schema migrations (serve also applies them on start).')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { json?: boolean }) => {
+      cli.output(options.json, await migrate(cli.config()), renderMigrations);
+    });
+}
 
 export async function migrate(config: Config): Promise<{ store: string; applied: number[] }> {
   if (config.databaseUrl === undefined) return { store: 'sqlite', applied: [] };

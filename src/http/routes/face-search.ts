@@ -15,7 +15,7 @@ import {
   successHeaders,
 } from '../schemas/common.js';
 
-/** Where the image may be sent, in order of precedence (decisions.md 14). */
+/** Where the image may be sent, in order of precedence (docs/api.md). */
 const BASE64_FIELDS = ['image_b64', 'image_base64', 'probe_image_b64'] as const;
 const URL_FIELD = 'probe_image_url';
 const IMAGE_FIELDS = [...BASE64_FIELDS, URL_FIELD];
@@ -152,7 +152,7 @@ export function faceSearchSteps(app: FastifyInstance, services: Services) {
   }
 
   /**
-   * After authentication and before the debit (decisions.md 14): a URL that cannot be used costs
+   * After authentication and before the debit (docs/api.md): a URL that cannot be used costs
    * nothing, and a key with nothing to spend makes the service fetch nothing.
    */
   async function fetchProbeImage(request: FastifyRequest): Promise<void> {

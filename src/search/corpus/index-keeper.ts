@@ -55,9 +55,9 @@ export interface IndexUpkeep {
  * 20,000 documents take 0.5-1 s to catch up with at a million; 250 rows about 6 ms. Below 50,000
  * documents a search takes well under a millisecond in this thread, and messages to threads
  * would cost more than they save. A search thread adds 500 documents to a large index in about
- * 35 ms on session 13's machine (most of it one cache miss per term's list, whatever the batch's
+ * 35 ms (most of it one cache miss per term's list, whatever the batch's
  * size); with steps of 10 ms of reading (a few thousand rows), four queued per thread, searches
- * during a rebuild at a million documents waited 225 ms at the median (bench:refresh, session 13).
+ * during a rebuild at a million documents waited 225 ms at the median (bench:refresh).
  */
 export const INDEX_UPKEEP: IndexUpkeep = {
   catchUpLimit: 20_000,

@@ -1,6 +1,6 @@
 import { stemmer } from 'stemmer';
 
-/** Lucene's English stopword list (the 33 words decisions.md 13 names). */
+/** Lucene's English stopword list (33 words). */
 export const STOPWORDS: ReadonlySet<string> = new Set([
   'a',
   'an',

@@ -4,7 +4,7 @@ import { resized } from './typed-arrays.js';
  * Each document's doc_id and title, as UTF-8 end to end, by the order documents were added. A
  * search answers its hits from here: reading each hit's row instead cost about 14 µs a row at a
  * million documents (a 16 KiB page from the file, and a read lock per statement), a third of the
- * event loop's time under a load of 3-word searches (session 14). About 75 bytes a document for the
+ * event loop's time under a load of 3-word searches. About 75 bytes a document for the
  * benchmark's corpus, one copy in the process whatever the number of search threads.
  */
 export class DocumentLabels {
@@ -27,7 +27,7 @@ export class DocumentLabels {
   /**
    * Makes room for `documents` documents' labels of `bytes` bytes in all, so that adding them grows
    * nothing and trim has no slack to copy away: for an index rebuilt beside one of the same corpus,
-   * whose trim held the event loop 50-64 ms at a million documents copying slack away (session 15).
+   * whose trim held the event loop 50-64 ms at a million documents copying slack away.
    */
   expect(documents: number, bytes: number): void {
     if (bytes > this.bytes.length) this.growBytes(bytes);

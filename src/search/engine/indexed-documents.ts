@@ -37,7 +37,7 @@ const MAX_BOUND_SLACK = 1.02;
 
 /**
  * Documents whose postings one step of warmBoundsInSlices walks: a step holds a search thread, and
- * the commonest term's whole list took 60 ms at a million documents (session 16); 65,536 documents
+ * the commonest term's whole list took 60 ms at a million documents; 65,536 documents
  * are a few milliseconds.
  */
 const WARM_STEP_DOCUMENTS = 65_536;
@@ -55,7 +55,7 @@ export abstract class IndexedDocuments {
    * Per document, its title's and its text's lengths in one 16-bit word (TITLE_BITS and TEXT_BITS):
    * scoring reads them for every posting, in no useful order, so their bytes decide how many of
    * those reads miss the caches. 16 bits a field made 3-word searches 14% faster than 32 at a
-   * million documents on one thread (session 17). A document whose title is 31 words or longer,
+   * million documents on one thread. A document whose title is 31 words or longer,
    * or whose text is 2,047 or longer, is marked WIDE and has both lengths whole in `wideLengths`
    * (2 x number and the next), allocated when the first such document comes.
    */
@@ -200,7 +200,7 @@ export abstract class IndexedDocuments {
   /**
    * Trims as `trim` does, pausing after every `listsPerSlice` lists, or sooner once a slice has
    * copied `bytesPerSlice` (see addInSlices): the commonest terms come first, and the slice that
-   * copied them held a search thread for over 100 ms at a million documents (session 15).
+   * copied them held a search thread for over 100 ms at a million documents.
    */
   *trimInSlices(listsPerSlice: number, bytesPerSlice = TRIM_SLICE_BYTES): Generator<void, void, void> {
     let lists = 0;
@@ -222,7 +222,7 @@ export abstract class IndexedDocuments {
    * searches of title and text (the default field) use, with the average lengths those searches
    * will bring. A search otherwise computed them for each common term on its first use, over all
    * its postings, and the first searches after a start or a rebuild's hand-over waited for many of
-   * them at once (0.6-1.5 s under load at a million documents, session 16).
+   * them at once (0.6-1.5 s under load at a million documents).
    */
   *warmBoundsInSlices(titleAverage: number, textAverage: number, documentsPerStep = WARM_STEP_DOCUMENTS): Generator<void, void, void> {
     const step = Math.max(32, documentsPerStep & ~31);

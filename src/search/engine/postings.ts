@@ -9,7 +9,7 @@ import { resized } from './typed-arrays.js';
  * previous document number times two, plus one when the frequency byte follows; it is left out
  * when it is USUAL_FREQUENCY. At the benchmark's million documents 96% of the rare terms' postings
  * are once in the text and not in the title, and the stream took 167 MiB where separate gaps and
- * frequency bytes took 258 (session 20); one array a list rather than two also spares a typed
+ * frequency bytes took 258; one array a list rather than two also spares a typed
  * array's own memory, about 300 bytes, for each of the tens of thousands of rare terms.
  *
  * A term in at least one document in DENSE_FRACTION becomes dense: a bitmap over all documents,
@@ -18,7 +18,7 @@ import { resized } from './typed-arrays.js';
  * search score common terms block by block and skip the blocks that cannot reach the top
  * (block-max), and lets totals be counted by OR-ing bitmaps.
  *
- * DENSE_FRACTION was 1/8 until session 22. A search with a term in 1/32 to 1/8 of the documents
+ * With DENSE_FRACTION at 1/8, a search with a term in 1/32 to 1/8 of the documents
  * then scored all its postings (the block-max way) or decoded them all (next to a rare term): 10%
  * of the benchmark's 3-word searches took a quarter of their time. As a bitmap such a term is
  * bounded block by block and looked up for candidates like any common term: 1.13x as many 3-word

@@ -10,7 +10,7 @@ import { SharedDocuments } from './shared-documents.js';
  * Sparse terms in at most this share of the documents are rare: a search with rare and other terms
  * scores first the documents holding a rare term (see searchFromRareTerms). At a million documents,
  * 1/16 to 1/128 measured the same within the noise; 1/8 (then every sparse term rare) 5-10%
- * slower. With terms dense from 1/32 (session 22), 1/32 measured the same as 1/64 (3 words) and
+ * slower. With terms dense from 1/32, 1/32 measured the same as 1/64 (3 words) and
  * 7% slower (8 words).
  */
 export const RARE_FRACTION = 1 / 64;

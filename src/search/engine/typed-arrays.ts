@@ -13,7 +13,7 @@ export function resized<T extends NumberArray>(array: T, size: number): T {
  * position their range implies is at or near the one sought: the search starts there and widens
  * by doubling steps until it brackets the value, then halves. A binary search over the whole array
  * touched about 20 elements, most of them cache misses at a million documents; it ran for every
- * hit answered, on the main thread (session 24).
+ * hit answered, on the main thread.
  */
 export function positionOf(sorted: Float64Array, count: number, value: number): number {
   if (count === 0) return -1;

@@ -6,7 +6,7 @@ import { popcount } from '../postings.js';
  * one. When every document of the word is visited, that is `visited`; otherwise they are counted,
  * so that only the documents in scope are visited: stepping through every document of the word
  * to reach them (a common word has a dozen or more in a block) took a quarter of the slowest
- * 3-word searches' time (session 19).
+ * 3-word searches' time.
  */
 export function postingsBefore(listBits: number, scope: number, lowest: number, visited: number): number {
   return scope === listBits ? visited : popcount(listBits & (lowest - 1));
@@ -46,7 +46,7 @@ export function unionCount(
 /**
  * How many of the first `length` of `documents` are in any of `bitmaps`. One or two bitmaps in
  * variables of their own: a loop over the array of bitmaps for every document took three times
- * as long (session 21, bench:search's 3-word searches at a million: 55-58 µs a search against 19-20).
+ * as long (bench:search's 3-word searches at a million: 55-58 µs a search against 19-20).
  */
 export function countInAny(documents: Int32Array, length: number, bitmaps: Uint32Array[]): number {
   let count = 0;

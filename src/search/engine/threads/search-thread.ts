@@ -149,7 +149,7 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
       for (const change of entry?.changes ?? []) finished(change);
       // A rebuilt index takes over by a trim, then the old one's drop: the trim ends in a collection
       // that frees the old index too. Each collection holds this thread's searches (90-180 ms at a
-      // million documents, session 15), so one is enough.
+      // million documents), so one is enough.
       if (!collectionQueued()) collectAndRelease();
       return undefined;
     }

@@ -39,7 +39,7 @@ const WORKER_URL = threadModule('search-thread');
 /**
  * A thread allocates little per search and keeps nothing young, yet V8's default young generation
  * filled to its full size between scavenges in every thread: capped, RSS at a million documents on
- * two threads was about 60 MiB lower, at the same searches per second (session 14).
+ * two threads was about 60 MiB lower, at the same searches per second.
  */
 const YOUNG_GENERATION_MB = 8;
 

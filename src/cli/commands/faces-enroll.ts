@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { ENGINE_VERSION } from '../../../faces/engine/describe.js';
-import type { FaceEnginePool } from '../../../faces/engine/pool.js';
-import type { FaceRecord } from '../../../faces/gallery.js';
-import { normaliseBase64 } from '../../../faces/image.js';
-import type { Store } from '../../../store/store.js';
-import { CliError } from '../../errors.js';
+import { ENGINE_VERSION } from '../../faces/engine/describe.js';
+import type { FaceEnginePool } from '../../faces/engine/pool.js';
+import type { FaceRecord } from '../../faces/gallery.js';
+import { normaliseBase64 } from '../../faces/image.js';
+import type { Store } from '../../store/store.js';
+import { CliError } from '../errors.js';
 
 export interface EnrollSummary {
   manifest: string;

@@ -1,0 +1,146 @@
+import type { Command } from 'commander';
+import { KeyAdmin } from '../../billing/key-admin.js';
+import { type ChargeRecord, type CreditGrant, type KeyRecord, type KeyStatus, MAX_BALANCE } from '../../billing/ledger.js';
+import type { Store } from '../../store/store.js';
+import type { CliContext } from '../context.js';
+import { CliError, notFound, parseCredits, parseRate } from '../errors.js';
+import { renderCreatedKey, renderKey, renderKeyList, renderUsage } from '../render.js';
+
+export interface CreatedKey {
+  key: string;
+  id: string;
+  name: string;
+  balance: number;
+  rateLimit: number | null;
+}
+
+export interface KeyUsage {
+  key: KeyRecord;
+  granted: number;
+  charged: number;
+  grants: CreditGrant[];
+  recentCharges: ChargeRecord[];
+}
+
+const STATUS_COMMANDS = [
+  ['revoke', 'revoked', 'revoked', 'Revoke a key permanently.'],
+  ['disable', 'disabled', 'disabled', 'Disable a key (reversible with enable).'],
+  ['enable', 'active', 'enabled', 'Enable a disabled key.'],
+] as const;
+
+export function keysCommands(program: Command, cli: CliContext): void {
+  const keys = program.command('keys').description('Create and manage API keys.');
+  keys
+    .command('create')
+    .description('Create a key; the plain key is printed once.')
+    .requiredOption('--credits <n>', 'starting balance (integer >= 0)')
+    .option('--name <name>', 'a label for the key')
+    .option('--rate <n>', "requests per second for this key (default: the service's RATE_LIMIT_PER_S)")
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { credits: string; name?: string; rate?: string; json?: boolean }) => {
+      cli.output(options.json, await cli.withStore((store) => createKey(store, options)), renderCreatedKey);
+    });
+  keys
+    .command('set-rate')
+    .description('Set a key\'s rate limit in requests per second, or "default" for the service\'s RATE_LIMIT_PER_S.')
+    .argument('<key-or-id>', 'the plain key or its id')
+    .argument('<rate>', 'requests per second (integer >= 1), or "default"')
+    .option('--json', 'print the result as JSON')
+    .action(async (keyOrId: string, rate: string, options: { json?: boolean }) => {
+      const key = await cli.withStore((store) => setKeyRate(store, keyOrId, rate));
+      cli.output(options.json, key, (result) => renderKey(result, 'rate set'));
+    });
+  keys
+    .command('topup')
+    .description('Add credits to a key.')
+    .argument('<key-or-id>', 'the plain key or its id')
+    .requiredOption('--credits <n>', 'credits to add (integer >= 1)')
+    .option('--json', 'print the result as JSON')
+    .action(async (keyOrId: string, options: { credits: string; json?: boolean }) => {
+      const key = await cli.withStore((store) => topUpKey(store, keyOrId, options.credits));
+      cli.output(options.json, key, (result) => renderKey(result, 'topped up'));
+    });
+  for (const [command, status, verb, description] of STATUS_COMMANDS) {
+    keys
+      .command(command)
+      .description(description)
+      .argument('<key-or-id>', 'the plain key or its id')
+      .option('--json', 'print the result as JSON')
+      .action(async (keyOrId: string, options: { json?: boolean }) => {
+        const { key, changed } = await cli.withStore((store) => setKeyStatus(store, keyOrId, status));
+        cli.output(options.json, { ...key, changed }, (result) => renderKey(result, changed ? verb : `was already ${verb}; nothing changed`));
+      });
+  }
+  keys
+    .command('list')
+    .description('List keys (never the plain keys).')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { json?: boolean }) => {
+      cli.output(options.json, await cli.withStore((store) => store.ledger.listKeys()), renderKeyList);
+    });
+  keys
+    .command('usage')
+    .description('Show credits granted, charges recorded and the most recent charges of a key.')
+    .argument('<key-or-id>', 'the plain key or its id')
+    .option('--limit <n>', 'how many recent charges to show', '20')
+    .option('--json', 'print the result as JSON')
+    .action(async (keyOrId: string, options: { limit?: string; json?: boolean }) => {
+      cli.output(options.json, await cli.withStore((store) => keyUsage(store, keyOrId, options.limit)), renderUsage);
+    });
+}
+
+async function createKey(store: Store, options: { credits: string; name?: string; rate?: string }): Promise<CreatedKey> {
+  const credits = parseCredits(options.credits, 0);
+  const rateLimit = options.rate === undefined ? null : parseRate(options.rate, false);
+  const { key, record } = await new KeyAdmin(store.ledger).create(credits, options.name ?? '', rateLimit);
+  return { key, id: record.id, name: record.name, balance: record.balance, rateLimit: record.rateLimit };
+}
+
+async function setKeyRate(store: Store, keyOrId: string, rate: string): Promise<KeyRecord> {
+  const key = await new KeyAdmin(store.ledger).setRateLimit(keyOrId, parseRate(rate, true));
+  if (!key) throw notFound(keyOrId);
+  return key;
+}
+
+async function topUpKey(store: Store, keyOrId: string, rawCredits: string): Promise<KeyRecord> {
+  const credits = parseCredits(rawCredits, 1);
+  const result = await new KeyAdmin(store.ledger).topUp(keyOrId, credits);
+  switch (result.outcome) {
+    case 'not-found':
+      throw notFound(keyOrId);
+    case 'revoked':
+      throw new CliError(`Key ${result.key.id} is revoked, which is permanent: it cannot be topped up. Create a new key instead.`);
+    case 'over-limit':
+      throw new CliError(
+        `Key ${result.key.id} holds ${result.key.balance} credits; adding ${credits} would pass the most a key may hold (${MAX_BALANCE}). Nothing was added.`,
+      );
+    case 'topped-up':
+      return result.key;
+  }
+}
+
+/** revoke (permanent), disable and enable (reversible); `changed` is false when the key already had that status. */
+async function setKeyStatus(store: Store, keyOrId: string, status: KeyStatus): Promise<{ key: KeyRecord; changed: boolean }> {
+  const change = await new KeyAdmin(store.ledger).setStatus(keyOrId, status);
+  switch (change.outcome) {
+    case 'not-found':
+      throw notFound(keyOrId);
+    case 'revoked':
+      throw new CliError(`Key ${change.key.id} is revoked, which is permanent; create a new key instead.`);
+    default:
+      return { key: change.key, changed: change.outcome === 'changed' };
+  }
+}
+
+async function keyUsage(store: Store, keyOrId: string, rawLimit: string | undefined): Promise<KeyUsage> {
+  const key = await new KeyAdmin(store.ledger).find(keyOrId);
+  if (!key) throw notFound(keyOrId);
+  const limit = rawLimit === undefined ? 20 : Number(rawLimit);
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new CliError(`--limit must be an integer >= 0, got "${rawLimit}"`);
+  const [grants, charged, recentCharges] = await Promise.all([
+    store.ledger.listGrants(key.id),
+    store.ledger.countCharges(key.id),
+    store.ledger.listCharges(key.id, limit),
+  ]);
+  return { key, granted: grants.reduce((sum, grant) => sum + grant.amount, 0), charged, grants, recentCharges };
+}
