@@ -20,7 +20,28 @@ const REMOVAL_LOG_SECONDS = 3600;
  */
 const CORPUS_PAGE_SIZE = 16_384;
 
-function prepareStatements(db: Database.Database) {
+/** The corpus file's statements, prepared once. */
+export type CorpusStatements = Record<
+  | 'document'
+  | 'deleteDocument'
+  | 'insertDocument'
+  | 'insertTerm'
+  | 'countDocuments'
+  | 'termsAfter'
+  | 'documentsAfter'
+  | 'documentsFrom'
+  | 'removalsAfter'
+  | 'removalsFrom'
+  | 'lastRemoval'
+  | 'lastRowid'
+  | 'pruneRemovals'
+  | 'hit'
+  | 'unanalysed'
+  | 'setTerms',
+  Database.Statement
+>;
+
+function prepareStatements(db: Database.Database): CorpusStatements {
   return {
     document: db.prepare('SELECT doc_id, title, text, metadata FROM documents WHERE doc_id = ?'),
     deleteDocument: db.prepare('DELETE FROM documents WHERE doc_id = ?'),
@@ -42,8 +63,6 @@ function prepareStatements(db: Database.Database) {
     setTerms: db.prepare('UPDATE documents SET title_length = ?, text_length = ?, terms = ? WHERE id = ?'),
   };
 }
-
-export type CorpusStatements = ReturnType<typeof prepareStatements>;
 
 /**
  * corpus.sqlite: documents with their term vectors (metadata values included), the term
