@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import swagger from '@fastify/swagger';
-import apiReference from '@scalar/fastify-api-reference';
 import type { HTTPMethods } from 'fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBodies } from './http/json-body.js';
+import { registerDocsPage, registerOpenApi } from './http/openapi.js';
 import { answerUnmetExpectation, clientErrorHandler, frameworkErrorHandler } from './http/protocol-errors.js';
 import { registerRoutes } from './http/routes/index.js';
-import { envelopeSchema } from './http/schemas/common.js';
 import type { AppSettings, Services } from './services/services.js';
 
 export interface AppOptions {
@@ -81,45 +79,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   });
   registerErrorHandling(app, routeMethods);
 
-  await app.register(swagger, {
-    // Shared schemas keep their own names in components.schemas (Envelope, not def-0).
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'metered-search',
-        version: options.settings.serviceVersion,
-        description:
-          'Credit-metered search and document API. Billable endpoints cost one credit per validated request; ' +
-          'errors are {"status", "message"} with status equal to the HTTP code.',
-        license: { name: 'MIT', identifier: 'MIT' },
-        contact: { name: 'The operator of this deployment' },
-      },
-      servers: [{ url: '/', description: 'This deployment' }],
-      tags: [
-        { name: 'free', description: 'No key needed; never charged.' },
-        { name: 'keyed', description: 'Needs an API key; never charged.' },
-        { name: 'billable', description: 'Needs an API key; one credit per validated request.' },
-      ],
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
-    },
-  });
-  app.addSchema({ $id: 'Envelope', description: 'Every error: status equals the HTTP status code.', ...envelopeSchema });
+  await registerOpenApi(app, options.settings.serviceVersion);
   await registerRoutes(app, services, options.settings);
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  // Self-hosted, perhaps on a private network: the key scheme preselected, no fonts fetched from
-  // outside, and none of the buttons that lead to Scalar's hosted services.
-  await app.register(apiReference, {
-    routePrefix: '/docs',
-    configuration: {
-      url: '/openapi.json',
-      authentication: { preferredSecurityScheme: 'apiKey' },
-      hideClientButton: true,
-      agent: { disabled: true },
-      showDeveloperTools: 'never',
-      withDefaultFonts: false,
-    },
-  });
+  await registerDocsPage(app);
   return app;
 }

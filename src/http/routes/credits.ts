@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
-import type { KeyedHooks } from '../keyed-steps.js';
+import type { KeyedHooks } from '../keyed/index.js';
 import { keyedErrorResponses, keyedHeaders, responseHeaders, security, successHeaders } from '../schemas/common.js';
 
 const balance = { type: ['integer', 'null'], description: 'Remaining credits; null when the key is not valid.' } as const;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
-import type { KeyedHooks } from '../keyed-steps.js';
+import type { KeyedHooks } from '../keyed/index.js';
 import { apiKeyHeader, billableErrorResponses, chargedResponse, idempotencyKeyHeader, security, successHeaders } from '../schemas/common.js';
 
 const schema = {

@@ -4,7 +4,7 @@ import type { FaceMatch } from '../../faces/face-client.js';
 import { ACCEPTED_IMAGE_FORMATS, imageFormatOfBase64, normaliseBase64 } from '../../faces/image.js';
 import { ProbeFetchError } from '../../faces/probe-fetch.js';
 import type { AppSettings, Services } from '../../services/services.js';
-import type { KeyedHooks } from '../keyed-steps.js';
+import type { KeyedHooks } from '../keyed/index.js';
 import {
   billableErrorResponses,
   billableHeaders,

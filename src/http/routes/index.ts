@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppSettings, Services } from '../../services/services.js';
-import { keyedSteps } from '../keyed-steps.js';
+import { keyedSteps } from '../keyed/index.js';
 import { creditsRoute } from './credits.js';
 import { documentRoute } from './document.js';
 import { faceSearchRoute, faceSearchSteps } from './face-search.js';
@@ -14,7 +14,7 @@ import { versionRoute } from './version.js';
  * The public group needs no key. In the keyed group each route's steps run in the order written
  * here, after its schema has validated the request: a request refused by any step is not charged,
  * and `charge` comes last. Billable routes that need nothing of the key before the debit only
- * `identify` it, leaving the check to the debit itself (see keyed-steps.ts).
+ * `identify` it, leaving the check to the debit itself (see keyed/authenticate.ts).
  */
 export async function registerRoutes(app: FastifyInstance, services: Services, settings: AppSettings): Promise<void> {
   await app.register(async (publicScope) => {

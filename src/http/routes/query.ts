@@ -3,7 +3,7 @@ import { errorCatalogue } from '../../errors.js';
 import type { FilterScalar } from '../../search/document-index.js';
 import type { MatchField } from '../../search/search-service.js';
 import type { Services } from '../../services/services.js';
-import type { KeyedHooks } from '../keyed-steps.js';
+import type { KeyedHooks } from '../keyed/index.js';
 import { billableErrorResponses, billableHeaders, bodyTooLargeResponse, security, successHeaders } from '../schemas/common.js';
 
 const text = { type: 'string', pattern: '\\S' } as const;

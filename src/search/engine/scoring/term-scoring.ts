@@ -241,6 +241,7 @@ export abstract class TermScoring extends IndexedDocuments {
    * remaining terms are scored only for the documents still able to reach it. A term in nearly
    * every document then costs little, for it can add only a little.
    */
+  // One function for the hot loop over every block: its dozen arrays and bars stay in locals.
   protected scoreBlocks(dense: ScoredTerm[], field: number, exclusion: Uint32Array | null, best: TopScores): number {
     const blocks = (this.documents + (1 << BLOCK_SHIFT) - 1) >>> BLOCK_SHIFT;
     const { blockBounds: bounds, sparseBounds, sparseStarts, touchedBits } = this;

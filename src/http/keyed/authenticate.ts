@@ -1,0 +1,47 @@
+import type { CreditService } from '../../billing/credit-service.js';
+import { hashApiKey } from '../../billing/key-admin.js';
+import type { DebitResult } from '../../billing/ledger.js';
+import { ApiError } from '../../errors.js';
+import type { Step } from './step.js';
+
+/** The answer to a key the ledger refused: 401 unknown, 403 revoked or disabled, 402 at zero. */
+export function refusal(result: Exclude<DebitResult, { outcome: 'charged' }>, extra: Record<string, unknown>): ApiError {
+  switch (result.outcome) {
+    case 'unknown-key':
+      return new ApiError('UNKNOWN_KEY', undefined, { extra });
+    case 'inactive':
+      return new ApiError(result.status === 'revoked' ? 'REVOKED_KEY' : 'DISABLED_KEY', undefined, { extra });
+    case 'no-credits':
+      return new ApiError('NO_CREDITS');
+  }
+}
+
+/** Checks the key (401/403) and sets request.caller. */
+export function authenticateStep(credits: CreditService): Step {
+  return async (request) => {
+    const extra = request.routeOptions.config.authErrorExtra ?? {};
+    const result = await credits.authenticate(request.headers['x-api-key'] as string);
+    if (result.outcome === 'unknown-key') throw refusal(result, extra);
+    if (result.outcome === 'inactive') throw refusal({ outcome: 'inactive', status: result.key.status }, extra);
+    request.caller = { keyHash: result.keyHash, key: result.key };
+  };
+}
+
+/**
+ * Looks the key up, as known at most a second ago, without refusing it: on billable routes the
+ * debit checks the key in the same statement that spends the credit, so the hot path makes one
+ * store round trip and an unknown or inactive key is still refused before anything is spent.
+ */
+export function identifyStep(credits: CreditService): Step {
+  return (request) => {
+    const keyHash = hashApiKey(request.headers['x-api-key'] as string);
+    const known = credits.identify(keyHash);
+    if (!(known instanceof Promise)) {
+      if (known) request.caller = { keyHash, key: known };
+      return;
+    }
+    return known.then((key) => {
+      if (key) request.caller = { keyHash, key };
+    });
+  };
+}

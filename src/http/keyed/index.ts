@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../services/services.js';
+import { authenticateStep, identifyStep } from './authenticate.js';
+import { chargeStep, recordOutcomeHook } from './charge.js';
+import { claimIdempotencyKeyStep, settleIdempotencyKeyHook } from './idempotency.js';
+import { limitRateStep } from './rate-limit.js';
+import { inOrder, type KeyedHooks, type Step } from './step.js';
+
+export type { KeyedHooks, Step };
+
+export interface KeyedSteps {
+  /** Checks the key (401/403) and sets request.caller. */
+  authenticate: Step;
+  /** Looks the key up without refusing it, for a route whose debit checks the key (authenticate.ts). */
+  identify: Step;
+  /** The key's requests per second (429). */
+  limitRate: Step;
+  /** Claims the Idempotency-Key: a replay, 409 while the first attempt runs, 422 if the request differs. */
+  claimIdempotencyKey: Step;
+  /** Spends one credit (402 at zero). */
+  charge(endpoint: string): Step;
+  /** A free keyed route: its steps as one preHandler. */
+  free(...steps: Step[]): KeyedHooks;
+  /** A billable route: its steps, then keeping the response for replay and recording the charge's outcome. */
+  billable(...steps: Step[]): KeyedHooks;
+}
+
+/** The steps keyed routes are declared with (routes/index.ts puts them in order), bound to the services. */
+export function keyedSteps(scope: FastifyInstance, services: Services): KeyedSteps {
+  const { credits, idempotency, rateLimits } = services;
+  scope.decorateRequest('caller', null);
+  scope.decorateRequest('charge', null);
+  scope.decorateRequest('idempotency', null);
+  const authenticate = authenticateStep(credits);
+  const settleIdempotencyKey = settleIdempotencyKeyHook(idempotency);
+  const recordOutcome = recordOutcomeHook(credits);
+  return {
+    authenticate,
+    identify: identifyStep(credits),
+    limitRate: limitRateStep(rateLimits),
+    claimIdempotencyKey: claimIdempotencyKeyStep(idempotency, authenticate),
+    charge: (endpoint) => chargeStep(credits, authenticate, endpoint),
+    free: (...steps) => ({ preHandler: inOrder(steps) }),
+    billable: (...steps) => ({ preHandler: inOrder(steps), onSend: settleIdempotencyKey, onResponse: recordOutcome }),
+  };
+}
