@@ -27,7 +27,9 @@ if (files.length === 0) {
   console.error('no test files found under test/');
   process.exit(1);
 }
-const httpContract = files.filter((file) => file.startsWith(join('test', 'http', 'routes')) || file === join('test', 'app.test.ts'));
+const httpContract = files.filter(
+  (file) => file.startsWith(join('test', 'http', 'routes')) || file.startsWith(join('test', 'http', 'admin')) || file === join('test', 'app.test.ts'),
+);
 
 let status = run('whole suite (SQLite store; PostgreSQL tests need TEST_DATABASE_URL)', files, {});
 if (process.env.TEST_DATABASE_URL) {

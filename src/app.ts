@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HTTPMethods } from 'fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { registerAdminRoutes } from './http/admin/index.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBodies } from './http/json-body.js';
 import { registerDocsPage, registerOpenApi } from './http/openapi.js';
@@ -81,6 +82,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   await registerOpenApi(app, options.settings.serviceVersion);
   await registerRoutes(app, services, options.settings);
+  await registerAdminRoutes(app, services);
 
   await registerDocsPage(app);
   return app;

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { AdminTokens } from '../src/admin/admin-tokens.js';
 import { buildApp } from '../src/app.js';
 import { CreditService } from '../src/billing/credit-service.js';
 import { KeyAdmin } from '../src/billing/key-admin.js';
@@ -137,6 +138,7 @@ export async function createTestApp(
   const rateLimits = new RateLimitService(options.buckets ?? new MemoryBuckets(), { defaultPerSecond: options.rateLimitPerSecond ?? 0 });
   const services = {
     store,
+    adminTokens: new AdminTokens(store.admin),
     credits: new CreditService(store.ledger),
     idempotency: new IdempotencyService(store.idempotency, { ttlMs: 86_400_000, lockMs: 35_000, ...options.idempotency }),
     rateLimits,

@@ -15,20 +15,31 @@ function newKeyId(): string {
 
 export type KeyLookup = { found: true; key: KeyRecord } | { found: false };
 
+const STATUS_ACTIONS: Record<KeyStatus, string> = { active: 'enable', disabled: 'disable', revoked: 'revoke' };
+
 export type StatusChange =
   | { outcome: 'changed'; key: KeyRecord }
   | { outcome: 'unchanged'; key: KeyRecord }
   | { outcome: 'revoked'; key: KeyRecord }
   | { outcome: 'not-found' };
 
-/** Operator actions on keys: what the CLI calls. */
+/** Where operator changes are reported, for the audit log: what was done, to which key, with which figures. */
+export type ChangeReport = (action: string, keyId: string, detail: Record<string, unknown>) => Promise<void>;
+
+const UNREPORTED: ChangeReport = async () => undefined;
+
+/** Operator actions on keys, the one implementation behind the CLI and the admin API. */
 export class KeyAdmin {
-  constructor(private readonly ledger: Ledger) {}
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly report: ChangeReport = UNREPORTED,
+  ) {}
 
   /** `rateLimit`: requests per second for this key; null or absent for the service's default. */
   async create(credits: number, name = '', rateLimit: number | null = null): Promise<{ key: string; record: KeyRecord }> {
     const key = randomBytes(32).toString('hex');
     const record = await this.ledger.createKey({ keyHash: hashApiKey(key), id: newKeyId(), name, credits, rateLimit });
+    await this.report('keys.create', record.id, { credits, name, rate: rateLimit });
     return { key, record };
   }
 
@@ -37,14 +48,19 @@ export class KeyAdmin {
     return API_KEY_PATTERN.test(keyOrId) ? this.ledger.findKeyByHash(hashApiKey(keyOrId)) : this.ledger.findKeyById(keyOrId);
   }
 
-  async topUp(keyOrId: string, credits: number): Promise<TopUpResult> {
+  async topUp(keyOrId: string, credits: number, reference: string | null = null): Promise<TopUpResult> {
     const key = await this.find(keyOrId);
-    return key ? this.ledger.topUp(key.id, credits) : { outcome: 'not-found' };
+    if (!key) return { outcome: 'not-found' };
+    const result = await this.ledger.topUp(key.id, credits);
+    if (result.outcome === 'topped-up') await this.report('keys.topup', key.id, { credits, balance: result.key.balance, reference });
+    return result;
   }
 
   async setRateLimit(keyOrId: string, rateLimit: number | null): Promise<KeyRecord | undefined> {
     const key = await this.find(keyOrId);
-    return key && this.ledger.setKeyRateLimit(key.id, rateLimit);
+    const updated = key && (await this.ledger.setKeyRateLimit(key.id, rateLimit));
+    if (updated) await this.report('keys.rate', updated.id, { rate: rateLimit });
+    return updated;
   }
 
   async setStatus(keyOrId: string, status: KeyStatus): Promise<StatusChange> {
@@ -52,7 +68,8 @@ export class KeyAdmin {
     if (!key) return { outcome: 'not-found' };
     if (key.status === 'revoked') return status === 'revoked' ? { outcome: 'unchanged', key } : { outcome: 'revoked', key };
     if (key.status === status) return { outcome: 'unchanged', key };
-    const updated = await this.ledger.setKeyStatus(key.id, status);
-    return { outcome: 'changed', key: updated! };
+    const updated = (await this.ledger.setKeyStatus(key.id, status)) as KeyRecord;
+    await this.report(`keys.${STATUS_ACTIONS[status]}`, key.id, { status });
+    return { outcome: 'changed', key: updated };
   }
 }

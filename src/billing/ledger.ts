@@ -70,11 +70,28 @@ export interface NewKey {
   rateLimit?: number | null;
 }
 
+/** Which keys to list, newest first; `cursor` is a previous page's nextCursor. */
+export interface KeyQuery {
+  limit: number;
+  cursor: string | null;
+  status?: KeyStatus;
+  name?: string;
+}
+
+/** A key's charges summed up: when it was last charged, and how many times on each endpoint. */
+export interface KeyActivity {
+  lastUsedAt: string | null;
+  chargesByEndpoint: Record<string, number>;
+}
+
 export interface Ledger {
   createKey(input: NewKey): Promise<KeyRecord>;
   findKeyByHash(keyHash: string): Promise<KeyRecord | undefined>;
   findKeyById(id: string): Promise<KeyRecord | undefined>;
   listKeys(): Promise<KeyRecord[]>;
+  /** A page of keys, newest first, and the cursor of the next page (null after the last). */
+  listKeysPage(query: KeyQuery): Promise<{ keys: KeyRecord[]; nextCursor: string | null }>;
+  keyActivity(keyId: string): Promise<KeyActivity>;
   /** Adds credits to a key that is not revoked, up to MAX_BALANCE, atomically. */
   topUp(keyId: string, amount: number): Promise<TopUpResult>;
   setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined>;
@@ -113,6 +130,26 @@ export const KEY_COLUMNS = 'id, name, status, balance, created_at, rate_limit';
 export function keyFromRow(row: KeyRow): KeyRecord {
   const createdAt = row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at;
   return { id: row.id, name: row.name, status: row.status, balance: row.balance, createdAt, rateLimit: row.rate_limit };
+}
+
+/** A key's place in the newest-first order, as an opaque cursor, and back (undefined for a cursor that is not one). */
+export function keyCursor(key: KeyRecord): string {
+  return Buffer.from(JSON.stringify([key.createdAt, key.id])).toString('base64url');
+}
+
+export function keyCursorPlace(cursor: string): { createdAt: string; id: string } | undefined {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
+    return typeof createdAt === 'string' && typeof id === 'string' ? { createdAt, id } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The page of `limit` keys read with one more row: the next cursor when that row exists. */
+export function keyPage(rows: KeyRecord[], limit: number): { keys: KeyRecord[]; nextCursor: string | null } {
+  const keys = rows.slice(0, limit);
+  return { keys, nextCursor: rows.length > limit ? keyCursor(keys[keys.length - 1]) : null };
 }
 
 /** Why a key took no credit: unknown, not active, or (active) at zero. */

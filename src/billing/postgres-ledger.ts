@@ -5,10 +5,14 @@ import {
   type CreditGrant,
   type DebitResult,
   KEY_COLUMNS,
+  type KeyActivity,
+  type KeyQuery,
   type KeyRecord,
   type KeyRow,
   type KeyStatus,
+  keyCursorPlace,
   keyFromRow,
+  keyPage,
   type Ledger,
   type LedgerAudit,
   type NewKey,
@@ -56,6 +60,28 @@ export class PostgresLedger implements Ledger {
 
   async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
     return keyOf((await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE key_hash = $1`, [keyHash], 'key-by-hash')).rows);
+  }
+
+  /** Ordered by creation to the millisecond, as the cursor holds it (PostgreSQL keeps microseconds). */
+  async listKeysPage(query: KeyQuery): Promise<{ keys: KeyRecord[]; nextCursor: string | null }> {
+    const after = query.cursor === null ? undefined : keyCursorPlace(query.cursor);
+    const { rows } = await this.db.query<KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM keys
+       WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR name = $2)
+         AND ($3::timestamptz IS NULL OR (date_trunc('milliseconds', created_at), id) < ($3::timestamptz, $4))
+       ORDER BY date_trunc('milliseconds', created_at) DESC, id DESC LIMIT $5`,
+      [query.status ?? null, query.name ?? null, after?.createdAt ?? null, after?.id ?? '', query.limit + 1],
+    );
+    return keyPage(rows.map(keyFromRow), query.limit);
+  }
+
+  async keyActivity(keyId: string): Promise<KeyActivity> {
+    const { rows } = await this.db.query<{ endpoint: string; n: number; last: Date }>(
+      'SELECT endpoint, count(*) AS n, max(at) AS last FROM charges WHERE key_id = $1 GROUP BY endpoint',
+      [keyId],
+    );
+    const last = rows.reduce<Date | null>((latest, row) => (latest === null || row.last > latest ? row.last : latest), null);
+    return { lastUsedAt: last?.toISOString() ?? null, chargesByEndpoint: Object.fromEntries(rows.map((row) => [row.endpoint, row.n])) };
   }
 
   async findKeyById(id: string): Promise<KeyRecord | undefined> {

@@ -7,10 +7,14 @@ import {
   type CreditGrant,
   type DebitResult,
   KEY_COLUMNS,
+  type KeyActivity,
+  type KeyQuery,
   type KeyRecord,
   type KeyRow,
   type KeyStatus,
+  keyCursorPlace,
   keyFromRow,
+  keyPage,
   type Ledger,
   type LedgerAudit,
   type NewKey,
@@ -54,6 +58,13 @@ function prepareStatements(db: Database.Database) {
     chargesByKey: db.prepare('SELECT id, key_id, endpoint, at, outcome_status FROM charges WHERE key_id = ? ORDER BY id DESC LIMIT ?'),
     countCharges: db.prepare('SELECT count(*) AS n FROM charges WHERE key_id = ?'),
     grantsByKey: db.prepare('SELECT key_id, amount, reason, at FROM credit_grants WHERE key_id = ? ORDER BY id'),
+    keysPage: db.prepare(
+      `SELECT ${KEY_COLUMNS} FROM keys
+       WHERE (@status IS NULL OR status = @status) AND (@name IS NULL OR name = @name)
+         AND (@afterAt IS NULL OR (created_at, id) < (@afterAt, @afterId))
+       ORDER BY created_at DESC, id DESC LIMIT @limit`,
+    ),
+    activity: db.prepare('SELECT endpoint, count(*) AS n, max(at) AS last FROM charges WHERE key_id = ? GROUP BY endpoint'),
   };
 }
 
@@ -99,6 +110,24 @@ export class SqliteLedger implements Ledger {
       this.keyCache.set(keyHash, key);
     }
     return key;
+  }
+
+  async listKeysPage(query: KeyQuery): Promise<{ keys: KeyRecord[]; nextCursor: string | null }> {
+    const after = query.cursor === null ? undefined : keyCursorPlace(query.cursor);
+    const rows = this.sql.keysPage.all({
+      status: query.status ?? null,
+      name: query.name ?? null,
+      afterAt: after?.createdAt ?? null,
+      afterId: after?.id ?? '',
+      limit: query.limit + 1,
+    }) as KeyRow[];
+    return keyPage(rows.map(keyFromRow), query.limit);
+  }
+
+  async keyActivity(keyId: string): Promise<KeyActivity> {
+    const rows = this.sql.activity.all(keyId) as Array<{ endpoint: string; n: number; last: string }>;
+    const lastUsedAt = rows.reduce<string | null>((last, row) => (last === null || row.last > last ? row.last : last), null);
+    return { lastUsedAt, chargesByEndpoint: Object.fromEntries(rows.map((row) => [row.endpoint, row.n])) };
   }
 
   async findKeyById(id: string): Promise<KeyRecord | undefined> {

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { IngestError } from '../documents/ingest.js';
+import { adminCommands } from './commands/admin.js';
 import { auditCommand } from './commands/audit.js';
 import { faceServiceCommand } from './commands/face-service.js';
 import { facesCommands } from './commands/faces.js';
@@ -26,6 +27,7 @@ export function buildProgram(cli: CliContext): Command {
   faceServiceCommand(program, cli);
   facesCommands(program, cli);
   keysCommands(program, cli);
+  adminCommands(program, cli);
   return program;
 }
 

@@ -24,8 +24,14 @@ export async function registerOpenApi(app: FastifyInstance, serviceVersion: stri
         { name: 'free', description: 'No key needed; never charged.' },
         { name: 'keyed', description: 'Needs an API key; never charged.' },
         { name: 'billable', description: 'Needs an API key; one credit per validated request.' },
+        { name: 'admin', description: "The operator's API: needs an admin token (Authorization: Bearer)." },
       ],
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'A token from metered-search admin tokens create.' },
+        },
+      },
     },
   });
   app.addSchema({ $id: 'Envelope', description: 'Every error: status equals the HTTP status code.', ...envelopeSchema });

@@ -1,3 +1,4 @@
+import { AdminTokens } from '../admin/admin-tokens.js';
 import { CreditService } from '../billing/credit-service.js';
 import type { Config } from '../config.js';
 import { EmbeddedFaceSearch } from '../faces/embedded.js';
@@ -20,6 +21,7 @@ export function buildServices(store: Store, config: Config, log: (message: strin
   const buckets = config.redisUrl ? new RedisBuckets(config.redisUrl) : new MemoryBuckets();
   return {
     store,
+    adminTokens: new AdminTokens(store.admin),
     credits: new CreditService(store.ledger),
     idempotency: new IdempotencyService(store.idempotency, {
       ttlMs: config.idempotencyTtlSeconds * 1000,

@@ -1,3 +1,4 @@
+import type { AdminTokens } from '../admin/admin-tokens.js';
 import type { CreditService } from '../billing/credit-service.js';
 import type { FaceSearchBackend } from '../faces/face-client.js';
 import type { ProbeImageFetcher } from '../faces/probe-fetch.js';
@@ -9,6 +10,8 @@ import type { Store } from '../store/store.js';
 /** Everything the HTTP layer is given; built by the server (or a test) and injected into the app. */
 export interface Services {
   store: Store;
+  /** The tokens of the admin API. */
+  adminTokens: AdminTokens;
   credits: CreditService;
   idempotency: IdempotencyService;
   rateLimits: RateLimitService;

@@ -187,6 +187,26 @@ const migrations: string[] = [
        (SELECT array_agg(charged.id ORDER BY charged.id) FROM charged)
      FROM (SELECT) AS one LEFT JOIN debited ON true;
    END $$;`,
+  `CREATE TABLE admin_tokens (
+     id text PRIMARY KEY,
+     token_hash text NOT NULL UNIQUE,
+     name text NOT NULL,
+     read_only boolean NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT now(),
+     revoked_at timestamptz
+   );
+   CREATE TABLE audit_log (
+     id bigserial PRIMARY KEY,
+     at timestamptz NOT NULL DEFAULT now(),
+     actor text NOT NULL,
+     action text NOT NULL,
+     target text,
+     request_id text,
+     detail jsonb NOT NULL
+   );
+   CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN RAISE EXCEPTION 'the audit log is append-only'; END $$;
+   CREATE TRIGGER audit_log_append_only BEFORE DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

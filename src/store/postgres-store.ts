@@ -1,3 +1,4 @@
+import { PostgresAdminStore } from '../admin/postgres-admin-store.js';
 import { PostgresLedger } from '../billing/postgres-ledger.js';
 import { PostgresDocuments, postgresChangeFeed } from '../documents/postgres-documents.js';
 import { PostgresFaces } from '../faces/postgres-gallery.js';
@@ -26,6 +27,7 @@ export class PostgresStore implements Store {
   readonly index: SearchReplica;
   readonly idempotency: PostgresIdempotency;
   readonly faces: PostgresFaces;
+  readonly admin: PostgresAdminStore;
 
   private constructor(
     private readonly db: PostgresDatabase,
@@ -36,6 +38,7 @@ export class PostgresStore implements Store {
     this.documents = new PostgresDocuments(db, this.index);
     this.idempotency = new PostgresIdempotency(db);
     this.faces = new PostgresFaces(db);
+    this.admin = new PostgresAdminStore(db);
   }
 
   /** Connects and applies pending migrations. */

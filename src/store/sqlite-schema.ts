@@ -60,6 +60,25 @@ const ledgerMigrations: string[] = [
      engine TEXT NOT NULL,
      enrolled_at TEXT NOT NULL
    );`,
+  `CREATE TABLE admin_tokens (
+     id TEXT PRIMARY KEY,
+     token_hash TEXT NOT NULL UNIQUE,
+     name TEXT NOT NULL,
+     read_only INTEGER NOT NULL CHECK (read_only IN (0, 1)),
+     created_at TEXT NOT NULL,
+     revoked_at TEXT
+   );
+   CREATE TABLE audit_log (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     at TEXT NOT NULL,
+     actor TEXT NOT NULL,
+     action TEXT NOT NULL,
+     target TEXT,
+     request_id TEXT,
+     detail TEXT NOT NULL
+   );
+   CREATE TRIGGER audit_log_append_only BEFORE DELETE ON audit_log
+   BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;`,
 ];
 
 const tokenizer = `tokenize = 'porter unicode61 remove_diacritics 2'`;

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { SqliteAdminStore } from '../admin/sqlite-admin-store.js';
 import { SqliteLedger } from '../billing/sqlite-ledger.js';
 import { SqliteFaces } from '../faces/sqlite-gallery.js';
 import { SqliteIdempotency } from '../idempotency/sqlite-idempotency.js';
@@ -19,7 +20,8 @@ export interface SqliteStoreOptions {
 
 /**
  * The embedded store: two SQLite files in the data folder. ledger.sqlite holds the ledger, the
- * idempotency entries (so a claim sees its request's charge) and the face gallery; corpus.sqlite
+ * idempotency entries (so a claim sees its request's charge), the face gallery, admin tokens and the
+ * audit log; corpus.sqlite
  * holds the documents, from which the search index is built.
  */
 export class SqliteStore implements Store {
@@ -29,6 +31,7 @@ export class SqliteStore implements Store {
   readonly index: SqliteCorpus;
   readonly idempotency: SqliteIdempotency;
   readonly faces: SqliteFaces;
+  readonly admin: SqliteAdminStore;
   private readonly db: Database.Database;
   private readonly pingStatement: Database.Statement;
   private readonly checkpoints: BackgroundCheckpoint[] = [];
@@ -40,6 +43,7 @@ export class SqliteStore implements Store {
     this.ledger = new SqliteLedger(this.db);
     this.idempotency = new SqliteIdempotency(this.db);
     this.faces = new SqliteFaces(this.db);
+    this.admin = new SqliteAdminStore(this.db);
     this.documents = new SqliteCorpus(dataDir, { ...INDEX_UPKEEP, searchThreads: options.searchThreads ?? 1 });
     this.index = this.documents;
     if (options.backgroundCheckpoints) this.checkpointInBackground(dataDir);

@@ -1,3 +1,4 @@
+import type { AdminStore } from '../admin/admin-store.js';
 import type { Ledger } from '../billing/ledger.js';
 import type { DocumentStore } from '../documents/document-store.js';
 import type { FaceGalleryStore } from '../faces/gallery.js';
@@ -16,6 +17,8 @@ export interface Store {
   readonly index: DocumentIndex;
   readonly idempotency: IdempotencyStore;
   readonly faces: FaceGalleryStore;
+  /** Admin tokens and the audit log. */
+  readonly admin: AdminStore;
   /** Round-trip time of a trivial query, for /nettest. */
   ping(): Promise<number>;
   close(): Promise<void>;

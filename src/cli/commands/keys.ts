@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { auditReport } from '../../admin/admin-tokens.js';
 import { KeyAdmin } from '../../billing/key-admin.js';
 import { type ChargeRecord, type CreditGrant, type KeyRecord, type KeyStatus, MAX_BALANCE } from '../../billing/ledger.js';
 import type { Store } from '../../store/store.js';
@@ -89,22 +90,27 @@ export function keysCommands(program: Command, cli: CliContext): void {
     });
 }
 
+/** Key changes from the command line, recorded in the audit log as the CLI's. */
+function operatorKeys(store: Store): KeyAdmin {
+  return new KeyAdmin(store.ledger, auditReport(store.admin, 'cli', null));
+}
+
 async function createKey(store: Store, options: { credits: string; name?: string; rate?: string }): Promise<CreatedKey> {
   const credits = parseCredits(options.credits, 0);
   const rateLimit = options.rate === undefined ? null : parseRate(options.rate, false);
-  const { key, record } = await new KeyAdmin(store.ledger).create(credits, options.name ?? '', rateLimit);
+  const { key, record } = await operatorKeys(store).create(credits, options.name ?? '', rateLimit);
   return { key, id: record.id, name: record.name, balance: record.balance, rateLimit: record.rateLimit };
 }
 
 async function setKeyRate(store: Store, keyOrId: string, rate: string): Promise<KeyRecord> {
-  const key = await new KeyAdmin(store.ledger).setRateLimit(keyOrId, parseRate(rate, true));
+  const key = await operatorKeys(store).setRateLimit(keyOrId, parseRate(rate, true));
   if (!key) throw notFound(keyOrId);
   return key;
 }
 
 async function topUpKey(store: Store, keyOrId: string, rawCredits: string): Promise<KeyRecord> {
   const credits = parseCredits(rawCredits, 1);
-  const result = await new KeyAdmin(store.ledger).topUp(keyOrId, credits);
+  const result = await operatorKeys(store).topUp(keyOrId, credits);
   switch (result.outcome) {
     case 'not-found':
       throw notFound(keyOrId);
@@ -121,7 +127,7 @@ async function topUpKey(store: Store, keyOrId: string, rawCredits: string): Prom
 
 /** revoke (permanent), disable and enable (reversible); `changed` is false when the key already had that status. */
 async function setKeyStatus(store: Store, keyOrId: string, status: KeyStatus): Promise<{ key: KeyRecord; changed: boolean }> {
-  const change = await new KeyAdmin(store.ledger).setStatus(keyOrId, status);
+  const change = await operatorKeys(store).setStatus(keyOrId, status);
   switch (change.outcome) {
     case 'not-found':
       throw notFound(keyOrId);
@@ -133,7 +139,7 @@ async function setKeyStatus(store: Store, keyOrId: string, status: KeyStatus): P
 }
 
 async function keyUsage(store: Store, keyOrId: string, rawLimit: string | undefined): Promise<KeyUsage> {
-  const key = await new KeyAdmin(store.ledger).find(keyOrId);
+  const key = await operatorKeys(store).find(keyOrId);
   if (!key) throw notFound(keyOrId);
   const limit = rawLimit === undefined ? 20 : Number(rawLimit);
   if (!Number.isSafeInteger(limit) || limit < 0) throw new CliError(`--limit must be an integer >= 0, got "${rawLimit}"`);

@@ -4,6 +4,7 @@ import { keyedSteps } from '../keyed/index.js';
 import { creditsRoute } from './credits.js';
 import { documentRoute } from './document.js';
 import { faceSearchRoute, faceSearchSteps } from './face-search.js';
+import { healthRoutes } from './health.js';
 import { nettestRoute } from './nettest.js';
 import { profileRoute } from './profile.js';
 import { queryRoute } from './query.js';
@@ -22,6 +23,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services, s
     versionRoute(publicScope, settings.serviceVersion);
     profileRoute(publicScope);
     nettestRoute(publicScope, services);
+    healthRoutes(publicScope, services);
   });
 
   await app.register(async (keyedScope) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FaceDownstream } from '../../face-downstream.js';
-import { createTestApp, json, type TestContext } from '../../helper.js';
+import { assertEnvelope, createTestApp, json, type TestContext } from '../../helper.js';
 
 describe('free public routes', () => {
   let context: TestContext;
@@ -66,6 +66,23 @@ describe('GET /nettest with a face service', () => {
     } finally {
       await context.close();
       await downstream.stop();
+    }
+  });
+});
+
+describe('GET /healthz and GET /readyz', () => {
+  it('answer 200 without a key while the store answers, and /readyz 503 once it does not', async () => {
+    const context = await createTestApp();
+    try {
+      assert.equal((await context.app.inject({ url: '/healthz' })).statusCode, 200);
+      assert.equal((await context.app.inject({ url: '/readyz' })).statusCode, 200);
+      context.store.ping = async () => {
+        throw new Error('gone');
+      };
+      assertEnvelope(await context.app.inject({ url: '/readyz' }), 503, /store/);
+      assert.equal((await context.app.inject({ url: '/healthz' })).statusCode, 200);
+    } finally {
+      await context.close();
     }
   });
 });

@@ -1,0 +1,51 @@
+import { hash, randomBytes } from 'node:crypto';
+import type { ChangeReport } from '../billing/key-admin.js';
+import type { AdminStore, AdminTokenRecord } from './admin-store.js';
+
+/** A prefix and 64 hex digits: never a valid API key (exactly 64 hex), and recognisable in a leak. */
+const TOKEN_PATTERN = /^msadmin_[0-9a-f]{64}$/;
+
+export type TokenCheck =
+  | { outcome: 'ok'; token: AdminTokenRecord }
+  /** No Authorization header, or not `Bearer <token>` of the token's form. */
+  | { outcome: 'malformed' }
+  /** Well-formed, but no such token, or it was revoked. */
+  | { outcome: 'unknown' };
+
+function hashToken(token: string): string {
+  return hash('sha256', token, 'hex');
+}
+
+/** The tokens that may call the admin API: created and revoked from the command line, stored hashed. */
+export class AdminTokens {
+  constructor(private readonly store: AdminStore) {}
+
+  /** A new token; the plain token is returned only here. */
+  async create(name: string, readOnly: boolean): Promise<{ token: string; record: AdminTokenRecord }> {
+    const token = `msadmin_${randomBytes(32).toString('hex')}`;
+    const record = await this.store.createToken({ id: `tok_${randomBytes(8).toString('hex')}`, tokenHash: hashToken(token), name, readOnly });
+    return { token, record };
+  }
+
+  list(): Promise<AdminTokenRecord[]> {
+    return this.store.listTokens();
+  }
+
+  revoke(id: string): Promise<AdminTokenRecord | undefined> {
+    return this.store.revokeToken(id);
+  }
+
+  /** Checks an Authorization header: `Bearer <token>` of a token that exists and is not revoked. */
+  async check(authorization: string | undefined): Promise<TokenCheck> {
+    const token = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
+    if (!token || !TOKEN_PATTERN.test(token)) return { outcome: 'malformed' };
+    const record = await this.store.findTokenByHash(hashToken(token));
+    if (!record || record.revokedAt !== null) return { outcome: 'unknown' };
+    return { outcome: 'ok', token: record };
+  }
+}
+
+/** Reports KeyAdmin's changes to the audit log, as made by `actor` (a token's name, or `cli`) in `requestId`. */
+export function auditReport(store: AdminStore, actor: string, requestId: string | null): ChangeReport {
+  return (action, target, detail) => store.appendAudit({ actor, action, target, requestId, detail });
+}

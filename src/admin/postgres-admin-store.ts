@@ -1,0 +1,94 @@
+import type { PostgresDatabase } from '../platform/postgres-database.js';
+import {
+  type AdminStore,
+  type AdminTokenRecord,
+  type AuditEntry,
+  auditCursor,
+  auditCursorId,
+  type NewAdminToken,
+  type NewAuditEntry,
+  type Page,
+} from './admin-store.js';
+
+interface TokenRow {
+  id: string;
+  name: string;
+  read_only: boolean;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+interface AuditRow {
+  id: number;
+  at: Date;
+  actor: string;
+  action: string;
+  target: string | null;
+  request_id: string | null;
+  detail: Record<string, unknown>;
+}
+
+const TOKEN_COLUMNS = 'id, name, read_only, created_at, revoked_at';
+
+function tokenFromRow(row: TokenRow): AdminTokenRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    readOnly: row.read_only,
+    createdAt: row.created_at.toISOString(),
+    revokedAt: row.revoked_at?.toISOString() ?? null,
+  };
+}
+
+function auditFromRow(row: AuditRow): AuditEntry {
+  const { id, actor, action, target, detail } = row;
+  return { id, at: row.at.toISOString(), actor, action, target, requestId: row.request_id, detail };
+}
+
+/** Admin tokens and the audit log in PostgreSQL, shared by every instance. */
+export class PostgresAdminStore implements AdminStore {
+  constructor(private readonly db: PostgresDatabase) {}
+
+  async createToken(token: NewAdminToken): Promise<AdminTokenRecord> {
+    const { rows } = await this.db.query<TokenRow>(
+      `INSERT INTO admin_tokens (id, token_hash, name, read_only) VALUES ($1, $2, $3, $4) RETURNING ${TOKEN_COLUMNS}`,
+      [token.id, token.tokenHash, token.name, token.readOnly],
+    );
+    return tokenFromRow(rows[0]);
+  }
+
+  async findTokenByHash(tokenHash: string): Promise<AdminTokenRecord | undefined> {
+    const { rows } = await this.db.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM admin_tokens WHERE token_hash = $1`, [tokenHash], 'admin-token');
+    return rows[0] && tokenFromRow(rows[0]);
+  }
+
+  async listTokens(): Promise<AdminTokenRecord[]> {
+    return (await this.db.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM admin_tokens ORDER BY created_at, id`)).rows.map(tokenFromRow);
+  }
+
+  async revokeToken(id: string): Promise<AdminTokenRecord | undefined> {
+    await this.db.query('UPDATE admin_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id]);
+    const { rows } = await this.db.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM admin_tokens WHERE id = $1`, [id]);
+    return rows[0] && tokenFromRow(rows[0]);
+  }
+
+  async appendAudit(entry: NewAuditEntry): Promise<void> {
+    await this.db.query('INSERT INTO audit_log (actor, action, target, request_id, detail) VALUES ($1, $2, $3, $4, $5)', [
+      entry.actor,
+      entry.action,
+      entry.target,
+      entry.requestId,
+      JSON.stringify(entry.detail),
+    ]);
+  }
+
+  async listAudit(limit: number, cursor: string | null): Promise<Page<AuditEntry>> {
+    const before = cursor === null ? Number.MAX_SAFE_INTEGER : (auditCursorId(cursor) ?? 0);
+    const { rows } = await this.db.query<AuditRow>(
+      'SELECT id, at, actor, action, target, request_id, detail FROM audit_log WHERE id < $1 ORDER BY id DESC LIMIT $2',
+      [before, limit + 1],
+    );
+    const items = rows.slice(0, limit).map(auditFromRow);
+    return { items, nextCursor: rows.length > limit ? auditCursor(items[items.length - 1].id) : null };
+  }
+}

@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../services/services.js';
+import { inOrder } from '../keyed/step.js';
+import { requireTokenStep, requireWriteStep } from './auth.js';
+import { auditLogRoute } from './routes/audit-log.js';
+import { createKeyRoute } from './routes/create-key.js';
+import { getKeyRoute } from './routes/get-key.js';
+import { keyStatusRoutes } from './routes/key-status.js';
+import { listKeysRoute } from './routes/list-keys.js';
+import { setKeyRateRoute } from './routes/set-key-rate.js';
+import { topUpKeyRoute } from './routes/topup-key.js';
+
+/** The admin API: every route needs an admin token; those that change something, one that is not read-only. */
+export async function registerAdminRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  await app.register(async (scope) => {
+    scope.decorateRequest('adminToken', null);
+    const requireToken = requireTokenStep(services.adminTokens);
+    const read = { preHandler: inOrder([requireToken]) };
+    const write = { preHandler: inOrder([requireToken, requireWriteStep]) };
+    createKeyRoute(scope, services, write);
+    listKeysRoute(scope, services, read);
+    getKeyRoute(scope, services, read);
+    topUpKeyRoute(scope, services, write);
+    keyStatusRoutes(scope, services, write);
+    setKeyRateRoute(scope, services, write);
+    auditLogRoute(scope, services, read);
+  });
+}

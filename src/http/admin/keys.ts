@@ -1,0 +1,25 @@
+import type { FastifyRequest } from 'fastify';
+import type { AdminStore, AdminTokenRecord } from '../../admin/admin-store.js';
+import { auditReport } from '../../admin/admin-tokens.js';
+import { KeyAdmin } from '../../billing/key-admin.js';
+import type { KeyRecord } from '../../billing/ledger.js';
+import { ApiError } from '../../errors.js';
+import type { Store } from '../../store/store.js';
+
+/** A key as the admin API shows it (never the plain key, which only creation answers). */
+export function adminKeyOf(key: KeyRecord) {
+  return { id: key.id, name: key.name, balance: key.balance, status: key.status, rate: key.rateLimit, created_at: key.createdAt };
+}
+
+/** Key operations on behalf of this request's token, reported to the audit log under its name and request id. */
+export function keysFor(store: Store, request: FastifyRequest): KeyAdmin {
+  const token = request.adminToken as AdminTokenRecord;
+  return new KeyAdmin(store.ledger, auditReport(store.admin as AdminStore, token.name, request.id));
+}
+
+/** The key with this id, or 404. Ids only: a plain key never travels in an admin URL. */
+export async function existingKey(store: Store, id: string): Promise<KeyRecord> {
+  const key = await store.ledger.findKeyById(id);
+  if (!key) throw new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
+  return key;
+}

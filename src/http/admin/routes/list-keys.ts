@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import { keyCursorPlace } from '../../../billing/ledger.js';
+import { ApiError } from '../../../errors.js';
+import type { Services } from '../../../services/services.js';
+import type { KeyedHooks } from '../../keyed/step.js';
+import { adminKeyOf } from '../keys.js';
+import { adminErrorResponses, adminKey, adminSecurity, adminSuccessHeaders, limitParameter, pageLimit } from '../schemas.js';
+
+const schema = {
+  summary: 'List API keys, newest first',
+  description: 'Never the plain keys. Keys created in the same millisecond come in descending id order.',
+  operationId: 'adminListKeys',
+  tags: ['admin'],
+  security: adminSecurity,
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      limit: limitParameter,
+      cursor: { type: 'string', description: 'next_cursor of the previous page.' },
+      status: { type: 'string', enum: ['active', 'disabled', 'revoked'] },
+      name: { type: 'string' },
+    },
+  },
+  response: {
+    200: {
+      description: 'A page of keys (never the plain keys) and the cursor of the next one (null after the last).',
+      headers: adminSuccessHeaders,
+      type: 'object',
+      required: ['keys', 'next_cursor'],
+      properties: { keys: { type: 'array', items: adminKey }, next_cursor: { type: ['string', 'null'] } },
+    },
+    ...adminErrorResponses,
+  },
+} as const;
+
+interface ListQuery {
+  limit?: string;
+  cursor?: string;
+  status?: 'active' | 'disabled' | 'revoked';
+  name?: string;
+}
+
+export function listKeysRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+  app.get('/admin/keys', { schema, ...hooks }, async (request) => {
+    const query = request.query as ListQuery;
+    if (query.cursor !== undefined && !keyCursorPlace(query.cursor))
+      throw new ApiError('BAD_REQUEST', 'cursor is not one this API gave: pass next_cursor as it came.');
+    const page = await services.store.ledger.listKeysPage({
+      limit: pageLimit(query.limit),
+      cursor: query.cursor ?? null,
+      status: query.status,
+      name: query.name,
+    });
+    return { keys: page.keys.map(adminKeyOf), next_cursor: page.nextCursor };
+  });
+}

@@ -1,0 +1,50 @@
+import { errorResponse, responseHeaders } from '../schemas/common.js';
+
+/** The admin routes' security: a bearer token from `metered-search admin tokens create`. */
+export const adminSecurity = [{ adminToken: [] }];
+
+export const adminKey = {
+  type: 'object',
+  required: ['id', 'name', 'balance', 'status', 'rate', 'created_at'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    balance: { type: 'integer' },
+    status: { type: 'string', enum: ['active', 'disabled', 'revoked'] },
+    rate: { type: ['number', 'null'], description: "Requests per second; null for the service's default." },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+export const keyIdParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
+} as const;
+
+/** What every admin route may answer besides its own. */
+export const adminErrorResponses = {
+  400: errorResponse('The request is invalid: the message names the field.'),
+  401: errorResponse('No admin token, a malformed one, or one unknown or revoked.'),
+  500: errorResponse('Unexpected error; the x-request-id header identifies it in the logs.'),
+  503: errorResponse('The data store is not available right now; Retry-After says when to retry.', responseHeaders.retryAfter),
+} as const;
+
+/** What a route that changes something may answer besides. */
+export const adminWriteErrorResponses = {
+  ...adminErrorResponses,
+  403: errorResponse('The admin token is read-only.'),
+} as const;
+
+export const adminSuccessHeaders = responseHeaders.requestId;
+
+/** A list's page size: query strings are text, and are not coerced, so it is digits. */
+export const limitParameter = {
+  type: 'string',
+  pattern: '^(1000|[1-9][0-9]{0,2})$',
+  description: 'How many to return, 1 to 1000 (default 100).',
+} as const;
+
+export function pageLimit(raw: string | undefined): number {
+  return raw === undefined ? 100 : Number(raw);
+}
