@@ -28,21 +28,16 @@ const readySchema = {
   response: { 200: ok, 503: errorResponse('Not ready: the message says what is not.'), ...freeErrorResponses },
 } as const;
 
-/** Whether a promise has settled by now, without waiting for it. */
-async function settled(promise: Promise<unknown>): Promise<boolean> {
-  const pending = Symbol('pending');
-  const first = await Promise.race([
-    promise.then(
-      () => true,
-      () => true,
-    ),
-    Promise.resolve(pending),
-  ]);
-  return first !== pending;
-}
-
 /** GET /healthz and GET /readyz, for orchestrators' probes; free, no key. */
 export function healthRoutes(app: FastifyInstance, services: Services): void {
+  let faceWarm = services.face?.ready === undefined;
+  // A failed load leaves it not ready: every face search would fail too.
+  services.face?.ready?.then(
+    () => {
+      faceWarm = true;
+    },
+    () => undefined,
+  );
   app.get('/healthz', { schema: healthSchema }, async () => ({ status: 200 }));
   app.get('/readyz', { schema: readySchema }, async (_request, reply) => {
     const notReady = (message: string) => reply.code(503).send({ status: 503, message });
@@ -51,7 +46,7 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
     } catch {
       return notReady('The data store does not answer.');
     }
-    if (services.face?.ready && !(await settled(services.face.ready))) return notReady('The face engine is still loading its models.');
+    if (!faceWarm) return notReady('The face engine is still loading its models.');
     return { status: 200 };
   });
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { FaceClient } from '../../../src/faces/face-client.js';
 import { FaceDownstream } from '../../face-downstream.js';
 import { assertEnvelope, createTestApp, json, type TestContext } from '../../helper.js';
 
@@ -83,6 +84,28 @@ describe('GET /healthz and GET /readyz', () => {
       assert.equal((await context.app.inject({ url: '/healthz' })).statusCode, 200);
     } finally {
       await context.close();
+    }
+  });
+});
+
+describe('GET /readyz with a face engine', () => {
+  it('answers 503 until the engine has loaded its models, then 200', async () => {
+    let loaded = () => {};
+    const ready = new Promise<void>((resolve) => {
+      loaded = resolve;
+    });
+    const downstream = await new FaceDownstream().start();
+    const face = new FaceClient({ url: downstream.url, timeoutMs: 1000, breakerFailures: 3, breakerCooldownMs: 1000 });
+    const loading = Object.assign(Object.create(face) as FaceClient, { ready });
+    const context = await createTestApp({ face: loading });
+    try {
+      assertEnvelope(await context.app.inject({ url: '/readyz' }), 503, /face engine/);
+      loaded();
+      await ready;
+      assert.equal((await context.app.inject({ url: '/readyz' })).statusCode, 200);
+    } finally {
+      await context.close();
+      await downstream.stop();
     }
   });
 });
