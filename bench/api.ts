@@ -2,6 +2,8 @@
 // JSON route measured in the same run. The servers run pinned to core 0 and the load generator
 // (wrk when installed, else autocannon) to core 1; paths are measured in interleaved rounds and
 // the median of each is reported, so drift of a shared machine hits the baseline and paths alike.
+// A second service with METRICS=false answers /credits and /document in the same rounds, to show
+// what counting for /metrics costs.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +30,7 @@ async function main(): Promise<void> {
 
     const bare = await start([join(ROOT, 'bench/bare-server.mjs')], { PORT: '0' });
     const service = await start([CLI, 'serve'], env);
+    const withoutMetrics = await start([CLI, 'serve'], { ...env, METRICS: 'false' });
     const auth = { 'x-api-key': key };
     const targets: Array<Target & { target?: number }> = [
       { name: 'bare Fastify JSON route (baseline)', url: `${bare.url}/bare` },
@@ -40,6 +43,8 @@ async function main(): Promise<void> {
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ query: 'personal data breach', top_k: 10 }),
       },
+      { name: 'GET /credits, METRICS=false', url: `${withoutMetrics.url}/credits`, headers: auth },
+      { name: 'GET /document, METRICS=false', url: `${withoutMetrics.url}/document`, headers: { ...auth, 'svc-doc-id': 'eu-gdpr-art17' } },
     ];
     for (const target of targets) await measure(target, 2);
     const samples = new Map<string, Sample[]>(targets.map((target) => [target.name, []]));
@@ -48,6 +53,7 @@ async function main(): Promise<void> {
     }
     await stop(bare.child);
     await stop(service.child);
+    await stop(withoutMetrics.child);
 
     const baseline = median(samples.get(targets[0].name)!.map((sample) => sample.requestsPerSecond));
     console.log(`\n${machineLine('bench:api')}`);
@@ -64,6 +70,12 @@ async function main(): Promise<void> {
       const verdict = target.target === undefined ? '' : `>= ${target.target} ${rps / baseline >= target.target ? 'met' : 'MISSED'}`;
       const errors = runs.reduce((sum, sample) => sum + sample.errors, 0);
       console.log(`| ${target.name} | ${rps} | ${ratio} | ${verdict} | ${median(runs.map((sample) => sample.p99Ms))} | ${errors} |`);
+    }
+    const rpsOf = (name: string) => median((samples.get(name) ?? []).map((sample) => sample.requestsPerSecond));
+    for (const path of ['/credits', '/document']) {
+      const on = rpsOf(targets.find((target) => target.name.startsWith(`GET ${path} (`))?.name ?? '');
+      const off = rpsOf(`GET ${path}, METRICS=false`);
+      console.log(`${path}: with metrics ${(on / off).toFixed(3)} of the requests/s without them`);
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -79,10 +79,17 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     done();
   });
   registerErrorHandling(app, routeMethods);
+  const { metrics } = services;
+  if (metrics) {
+    app.addHook('onResponse', (request, reply, done) => {
+      metrics.request(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
 
   await registerOpenApi(app, options.settings.serviceVersion);
   await registerRoutes(app, services, options.settings);
-  await registerAdminRoutes(app, services);
+  await registerAdminRoutes(app, services, options.settings);
 
   await registerDocsPage(app);
   return app;

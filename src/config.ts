@@ -29,6 +29,10 @@ export interface Config {
   imageMaxBytes: number;
   logLevel: string;
   seedDemo: boolean;
+  /** Whether the service counts requests, debits and the like for GET /metrics. */
+  metricsEnabled: boolean;
+  /** Whether GET /metrics answers without an admin token. */
+  metricsPublic: boolean;
   requestTimeoutMs: number;
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -124,6 +128,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs,
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5000, 1),
     seedDemo: flag(env, 'SEED_DEMO', true),
+    metricsEnabled: flag(env, 'METRICS', true),
+    metricsPublic: flag(env, 'METRICS_PUBLIC', false),
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_S', 100, 0),
     redisUrl,
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_S', 86_400, 1),

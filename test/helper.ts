@@ -10,6 +10,7 @@ import type { DocumentRecord } from '../src/documents/document-store.js';
 import type { FaceSearchBackend } from '../src/faces/face-client.js';
 import { ProbeImageFetcher } from '../src/faces/probe-fetch.js';
 import { IdempotencyService, type IdempotencySettings } from '../src/idempotency/idempotency-service.js';
+import { Metrics } from '../src/metrics/metrics.js';
 import type { TokenBuckets } from '../src/rate-limit/buckets.js';
 import { MemoryBuckets } from '../src/rate-limit/memory-buckets.js';
 import { RateLimitService } from '../src/rate-limit/rate-limit.js';
@@ -23,6 +24,7 @@ import { createTestDatabase, PG_TEST_OPTIONS } from './pg.js';
 export const DEFAULT_SETTINGS: AppSettings = {
   serviceVersion: '1.3.0',
   bodyLimitBytes: 16 * 1024 * 1024,
+  metricsPublic: false,
   imageMaxBytes: 10 * 1024 * 1024,
   timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5000 },
 };
@@ -129,16 +131,22 @@ export async function createTestApp(
     buckets?: TokenBuckets;
     probeImages?: ProbeImageFetcher;
     idempotency?: Partial<IdempotencySettings>;
+    /** false: no metrics are counted and GET /metrics is not served. */
+    metrics?: boolean;
   } = {},
 ): Promise<TestContext> {
   const dir = tempDir();
   const database = !options.store && process.env.TEST_STORE === 'postgres' ? await createTestDatabase() : undefined;
-  const store = options.store ?? (database ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS }) : new SqliteStore(dir.path));
+  const store: Store = options.store ?? (database ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS }) : new SqliteStore(dir.path));
   await store.documents.ingestDocuments(documentsOf(options.documents ?? SAMPLE_DOCUMENTS));
   const rateLimits = new RateLimitService(options.buckets ?? new MemoryBuckets(), { defaultPerSecond: options.rateLimitPerSecond ?? 0 });
   const services = {
     store,
     adminTokens: new AdminTokens(store.admin),
+    metrics:
+      options.metrics === false
+        ? undefined
+        : new Metrics({ documents: () => store.documents.countDocuments(), pool: store.connections?.bind(store) }),
     credits: new CreditService(store.ledger),
     idempotency: new IdempotencyService(store.idempotency, { ttlMs: 86_400_000, lockMs: 35_000, ...options.idempotency }),
     rateLimits,

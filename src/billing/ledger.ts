@@ -84,6 +84,26 @@ export interface KeyActivity {
   chargesByEndpoint: Record<string, number>;
 }
 
+export type UsageBucket = 'hour' | 'day';
+
+/** Charges counted per bucket of time, endpoint and final status, from `from` (inclusive) to `to` (exclusive). */
+export interface UsageQuery {
+  /** One key's, or every key's when absent. */
+  keyId?: string;
+  from: string;
+  to: string;
+  bucket: UsageBucket;
+}
+
+export interface UsageRow {
+  /** The bucket's first instant, RFC 3339 in UTC. */
+  start: string;
+  endpoint: string;
+  /** The HTTP status the charged request ended with; null when it is not known. */
+  status: number | null;
+  count: number;
+}
+
 export interface Ledger {
   createKey(input: NewKey): Promise<KeyRecord>;
   findKeyByHash(keyHash: string): Promise<KeyRecord | undefined>;
@@ -92,6 +112,10 @@ export interface Ledger {
   /** A page of keys, newest first, and the cursor of the next page (null after the last). */
   listKeysPage(query: KeyQuery): Promise<{ keys: KeyRecord[]; nextCursor: string | null }>;
   keyActivity(keyId: string): Promise<KeyActivity>;
+  /** Charges by bucket, endpoint and status: each charge counted once. */
+  usage(query: UsageQuery): Promise<UsageRow[]>;
+  /** The keys that paid the most charges in the span, most first. */
+  topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number }>>;
   /** Adds credits to a key that is not revoked, up to MAX_BALANCE, atomically. */
   topUp(keyId: string, amount: number): Promise<TopUpResult>;
   setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined>;

@@ -19,6 +19,8 @@ import {
   refusalFor,
   type TopUpResult,
   topUpRefusal,
+  type UsageQuery,
+  type UsageRow,
 } from './ledger.js';
 import { OutcomeWriter } from './outcome-writer.js';
 
@@ -82,6 +84,25 @@ export class PostgresLedger implements Ledger {
     );
     const last = rows.reduce<Date | null>((latest, row) => (latest === null || row.last > latest ? row.last : latest), null);
     return { lastUsedAt: last?.toISOString() ?? null, chargesByEndpoint: Object.fromEntries(rows.map((row) => [row.endpoint, row.n])) };
+  }
+
+  async usage(query: UsageQuery): Promise<UsageRow[]> {
+    const { rows } = await this.db.query<{ bucket: Date; endpoint: string; status: number | null; n: number }>(
+      `SELECT date_trunc($1, at, 'UTC') AS bucket, endpoint, COALESCE(outcome_status, charge_outcome(id)) AS status, count(*) AS n
+       FROM charges WHERE at >= $2 AND at < $3 AND ($4::text IS NULL OR key_id = $4)
+       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      [query.bucket, query.from, query.to, query.keyId ?? null],
+    );
+    return rows.map((row) => ({ start: row.bucket.toISOString(), endpoint: row.endpoint, status: row.status, count: row.n }));
+  }
+
+  async topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number }>> {
+    const { rows } = await this.db.query<{ key_id: string; name: string; n: number }>(
+      `SELECT c.key_id, k.name, count(*) AS n FROM charges c JOIN keys k ON k.id = c.key_id
+       WHERE c.at >= $1 AND c.at < $2 GROUP BY c.key_id, k.name ORDER BY n DESC, c.key_id LIMIT $3`,
+      [from, to, limit],
+    );
+    return rows.map((row) => ({ keyId: row.key_id, name: row.name, charges: row.n }));
   }
 
   async findKeyById(id: string): Promise<KeyRecord | undefined> {

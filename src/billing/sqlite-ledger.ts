@@ -21,6 +21,8 @@ import {
   refusalFor,
   type TopUpResult,
   topUpRefusal,
+  type UsageQuery,
+  type UsageRow,
 } from './ledger.js';
 import { type ChargeOutcome, OutcomeWriter } from './outcome-writer.js';
 
@@ -128,6 +130,35 @@ export class SqliteLedger implements Ledger {
     const rows = this.sql.activity.all(keyId) as Array<{ endpoint: string; n: number; last: string }>;
     const lastUsedAt = rows.reduce<string | null>((last, row) => (last === null || row.last > last ? row.last : last), null);
     return { lastUsedAt, chargesByEndpoint: Object.fromEntries(rows.map((row) => [row.endpoint, row.n])) };
+  }
+
+  async usage(query: UsageQuery): Promise<UsageRow[]> {
+    // ISO 8601 times in UTC compare and cut as text: the first 10 characters are the day, 13 the hour.
+    const cut = query.bucket === 'day' ? 10 : 13;
+    const rows = this.db
+      .prepare(
+        `SELECT substr(at, 1, ?) AS bucket, endpoint, outcome_status AS status, count(*) AS n FROM charges
+         WHERE at >= ? AND at < ? AND (? IS NULL OR key_id = ?)
+         GROUP BY bucket, endpoint, status ORDER BY bucket, endpoint, status`,
+      )
+      .all(cut, query.from, query.to, query.keyId ?? null, query.keyId ?? null) as Array<{
+      bucket: string;
+      endpoint: string;
+      status: number | null;
+      n: number;
+    }>;
+    const suffix = query.bucket === 'day' ? 'T00:00:00.000Z' : ':00:00.000Z';
+    return rows.map((row) => ({ start: `${row.bucket}${suffix}`, endpoint: row.endpoint, status: row.status, count: row.n }));
+  }
+
+  async topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number }>> {
+    const rows = this.db
+      .prepare(
+        `SELECT c.key_id, k.name, count(*) AS n FROM charges c JOIN keys k ON k.id = c.key_id
+         WHERE c.at >= ? AND c.at < ? GROUP BY c.key_id ORDER BY n DESC, c.key_id LIMIT ?`,
+      )
+      .all(from, to, limit) as Array<{ key_id: string; name: string; n: number }>;
+    return rows.map((row) => ({ keyId: row.key_id, name: row.name, charges: row.n }));
   }
 
   async findKeyById(id: string): Promise<KeyRecord | undefined> {

@@ -7,6 +7,7 @@ import { FaceClient, type FaceSearchBackend } from '../faces/face-client.js';
 import type { FaceGalleryStore } from '../faces/gallery.js';
 import { ProbeImageFetcher } from '../faces/probe-fetch.js';
 import { IdempotencyService } from '../idempotency/idempotency-service.js';
+import { Metrics } from '../metrics/metrics.js';
 import { MemoryBuckets } from '../rate-limit/memory-buckets.js';
 import { RateLimitService } from '../rate-limit/rate-limit.js';
 import { RedisBuckets } from '../rate-limit/redis-buckets.js';
@@ -22,6 +23,9 @@ export function buildServices(store: Store, config: Config, log: (message: strin
   return {
     store,
     adminTokens: new AdminTokens(store.admin),
+    metrics: config.metricsEnabled
+      ? new Metrics({ documents: () => store.documents.countDocuments(), pool: store.connections?.bind(store) })
+      : undefined,
     credits: new CreditService(store.ledger),
     idempotency: new IdempotencyService(store.idempotency, {
       ttlMs: config.idempotencyTtlSeconds * 1000,
@@ -59,6 +63,7 @@ export function appSettings(config: Config): AppSettings {
   return {
     serviceVersion: config.serviceVersion,
     bodyLimitBytes: config.bodyLimitBytes,
+    metricsPublic: config.metricsPublic,
     imageMaxBytes: config.imageMaxBytes,
     timeouts: { requestMs: config.requestTimeoutMs, headersMs: config.headersTimeoutMs, keepAliveMs: config.keepAliveTimeoutMs },
   };

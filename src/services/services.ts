@@ -3,6 +3,7 @@ import type { CreditService } from '../billing/credit-service.js';
 import type { FaceSearchBackend } from '../faces/face-client.js';
 import type { ProbeImageFetcher } from '../faces/probe-fetch.js';
 import type { IdempotencyService } from '../idempotency/idempotency-service.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { RateLimitService } from '../rate-limit/rate-limit.js';
 import type { SearchService } from '../search/search-service.js';
 import type { Store } from '../store/store.js';
@@ -18,6 +19,8 @@ export interface Services {
   search: SearchService;
   /** Fetches probe_image_url for /face/search, refusing non-public addresses. */
   probeImages: ProbeImageFetcher;
+  /** What GET /metrics reports; absent when METRICS=false. */
+  metrics: Metrics | undefined;
   /** Absent when no face service is configured: /face/search then answers 503. */
   face: FaceSearchBackend | undefined;
 }
@@ -25,6 +28,8 @@ export interface Services {
 export interface AppSettings {
   serviceVersion: string;
   bodyLimitBytes: number;
+  /** GET /metrics without an admin token (METRICS_PUBLIC). */
+  metricsPublic: boolean;
   imageMaxBytes: number;
   /** Limits on slow or idle clients, so that they cannot hold connections the service needs. */
   timeouts: { requestMs: number; headersMs: number; keepAliveMs: number };

@@ -63,6 +63,11 @@ export class PostgresStore implements Store {
     }
   }
 
+  connections(): { total: number; idle: number; waiting: number } {
+    const { totalCount, idleCount, waitingCount } = this.db.pool;
+    return { total: totalCount, idle: idleCount, waiting: waitingCount };
+  }
+
   async ping(): Promise<number> {
     const started = performance.now();
     await this.db.query('SELECT 1');

@@ -19,6 +19,8 @@ export interface Store {
   readonly faces: FaceGalleryStore;
   /** Admin tokens and the audit log. */
   readonly admin: AdminStore;
+  /** A pooled database's connections (PostgreSQL): in all, idle, and requests waiting for one. */
+  connections?(): { total: number; idle: number; waiting: number };
   /** Round-trip time of a trivial query, for /nettest. */
   ping(): Promise<number>;
   close(): Promise<void>;

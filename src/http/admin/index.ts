@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../services/services.js';
+import type { AppSettings, Services } from '../../services/services.js';
 import { inOrder } from '../keyed/step.js';
 import { requireTokenStep, requireWriteStep } from './auth.js';
 import { auditLogRoute } from './routes/audit-log.js';
@@ -7,11 +7,13 @@ import { createKeyRoute } from './routes/create-key.js';
 import { getKeyRoute } from './routes/get-key.js';
 import { keyStatusRoutes } from './routes/key-status.js';
 import { listKeysRoute } from './routes/list-keys.js';
+import { metricsRoute } from './routes/metrics.js';
 import { setKeyRateRoute } from './routes/set-key-rate.js';
 import { topUpKeyRoute } from './routes/topup-key.js';
+import { usageRoutes } from './routes/usage.js';
 
 /** The admin API: every route needs an admin token; those that change something, one that is not read-only. */
-export async function registerAdminRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export async function registerAdminRoutes(app: FastifyInstance, services: Services, settings: AppSettings): Promise<void> {
   await app.register(async (scope) => {
     scope.decorateRequest('adminToken', null);
     const requireToken = requireTokenStep(services.adminTokens);
@@ -23,6 +25,8 @@ export async function registerAdminRoutes(app: FastifyInstance, services: Servic
     topUpKeyRoute(scope, services, write);
     keyStatusRoutes(scope, services, write);
     setKeyRateRoute(scope, services, write);
+    usageRoutes(scope, services, read);
     auditLogRoute(scope, services, read);
+    if (services.metrics) metricsRoute(scope, services.metrics, settings.metricsPublic ? {} : read, settings.metricsPublic);
   });
 }

@@ -2,11 +2,12 @@ import type { onResponseHookHandler } from 'fastify';
 import type { CreditService } from '../../billing/credit-service.js';
 import { hashApiKey } from '../../billing/key-admin.js';
 import type { KeyRecord } from '../../billing/ledger.js';
+import type { Metrics } from '../../metrics/metrics.js';
 import { refusal } from './authenticate.js';
 import type { Step } from './step.js';
 
 /** Spends one credit for `endpoint` (402 at zero) and says what is left in x-credits-remaining. */
-export function chargeStep(credits: CreditService, authenticate: Step, endpoint: string): Step {
+export function chargeStep(credits: CreditService, authenticate: Step, endpoint: string, metrics: Metrics | undefined): Step {
   return async (request, reply) => {
     const keyHash = request.caller?.keyHash ?? hashApiKey(request.headers['x-api-key'] as string);
     const paidBefore = request.idempotency?.chargeId;
@@ -18,6 +19,7 @@ export function chargeStep(credits: CreditService, authenticate: Step, endpoint:
       request.charge = { chargeId: paidBefore, balance: key.balance };
     } else {
       const result = await credits.charge(keyHash, endpoint, request.idempotency?.claim.ref);
+      metrics?.debit(result.outcome);
       if (result.outcome !== 'charged') throw refusal(result, {});
       request.charge = { chargeId: result.chargeId, balance: result.balance };
     }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { ApiError } from '../../errors.js';
 import type { Claim, IdempotencyService } from '../../idempotency/idempotency-service.js';
+import type { Metrics } from '../../metrics/metrics.js';
 import type { Step } from './step.js';
 
 /**
@@ -8,7 +9,7 @@ import type { Step } from './step.js';
  * attempt runs, 422 if the request differs. `authenticate` runs before any answer given without a
  * debit, since the key may have been identified from a cache.
  */
-export function claimIdempotencyKeyStep(idempotency: IdempotencyService, authenticate: Step): Step {
+export function claimIdempotencyKeyStep(idempotency: IdempotencyService, authenticate: Step, metrics: Metrics | undefined): Step {
   const claimFor = async (request: FastifyRequest, reply: FastifyReply, keyHash: string, idempotencyKey: string) => {
     const claim = await idempotency.claim(keyHash, idempotencyKey, {
       method: request.method,
@@ -23,6 +24,7 @@ export function claimIdempotencyKeyStep(idempotency: IdempotencyService, authent
       case 'in-progress':
         throw new ApiError('IDEMPOTENCY_IN_PROGRESS', undefined, { headers: { 'retry-after': '1' } });
       case 'replay': {
+        metrics?.replay();
         const { response } = claim;
         reply.code(response.status).header('content-type', response.contentType).header('idempotent-replayed', 'true');
         if (response.creditsRemaining !== null) reply.header('x-credits-remaining', String(response.creditsRemaining));

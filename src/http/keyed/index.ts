@@ -27,7 +27,7 @@ export interface KeyedSteps {
 
 /** The steps keyed routes are declared with (routes/index.ts puts them in order), bound to the services. */
 export function keyedSteps(scope: FastifyInstance, services: Services): KeyedSteps {
-  const { credits, idempotency, rateLimits } = services;
+  const { credits, idempotency, rateLimits, metrics } = services;
   scope.decorateRequest('caller', null);
   scope.decorateRequest('charge', null);
   scope.decorateRequest('idempotency', null);
@@ -37,9 +37,9 @@ export function keyedSteps(scope: FastifyInstance, services: Services): KeyedSte
   return {
     authenticate,
     identify: identifyStep(credits),
-    limitRate: limitRateStep(rateLimits),
-    claimIdempotencyKey: claimIdempotencyKeyStep(idempotency, authenticate),
-    charge: (endpoint) => chargeStep(credits, authenticate, endpoint),
+    limitRate: limitRateStep(rateLimits, metrics),
+    claimIdempotencyKey: claimIdempotencyKeyStep(idempotency, authenticate, metrics),
+    charge: (endpoint) => chargeStep(credits, authenticate, endpoint, metrics),
     free: (...steps) => ({ preHandler: inOrder(steps) }),
     billable: (...steps) => ({ preHandler: inOrder(steps), onSend: settleIdempotencyKey, onResponse: recordOutcome }),
   };

@@ -1,4 +1,5 @@
 import { ApiError } from '../../errors.js';
+import type { Metrics } from '../../metrics/metrics.js';
 import type { RateLimitDecision, RateLimitService } from '../../rate-limit/rate-limit.js';
 import type { Step } from './step.js';
 
@@ -13,14 +14,16 @@ function rateLimitHeaders(decision: Extract<RateLimitDecision, { limited: true }
 }
 
 /** The key's requests per second (429 with Retry-After and the RateLimit headers). */
-export function limitRateStep(rateLimits: RateLimitService): Step {
+export function limitRateStep(rateLimits: RateLimitService, metrics: Metrics | undefined): Step {
   return (request, reply) => {
     const caller = request.caller;
     if (!caller || rateLimits.perSecondFor(caller.key) <= 0) return;
     return rateLimits.take(caller.key.id, caller.key).then((decision) => {
       if (!decision.limited) return;
       reply.headers(rateLimitHeaders(decision));
-      if (!decision.allowed) throw new ApiError('RATE_LIMITED', undefined, { headers: { 'retry-after': String(decision.retryAfterSeconds) } });
+      if (decision.allowed) return;
+      metrics?.limited();
+      throw new ApiError('RATE_LIMITED', undefined, { headers: { 'retry-after': String(decision.retryAfterSeconds) } });
     });
   };
 }

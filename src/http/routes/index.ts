@@ -9,6 +9,7 @@ import { nettestRoute } from './nettest.js';
 import { profileRoute } from './profile.js';
 import { queryRoute } from './query.js';
 import { rootRoute } from './root.js';
+import { usageRoute } from './usage.js';
 import { versionRoute } from './version.js';
 
 /**
@@ -30,6 +31,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services, s
     const { authenticate, identify, limitRate, claimIdempotencyKey, charge, free, billable } = keyedSteps(keyedScope, services);
     const face = faceSearchSteps(keyedScope, services);
     creditsRoute(keyedScope, free(authenticate, limitRate));
+    usageRoute(keyedScope, services, free(authenticate, limitRate));
     documentRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, charge('/document')));
     queryRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, charge('/query')));
     faceSearchRoute(

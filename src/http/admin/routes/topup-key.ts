@@ -60,6 +60,7 @@ async function claimTopUp(services: Services, request: FastifyRequest, reply: Fa
     case 'in-progress':
       throw new ApiError('IDEMPOTENCY_IN_PROGRESS', undefined, { headers: { 'retry-after': '1' } });
     case 'replay':
+      services.metrics?.replay();
       await reply.code(claim.response.status).type(claim.response.contentType).header('idempotent-replayed', 'true').send(claim.response.body);
       return 'answered';
     case 'claimed':
@@ -82,6 +83,7 @@ async function topUp(services: Services, request: FastifyRequest): Promise<{ id:
         `Key ${id} holds ${result.key.balance} credits; adding ${body.credits} would pass ${MAX_BALANCE}. Nothing was added.`,
       );
     case 'topped-up':
+      services.metrics?.grant(body.credits);
       return { id, balance: result.key.balance };
   }
 }

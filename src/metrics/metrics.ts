@@ -1,0 +1,104 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Why a debit took no credit, or that it took one: DebitResult's outcomes. */
+export type DebitOutcome = 'charged' | 'no-credits' | 'inactive' | 'unknown-key';
+
+/** Figures a scrape reads when it happens, rather than counted as they change. */
+export interface MetricSources {
+  /** Documents in the corpus. */
+  documents?: () => Promise<number>;
+  /** The PostgreSQL pool's connections: in all, idle, and requests waiting for one. */
+  pool?: () => { total: number; idle: number; waiting: number };
+}
+
+/**
+ * What the service counts for /metrics, in the Prometheus text format. Labels are routes as
+ * declared (`/admin/keys/:id`), methods, statuses and outcomes: never a key, a token or a document id.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'metered_search_http_requests_total',
+    help: 'HTTP requests answered, by route, method and status.',
+    labelNames: ['route', 'method', 'status'],
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: 'metered_search_http_request_duration_seconds',
+    help: 'Time to answer a request, by route.',
+    labelNames: ['route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  private readonly debits = new Counter({
+    name: 'metered_search_debits_total',
+    help: 'Debits asked for, by outcome: charged, or refused (no-credits, inactive, unknown-key).',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  private readonly granted = new Counter({
+    name: 'metered_search_credits_granted_total',
+    help: 'Credits granted through the admin API (keys created and topped up).',
+    registers: [this.registry],
+  });
+  private readonly replays = new Counter({
+    name: 'metered_search_idempotent_replays_total',
+    help: 'Requests answered from the stored response of an earlier one with the same Idempotency-Key.',
+    registers: [this.registry],
+  });
+  private readonly rateLimited = new Counter({
+    name: 'metered_search_rate_limited_total',
+    help: 'Requests refused with 429 for their key rate.',
+    registers: [this.registry],
+  });
+
+  constructor(sources: MetricSources = {}) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'metered_search_' });
+    const { documents, pool } = sources;
+    if (documents) {
+      new Gauge({
+        name: 'metered_search_documents',
+        help: 'Documents in the corpus.',
+        registers: [this.registry],
+        async collect() {
+          this.set(await documents());
+        },
+      });
+    }
+    if (pool) {
+      new Gauge({
+        name: 'metered_search_postgres_connections',
+        help: "The PostgreSQL pool's connections, by state (total, idle, waiting requests).",
+        labelNames: ['state'],
+        registers: [this.registry],
+        collect() {
+          const { total, idle, waiting } = pool();
+          this.set({ state: 'total' }, total);
+          this.set({ state: 'idle' }, idle);
+          this.set({ state: 'waiting' }, waiting);
+        },
+      });
+    }
+  }
+
+  request(route: string, method: string, status: number, seconds: number): void {
+    this.requests.inc({ route, method, status });
+    this.latency.observe({ route }, seconds);
+  }
+
+  debit(outcome: DebitOutcome): void {
+    this.debits.inc({ outcome });
+  }
+
+  grant(credits: number): void {
+    this.granted.inc(credits);
+  }
+
+  replay(): void {
+    this.replays.inc();
+  }
+
+  limited(): void {
+    this.rateLimited.inc();
+  }
+}
