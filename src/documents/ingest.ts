@@ -59,14 +59,9 @@ async function startsWithBracket(path: string): Promise<boolean> {
   }
 }
 
-async function* fromJsonArray(path: string): AsyncGenerator<DocumentRecord> {
-  let values: unknown;
-  try {
-    values = JSON.parse((await readFile(path, 'utf8')).replace(/^\uFEFF/, ''));
-  } catch (error) {
-    throw new IngestError({ index: 0 }, `the file is not valid JSON (${(error as Error).message})`);
-  }
-  if (!Array.isArray(values)) throw new IngestError({ index: 0 }, 'a JSON file must hold an array of documents');
+/** The documents of a parsed JSON array, each validated; a bad one is reported by its 0-based index. */
+export function* documentsOfArray(values: unknown): Generator<DocumentRecord> {
+  if (!Array.isArray(values)) throw new IngestError({ index: 0 }, 'a JSON body or file must hold an array of documents');
   for (const [index, value] of values.entries()) {
     const document = toDocument(value);
     if (typeof document === 'string') throw new IngestError({ index }, document);
@@ -74,22 +69,46 @@ async function* fromJsonArray(path: string): AsyncGenerator<DocumentRecord> {
   }
 }
 
+/** One JSONL line (1-based `line`) as a document; undefined for a blank line. */
+function documentOfLine(raw: string, line: number): DocumentRecord | undefined {
+  const text = line === 1 ? raw.replace(/^\uFEFF/, '') : raw;
+  if (text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new IngestError({ line }, `not valid JSON (${(error as Error).message})`);
+  }
+  const document = toDocument(value);
+  if (typeof document === 'string') throw new IngestError({ line }, document);
+  return document;
+}
+
+/** The documents of JSONL text, each validated; a bad one is reported by its 1-based line. */
+export function* documentsOfJsonLines(text: string): Generator<DocumentRecord> {
+  for (const [index, raw] of text.split('\n').entries()) {
+    const document = documentOfLine(raw, index + 1);
+    if (document) yield document;
+  }
+}
+
+async function* fromJsonArray(path: string): AsyncGenerator<DocumentRecord> {
+  let values: unknown;
+  try {
+    values = JSON.parse((await readFile(path, 'utf8')).replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new IngestError({ index: 0 }, `the file is not valid JSON (${(error as Error).message})`);
+  }
+  yield* documentsOfArray(values);
+}
+
 async function* fromJsonLines(path: string): AsyncGenerator<DocumentRecord> {
   let line = 0;
   for await (const lines of lineBatches(path)) {
     for (const raw of lines) {
       line++;
-      const text = line === 1 ? raw.replace(/^\uFEFF/, '') : raw;
-      if (text.trim() === '') continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (error) {
-        throw new IngestError({ line }, `not valid JSON (${(error as Error).message})`);
-      }
-      const document = toDocument(value);
-      if (typeof document === 'string') throw new IngestError({ line }, document);
-      yield document;
+      const document = documentOfLine(raw, line);
+      if (document) yield document;
     }
   }
 }

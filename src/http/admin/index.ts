@@ -4,6 +4,7 @@ import { inOrder } from '../keyed/step.js';
 import { requireTokenStep, requireWriteStep } from './auth.js';
 import { auditLogRoute } from './routes/audit-log.js';
 import { createKeyRoute } from './routes/create-key.js';
+import { documentRoutes } from './routes/documents.js';
 import { getKeyRoute } from './routes/get-key.js';
 import { keyStatusRoutes } from './routes/key-status.js';
 import { listKeysRoute } from './routes/list-keys.js';
@@ -26,6 +27,7 @@ export async function registerAdminRoutes(app: FastifyInstance, services: Servic
     keyStatusRoutes(scope, services, write);
     setKeyRateRoute(scope, services, write);
     usageRoutes(scope, services, read);
+    documentRoutes(scope, services, read, write);
     auditLogRoute(scope, services, read);
     if (services.metrics) metricsRoute(scope, services.metrics, settings.metricsPublic ? {} : read, settings.metricsPublic);
   });
