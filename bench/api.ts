@@ -5,7 +5,7 @@
 // A second service with METRICS=false answers /credits and /document in the same rounds, to show
 // what counting for /metrics costs.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, HAS_WRK, measure as load, machineLine, median, PINNED, ROOT, type Sample, start, stop, type Target } from './lib.js';
@@ -13,6 +13,8 @@ import { CLI, HAS_WRK, measure as load, machineLine, median, PINNED, ROOT, type 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+/** BENCH_METRICS_OFF=0 leaves out the second service (METRICS=false) and its rows. */
+const COMPARE_METRICS = process.env.BENCH_METRICS_OFF !== '0';
 
 async function main(): Promise<void> {
   if (PINNED && !HAS_WRK) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
@@ -27,10 +29,13 @@ async function main(): Promise<void> {
     await stop(first.child);
     // Enough credits that no request of the run meets a 402.
     execFileSync(process.execPath, [CLI, 'keys', 'topup', key, '--credits', '1000000000'], { env: { ...process.env, ...env } });
+    // The second service gets a copy of the data folder: sharing one, each would wake on the other's writes.
+    const otherDataDir = join(work, 'data-without-metrics');
+    cpSync(dataDir, otherDataDir, { recursive: true });
 
     const bare = await start([join(ROOT, 'bench/bare-server.mjs')], { PORT: '0' });
     const service = await start([CLI, 'serve'], env);
-    const withoutMetrics = await start([CLI, 'serve'], { ...env, METRICS: 'false' });
+    const withoutMetrics = COMPARE_METRICS ? await start([CLI, 'serve'], { ...env, DATA_DIR: otherDataDir, METRICS: 'false' }) : undefined;
     const auth = { 'x-api-key': key };
     const targets: Array<Target & { target?: number }> = [
       { name: 'bare Fastify JSON route (baseline)', url: `${bare.url}/bare` },
@@ -43,9 +48,13 @@ async function main(): Promise<void> {
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ query: 'personal data breach', top_k: 10 }),
       },
-      { name: 'GET /credits, METRICS=false', url: `${withoutMetrics.url}/credits`, headers: auth },
-      { name: 'GET /document, METRICS=false', url: `${withoutMetrics.url}/document`, headers: { ...auth, 'svc-doc-id': 'eu-gdpr-art17' } },
     ];
+    if (withoutMetrics) {
+      targets.push(
+        { name: 'GET /credits, METRICS=false', url: `${withoutMetrics.url}/credits`, headers: auth },
+        { name: 'GET /document, METRICS=false', url: `${withoutMetrics.url}/document`, headers: { ...auth, 'svc-doc-id': 'eu-gdpr-art17' } },
+      );
+    }
     for (const target of targets) await measure(target, 2);
     const samples = new Map<string, Sample[]>(targets.map((target) => [target.name, []]));
     for (let round = 0; round < ROUNDS; round++) {
@@ -53,7 +62,7 @@ async function main(): Promise<void> {
     }
     await stop(bare.child);
     await stop(service.child);
-    await stop(withoutMetrics.child);
+    if (withoutMetrics) await stop(withoutMetrics.child);
 
     const baseline = median(samples.get(targets[0].name)!.map((sample) => sample.requestsPerSecond));
     console.log(`\n${machineLine('bench:api')}`);
@@ -72,7 +81,7 @@ async function main(): Promise<void> {
       console.log(`| ${target.name} | ${rps} | ${ratio} | ${verdict} | ${median(runs.map((sample) => sample.p99Ms))} | ${errors} |`);
     }
     const rpsOf = (name: string) => median((samples.get(name) ?? []).map((sample) => sample.requestsPerSecond));
-    for (const path of ['/credits', '/document']) {
+    for (const path of withoutMetrics ? ['/credits', '/document'] : []) {
       const on = rpsOf(targets.find((target) => target.name.startsWith(`GET ${path} (`))?.name ?? '');
       const off = rpsOf(`GET ${path}, METRICS=false`);
       console.log(`${path}: with metrics ${(on / off).toFixed(3)} of the requests/s without them`);

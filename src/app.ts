@@ -13,6 +13,11 @@ export interface AppOptions {
   settings: AppSettings;
   logger?: FastifyServerOptions['logger'];
   https?: { cert: Buffer; key: Buffer };
+  /**
+   * Which routes this app serves: all of them (the default), the public API only, or the admin API
+   * (with /metrics) only, for a listener of its own (ADMIN_PORT).
+   */
+  plane?: 'all' | 'public' | 'admin';
 }
 
 /** Anything shaped like an API key, wherever a caller put it (a path, a query string). */
@@ -88,8 +93,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   }
 
   await registerOpenApi(app, options.settings.serviceVersion);
-  await registerRoutes(app, services, options.settings);
-  await registerAdminRoutes(app, services, options.settings);
+  const plane = options.plane ?? 'all';
+  if (plane !== 'admin') await registerRoutes(app, services, options.settings);
+  if (plane !== 'public') await registerAdminRoutes(app, services, options.settings);
 
   await registerDocsPage(app);
   return app;

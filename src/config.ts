@@ -33,6 +33,8 @@ export interface Config {
   metricsEnabled: boolean;
   /** Whether GET /metrics answers without an admin token. */
   metricsPublic: boolean;
+  /** A listener of its own for the admin API and /metrics (ADMIN_PORT); undefined: they share PORT. */
+  admin: { host: string; port: number } | undefined;
   requestTimeoutMs: number;
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -130,6 +132,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: flag(env, 'SEED_DEMO', true),
     metricsEnabled: flag(env, 'METRICS', true),
     metricsPublic: flag(env, 'METRICS_PUBLIC', false),
+    admin:
+      optional(env, 'ADMIN_PORT') === undefined
+        ? undefined
+        : { host: optional(env, 'ADMIN_HOST') ?? '127.0.0.1', port: integer(env, 'ADMIN_PORT', 0, 0) },
     rateLimitPerSecond: integer(env, 'RATE_LIMIT_PER_S', 100, 0),
     redisUrl,
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_S', 86_400, 1),

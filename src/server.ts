@@ -10,6 +10,8 @@ const IDEMPOTENCY_PURGE_MS = 10 * 60 * 1000;
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
+  /** Where the admin API listens when it has a listener of its own (ADMIN_PORT). */
+  adminUrl?: string;
   close(): Promise<void>;
 }
 
@@ -20,7 +22,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const services = buildServices(store, config, (message, error) => app?.log.warn({ err: error }, message));
   const https =
     config.tlsCertFile && config.tlsKeyFile ? { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) } : undefined;
-  app = await buildApp(services, { settings: appSettings(config), logger: loggerOptions(config.logLevel), https });
+  const options = { settings: appSettings(config), logger: loggerOptions(config.logLevel), https };
+  app = await buildApp(services, { ...options, plane: config.admin ? 'public' : 'all' });
+  const adminApp = config.admin ? await buildApp(services, { ...options, plane: 'admin' }) : undefined;
+  const apps = adminApp ? [app, adminApp] : [app];
   const log = app.log;
   const purgeIdempotencyKeys = () =>
     services.idempotency.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'could not purge expired idempotency keys'));
@@ -30,11 +35,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      // Node closes idle keep-alive connections once, when closing starts; connections busy then
-      // would otherwise idle until their keep-alive timeout after their last response.
       clearInterval(purgeTimer);
-      const sweep = setInterval(() => app!.server.closeIdleConnections(), 50);
-      await app!.close().finally(() => clearInterval(sweep));
+      await Promise.all(apps.map(closeDraining));
       await services.face?.close();
       await services.probeImages.close();
       await services.rateLimits.close();
@@ -48,13 +50,25 @@ export async function startServer(config: Config): Promise<RunningServer> {
     // The models load and warm up before the first request, not during it.
     await services.face?.ready;
     await app.listen({ port: config.port, host: config.host });
+    if (adminApp && config.admin) await adminApp.listen(config.admin);
   } catch (error) {
     await close();
     throw error;
   }
+  const scheme = https ? 'https' : 'http';
+  return { app, url: urlOf(app, scheme, config.host), adminUrl: adminApp && config.admin && urlOf(adminApp, scheme, config.admin.host), close };
+}
 
+/** Closes an app, closing its idle keep-alive connections as they become idle. */
+async function closeDraining(app: FastifyInstance): Promise<void> {
+  // Node closes idle keep-alive connections once, when closing starts; connections busy then
+  // would otherwise idle until their keep-alive timeout after their last response.
+  const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+  await app.close().finally(() => clearInterval(sweep));
+}
+
+function urlOf(app: FastifyInstance, scheme: string, host: string): string {
   const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return { app, url: `${https ? 'https' : 'http'}://${host}:${port}`, close };
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return `${scheme}://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
 }

@@ -46,6 +46,7 @@ export class Metrics {
     help: 'Requests answered from the stored response of an earlier one with the same Idempotency-Key.',
     registers: [this.registry],
   });
+  private readonly series = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<string> }>();
   private readonly rateLimited = new Counter({
     name: 'metered_search_rate_limited_total',
     help: 'Requests refused with 429 for their key rate.',
@@ -81,9 +82,16 @@ export class Metrics {
     }
   }
 
+  /** Per request: the label set's series, looked up once and kept, so a request costs a map lookup. */
   request(route: string, method: string, status: number, seconds: number): void {
-    this.requests.inc({ route, method, status });
-    this.latency.observe({ route }, seconds);
+    const key = `${route} ${method} ${status}`;
+    let series = this.series.get(key);
+    if (!series) {
+      series = { count: this.requests.labels(route, method, String(status)), duration: this.latency.labels(route) };
+      this.series.set(key, series);
+    }
+    series.count.inc();
+    series.duration.observe(seconds);
   }
 
   debit(outcome: DebitOutcome): void {

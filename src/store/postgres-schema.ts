@@ -206,8 +206,7 @@ const migrations: string[] = [
    );
    CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN RAISE EXCEPTION 'the audit log is append-only'; END $$;
-   CREATE TRIGGER audit_log_append_only BEFORE DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();
-   CREATE INDEX charges_by_time ON charges(at);`,
+   CREATE TRIGGER audit_log_append_only BEFORE DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

@@ -78,8 +78,7 @@ const ledgerMigrations: string[] = [
      detail TEXT NOT NULL
    );
    CREATE TRIGGER audit_log_append_only BEFORE DELETE ON audit_log
-   BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
-   CREATE INDEX charges_by_time ON charges(at);`,
+   BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;`,
 ];
 
 const tokenizer = `tokenize = 'porter unicode61 remove_diacritics 2'`;

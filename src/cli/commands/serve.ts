@@ -50,6 +50,7 @@ async function serveOne(config: Config, cli: CliContext): Promise<number> {
   if (cluster.isPrimary && config.seedDemo && config.databaseUrl === undefined) await prepareStore(config, cli);
   const server = await startServer(config);
   cli.io.stderr(`metered-search listening on ${server.url}\n`);
+  if (server.adminUrl) cli.io.stderr(`metered-search admin API listening on ${server.adminUrl}\n`);
   const signal = await stopSignal;
   server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
   try {
