@@ -12,7 +12,7 @@ import { SqliteStore } from '../src/store/sqlite-store.js';
 type Schema = Record<string, any>;
 
 /** The operations the client names, and the type names they get. */
-const OPERATIONS: Array<{ method: string; path: string; name: string }> = [
+const OPERATIONS: Array<{ method: string; path: string; name: string; status?: string }> = [
   { method: 'get', path: '/', name: 'Root' },
   { method: 'get', path: '/version', name: 'Version' },
   { method: 'get', path: '/profile', name: 'Profile' },
@@ -21,6 +21,18 @@ const OPERATIONS: Array<{ method: string; path: string; name: string }> = [
   { method: 'get', path: '/document', name: 'Document' },
   { method: 'post', path: '/query', name: 'Query' },
   { method: 'post', path: '/face/search', name: 'FaceSearch' },
+  { method: 'get', path: '/usage', name: 'Usage' },
+  { method: 'post', path: '/admin/keys', name: 'AdminCreateKey', status: '201' },
+  { method: 'get', path: '/admin/keys', name: 'AdminListKeys' },
+  { method: 'get', path: '/admin/keys/{id}', name: 'AdminGetKey' },
+  { method: 'post', path: '/admin/keys/{id}/topup', name: 'AdminTopUpKey' },
+  { method: 'post', path: '/admin/keys/{id}/disable', name: 'AdminKeyStatus' },
+  { method: 'put', path: '/admin/keys/{id}/rate', name: 'AdminSetKeyRate' },
+  { method: 'get', path: '/admin/keys/{id}/usage', name: 'AdminKeyUsage' },
+  { method: 'get', path: '/admin/usage', name: 'AdminUsage' },
+  { method: 'get', path: '/admin/audit-log', name: 'AdminAuditLog' },
+  { method: 'post', path: '/admin/documents', name: 'AdminIngestDocuments' },
+  { method: 'delete', path: '/admin/documents/{doc_id}', name: 'AdminDeleteDocument' },
 ];
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -72,14 +84,14 @@ export function renderClientTypes(document: Schema): string {
     '// change the route schemas and run `npm run generate:client` (a test fails while the two differ).',
     '',
   ];
-  for (const { method, path, name } of OPERATIONS) {
+  for (const { method, path, name, status = '200' } of OPERATIONS) {
     const operation = document.paths?.[path]?.[method];
     if (!operation) throw new Error(`the OpenAPI document has no ${method.toUpperCase()} ${path}`);
     const body = operation.requestBody?.content?.['application/json']?.schema;
     if (body) parts.push(`/** Body of ${method.toUpperCase()} ${path}. */`, `export type ${name}Request = ${typeOf(body)};`, '');
-    const ok = operation.responses?.['200']?.content?.['application/json']?.schema;
-    if (!ok) throw new Error(`${method.toUpperCase()} ${path} documents no 200 response`);
-    parts.push(`/** 200 answer of ${method.toUpperCase()} ${path}. */`, `export type ${name}Response = ${typeOf(ok)};`, '');
+    const ok = operation.responses?.[status]?.content?.['application/json']?.schema;
+    if (!ok) throw new Error(`${method.toUpperCase()} ${path} documents no ${status} response`);
+    parts.push(`/** ${status} answer of ${method.toUpperCase()} ${path}. */`, `export type ${name}Response = ${typeOf(ok)};`, '');
   }
   const error = document.paths['/query'].post.responses['400'].content['application/json'].schema;
   parts.push('/** Every error answer: status equals the HTTP status code. */', `export type ErrorEnvelope = ${typeOf(error)};`, '');

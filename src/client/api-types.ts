@@ -127,5 +127,171 @@ export type FaceSearchResponse = {
   }>;
 };
 
+/** 200 answer of GET /usage. */
+export type UsageResponse = {
+  status: number;
+  days: Array<{
+    date: string;
+    endpoint: string;
+    count: number;
+  }>;
+};
+
+/** Body of POST /admin/keys. */
+export type AdminCreateKeyRequest = {
+  credits: number;
+  name?: string;
+  /** Requests per second; null or absent for the service's default. */
+  rate?: number | null;
+};
+
+/** 201 answer of POST /admin/keys. */
+export type AdminCreateKeyResponse = {
+  id: string;
+  name: string;
+  balance: number;
+  status: "active" | "disabled" | "revoked";
+  /** Requests per second; null for the service's default. */
+  rate: number | null;
+  created_at: string;
+  /** The plain key: 64 hexadecimal characters, shown once. */
+  key: string;
+};
+
+/** 200 answer of GET /admin/keys. */
+export type AdminListKeysResponse = {
+  keys: Array<{
+    id: string;
+    name: string;
+    balance: number;
+    status: "active" | "disabled" | "revoked";
+    /** Requests per second; null for the service's default. */
+    rate: number | null;
+    created_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** 200 answer of GET /admin/keys/{id}. */
+export type AdminGetKeyResponse = {
+  id: string;
+  name: string;
+  balance: number;
+  status: "active" | "disabled" | "revoked";
+  /** Requests per second; null for the service's default. */
+  rate: number | null;
+  created_at: string;
+  last_used_at: string | null;
+  charges_by_endpoint: {
+    [field: string]: number;
+  };
+};
+
+/** Body of POST /admin/keys/{id}/topup. */
+export type AdminTopUpKeyRequest = {
+  credits: number;
+  /** Your billing system's reference, kept in the audit log. */
+  reference?: string;
+};
+
+/** 200 answer of POST /admin/keys/{id}/topup. */
+export type AdminTopUpKeyResponse = {
+  id: string;
+  balance: number;
+};
+
+/** 200 answer of POST /admin/keys/{id}/disable. */
+export type AdminKeyStatusResponse = {
+  id: string;
+  name: string;
+  balance: number;
+  status: "active" | "disabled" | "revoked";
+  /** Requests per second; null for the service's default. */
+  rate: number | null;
+  created_at: string;
+  changed: boolean;
+};
+
+/** Body of PUT /admin/keys/{id}/rate. */
+export type AdminSetKeyRateRequest = {
+  /** Requests per second; null for the service's default. */
+  rate: number | null;
+};
+
+/** 200 answer of PUT /admin/keys/{id}/rate. */
+export type AdminSetKeyRateResponse = {
+  id: string;
+  name: string;
+  balance: number;
+  status: "active" | "disabled" | "revoked";
+  /** Requests per second; null for the service's default. */
+  rate: number | null;
+  created_at: string;
+};
+
+/** 200 answer of GET /admin/keys/{id}/usage. */
+export type AdminKeyUsageResponse = {
+  series: Array<{
+    start: string;
+    endpoint: string;
+    /** The HTTP status the charged requests ended with; null while not known. */
+    status: number | null;
+    count: number;
+  }>;
+  totals: {
+    count: number;
+    by_endpoint: {
+      [field: string]: number;
+    };
+  };
+};
+
+/** 200 answer of GET /admin/usage. */
+export type AdminUsageResponse = {
+  series: Array<{
+    start: string;
+    endpoint: string;
+    /** The HTTP status the charged requests ended with; null while not known. */
+    status: number | null;
+    count: number;
+  }>;
+  totals: {
+    count: number;
+    by_endpoint: {
+      [field: string]: number;
+    };
+  };
+  top_keys: Array<{
+    id: string;
+    name: string;
+    charges: number;
+  }>;
+};
+
+/** 200 answer of GET /admin/audit-log. */
+export type AdminAuditLogResponse = {
+  entries: Array<{
+    at: string;
+    actor: string;
+    action: string;
+    target: string | null;
+    request_id: string | null;
+    detail: {
+      [field: string]: unknown;
+    };
+  }>;
+  next_cursor: string | null;
+};
+
+/** 200 answer of POST /admin/documents. */
+export type AdminIngestDocumentsResponse = {
+  ingested: number;
+};
+
+/** 200 answer of DELETE /admin/documents/{doc_id}. */
+export type AdminDeleteDocumentResponse = {
+  deleted: string;
+};
+
 /** Every error answer: status equals the HTTP status code. */
 export type ErrorEnvelope = unknown;

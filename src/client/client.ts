@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type {
   CreditsResponse,
   DocumentResponse,
@@ -11,8 +10,8 @@ import type {
   RootResponse,
   VersionResponse,
 } from './api-types.js';
-import { MeteredSearchError, MeteredSearchNetworkError } from './errors.js';
-import { DEFAULT_RETRY, delayBeforeAttempt, isRetryableStatus, type RetryOptions, sleep } from './retry.js';
+import type { RetryOptions } from './retry.js';
+import { send, type Transport, transportOf } from './transport.js';
 
 export interface ClientOptions {
   /** Where the service listens, such as https://search.example.com. */
@@ -48,26 +47,12 @@ export interface CallMeta {
 
 export type Result<Body> = Body & { readonly meta: CallMeta };
 
-interface Call {
-  method: 'GET' | 'POST';
-  path: string;
-  headers?: Record<string, string>;
-  body?: unknown;
-  billable: boolean;
-}
-
 /** A typed client for metered-search, with retries that never charge a call twice. */
 export class MeteredSearchClient {
-  private readonly baseUrl: string;
-  private readonly retry: RetryOptions;
-  private readonly fetch: typeof fetch;
-  private readonly timeoutMs: number;
+  private readonly transport: Transport;
 
-  constructor(private readonly options: ClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
-    this.fetch = options.fetch ?? fetch;
-    this.timeoutMs = options.timeoutMs ?? 30_000;
+  constructor(options: ClientOptions) {
+    this.transport = transportOf(options, { 'x-api-key': options.apiKey });
   }
 
   root(options?: CallOptions): Promise<Result<RootResponse>> {
@@ -106,49 +91,10 @@ export class MeteredSearchClient {
     return this.call({ method: 'POST', path: '/face/search', body: request, billable: true }, options);
   }
 
-  private async call<Body>(call: Call, options: CallOptions = {}): Promise<Result<Body>> {
-    const headers: Record<string, string> = { 'x-api-key': this.options.apiKey, accept: 'application/json', ...call.headers };
-    if (call.body !== undefined) headers['content-type'] = 'application/json';
-    if (call.billable) headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-
-    for (let attempt = 1; ; attempt++) {
-      const signals = [AbortSignal.timeout(this.timeoutMs), ...(options.signal ? [options.signal] : [])];
-      let response: Response;
-      try {
-        response = await this.fetch(`${this.baseUrl}${call.path}`, { method: call.method, headers, body, signal: AbortSignal.any(signals) });
-      } catch (error) {
-        if (options.signal?.aborted) throw options.signal.reason;
-        if (attempt >= this.retry.maxAttempts) {
-          throw new MeteredSearchNetworkError(`${call.method} ${call.path} failed after ${attempt} attempts: ${(error as Error).message}`, attempt, {
-            cause: error,
-          });
-        }
-        await sleep(delayBeforeAttempt(attempt, this.retry, null), options.signal);
-        continue;
-      }
-
-      const replayed = response.headers.get('idempotent-replayed') === 'true';
-      if (response.ok) {
-        const parsed = (await response.json()) as Body;
-        const remaining = response.headers.get('x-credits-remaining');
-        const meta: CallMeta = {
-          creditsRemaining: remaining === null ? undefined : Number(remaining),
-          replayed,
-          requestId: response.headers.get('x-request-id') ?? undefined,
-          attempts: attempt,
-        };
-        // Not enumerable: the body stays what the service sent, for JSON.stringify and deepEqual alike.
-        return Object.defineProperty(parsed as object, 'meta', { value: meta, enumerable: false }) as Result<Body>;
-      }
-      if (isRetryableStatus(response.status, replayed) && attempt < this.retry.maxAttempts) {
-        await response.body?.cancel();
-        await sleep(delayBeforeAttempt(attempt, this.retry, response.headers.get('retry-after')), options.signal);
-        continue;
-      }
-      const envelope = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-      const message = typeof envelope.message === 'string' ? envelope.message : `HTTP ${response.status}`;
-      throw new MeteredSearchError(response.status, message, envelope, response.headers.get('x-request-id') ?? undefined, attempt);
-    }
+  private call<Body>(
+    call: { method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: unknown; billable: boolean },
+    options: CallOptions = {},
+  ): Promise<Result<Body>> {
+    return send<Body>(this.transport, { ...call, idempotent: call.billable }, options);
   }
 }

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { AdminTokens } from '../../src/admin/admin-tokens.js';
+import { MeteredSearchAdmin, MeteredSearchClient, type MeteredSearchError, MeteredSearchNetworkError } from '../../src/client/index.js';
+import { loadConfig } from '../../src/config.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { tempDir } from '../helper.js';
+import { FaultProxy } from './fault-proxy.js';
+
+const FAST_RETRY = { maxAttempts: 4, baseDelayMs: 10, maxDelayMs: 2000 };
+
+describe('the typed admin client (MeteredSearchAdmin)', () => {
+  const dir = tempDir();
+  let server: RunningServer;
+  let proxy: FaultProxy;
+  let admin: MeteredSearchAdmin;
+
+  before(async () => {
+    const seed = new SqliteStore(dir.path);
+    const token = (await new AdminTokens(seed.admin).create('billing', false)).token;
+    await seed.close();
+    server = await startServer(
+      loadConfig({
+        DATA_DIR: dir.path,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SEED_DEMO: 'false',
+        LOG_LEVEL: 'silent',
+        RATE_LIMIT_PER_S: '0',
+        FACE_WORKERS: '0',
+      }),
+    );
+    proxy = await new FaultProxy(server.url).start();
+    admin = new MeteredSearchAdmin({ baseUrl: proxy.url, token, retry: FAST_RETRY });
+  });
+  after(async () => {
+    await proxy.stop();
+    await server.close();
+    dir.remove();
+  });
+
+  it('creates a key that works with the public client, lists it and shows it', async () => {
+    const created = await admin.createKey({ credits: 3, name: 'acme' });
+    assert.match(created.key, /^[0-9a-f]{64}$/);
+    const caller = new MeteredSearchClient({ baseUrl: server.url, apiKey: created.key });
+    assert.equal((await caller.credits()).current_balance, 3);
+    assert.ok((await admin.listKeys({ name: 'acme' })).keys.some((key) => key.id === created.id));
+    assert.equal((await admin.getKey(created.id)).balance, 3);
+  });
+
+  it('retries a top-up whose answer was lost, granting once', async () => {
+    const created = await admin.createKey({ credits: 1 });
+    proxy.faults.push({ kind: 'drop-response' }, { kind: 'drop-response' });
+    const topped = await admin.topUp(created.id, { credits: 10, reference: 'inv-7' });
+    assert.equal(topped.balance, 11);
+    assert.equal(topped.meta.attempts, 3);
+    assert.equal(topped.meta.replayed, true);
+    assert.equal((await admin.getKey(created.id)).balance, 11);
+  });
+
+  it('tries a key creation once, so a lost answer never creates two keys', async () => {
+    const before = (await admin.listKeys({ name: 'once' })).keys.length;
+    proxy.faults.push({ kind: 'drop-response' });
+    await assert.rejects(admin.createKey({ credits: 1, name: 'once' }), MeteredSearchNetworkError);
+    assert.equal((await admin.listKeys({ name: 'once' })).keys.length, before + 1);
+  });
+
+  it('changes status and rate, reads usage and the audit log, and throws the envelope on a refusal', async () => {
+    const created = await admin.createKey({ credits: 2 });
+    assert.equal((await admin.setStatus(created.id, 'disable')).status, 'disabled');
+    assert.equal((await admin.setRate(created.id, 5)).rate, 5);
+    assert.equal((await admin.keyUsage(created.id, { bucket: 'hour' })).totals.count, 0);
+    assert.ok((await admin.usage()).totals.count >= 0);
+    assert.equal((await admin.auditLog({ limit: 1 })).entries[0].action, 'keys.rate');
+    await admin.setStatus(created.id, 'revoke');
+    await assert.rejects(admin.topUp(created.id, { credits: 1 }), (error: MeteredSearchError) => error.status === 409);
+    assert.deepEqual({ ...(await admin.ingestDocuments([{ doc_id: 'seal', text: 'Seals bask.' }])) }, { ingested: 1 });
+    assert.deepEqual({ ...(await admin.deleteDocument('seal')) }, { deleted: 'seal' });
+  });
+});
