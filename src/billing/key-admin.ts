@@ -13,8 +13,6 @@ function newKeyId(): string {
   return `key_${randomBytes(8).toString('hex')}`;
 }
 
-export type KeyLookup = { found: true; key: KeyRecord } | { found: false };
-
 const STATUS_ACTIONS: Record<KeyStatus, string> = { active: 'enable', disabled: 'disable', revoked: 'revoke' };
 
 export type StatusChange =

@@ -157,7 +157,7 @@ export function keyFromRow(row: KeyRow): KeyRecord {
 }
 
 /** A key's place in the newest-first order, as an opaque cursor, and back (undefined for a cursor that is not one). */
-export function keyCursor(key: KeyRecord): string {
+function keyCursor(key: KeyRecord): string {
   return Buffer.from(JSON.stringify([key.createdAt, key.id])).toString('base64url');
 }
 

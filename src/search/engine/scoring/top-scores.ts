@@ -2,7 +2,7 @@
 let kthHeap = new Float64Array(100);
 
 /** Ties at the cut beyond this many are broken by document order rather than handed back. */
-export const MAX_TIED = 1000;
+const MAX_TIED = 1000;
 
 /** The k-th highest of the first `length` scores (k <= length), with a heap of k. */
 export function kthHighest(scores: Float64Array, length: number, k: number): number {
@@ -35,7 +35,7 @@ export function kthHighest(scores: Float64Array, length: number, k: number): num
 export const noneBest = (): readonly number[] => [];
 
 /** The document of another share's score (see IndexQuery.othersBest): it counts for the bar, and is no hit. */
-export const ANOTHER_SHARE = -1;
+const ANOTHER_SHARE = -1;
 
 /**
  * The k best (document, score) pairs offered, and every document tied with the k-th, so that
