@@ -28,6 +28,7 @@ const OPERATIONS: Array<{ method: string; path: string; name: string; status?: s
   { method: 'post', path: '/admin/keys/{id}/topup', name: 'AdminTopUpKey' },
   { method: 'post', path: '/admin/keys/{id}/disable', name: 'AdminKeyStatus' },
   { method: 'put', path: '/admin/keys/{id}/rate', name: 'AdminSetKeyRate' },
+  { method: 'post', path: '/admin/keys/{id}/roll', name: 'AdminRollKey' },
   { method: 'get', path: '/admin/keys/{id}/usage', name: 'AdminKeyUsage' },
   { method: 'get', path: '/admin/usage', name: 'AdminUsage' },
   { method: 'get', path: '/admin/audit-log', name: 'AdminAuditLog' },

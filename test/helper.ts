@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { AdminTokens } from '../src/admin/admin-tokens.js';
 import { buildApp } from '../src/app.js';
-import { CreditService } from '../src/billing/credit-service.js';
+import { type Clock, CreditService } from '../src/billing/credit-service.js';
 import { KeyAdmin } from '../src/billing/key-admin.js';
 import type { DocumentRecord } from '../src/documents/document-store.js';
 import type { FaceSearchBackend } from '../src/faces/face-client.js';
@@ -133,6 +133,8 @@ export async function createTestApp(
     idempotency?: Partial<IdempotencySettings>;
     /** false: no metrics are counted and GET /metrics is not served. */
     metrics?: boolean;
+    /** The service's time (ms since the epoch): a test moves it to pass a grace period. */
+    clock?: Clock;
   } = {},
 ): Promise<TestContext> {
   const dir = tempDir();
@@ -147,7 +149,8 @@ export async function createTestApp(
       options.metrics === false
         ? undefined
         : new Metrics({ documents: () => store.documents.countDocuments(), pool: store.connections?.bind(store) }),
-    credits: new CreditService(store.ledger),
+    credits: new CreditService(store.ledger, options.clock),
+    clock: options.clock ?? Date.now,
     idempotency: new IdempotencyService(store.idempotency, { ttlMs: 86_400_000, lockMs: 35_000, ...options.idempotency }),
     rateLimits,
     search: new SearchService(store.index),

@@ -1,6 +1,17 @@
 import { hashApiKey } from './key-admin.js';
 import type { DebitResult, KeyRecord, Ledger } from './ledger.js';
 
+/** Milliseconds since the epoch; injected so tests can move time (a rolled key's grace period). */
+export type Clock = () => number;
+
+/** A key as presented: its record and the hash its debits go by (the current one, for a rolled key's former key). */
+export interface Credential {
+  key: KeyRecord;
+  keyHash: string;
+  /** When a rolled key's former key stops working (ms since the epoch); absent for the current key. */
+  validUntil?: number;
+}
+
 export type Authentication =
   | { outcome: 'ok'; key: KeyRecord; keyHash: string }
   | { outcome: 'unknown-key' }
@@ -12,52 +23,79 @@ const IDENTIFY_CACHE_LIMIT = 100_000;
 
 /** Authentication and the per-request charge, in terms of plain keys. */
 export class CreditService {
-  private readonly identified = new Map<string, { key: KeyRecord; until: number }>();
-  private readonly lookups = new Map<string, Promise<KeyRecord | undefined>>();
+  private readonly identified = new Map<string, { credential: Credential; until: number }>();
+  private readonly lookups = new Map<string, Promise<Credential | undefined>>();
 
-  constructor(private readonly ledger: Ledger) {}
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly clock: Clock = Date.now,
+  ) {}
 
   async authenticate(apiKey: string): Promise<Authentication> {
-    const keyHash = hashApiKey(apiKey);
-    const key = await this.ledger.findKeyByHash(keyHash);
-    if (!key) return { outcome: 'unknown-key' };
-    if (key.status !== 'active') return { outcome: 'inactive', key };
-    return { outcome: 'ok', key, keyHash };
+    const credential = await this.resolve(hashApiKey(apiKey));
+    if (!credential) return { outcome: 'unknown-key' };
+    if (credential.key.status !== 'active') return { outcome: 'inactive', key: credential.key };
+    return { outcome: 'ok', key: credential.key, keyHash: credential.keyHash };
   }
 
   /**
-   * The active key behind a hash, as known at most a second ago, or undefined. Not a check of the
-   * key: on billable routes the debit itself refuses unknown and inactive keys, atomically.
-   * Answers from memory without a promise when it can: this runs on every billable request. When
-   * the entry has expired, the requests that arrive together share one lookup: under load a busy
-   * key's requests otherwise all missed at the same moment, each asking the store.
+   * The active key behind a presented hash, as known at most a second ago, or undefined. Not a
+   * check of the key: on billable routes the debit itself refuses unknown and inactive keys,
+   * atomically. Answers from memory without a promise when it can: this runs on every billable
+   * request. When the entry has expired, the requests that arrive together share one lookup: under
+   * load a busy key's requests otherwise all missed at the same moment, each asking the store.
    */
-  identify(keyHash: string): KeyRecord | undefined | Promise<KeyRecord | undefined> {
-    const cached = this.identified.get(keyHash);
-    if (cached && cached.until > performance.now()) return cached.key;
-    const pending = this.lookups.get(keyHash);
+  identify(presentedHash: string): Credential | undefined | Promise<Credential | undefined> {
+    const cached = this.identified.get(presentedHash);
+    if (cached && cached.until > performance.now() && this.stillValid(cached.credential)) return cached.credential;
+    const pending = this.lookups.get(presentedHash);
     if (pending) return pending;
-    const lookup = this.ledger
-      .findKeyByHash(keyHash)
-      .then((key) => {
-        if (key?.status !== 'active') {
-          this.identified.delete(keyHash);
+    const lookup = this.resolve(presentedHash)
+      .then((credential) => {
+        if (credential?.key.status !== 'active') {
+          this.identified.delete(presentedHash);
           return undefined;
         }
         if (this.identified.size >= IDENTIFY_CACHE_LIMIT) this.identified.clear();
-        this.identified.set(keyHash, { key, until: performance.now() + IDENTIFY_CACHE_MS });
-        return key;
+        this.identified.set(presentedHash, { credential, until: performance.now() + IDENTIFY_CACHE_MS });
+        return credential;
       })
-      .finally(() => this.lookups.delete(keyHash));
-    this.lookups.set(keyHash, lookup);
+      .finally(() => this.lookups.delete(presentedHash));
+    this.lookups.set(presentedHash, lookup);
     return lookup;
   }
 
-  charge(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult> {
-    return this.ledger.debit(keyHash, endpoint, idempotencyRef);
+  /**
+   * Spends one credit of the key with this hash. When no key has this hash as its current one, it
+   * may be a rolled key's former key inside its grace period (or a key identified just before a
+   * roll on another instance): the debit then goes to the key's current hash.
+   */
+  async charge(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult> {
+    const result = await this.ledger.debit(keyHash, endpoint, idempotencyRef);
+    if (result.outcome !== 'unknown-key') return result;
+    const rolled = await this.formerKey(keyHash);
+    return rolled ? this.ledger.debit(rolled.keyHash, endpoint, idempotencyRef) : result;
   }
 
   recordOutcome(chargeId: number, status: number): void {
     this.ledger.recordOutcome(chargeId, status);
+  }
+
+  /** The key a hash stands for now: its current hash, or a rolled key's former hash inside its grace period. */
+  private async resolve(presentedHash: string): Promise<Credential | undefined> {
+    const key = await this.ledger.findKeyByHash(presentedHash);
+    return key ? { key, keyHash: presentedHash } : this.formerKey(presentedHash);
+  }
+
+  /** The key a rolled key's former hash stands for, while its grace period lasts. */
+  private async formerKey(formerHash: string): Promise<Credential | undefined> {
+    const retired = await this.ledger.findRetiredKey(formerHash);
+    if (!retired) return undefined;
+    const credential = { key: retired.key, keyHash: retired.keyHash, validUntil: Date.parse(retired.validUntil) };
+    return this.stillValid(credential) ? credential : undefined;
+  }
+
+  private stillValid(credential: Credential): boolean {
+    return credential.validUntil === undefined || credential.validUntil > this.clock();
   }
 }

@@ -1,4 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
+import type { Clock } from './credit-service.js';
 import type { KeyRecord, KeyStatus, Ledger, TopUpResult } from './ledger.js';
 
 export const API_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
@@ -6,6 +7,10 @@ export const API_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
 /** Hex is case-insensitive, so a key and its upper-case spelling hash alike. */
 export function hashApiKey(apiKey: string): string {
   return hash('sha256', apiKey.toLowerCase(), 'hex');
+}
+
+function newApiKey(): string {
+  return randomBytes(32).toString('hex');
 }
 
 /** Key ids carry a prefix and 16 hex digits, so an id can never be mistaken for a 64-hex key. */
@@ -21,6 +26,14 @@ export type StatusChange =
   | { outcome: 'revoked'; key: KeyRecord }
   | { outcome: 'not-found' };
 
+/** The longest grace period of a rolled key's former key: a week. */
+export const MAX_ROLL_GRACE_SECONDS = 604_800;
+
+export type RollOutcome =
+  | { outcome: 'rolled'; key: string; record: KeyRecord; oldKeyValidUntil: string | null }
+  | { outcome: 'not-found' }
+  | { outcome: 'revoked'; record: KeyRecord };
+
 /** Where operator changes are reported, for the audit log: what was done, to which key, with which figures. */
 export type ChangeReport = (action: string, keyId: string, detail: Record<string, unknown>) => Promise<void>;
 
@@ -31,11 +44,12 @@ export class KeyAdmin {
   constructor(
     private readonly ledger: Ledger,
     private readonly report: ChangeReport = UNREPORTED,
+    private readonly clock: Clock = Date.now,
   ) {}
 
   /** `rateLimit`: requests per second for this key; null or absent for the service's default. */
   async create(credits: number, name = '', rateLimit: number | null = null): Promise<{ key: string; record: KeyRecord }> {
-    const key = randomBytes(32).toString('hex');
+    const key = newApiKey();
     const record = await this.ledger.createKey({ keyHash: hashApiKey(key), id: newKeyId(), name, credits, rateLimit });
     await this.report('keys.create', record.id, { credits, name, rate: rateLimit });
     return { key, record };
@@ -46,12 +60,32 @@ export class KeyAdmin {
     return API_KEY_PATTERN.test(keyOrId) ? this.ledger.findKeyByHash(hashApiKey(keyOrId)) : this.ledger.findKeyById(keyOrId);
   }
 
-  async topUp(keyOrId: string, credits: number, reference: string | null = null): Promise<TopUpResult> {
+  /** `idempotencyRef`: the claim of the request granting, so that a retry of it never grants twice (Ledger.topUp). */
+  async topUp(keyOrId: string, credits: number, options: { reference?: string; idempotencyRef?: string } = {}): Promise<TopUpResult> {
     const key = await this.find(keyOrId);
     if (!key) return { outcome: 'not-found' };
-    const result = await this.ledger.topUp(key.id, credits);
-    if (result.outcome === 'topped-up') await this.report('keys.topup', key.id, { credits, balance: result.key.balance, reference });
+    const result = await this.ledger.topUp(key.id, credits, options.idempotencyRef);
+    if (result.outcome === 'topped-up') {
+      await this.report('keys.topup', key.id, { credits, balance: result.key.balance, reference: options.reference ?? null });
+    }
     return result;
+  }
+
+  /**
+   * A new plain key for the same id, balance and history. The former key keeps working for
+   * `graceSeconds` (0 to MAX_ROLL_GRACE_SECONDS), so callers can switch without an outage.
+   */
+  async roll(keyOrId: string, graceSeconds: number): Promise<RollOutcome> {
+    const key = await this.find(keyOrId);
+    if (!key) return { outcome: 'not-found' };
+    const plain = newApiKey();
+    const now = this.clock();
+    const oldKeyValidUntil = graceSeconds > 0 ? new Date(now + graceSeconds * 1000).toISOString() : null;
+    const result = await this.ledger.rollKey(key.id, hashApiKey(plain), oldKeyValidUntil, new Date(now).toISOString());
+    if (result.outcome === 'not-found') return result;
+    if (result.outcome === 'revoked') return { outcome: 'revoked', record: result.key };
+    await this.report('keys.roll', key.id, { grace_seconds: graceSeconds, old_key_valid_until: oldKeyValidUntil });
+    return { outcome: 'rolled', key: plain, record: result.key, oldKeyValidUntil };
   }
 
   async setRateLimit(keyOrId: string, rateLimit: number | null): Promise<KeyRecord | undefined> {

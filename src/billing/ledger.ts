@@ -24,6 +24,8 @@ export const MAX_BALANCE = 1_000_000_000_000;
 
 export type TopUpResult =
   | { outcome: 'topped-up'; key: KeyRecord }
+  /** A grant with this idempotency ref was made before (its answer was lost): nothing more was added. */
+  | { outcome: 'granted-before'; key: KeyRecord }
   | { outcome: 'not-found' }
   /** Revoked keys are closed for good: nothing more is granted to them. */
   | { outcome: 'revoked'; key: KeyRecord }
@@ -35,6 +37,20 @@ export type DebitResult =
   | { outcome: 'no-credits' }
   | { outcome: 'inactive'; status: KeyStatus }
   | { outcome: 'unknown-key' };
+
+export type RollResult =
+  | { outcome: 'rolled'; key: KeyRecord }
+  | { outcome: 'not-found' }
+  /** Revoked keys are closed for good: they get no new key. */
+  | { outcome: 'revoked'; key: KeyRecord };
+
+/** A rolled key's former hash, still accepted until `validUntil` (RFC 3339). */
+export interface RetiredKey {
+  key: KeyRecord;
+  /** The key's current hash: the one its debits go by. */
+  keyHash: string;
+  validUntil: string;
+}
 
 export interface ChargeRecord {
   id: number;
@@ -106,7 +122,9 @@ export interface UsageRow {
 
 export interface Ledger {
   createKey(input: NewKey): Promise<KeyRecord>;
+  /** The key whose current hash this is; a rolled key's former hashes are found by findRetiredKey. */
   findKeyByHash(keyHash: string): Promise<KeyRecord | undefined>;
+  findRetiredKey(keyHash: string): Promise<RetiredKey | undefined>;
   findKeyById(id: string): Promise<KeyRecord | undefined>;
   listKeys(): Promise<KeyRecord[]>;
   /** A page of keys, newest first, and the cursor of the next page (null after the last). */
@@ -116,8 +134,18 @@ export interface Ledger {
   usage(query: UsageQuery): Promise<UsageRow[]>;
   /** The keys that paid the most charges in the span, most first. */
   topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number }>>;
-  /** Adds credits to a key that is not revoked, up to MAX_BALANCE, atomically. */
-  topUp(keyId: string, amount: number): Promise<TopUpResult>;
+  /**
+   * Adds credits to a key that is not revoked, up to MAX_BALANCE, atomically. `idempotencyRef` is
+   * recorded on the grant, in the same transaction: a retry that took over the claim of an attempt
+   * which granted and died before answering finds it and grants nothing more.
+   */
+  topUp(keyId: string, amount: number, idempotencyRef?: string): Promise<TopUpResult>;
+  /**
+   * Gives a key that is not revoked a new hash, atomically. Its former hash keeps working until
+   * `oldKeyValidUntil` (RFC 3339), or stops at once when that is null. Former hashes past their
+   * time are forgotten here.
+   */
+  rollKey(keyId: string, newKeyHash: string, oldKeyValidUntil: string | null, now: string): Promise<RollResult>;
   setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined>;
   /** Sets the key's requests per second; null returns it to the service's default. */
   setKeyRateLimit(keyId: string, rateLimit: number | null): Promise<KeyRecord | undefined>;
@@ -184,7 +212,10 @@ export function refusalFor(status: KeyStatus | undefined): DebitResult {
 }
 
 /** Why a top-up of `amount` cannot be granted to this key (read inside the top-up's transaction), or undefined. */
-export function topUpRefusal(key: KeyRecord | undefined, amount: number): Exclude<TopUpResult, { outcome: 'topped-up' }> | undefined {
+export function topUpRefusal(
+  key: KeyRecord | undefined,
+  amount: number,
+): Exclude<TopUpResult, { outcome: 'topped-up' | 'granted-before' }> | undefined {
   if (!key) return { outcome: 'not-found' };
   if (key.status === 'revoked') return { outcome: 'revoked', key };
   if (key.balance + amount > MAX_BALANCE) return { outcome: 'over-limit', key };

@@ -16,6 +16,8 @@ import {
   type Ledger,
   type LedgerAudit,
   type NewKey,
+  type RetiredKey,
+  type RollResult,
   refusalFor,
   type TopUpResult,
   topUpRefusal,
@@ -113,14 +115,48 @@ export class PostgresLedger implements Ledger {
     return (await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, id`)).rows.map(keyFromRow);
   }
 
-  async topUp(keyId: string, amount: number): Promise<TopUpResult> {
+  async topUp(keyId: string, amount: number, idempotencyRef?: string): Promise<TopUpResult> {
     return this.db.transaction(async (client): Promise<TopUpResult> => {
-      const locked = await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1 FOR UPDATE`, [keyId]);
-      const refusal = topUpRefusal(keyOf(locked.rows), amount);
+      const key = keyOf((await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1 FOR UPDATE`, [keyId])).rows);
+      if (key && idempotencyRef !== undefined) {
+        const before = await client.query('SELECT 1 FROM credit_grants WHERE idempotency_ref = $1', [idempotencyRef]);
+        if (before.rowCount) return { outcome: 'granted-before', key };
+      }
+      const refusal = topUpRefusal(key, amount);
       if (refusal) return refusal;
       const { rows } = await client.query<KeyRow>(`UPDATE keys SET balance = balance + $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`, [keyId, amount]);
-      await client.query(`INSERT INTO credit_grants (key_id, amount, reason) VALUES ($1, $2, 'topup')`, [keyId, amount]);
+      await client.query(`INSERT INTO credit_grants (key_id, amount, reason, idempotency_ref) VALUES ($1, $2, 'topup', $3)`, [
+        keyId,
+        amount,
+        idempotencyRef ?? null,
+      ]);
       return { outcome: 'topped-up', key: keyFromRow(rows[0] as KeyRow) };
+    });
+  }
+
+  async findRetiredKey(keyHash: string): Promise<RetiredKey | undefined> {
+    const { rows } = await this.db.query<KeyRow & { current_hash: string; valid_until: Date }>(
+      'SELECT k.*, k.key_hash AS current_hash, r.valid_until FROM retired_keys r JOIN keys k ON k.id = r.key_id WHERE r.key_hash = $1',
+      [keyHash],
+    );
+    const row = rows[0];
+    return row && { key: keyFromRow(row), keyHash: row.current_hash, validUntil: row.valid_until.toISOString() };
+  }
+
+  async rollKey(keyId: string, newKeyHash: string, oldKeyValidUntil: string | null, now: string): Promise<RollResult> {
+    return this.db.transaction(async (client): Promise<RollResult> => {
+      const key = keyOf((await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1 FOR UPDATE`, [keyId])).rows);
+      if (!key) return { outcome: 'not-found' };
+      if (key.status === 'revoked') return { outcome: 'revoked', key };
+      await client.query('DELETE FROM retired_keys WHERE key_id = $1 AND valid_until <= $2', [keyId, now]);
+      if (oldKeyValidUntil !== null) {
+        await client.query('INSERT INTO retired_keys (key_hash, key_id, valid_until) SELECT key_hash, id, $2 FROM keys WHERE id = $1', [
+          keyId,
+          oldKeyValidUntil,
+        ]);
+      }
+      await client.query('UPDATE keys SET key_hash = $2 WHERE id = $1', [keyId, newKeyHash]);
+      return { outcome: 'rolled', key };
     });
   }
 

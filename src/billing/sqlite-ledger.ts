@@ -18,6 +18,8 @@ import {
   type Ledger,
   type LedgerAudit,
   type NewKey,
+  type RetiredKey,
+  type RollResult,
   refusalFor,
   type TopUpResult,
   topUpRefusal,
@@ -46,7 +48,14 @@ interface DebitedRow {
 function prepareStatements(db: Database.Database) {
   return {
     insertKey: db.prepare('INSERT INTO keys (id, key_hash, name, status, balance, created_at, rate_limit) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-    insertGrant: db.prepare('INSERT INTO credit_grants (key_id, amount, reason, at) VALUES (?, ?, ?, ?)'),
+    insertGrant: db.prepare('INSERT INTO credit_grants (key_id, amount, reason, at, idempotency_ref) VALUES (?, ?, ?, ?, ?)'),
+    grantByRef: db.prepare('SELECT 1 FROM credit_grants WHERE idempotency_ref = ?'),
+    retiredKey: db.prepare(
+      'SELECT k.*, k.key_hash AS current_hash, r.valid_until FROM retired_keys r JOIN keys k ON k.id = r.key_id WHERE r.key_hash = ?',
+    ),
+    forgetRetired: db.prepare('DELETE FROM retired_keys WHERE key_id = ? AND valid_until <= ?'),
+    retireHash: db.prepare('INSERT INTO retired_keys (key_hash, key_id, valid_until) SELECT key_hash, id, ? FROM keys WHERE id = ?'),
+    setHash: db.prepare('UPDATE keys SET key_hash = ? WHERE id = ?'),
     keyByHash: db.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE key_hash = ?`),
     keyById: db.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = ?`),
     allKeys: db.prepare(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, id`),
@@ -97,7 +106,7 @@ export class SqliteLedger implements Ledger {
     const rateLimit = input.rateLimit ?? null;
     this.db.transaction(() => {
       this.sql.insertKey.run(input.id, input.keyHash, input.name, 'active', input.credits, createdAt, rateLimit);
-      this.sql.insertGrant.run(input.id, input.credits, 'create', createdAt);
+      this.sql.insertGrant.run(input.id, input.credits, 'create', createdAt, null);
     })();
     return { id: input.id, name: input.name, status: 'active', balance: input.credits, createdAt, rateLimit };
   }
@@ -169,13 +178,30 @@ export class SqliteLedger implements Ledger {
     return (this.sql.allKeys.all() as KeyRow[]).map(keyFromRow);
   }
 
-  async topUp(keyId: string, amount: number): Promise<TopUpResult> {
+  async topUp(keyId: string, amount: number, idempotencyRef?: string): Promise<TopUpResult> {
     return this.changeKey(keyId, (key): TopUpResult => {
+      if (key && idempotencyRef !== undefined && this.sql.grantByRef.get(idempotencyRef)) return { outcome: 'granted-before', key };
       const refusal = topUpRefusal(key, amount);
       if (refusal) return refusal;
       this.sql.topUp.run(amount, keyId);
-      this.sql.insertGrant.run(keyId, amount, 'topup', new Date().toISOString());
+      this.sql.insertGrant.run(keyId, amount, 'topup', new Date().toISOString(), idempotencyRef ?? null);
       return { outcome: 'topped-up', key: this.keyBy(this.sql.keyById, keyId) as KeyRecord };
+    });
+  }
+
+  async findRetiredKey(keyHash: string): Promise<RetiredKey | undefined> {
+    const row = this.sql.retiredKey.get(keyHash) as (KeyRow & { current_hash: string; valid_until: string }) | undefined;
+    return row && { key: keyFromRow(row), keyHash: row.current_hash, validUntil: row.valid_until };
+  }
+
+  async rollKey(keyId: string, newKeyHash: string, oldKeyValidUntil: string | null, now: string): Promise<RollResult> {
+    return this.changeKey(keyId, (key): RollResult => {
+      if (!key) return { outcome: 'not-found' };
+      if (key.status === 'revoked') return { outcome: 'revoked', key };
+      this.sql.forgetRetired.run(keyId, now);
+      if (oldKeyValidUntil !== null) this.sql.retireHash.run(oldKeyValidUntil, keyId);
+      this.sql.setHash.run(newKeyHash, keyId);
+      return { outcome: 'rolled', key };
     });
   }
 

@@ -1,3 +1,4 @@
+import { MAX_ROLL_GRACE_SECONDS } from '../billing/key-admin.js';
 import { MAX_BALANCE } from '../billing/ledger.js';
 
 /**
@@ -26,6 +27,14 @@ export function parseRate(raw: string, allowDefault: boolean): number | null {
 export function parseCredits(raw: string, min: number): number {
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > MAX_BALANCE) {
     throw new CliError(`--credits must be an integer from ${min} to ${MAX_BALANCE}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+/** A rolled key's grace period in seconds: an integer from 0 to MAX_ROLL_GRACE_SECONDS. */
+export function parseGraceSeconds(raw: string): number {
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) > MAX_ROLL_GRACE_SECONDS) {
+    throw new CliError(`--grace-seconds must be an integer from 0 to ${MAX_ROLL_GRACE_SECONDS} (a week), got "${raw}"`);
   }
   return Number(raw);
 }

@@ -3,7 +3,7 @@ import type { AuditReport } from './commands/audit.js';
 import type { EnrolledFaceSummary } from './commands/faces.js';
 import type { EnrollSummary } from './commands/faces-enroll.js';
 import type { IngestSummary } from './commands/ingest.js';
-import type { CreatedKey, KeyUsage } from './commands/keys.js';
+import type { CreatedKey, KeyUsage, RolledKey } from './commands/keys.js';
 
 /** Text renderings of command results; --json prints the result itself instead. */
 
@@ -27,6 +27,14 @@ export function renderCreatedKey(created: CreatedKey): string {
   return [
     `Created key ${created.id}${created.name ? ` (${created.name})` : ''} with ${created.balance} credits, rate limit ${rate(created.rateLimit)}.`,
     `API key (shown once, store it now): ${created.key}`,
+  ].join('\n');
+}
+
+export function renderRolledKey(rolled: RolledKey): string {
+  const until = rolled.oldKeyValidUntil ? `keeps working until ${rolled.oldKeyValidUntil}` : 'no longer works';
+  return [
+    `Rolled key ${rolled.id}${rolled.name ? ` (${rolled.name})` : ''}: the old key ${until}.`,
+    `New API key (shown once, store it now): ${rolled.key}`,
   ].join('\n');
 }
 

@@ -8,6 +8,7 @@ import type {
   AdminKeyStatusResponse,
   AdminKeyUsageResponse,
   AdminListKeysResponse,
+  AdminRollKeyResponse,
   AdminSetKeyRateResponse,
   AdminTopUpKeyRequest,
   AdminTopUpKeyResponse,
@@ -81,6 +82,11 @@ export class MeteredSearchAdmin {
 
   setRate(id: string, rate: number | null, options?: CallOptions): Promise<Result<AdminSetKeyRateResponse>> {
     return send(this.transport, { method: 'PUT', path: `${key(id)}/rate`, body: { rate }, idempotent: false }, options);
+  }
+
+  /** Not retried: each attempt makes a new key (a lost answer's key is then a former key, valid for its grace period). */
+  roll(id: string, graceSeconds: number, options?: CallOptions): Promise<Result<AdminRollKeyResponse>> {
+    return send(this.transport, { method: 'POST', path: `${key(id)}/roll`, body: { grace_seconds: graceSeconds }, idempotent: false }, options);
   }
 
   keyUsage(id: string, span: UsageSpanQuery = {}, options?: CallOptions): Promise<Result<AdminKeyUsageResponse>> {

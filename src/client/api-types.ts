@@ -229,6 +229,27 @@ export type AdminSetKeyRateResponse = {
   created_at: string;
 };
 
+/** Body of POST /admin/keys/{id}/roll. */
+export type AdminRollKeyRequest = {
+  /** How long the former key keeps working, in seconds (0: it stops at once; at most a week). */
+  grace_seconds: number;
+};
+
+/** 200 answer of POST /admin/keys/{id}/roll. */
+export type AdminRollKeyResponse = {
+  id: string;
+  name: string;
+  balance: number;
+  status: "active" | "disabled" | "revoked";
+  /** Requests per second; null for the service's default. */
+  rate: number | null;
+  created_at: string;
+  /** The new plain key: 64 hexadecimal characters, shown once. */
+  key: string;
+  /** When the former key stops working; null: it already has. */
+  old_key_valid_until: string | null;
+};
+
 /** 200 answer of GET /admin/keys/{id}/usage. */
 export type AdminKeyUsageResponse = {
   series: Array<{

@@ -26,7 +26,8 @@ export function buildServices(store: Store, config: Config, log: (message: strin
     metrics: config.metricsEnabled
       ? new Metrics({ documents: () => store.documents.countDocuments(), pool: store.connections?.bind(store) })
       : undefined,
-    credits: new CreditService(store.ledger),
+    credits: new CreditService(store.ledger, Date.now),
+    clock: Date.now,
     idempotency: new IdempotencyService(store.idempotency, {
       ttlMs: config.idempotencyTtlSeconds * 1000,
       lockMs: config.requestTimeoutMs + CLAIM_MARGIN_MS,

@@ -1,5 +1,5 @@
 import type { AdminTokens } from '../admin/admin-tokens.js';
-import type { CreditService } from '../billing/credit-service.js';
+import type { Clock, CreditService } from '../billing/credit-service.js';
 import type { FaceSearchBackend } from '../faces/face-client.js';
 import type { ProbeImageFetcher } from '../faces/probe-fetch.js';
 import type { IdempotencyService } from '../idempotency/idempotency-service.js';
@@ -14,6 +14,8 @@ export interface Services {
   /** The tokens of the admin API. */
   adminTokens: AdminTokens;
   credits: CreditService;
+  /** The time as the service reads it (Date.now, unless a test moves it). */
+  clock: Clock;
   idempotency: IdempotencyService;
   rateLimits: RateLimitService;
   search: SearchService;

@@ -207,6 +207,16 @@ const migrations: string[] = [
    CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN RAISE EXCEPTION 'the audit log is append-only'; END $$;
    CREATE TRIGGER audit_log_append_only BEFORE DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();`,
+  // A rolled key's former hashes, each accepted until its time; and the idempotency ref of a
+  // top-up on its grant, so a retry of a top-up whose answer was lost grants nothing more.
+  `CREATE TABLE retired_keys (
+     key_hash text PRIMARY KEY,
+     key_id text NOT NULL REFERENCES keys(id),
+     valid_until timestamptz NOT NULL
+   );
+   CREATE INDEX retired_keys_by_key ON retired_keys(key_id);
+   ALTER TABLE credit_grants ADD COLUMN idempotency_ref text;
+   CREATE UNIQUE INDEX credit_grants_by_idempotency_ref ON credit_grants(idempotency_ref) WHERE idempotency_ref IS NOT NULL;`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

@@ -79,6 +79,16 @@ const ledgerMigrations: string[] = [
    );
    CREATE TRIGGER audit_log_append_only BEFORE DELETE ON audit_log
    BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;`,
+  // A rolled key's former hashes, each accepted until its time; and the idempotency ref of a
+  // top-up on its grant, so a retry of a top-up whose answer was lost grants nothing more.
+  `CREATE TABLE retired_keys (
+     key_hash TEXT PRIMARY KEY,
+     key_id TEXT NOT NULL REFERENCES keys(id),
+     valid_until TEXT NOT NULL
+   );
+   CREATE INDEX retired_keys_by_key ON retired_keys(key_id);
+   ALTER TABLE credit_grants ADD COLUMN idempotency_ref TEXT;
+   CREATE UNIQUE INDEX credit_grants_by_idempotency_ref ON credit_grants(idempotency_ref) WHERE idempotency_ref IS NOT NULL;`,
 ];
 
 const tokenizer = `tokenize = 'porter unicode61 remove_diacritics 2'`;

@@ -40,10 +40,10 @@ describe('CreditService.identify', () => {
     const credits = new CreditService(counted);
     const answers = await Promise.all(Array.from({ length: 20 }, () => credits.identify(hashApiKey(key.key))));
     assert.equal(lookups(), 1);
-    assert.deepEqual(new Set(answers.map((answer) => answer?.id)), new Set([key.record.id]));
+    assert.deepEqual(new Set(answers.map((answer) => answer?.key.id)), new Set([key.record.id]));
     const cached = credits.identify(hashApiKey(key.key));
     assert.ok(!(cached instanceof Promise));
-    assert.equal(cached?.id, key.record.id);
+    assert.equal(cached?.key.id, key.record.id);
     assert.equal(lookups(), 1);
   });
 
@@ -59,7 +59,7 @@ describe('CreditService.identify', () => {
     );
     assert.equal(lookups(), 1);
     failing.on = false;
-    assert.equal((await credits.identify(hashApiKey(key.key)))?.id, key.record.id);
+    assert.equal((await credits.identify(hashApiKey(key.key)))?.key.id, key.record.id);
     assert.equal(lookups(), 2);
   });
 

@@ -52,6 +52,25 @@ describe('metered-search keys', () => {
     assert.match(unknown.stderr, /No key matches/);
   });
 
+  it('roll prints a new key once; the old one works for the grace period; bad grace periods are refused', async () => {
+    const created = await create('3');
+    const rolled = await cli(env, 'keys', 'roll', created.id, '--grace-seconds', '0', '--json');
+    assert.equal(rolled.code, 0, rolled.stderr);
+    const { key, id, oldKeyValidUntil } = JSON.parse(rolled.stdout) as { key: string; id: string; oldKeyValidUntil: string | null };
+    assert.deepEqual([id, oldKeyValidUntil], [created.id, null]);
+    assert.match((await cli(env, 'keys', 'topup', created.key, '--credits', '1')).stderr, /No key matches/);
+    assert.match((await cli(env, 'keys', 'topup', key, '--credits', '1')).stdout, /balance 4/);
+
+    const text = await cli(env, 'keys', 'roll', key, '--grace-seconds', '3600');
+    assert.match(text.stdout, /old key keeps working until \d{4}-\d\d-\d\dT/);
+    assert.match(text.stdout, /New API key \(shown once, store it now\): [0-9a-f]{64}/);
+    for (const grace of ['-1', '604801', 'soon']) {
+      const refused = await cli(env, 'keys', 'roll', created.id, '--grace-seconds', grace);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /--grace-seconds must be an integer from 0 to 604800/);
+    }
+  });
+
   it('disable and enable are reversible; revoke is permanent', async () => {
     const created = await create('1');
     assert.match((await cli(env, 'keys', 'disable', created.id)).stdout, /disabled/);

@@ -73,6 +73,8 @@ describe('the typed admin client (MeteredSearchAdmin)', () => {
     assert.equal((await admin.keyUsage(created.id, { bucket: 'hour' })).totals.count, 0);
     assert.ok((await admin.usage()).totals.count >= 0);
     assert.equal((await admin.auditLog({ limit: 1 })).entries[0].action, 'keys.rate');
+    const rolled = await admin.roll(created.id, 60);
+    assert.deepEqual([rolled.id, rolled.key.length, typeof rolled.old_key_valid_until], [created.id, 64, 'string']);
     await admin.setStatus(created.id, 'revoke');
     await assert.rejects(admin.topUp(created.id, { credits: 1 }), (error: MeteredSearchError) => error.status === 409);
     assert.deepEqual({ ...(await admin.ingestDocuments([{ doc_id: 'seal', text: 'Seals bask.' }])) }, { ingested: 1 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
+import { AdminTokens } from '../../src/admin/admin-tokens.js';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { auditLedger } from '../../src/cli/commands/audit.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
@@ -12,11 +13,13 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let admin: PostgresStore;
   let servers: ChildServer[] = [];
+  let adminToken: string;
   const agent = new Agent({ connections: 300 });
 
   before(async () => {
     database = await createTestDatabase();
     admin = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
+    adminToken = (await new AdminTokens(admin.admin).create('billing', false)).token;
     servers = await Promise.all([1, 2, 3].map(() => spawnServer({ DATABASE_URL: database.url, REPLICA_POLL_MS: '100', PG_POOL_MAX: '8' })));
   });
   after(async () => {
@@ -100,6 +103,50 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     }
+  });
+
+  const adminCall = async (server: ChildServer, url: string, payload: unknown, headers: Record<string, string> = {}) => {
+    const response = await request(`${server.url}${url}`, {
+      dispatcher: agent,
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(payload),
+    });
+    return { status: response.statusCode, body: (await response.body.json()) as Record<string, any> };
+  };
+
+  it('rolls a key on one instance: the old key works on every instance until the grace period ends, then 401 on all', async () => {
+    const { key: oldKey, record } = await new KeyAdmin(admin.ledger).create(100, 'rolled');
+    // Each instance has the old key in memory before the roll. Served: 200, or 404 before the document exists.
+    const served = async (server: ChildServer, key: string) => [200, 404].includes(await billable(server, key));
+    for (const server of servers) assert.ok(await served(server, oldKey));
+    const rolledAt = Date.now();
+    const rolled = await adminCall(servers[0], `/admin/keys/${record.id}/roll`, { grace_seconds: 3 });
+    assert.equal(rolled.status, 200);
+    for (const server of servers) {
+      assert.ok(await served(server, oldKey), 'old key inside the grace period');
+      assert.ok(await served(server, rolled.body.key), 'new key');
+    }
+    assert.ok(Date.now() - rolledAt < 3000, 'checked inside the grace period');
+    await new Promise((resolve) => setTimeout(resolve, rolledAt + 3100 - Date.now()));
+    for (const server of servers) {
+      assert.equal(await billable(server, oldKey), 401, 'old key after the grace period');
+      assert.ok(await served(server, rolled.body.key));
+    }
+    assert.equal((await admin.ledger.findKeyById(record.id))!.balance, 100 - 12);
+  });
+
+  it('grants once when a top-up is retried on two instances at once with one Idempotency-Key', async () => {
+    const { record } = await new KeyAdmin(admin.ledger).create(1, 'paid');
+    const topUp = (server: ChildServer) => adminCall(server, `/admin/keys/${record.id}/topup`, { credits: 50 }, { 'idempotency-key': 'invoice-77' });
+    const first = await Promise.all(Array.from({ length: 10 }, (_, index) => topUp(servers[index % 2]!)));
+    assert.ok(
+      first.every((answer) => answer.status === 200 || answer.status === 409),
+      JSON.stringify(first),
+    );
+    for (const server of servers) assert.deepEqual((await topUp(server)).body, { id: record.id, balance: 51 });
+    assert.equal((await admin.ledger.findKeyById(record.id))!.balance, 51);
+    assert.equal((await admin.ledger.listGrants(record.id)).length, 2, 'the creation and one top-up');
   });
 
   it('keeps the ledger exact when PostgreSQL drops every connection mid-burst, answers 503 meanwhile, and recovers alone', async () => {

@@ -44,6 +44,35 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.ok((await store.ledger.listKeys()).some((key) => key.id === record.id));
       });
 
+      it('grants once per idempotency ref: a second top-up with the same ref adds nothing', async () => {
+        const { record } = await newKey(1);
+        assert.equal((await store.ledger.topUp(record.id, 4, 'claim-topup-1')).outcome, 'topped-up');
+        const again = await store.ledger.topUp(record.id, 4, 'claim-topup-1');
+        assert.deepEqual([again.outcome, again.outcome === 'granted-before' && again.key.balance], ['granted-before', 5]);
+        assert.equal((await store.ledger.topUp(record.id, 4, 'claim-topup-2')).outcome, 'topped-up');
+        assert.equal((await store.ledger.findKeyById(record.id))!.balance, 9);
+      });
+
+      it('rolls a key to a new hash; the former hash is a retired key until its time, forgotten on a later roll', async () => {
+        const { hash, record } = await newKey(3);
+        const next = hashApiKey('b'.repeat(64));
+        const rolled = await store.ledger.rollKey(record.id, next, '2026-01-01T00:01:00.000Z', '2026-01-01T00:00:00.000Z');
+        assert.deepEqual(rolled, { outcome: 'rolled', key: record });
+        assert.equal(await store.ledger.findKeyByHash(hash), undefined);
+        assert.deepEqual(await store.ledger.findKeyByHash(next), record);
+        assert.deepEqual(await store.ledger.findRetiredKey(hash), { key: record, keyHash: next, validUntil: '2026-01-01T00:01:00.000Z' });
+        assert.equal((await store.ledger.debit(next, '/query')).outcome, 'charged');
+
+        const last = hashApiKey('c'.repeat(64));
+        await store.ledger.rollKey(record.id, last, null, '2026-01-01T00:02:00.000Z');
+        assert.equal(await store.ledger.findRetiredKey(hash), undefined, 'past its time: forgotten');
+        assert.equal(await store.ledger.findRetiredKey(next), undefined, 'rolled with no grace period');
+        assert.deepEqual(await store.ledger.rollKey('key_none', last, null, '2026-01-01T00:00:00.000Z'), { outcome: 'not-found' });
+        await store.ledger.setKeyStatus(record.id, 'revoked');
+        assert.equal((await store.ledger.rollKey(record.id, hashApiKey('d'.repeat(64)), null, '2026-01-01T00:03:00.000Z')).outcome, 'revoked');
+        assert.deepEqual(await store.ledger.findKeyByHash(last), { ...record, balance: 2, status: 'revoked' });
+      });
+
       it('returns undefined for unknown keys', async () => {
         assert.equal(await store.ledger.findKeyByHash(hashApiKey('f'.repeat(64))), undefined);
         assert.equal(await store.ledger.findKeyById('key_none'), undefined);

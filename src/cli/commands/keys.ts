@@ -4,8 +4,8 @@ import { KeyAdmin } from '../../billing/key-admin.js';
 import { type ChargeRecord, type CreditGrant, type KeyRecord, type KeyStatus, MAX_BALANCE } from '../../billing/ledger.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
-import { CliError, notFound, parseCredits, parseRate } from '../errors.js';
-import { renderCreatedKey, renderKey, renderKeyList, renderUsage } from '../render.js';
+import { CliError, notFound, parseCredits, parseGraceSeconds, parseRate } from '../errors.js';
+import { renderCreatedKey, renderKey, renderKeyList, renderRolledKey, renderUsage } from '../render.js';
 
 export interface CreatedKey {
   key: string;
@@ -13,6 +13,14 @@ export interface CreatedKey {
   name: string;
   balance: number;
   rateLimit: number | null;
+}
+
+export interface RolledKey {
+  key: string;
+  id: string;
+  name: string;
+  /** When the former key stops working; null: it already has. */
+  oldKeyValidUntil: string | null;
 }
 
 export interface KeyUsage {
@@ -60,6 +68,15 @@ export function keysCommands(program: Command, cli: CliContext): void {
     .action(async (keyOrId: string, options: { credits: string; json?: boolean }) => {
       const key = await cli.withStore((store) => topUpKey(store, keyOrId, options.credits));
       cli.output(options.json, key, (result) => renderKey(result, 'topped up'));
+    });
+  keys
+    .command('roll')
+    .description('Give a key a new plain key, printed once; the old key keeps working for the grace period.')
+    .argument('<key-or-id>', 'the plain key or its id')
+    .requiredOption('--grace-seconds <n>', 'how long the old key keeps working (0 to 604800)')
+    .option('--json', 'print the result as JSON')
+    .action(async (keyOrId: string, options: { graceSeconds: string; json?: boolean }) => {
+      cli.output(options.json, await cli.withStore((store) => rollKey(store, keyOrId, options.graceSeconds)), renderRolledKey);
     });
   for (const [command, status, verb, description] of STATUS_COMMANDS) {
     keys
@@ -121,7 +138,20 @@ async function topUpKey(store: Store, keyOrId: string, rawCredits: string): Prom
         `Key ${result.key.id} holds ${result.key.balance} credits; adding ${credits} would pass the most a key may hold (${MAX_BALANCE}). Nothing was added.`,
       );
     case 'topped-up':
+    case 'granted-before':
       return result.key;
+  }
+}
+
+async function rollKey(store: Store, keyOrId: string, rawGrace: string): Promise<RolledKey> {
+  const result = await operatorKeys(store).roll(keyOrId, parseGraceSeconds(rawGrace));
+  switch (result.outcome) {
+    case 'not-found':
+      throw notFound(keyOrId);
+    case 'revoked':
+      throw new CliError(`Key ${result.record.id} is revoked, which is permanent: it cannot be rolled. Create a new key instead.`);
+    case 'rolled':
+      return { key: result.key, id: result.record.id, name: result.record.name, oldKeyValidUntil: result.oldKeyValidUntil };
   }
 }
 

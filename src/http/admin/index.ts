@@ -9,6 +9,7 @@ import { getKeyRoute } from './routes/get-key.js';
 import { keyStatusRoutes } from './routes/key-status.js';
 import { listKeysRoute } from './routes/list-keys.js';
 import { metricsRoute } from './routes/metrics.js';
+import { rollKeyRoute } from './routes/roll-key.js';
 import { setKeyRateRoute } from './routes/set-key-rate.js';
 import { topUpKeyRoute } from './routes/topup-key.js';
 import { usageRoutes } from './routes/usage.js';
@@ -26,6 +27,7 @@ export async function registerAdminRoutes(app: FastifyInstance, services: Servic
     topUpKeyRoute(scope, services, write);
     keyStatusRoutes(scope, services, write);
     setKeyRateRoute(scope, services, write);
+    rollKeyRoute(scope, services, write);
     usageRoutes(scope, services, read);
     documentRoutes(scope, services, read, write);
     auditLogRoute(scope, services, read);

@@ -4,6 +4,7 @@ import { auditReport } from '../../admin/admin-tokens.js';
 import { KeyAdmin } from '../../billing/key-admin.js';
 import type { KeyRecord } from '../../billing/ledger.js';
 import { ApiError } from '../../errors.js';
+import type { Services } from '../../services/services.js';
 import type { Store } from '../../store/store.js';
 
 /** A key as the admin API shows it (never the plain key, which only creation answers). */
@@ -12,9 +13,10 @@ export function adminKeyOf(key: KeyRecord) {
 }
 
 /** Key operations on behalf of this request's token, reported to the audit log under its name and request id. */
-export function keysFor(store: Store, request: FastifyRequest): KeyAdmin {
+export function keysFor(services: Services, request: FastifyRequest): KeyAdmin {
   const token = request.adminToken as AdminTokenRecord;
-  return new KeyAdmin(store.ledger, auditReport(store.admin as AdminStore, token.name, request.id));
+  const { store, clock } = services;
+  return new KeyAdmin(store.ledger, auditReport(store.admin as AdminStore, token.name, request.id), clock);
 }
 
 /** The key with this id, or 404. Ids only: a plain key never travels in an admin URL. */

@@ -34,14 +34,13 @@ export function authenticateStep(credits: CreditService): Step {
  */
 export function identifyStep(credits: CreditService): Step {
   return (request) => {
-    const keyHash = hashApiKey(request.headers['x-api-key'] as string);
-    const known = credits.identify(keyHash);
+    const known = credits.identify(hashApiKey(request.headers['x-api-key'] as string));
     if (!(known instanceof Promise)) {
-      if (known) request.caller = { keyHash, key: known };
+      if (known) request.caller = { keyHash: known.keyHash, key: known.key };
       return;
     }
-    return known.then((key) => {
-      if (key) request.caller = { keyHash, key };
+    return known.then((credential) => {
+      if (credential) request.caller = { keyHash: credential.keyHash, key: credential.key };
     });
   };
 }

@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
+import { IdempotencyService } from '../../../src/idempotency/idempotency-service.js';
 import { assertEnvelope, createTestApp, json, type TestContext } from '../../helper.js';
 
 describe('admin API: keys', () => {
   let context: TestContext;
   let authorization: string;
+  let tokenId: string;
   before(async () => {
-    context = await createTestApp();
-    authorization = `Bearer ${(await new AdminTokens(context.store.admin).create('billing', false)).token}`;
+    context = await createTestApp({ idempotency: { lockMs: 50 } });
+    const { token, record } = await new AdminTokens(context.store.admin).create('billing', false);
+    authorization = `Bearer ${token}`;
+    tokenId = record.id;
   });
   after(async () => context.close());
 
@@ -99,6 +103,30 @@ describe('admin API: keys', () => {
     assert.deepEqual(json(replay), { id: created.id, balance: 11 });
     assertEnvelope(await topUp(20, 'payment-1'), 422);
     assert.deepEqual(json(await topUp(5, 'payment-2')), { id: created.id, balance: 16 });
+  });
+
+  it('grants once when the first attempt granted and died before answering: its retry takes over the claim', async () => {
+    const created = await create(1);
+    const body = { credits: 10 };
+    // The first attempt as it was when the process died: its claim taken, its grant committed, no answer kept.
+    const claim = await context.store.idempotency.claim({
+      keyHash: `admin:${tokenId}`,
+      idempotencyKey: 'payment-9',
+      fingerprint: IdempotencyService.fingerprint({ method: 'POST', path: '/admin/keys/:id/topup', docId: created.id, body }),
+      lockMs: 50,
+      ttlMs: 60_000,
+    });
+    assert.equal(claim.outcome, 'claimed');
+    const granted = await context.store.ledger.topUp(created.id, 10, (claim as { ref: string }).ref);
+    assert.equal(granted.outcome, 'topped-up');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+
+    const retry = await call('POST', `/admin/keys/${created.id}/topup`, body, { 'idempotency-key': 'payment-9' });
+    assert.deepEqual(json(retry), { id: created.id, balance: 11 });
+    assert.equal(json(await call('GET', `/admin/keys/${created.id}`)).balance, 11, 'granted once');
+    const replay = await call('POST', `/admin/keys/${created.id}/topup`, body, { 'idempotency-key': 'payment-9' });
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.equal((await context.store.ledger.listGrants(created.id)).filter((grant) => grant.reason === 'topup').length, 1);
   });
 
   it('refuses top-ups to unknown and revoked keys and past the limit, granting nothing', async () => {

@@ -36,7 +36,7 @@ const schema = {
 export function createKeyRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
   app.post('/admin/keys', { schema, ...hooks }, async (request, reply) => {
     const body = request.body as { credits: number; name?: string; rate?: number | null };
-    const { key, record } = await keysFor(services.store, request).create(body.credits, body.name ?? '', body.rate ?? null);
+    const { key, record } = await keysFor(services, request).create(body.credits, body.name ?? '', body.rate ?? null);
     services.metrics?.grant(body.credits);
     return reply.code(201).send({ ...adminKeyOf(record), key });
   });

@@ -38,7 +38,7 @@ export function keyStatusRoutes(app: FastifyInstance, services: Services, hooks:
     } as const;
     app.post(`/admin/keys/:id/${action}`, { schema, ...hooks }, async (request) => {
       const id = (request.params as { id: string }).id;
-      const change = await keysFor(services.store, request).setStatus(id, status);
+      const change = await keysFor(services, request).setStatus(id, status);
       if (change.outcome === 'not-found') throw new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
       if (change.outcome === 'revoked') throw new ApiError('KEY_REVOKED');
       return { ...adminKeyOf(change.key), changed: change.outcome === 'changed' };

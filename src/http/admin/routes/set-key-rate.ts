@@ -29,7 +29,7 @@ const schema = {
 export function setKeyRateRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
   app.put('/admin/keys/:id/rate', { schema, ...hooks }, async (request) => {
     const id = (request.params as { id: string }).id;
-    const key = await keysFor(services.store, request).setRateLimit(id, (request.body as { rate: number | null }).rate);
+    const key = await keysFor(services, request).setRateLimit(id, (request.body as { rate: number | null }).rate);
     if (!key) throw new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
     return adminKeyOf(key);
   });

@@ -68,10 +68,10 @@ async function claimTopUp(services: Services, request: FastifyRequest, reply: Fa
   }
 }
 
-async function topUp(services: Services, request: FastifyRequest): Promise<{ id: string; balance: number }> {
+async function topUp(services: Services, request: FastifyRequest, claim: Claim | undefined): Promise<{ id: string; balance: number }> {
   const id = (request.params as { id: string }).id;
   const body = request.body as { credits: number; reference?: string };
-  const result = await keysFor(services.store, request).topUp(id, body.credits, body.reference ?? null);
+  const result = await keysFor(services, request).topUp(id, body.credits, { reference: body.reference, idempotencyRef: claim?.ref });
   switch (result.outcome) {
     case 'not-found':
       throw new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
@@ -85,6 +85,8 @@ async function topUp(services: Services, request: FastifyRequest): Promise<{ id:
     case 'topped-up':
       services.metrics?.grant(body.credits);
       return { id, balance: result.key.balance };
+    case 'granted-before':
+      return { id, balance: result.key.balance };
   }
 }
 
@@ -93,7 +95,7 @@ export function topUpKeyRoute(app: FastifyInstance, services: Services, hooks: K
     const claim = await claimTopUp(services, request, reply);
     if (claim === 'answered') return reply;
     try {
-      const answer = await topUp(services, request);
+      const answer = await topUp(services, request, claim);
       if (claim) {
         const response = { status: 200, body: JSON.stringify(answer), contentType: 'application/json; charset=utf-8', creditsRemaining: null };
         await services.idempotency.complete(claim, response);
