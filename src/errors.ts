@@ -41,6 +41,7 @@ export const errorCatalogue = {
   INTERNAL: { status: 500, message: 'Internal error.' },
   UPSTREAM_FAILURE: { status: 502, message: 'The face recognition service failed.' },
   FACE_SERVICE_UNAVAILABLE: { status: 503, message: 'Face search is not available right now.' },
+  INDEX_LOADING: { status: 503, message: 'The search index is still loading after a restart. Retry in a few seconds; you were not charged.' },
   STORE_UNAVAILABLE: { status: 503, message: 'The data store is not available right now. Retry with exponential backoff.' },
   ADMIN_TOKEN_REQUIRED: {
     status: 401,

@@ -15,16 +15,30 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Opens the store, builds the app and listens; `close` finishes the requests in flight, then closes the store. */
-export async function startServer(config: Config): Promise<RunningServer> {
+export interface StartOptions {
+  /**
+   * Listen only once the search index is loaded and the face engine warm. For cluster workers: the
+   * primary hands connections to any worker that listens, and one still loading would answer 503.
+   */
+  listenWhenReady?: boolean;
+  /** Told the addresses as soon as they listen: before the index has loaded, while /readyz answers 503. */
+  onListening?: (addresses: { url: string; adminUrl?: string }) => void;
+}
+
+/**
+ * Opens the store, builds the app, listens, then loads the search index and warms the face engine
+ * (/healthz answers meanwhile, /readyz says what is loading); resolves once it is ready.
+ * `close` finishes the requests in flight, then closes the store.
+ */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const store = await openStore(config, { longRunning: true });
   let app: FastifyInstance | undefined;
   const services = buildServices(store, config, (message, error) => app?.log.warn({ err: error }, message));
   const https =
     config.tlsCertFile && config.tlsKeyFile ? { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) } : undefined;
-  const options = { settings: appSettings(config), logger: loggerOptions(config.logLevel), https };
-  app = await buildApp(services, { ...options, plane: config.admin ? 'public' : 'all' });
-  const adminApp = config.admin ? await buildApp(services, { ...options, plane: 'admin' }) : undefined;
+  const appOptions = { settings: appSettings(config), logger: loggerOptions(config.logLevel), https };
+  app = await buildApp(services, { ...appOptions, plane: config.admin ? 'public' : 'all' });
+  const adminApp = config.admin ? await buildApp(services, { ...appOptions, plane: 'admin' }) : undefined;
   const apps = adminApp ? [app, adminApp] : [app];
   const log = app.log;
   const purgeIdempotencyKeys = () =>
@@ -43,20 +57,28 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await store.close();
     })());
 
-  // Building the in-memory search index takes seconds at a million documents: before listening.
-  await store.index.prepareSearch();
-
-  try {
-    // The models load and warm up before the first request, not during it.
-    await services.face?.ready;
+  const scheme = https ? 'https' : 'http';
+  const addresses = () => ({
+    url: urlOf(app, scheme, config.host),
+    adminUrl: adminApp && config.admin && urlOf(adminApp, scheme, config.admin.host),
+  });
+  const listen = async () => {
     await app.listen({ port: config.port, host: config.host });
     if (adminApp && config.admin) await adminApp.listen(config.admin);
+    options.onListening?.(addresses());
+  };
+  try {
+    if (!options.listenWhenReady) await listen();
+    // The index takes seconds to load at a million documents, and the face models to warm up:
+    // before the first query, not during it.
+    await services.search.prepare();
+    await services.face?.ready;
+    if (options.listenWhenReady) await listen();
   } catch (error) {
     await close();
     throw error;
   }
-  const scheme = https ? 'https' : 'http';
-  return { app, url: urlOf(app, scheme, config.host), adminUrl: adminApp && config.admin && urlOf(adminApp, scheme, config.admin.host), close };
+  return { app, ...addresses(), close };
 }
 
 /** Closes an app, closing its idle keep-alive connections as they become idle. */

@@ -15,7 +15,8 @@ import type { TokenBuckets } from '../src/rate-limit/buckets.js';
 import { MemoryBuckets } from '../src/rate-limit/memory-buckets.js';
 import { RateLimitService } from '../src/rate-limit/rate-limit.js';
 import { SearchService } from '../src/search/search-service.js';
-import type { AppSettings } from '../src/services/services.js';
+import { metricSources } from '../src/services/build.js';
+import type { AppSettings, Services } from '../src/services/services.js';
 import { PostgresStore } from '../src/store/postgres-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
@@ -114,6 +115,7 @@ export const SAMPLE_DOCUMENTS: DocumentRecord[] = [
 export interface TestContext {
   app: FastifyInstance;
   store: Store;
+  services: Services;
   /** Creates a key with this balance and returns the plain key. */
   createKey(credits: number, name?: string): Promise<string>;
   balanceOf(key: string): Promise<number>;
@@ -142,13 +144,10 @@ export async function createTestApp(
   const store: Store = options.store ?? (database ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS }) : new SqliteStore(dir.path));
   await store.documents.ingestDocuments(documentsOf(options.documents ?? SAMPLE_DOCUMENTS));
   const rateLimits = new RateLimitService(options.buckets ?? new MemoryBuckets(), { defaultPerSecond: options.rateLimitPerSecond ?? 0 });
-  const services = {
+  const services: Services = {
     store,
     adminTokens: new AdminTokens(store.admin),
-    metrics:
-      options.metrics === false
-        ? undefined
-        : new Metrics({ documents: () => store.documents.countDocuments(), pool: store.connections?.bind(store) }),
+    metrics: options.metrics === false ? undefined : new Metrics(metricSources(store, options.face)),
     credits: new CreditService(store.ledger, options.clock),
     clock: options.clock ?? Date.now,
     idempotency: new IdempotencyService(store.idempotency, { ttlMs: 86_400_000, lockMs: 35_000, ...options.idempotency }),
@@ -163,6 +162,7 @@ export async function createTestApp(
   return {
     app,
     store,
+    services,
     createKey: async (credits, name) => (await admin.create(credits, name)).key,
     balanceOf: async (key) => (await admin.find(key))!.balance,
     close: async () => {

@@ -15,19 +15,41 @@ export class EmbeddedFaceSearch implements FaceSearchBackend {
   private cached: { version: string; faces: EnrolledFace[] } | undefined;
   /** Searches admitted and not yet finished: being described, waiting for a worker, or about to. */
   private admitted = 0;
+  /** Until the models have loaded, a search would wait for them: it is refused instead, uncharged. */
+  private warm = false;
 
   /** `queueMax`: how many searches may wait for a worker (FACE_QUEUE_MAX); more are refused before the debit. */
   constructor(
     private readonly engine: FaceEnginePool,
     private readonly gallery: FaceGalleryStore,
     private readonly queueMax = Number.POSITIVE_INFINITY,
-  ) {}
+  ) {
+    // A failed load keeps refusing: every search would fail too.
+    engine.ready.then(
+      () => {
+        this.warm = true;
+      },
+      () => undefined,
+    );
+  }
 
   get ready(): Promise<void> {
     return this.engine.ready;
   }
 
+  /** Searches admitted and not finished: running, or queued for a worker. */
+  get pending(): number {
+    return this.admitted;
+  }
+
   admit(): FaceAdmission {
+    if (!this.warm) {
+      return {
+        admitted: false,
+        message: 'The face engine is still loading its models. Retry in a few seconds; you were not charged.',
+        retryAfterSeconds: 2,
+      };
+    }
     if (this.admitted >= this.engine.workers + this.queueMax) {
       const message = `The face engine is busy: ${this.admitted} searches are running or waiting. Retry in a moment; you were not charged.`;
       return { admitted: false, message, retryAfterSeconds: 1 };

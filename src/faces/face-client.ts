@@ -20,6 +20,8 @@ export interface FaceSearchBackend {
   /** Gives back an admission whose search never ran (the request was refused after admission). */
   release(): void;
   search(body: Record<string, unknown>): Promise<FaceSearchOutcome>;
+  /** The embedded engine's searches admitted and not finished (running or queued); a downstream service counts its own. */
+  readonly pending?: number;
   /** Resolves once searches can be served (the embedded engine's models loaded and warm). */
   readonly ready?: Promise<void>;
   /** Latency in ms of reaching the service without sending it an image; null if it does not answer. */

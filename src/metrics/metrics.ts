@@ -9,7 +9,12 @@ export interface MetricSources {
   documents?: () => Promise<number>;
   /** The PostgreSQL pool's connections: in all, idle, and requests waiting for one. */
   pool?: () => { total: number; idle: number; waiting: number };
+  /** Face searches of the embedded engine admitted and not finished: running, or queued for a worker. */
+  faceJobs?: () => number;
 }
+
+/** How a face search ended: FaceSearchOutcome's kinds. */
+export type FaceSearchResult = 'matches' | 'rejected' | 'failed';
 
 /**
  * What the service counts for /metrics, in the Prometheus text format. Labels are routes as
@@ -46,6 +51,19 @@ export class Metrics {
     help: 'Requests answered from the stored response of an earlier one with the same Idempotency-Key.',
     registers: [this.registry],
   });
+  private readonly searchTime = new Histogram({
+    name: 'metered_search_search_duration_seconds',
+    help: "Time a /query's search took: analysis, ranking over the index, titles.",
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [this.registry],
+  });
+  private readonly faceTime = new Histogram({
+    name: 'metered_search_face_search_duration_seconds',
+    help: 'Time a face search took, waiting for a worker included, by result: matches, rejected (the image), failed.',
+    labelNames: ['result'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
   private readonly series = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<string> }>();
   private readonly rateLimited = new Counter({
     name: 'metered_search_rate_limited_total',
@@ -55,7 +73,17 @@ export class Metrics {
 
   constructor(sources: MetricSources = {}) {
     collectDefaultMetrics({ register: this.registry, prefix: 'metered_search_' });
-    const { documents, pool } = sources;
+    const { documents, pool, faceJobs } = sources;
+    if (faceJobs) {
+      new Gauge({
+        name: 'metered_search_face_jobs',
+        help: 'Face searches of the embedded engine admitted and not finished: running, or queued for a worker.',
+        registers: [this.registry],
+        collect() {
+          this.set(faceJobs());
+        },
+      });
+    }
     if (documents) {
       new Gauge({
         name: 'metered_search_documents',
@@ -104,6 +132,14 @@ export class Metrics {
 
   replay(): void {
     this.replays.inc();
+  }
+
+  search(seconds: number): void {
+    this.searchTime.observe(seconds);
+  }
+
+  faceSearch(result: FaceSearchResult, seconds: number): void {
+    this.faceTime.observe({ result }, seconds);
   }
 
   limited(): void {

@@ -34,7 +34,24 @@ export function confidenceOf(score: number): number {
 }
 
 export class SearchService {
+  private loading = false;
+
   constructor(private readonly index: DocumentIndex) {}
+
+  /** Loads the index now: at a million documents this takes seconds, during which `ready` is false. */
+  async prepare(): Promise<void> {
+    this.loading = true;
+    try {
+      await this.index.prepareSearch();
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  /** False while `prepare` runs: a query then would wait for the whole load. */
+  get ready(): boolean {
+    return !this.loading;
+  }
 
   async search(query: SearchQuery): Promise<SearchOutcome> {
     const terms = analyze(query.text);

@@ -7,7 +7,7 @@ import { FaceClient, type FaceSearchBackend } from '../faces/face-client.js';
 import type { FaceGalleryStore } from '../faces/gallery.js';
 import { ProbeImageFetcher } from '../faces/probe-fetch.js';
 import { IdempotencyService } from '../idempotency/idempotency-service.js';
-import { Metrics } from '../metrics/metrics.js';
+import { type MetricSources, Metrics } from '../metrics/metrics.js';
 import { MemoryBuckets } from '../rate-limit/memory-buckets.js';
 import { RateLimitService } from '../rate-limit/rate-limit.js';
 import { RedisBuckets } from '../rate-limit/redis-buckets.js';
@@ -20,12 +20,11 @@ const CLAIM_MARGIN_MS = 5000;
 
 export function buildServices(store: Store, config: Config, log: (message: string, error: unknown) => void): Services {
   const buckets = config.redisUrl ? new RedisBuckets(config.redisUrl) : new MemoryBuckets();
+  const face = faceBackend(store, config);
   return {
     store,
     adminTokens: new AdminTokens(store.admin),
-    metrics: config.metricsEnabled
-      ? new Metrics({ documents: () => store.documents.countDocuments(), pool: store.connections?.bind(store) })
-      : undefined,
+    metrics: config.metricsEnabled ? new Metrics(metricSources(store, face)) : undefined,
     credits: new CreditService(store.ledger, Date.now),
     clock: Date.now,
     idempotency: new IdempotencyService(store.idempotency, {
@@ -37,7 +36,16 @@ export function buildServices(store: Store, config: Config, log: (message: strin
     ),
     search: new SearchService(store.index),
     probeImages: new ProbeImageFetcher({ maxBytes: config.imageMaxBytes, timeoutMs: config.probeFetchTimeoutMs }),
-    face: faceBackend(store, config),
+    face,
+  };
+}
+
+/** What /metrics reads at each scrape: the corpus's size, the PostgreSQL pool, the face engine's queue. */
+export function metricSources(store: Store, face: FaceSearchBackend | undefined): MetricSources {
+  return {
+    documents: () => store.documents.countDocuments(),
+    pool: store.connections?.bind(store),
+    faceJobs: face?.pending === undefined ? undefined : () => face.pending ?? 0,
   };
 }
 

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
+import { AdminTokens } from '../../src/admin/admin-tokens.js';
 import { startFaceService } from '../../src/cli/commands/face-service.js';
 import { enrollFaces } from '../../src/cli/commands/faces-enroll.js';
 import { loadConfig } from '../../src/config.js';
@@ -98,15 +99,48 @@ describe('the embedded face engine, end to end', () => {
     assert.doesNotMatch(body.message, /vips|libpng|glib|png read|xml/i, 'no decoder internals');
   });
 
+  it('reports face searches on /metrics: their time by result, and the jobs admitted and not finished', async () => {
+    const { token } = await new AdminTokens(context.store.admin).create('prometheus', true);
+    const scrape = async () => {
+      const text = (await context.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${token}` } })).body;
+      const count = (result: string) => Number(new RegExp(`face_search_duration_seconds_count\\{result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+      return { matches: count('matches'), rejected: count('rejected'), jobs: /metered_search_face_jobs (\d+)/.exec(text)?.[1] };
+    };
+    const before = await scrape();
+    await search({ image_b64: image('deepface/img2.jpg') });
+    const blank = await sharp({ create: { width: 200, height: 200, channels: 3, background: { r: 90, g: 140, b: 200 } } })
+      .jpeg()
+      .toBuffer();
+    assert.equal((await search({ image_b64: blank.toString('base64') })).statusCode, 422);
+    const after = await scrape();
+    assert.deepEqual(
+      { matches: after.matches - before.matches, rejected: after.rejected - before.rejected, jobs: after.jobs },
+      { matches: 1, rejected: 1, jobs: '0' },
+    );
+  });
+
   it('stops finding a removed face on the next search', async () => {
     assert.equal(await store.faces.remove('amy'), true);
     const after = json(await search({ image_b64: image('faceapijs-bbt/amy2.png'), threshold: 0 }));
     assert.ok(after.matches.every((match: { doc_id: string }) => match.doc_id !== 'amy'));
   });
 
-  it('answers 503 with Retry-After, uncharged, when FACE_QUEUE_MAX searches already wait', async () => {
-    const bounded = await createTestApp({ face: new EmbeddedFaceSearch(new FaceEnginePool(1), store.faces, 0), documents: [] });
+  it('answers 503 with Retry-After, uncharged, while the models load and when FACE_QUEUE_MAX searches already wait', async () => {
+    const pool = new FaceEnginePool(1);
+    const bounded = await createTestApp({ face: new EmbeddedFaceSearch(pool, store.faces, 0), documents: [] });
     try {
+      const loading = await bounded.app.inject({ url: '/readyz' });
+      assertEnvelope(loading, 503, /face engine is still loading/);
+      const early = await bounded.createKey(5);
+      const refusedEarly = await bounded.app.inject({
+        method: 'POST',
+        url: '/face/search',
+        headers: { 'x-api-key': early },
+        payload: { image_b64: image('deepface/img2.jpg') },
+      });
+      assertEnvelope(refusedEarly, 503, /still loading its models/);
+      assert.equal(await bounded.balanceOf(early), 5, 'not charged while loading');
+      await pool.ready;
       const own = await bounded.createKey(5);
       const call = (payload: Record<string, unknown>) =>
         bounded.app.inject({ method: 'POST', url: '/face/search', headers: { 'x-api-key': own }, payload });

@@ -48,7 +48,7 @@ async function serveOne(config: Config, cli: CliContext): Promise<number> {
   // Listened for from the start: a signal during start-up stops the service once it is up.
   const stopSignal = cli.untilStopSignal();
   if (cluster.isPrimary && config.seedDemo && config.databaseUrl === undefined) await prepareStore(config, cli);
-  const server = await startServer(config);
+  const server = await startServer(config, { listenWhenReady: cluster.isWorker });
   cli.io.stderr(`metered-search listening on ${server.url}\n`);
   if (server.adminUrl) cli.io.stderr(`metered-search admin API listening on ${server.adminUrl}\n`);
   const signal = await stopSignal;

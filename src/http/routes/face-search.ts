@@ -198,7 +198,9 @@ export function faceSearchRoute(app: FastifyInstance, services: Services, settin
       for (const field of IMAGE_FIELDS) delete forwarded[field];
       forwarded.image_b64 = (request.probeImage as { base64: string }).base64;
       request.faceAdmitted = 'used';
+      const started = performance.now();
       const outcome = await services.face!.search(forwarded);
+      services.metrics?.faceSearch(outcome.kind, (performance.now() - started) / 1000);
       if (outcome.kind === 'failed') throw new ApiError('UPSTREAM_FAILURE', outcome.message);
       if (outcome.kind === 'rejected') throw new ApiError('BAD_REQUEST', outcome.message, { status: outcome.status });
       const matches = selectMatches(outcome.matches, body.top_k as number | undefined, body.threshold as number | undefined);

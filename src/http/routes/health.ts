@@ -20,7 +20,7 @@ const healthSchema = {
 } as const;
 
 const readySchema = {
-  summary: 'Readiness: the store answers and the face engine is warm',
+  summary: 'Readiness: the store answers, the search index is loaded and the face engine is warm',
   description: 'For a load balancer: 503, with what is not ready, while this instance should get no traffic.',
   operationId: 'getReady',
   tags: ['free'],
@@ -46,6 +46,7 @@ export function healthRoutes(app: FastifyInstance, services: Services): void {
     } catch {
       return notReady('The data store does not answer.');
     }
+    if (!services.search.ready) return notReady('The search index is still loading.');
     if (!faceWarm) return notReady('The face engine is still loading its models.');
     return { status: 200 };
   });

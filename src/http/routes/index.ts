@@ -7,7 +7,7 @@ import { faceSearchRoute, faceSearchSteps } from './face-search.js';
 import { healthRoutes } from './health.js';
 import { nettestRoute } from './nettest.js';
 import { profileRoute } from './profile.js';
-import { queryRoute } from './query.js';
+import { queryRoute, requireSearchIndexStep } from './query.js';
 import { rootRoute } from './root.js';
 import { usageRoute } from './usage.js';
 import { versionRoute } from './version.js';
@@ -33,7 +33,8 @@ export async function registerRoutes(app: FastifyInstance, services: Services, s
     creditsRoute(keyedScope, free(authenticate, limitRate));
     usageRoute(keyedScope, services, free(authenticate, limitRate));
     documentRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, charge('/document')));
-    queryRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, charge('/query')));
+    const requireSearchIndex = requireSearchIndexStep(services.search);
+    queryRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, requireSearchIndex, charge('/query')));
     faceSearchRoute(
       keyedScope,
       services,

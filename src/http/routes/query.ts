@@ -1,10 +1,18 @@
 import type { FastifyInstance } from 'fastify';
-import { errorCatalogue } from '../../errors.js';
+import { ApiError, errorCatalogue } from '../../errors.js';
 import type { FilterScalar } from '../../search/document-index.js';
-import type { MatchField } from '../../search/search-service.js';
+import type { MatchField, SearchService } from '../../search/search-service.js';
 import type { Services } from '../../services/services.js';
-import type { KeyedHooks } from '../keyed/index.js';
-import { billableErrorResponses, billableHeaders, bodyTooLargeResponse, security, successHeaders } from '../schemas/common.js';
+import type { KeyedHooks, Step } from '../keyed/index.js';
+import {
+  billableErrorResponses,
+  billableHeaders,
+  bodyTooLargeResponse,
+  errorResponse,
+  responseHeaders,
+  security,
+  successHeaders,
+} from '../schemas/common.js';
 
 const text = { type: 'string', pattern: '\\S' } as const;
 const scalar = { type: ['string', 'number', 'boolean', 'null'] } as const;
@@ -99,6 +107,10 @@ const schema = {
     },
     ...billableErrorResponses,
     413: bodyTooLargeResponse,
+    503: errorResponse(
+      'The data store is not available, or the search index is still loading after a restart (not charged); retry after Retry-After.',
+      { ...responseHeaders.rateLimit, ...responseHeaders.retryAfter },
+    ),
   },
 } as const;
 
@@ -126,11 +138,21 @@ function matchTarget(query: QueryBody['query']): { text: string; field: MatchFie
   return { text, field: { kind: 'metadata', name } };
 }
 
+/** 503 while the index loads after a start (/readyz says so too), before anything is charged. */
+export function requireSearchIndexStep(search: SearchService): Step {
+  return () => {
+    if (!search.ready) throw new ApiError('INDEX_LOADING', undefined, { headers: { 'retry-after': '2' } });
+    return undefined;
+  };
+}
+
 export function queryRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
   app.post('/query', { schema, config: { fieldMessages }, ...hooks }, async (request) => {
     const body = request.body as QueryBody;
     const { text, field } = matchTarget(body.query);
+    const started = performance.now();
     const result = await services.search.search({ text, field, filters: body.filters ?? {}, topK: body.top_k });
+    services.metrics?.search((performance.now() - started) / 1000);
     return { status: 200, resp: { statusCode: 200, body: { hits: { total: result.total, documents: result.documents } } } };
   });
 }

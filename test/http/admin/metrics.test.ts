@@ -8,7 +8,7 @@ import { assertEnvelope, createTestApp, type TestContext } from '../../helper.js
 interface Family {
   name: string;
   type: string;
-  metrics: Array<{ value?: string; labels?: Record<string, string>; buckets?: Record<string, string> }>;
+  metrics: Array<{ value?: string; count?: string; labels?: Record<string, string>; buckets?: Record<string, string> }>;
 }
 
 const parse = parsePrometheusTextFormat as (text: string) => Family[];
@@ -60,6 +60,17 @@ describe('GET /metrics', () => {
     assert.ok(sampleOf(families, 'metered_search_documents') > 0);
     assert.ok(families.has('metered_search_process_resident_memory_bytes'));
     for (const secret of [key, reader, 'gdpr-17', 'gdpr-33']) assert.ok(!text.includes(secret), `${secret} is not in the metrics`);
+  });
+
+  it('times searches: one observation per /query that searched', async () => {
+    const key = await context.createKey(5);
+    const searches = async () => Number((await scrape()).families.get('metered_search_search_duration_seconds')?.metrics[0]?.count ?? 0);
+    const before = await searches();
+    for (const query of ['breach', 'overtime']) {
+      await context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': key }, payload: { query } });
+    }
+    await context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': key }, payload: { query: 5 } });
+    assert.equal((await searches()) - before, 2, 'the refused request searched nothing');
   });
 
   it('counts credits granted through the admin API', async () => {

@@ -88,6 +88,43 @@ describe('GET /healthz and GET /readyz', () => {
   });
 });
 
+describe('while the search index loads after a start', () => {
+  it('answers /readyz 503 and /query 503 uncharged, serves /document and /healthz, and all once loaded', async () => {
+    const context = await createTestApp();
+    let loaded = () => {};
+    const gate = new Promise<void>((resolve) => {
+      loaded = resolve;
+    });
+    const { index } = context.store;
+    const load = index.prepareSearch.bind(index);
+    index.prepareSearch = async () => {
+      await gate;
+      await load();
+    };
+    try {
+      const key = await context.createKey(5);
+      const query = () => context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': key }, payload: { query: 'breach' } });
+      const preparing = context.services.search.prepare();
+      assertEnvelope(await context.app.inject({ url: '/readyz' }), 503, /search index is still loading/);
+      assert.equal((await context.app.inject({ url: '/healthz' })).statusCode, 200);
+      const refused = await query();
+      assertEnvelope(refused, 503, /still loading/);
+      assert.equal(refused.headers['retry-after'], '2');
+      assert.equal(await context.balanceOf(key), 5, 'not charged');
+      const documentResponse = await context.app.inject({ url: '/document', headers: { 'x-api-key': key, 'svc-doc-id': 'gdpr-17' } });
+      assert.equal(documentResponse.statusCode, 200);
+
+      loaded();
+      await preparing;
+      assert.equal((await context.app.inject({ url: '/readyz' })).statusCode, 200);
+      assert.equal(json(await query()).resp.body.hits.total, 2);
+      assert.equal(await context.balanceOf(key), 3);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('GET /readyz with a face engine', () => {
   it('answers 503 until the engine has loaded its models, then 200', async () => {
     let loaded = () => {};
