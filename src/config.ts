@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { MAX_BALANCE } from './billing/ledger.js';
 
 export interface Config {
   port: number;
@@ -51,6 +52,10 @@ export interface Config {
   faceJobTimeoutMs: number;
   /** Face searches that may wait for an embedded worker; more are answered 503 before the debit. */
   faceQueueMax: number;
+  /** Where callers buy credits (CREDITS_PURCHASE_URL): named in every 402. */
+  purchaseUrl: string | undefined;
+  /** Stripe top-ups: STRIPE_WEBHOOK_SECRET, and STRIPE_PRICE_CREDITS ({"price_id": credits}). */
+  stripe: { webhookSecret: string; priceCredits: Record<string, number> } | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -79,6 +84,41 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function httpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = optional(env, name);
+  if (raw !== undefined && !/^https?:\/\/\S+$/i.test(raw)) throw new ConfigError(`${name} must be an http:// or https:// URL, got "${raw}"`);
+  return raw;
+}
+
+/** A JSON object of positive integers (PRICES, STRIPE_PRICE_CREDITS); {} when unset. */
+function integersByName(env: NodeJS.ProcessEnv, name: string, max: number): Record<string, number> {
+  const raw = optional(env, name);
+  if (raw === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a JSON object, got "${raw}"`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError(`${name} must be a JSON object, got "${raw}"`);
+  for (const [field, value] of Object.entries(parsed)) {
+    if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > max) {
+      throw new ConfigError(`${name}: "${field}" must be an integer from 1 to ${max}, got ${JSON.stringify(value)}`);
+    }
+  }
+  return parsed as Record<string, number>;
+}
+
+function stripeOf(env: NodeJS.ProcessEnv): Config['stripe'] {
+  const webhookSecret = optional(env, 'STRIPE_WEBHOOK_SECRET');
+  const priceCredits = integersByName(env, 'STRIPE_PRICE_CREDITS', MAX_BALANCE);
+  if (webhookSecret === undefined) {
+    if (Object.keys(priceCredits).length > 0) throw new ConfigError('STRIPE_PRICE_CREDITS needs STRIPE_WEBHOOK_SECRET');
+    return undefined;
+  }
+  return { webhookSecret, priceCredits };
 }
 
 /** The only reader of environment variables; everything else receives a Config. */
@@ -143,6 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     probeFetchTimeoutMs: integer(env, 'PROBE_FETCH_TIMEOUT_MS', 5000, 1),
     faceJobTimeoutMs: integer(env, 'FACE_JOB_TIMEOUT_MS', 10_000, 0),
     faceQueueMax: integer(env, 'FACE_QUEUE_MAX', 32, 0),
+    purchaseUrl: httpUrl(env, 'CREDITS_PURCHASE_URL'),
+    stripe: stripeOf(env),
   };
 }
 

@@ -57,6 +57,27 @@ describe('configuration from the environment', () => {
     assert.throws(() => loadConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }), /HEADERS_TIMEOUT_MS/);
   });
 
+  it('reads the billing variables, refusing what cannot be right', () => {
+    assert.deepEqual([loadConfig({}).purchaseUrl, loadConfig({}).stripe], [undefined, undefined]);
+    const config = loadConfig({
+      CREDITS_PURCHASE_URL: 'https://shop.example/buy',
+      STRIPE_WEBHOOK_SECRET: 'whsec_abc',
+      STRIPE_PRICE_CREDITS: '{"price_1": 100, "price_2": 5000}',
+    });
+    assert.equal(config.purchaseUrl, 'https://shop.example/buy');
+    assert.deepEqual(config.stripe, { webhookSecret: 'whsec_abc', priceCredits: { price_1: 100, price_2: 5000 } });
+    assert.throws(() => loadConfig({ CREDITS_PURCHASE_URL: 'shop.example' }), /CREDITS_PURCHASE_URL must be an http/);
+    assert.throws(
+      () => loadConfig({ STRIPE_WEBHOOK_SECRET: 'whsec_abc', STRIPE_PRICE_CREDITS: '[1]' }),
+      /STRIPE_PRICE_CREDITS must be a JSON object/,
+    );
+    assert.throws(
+      () => loadConfig({ STRIPE_WEBHOOK_SECRET: 'whsec_abc', STRIPE_PRICE_CREDITS: '{"price_1": 1.5}' }),
+      /STRIPE_PRICE_CREDITS: "price_1" must be an integer/,
+    );
+    assert.throws(() => loadConfig({ STRIPE_PRICE_CREDITS: '{"price_1": 1}' }), /needs STRIPE_WEBHOOK_SECRET/);
+  });
+
   it('splits search over a thread per core, up to 4, in one process, and one per process with several, unless SEARCH_THREADS says', () => {
     assert.equal(searchThreadsOf(loadConfig({})), Math.min(4, availableParallelism()));
     assert.equal(searchThreadsOf(loadConfig({ WORKERS: '2' })), 1);

@@ -26,6 +26,8 @@ export const DEFAULT_SETTINGS: AppSettings = {
   serviceVersion: '1.3.0',
   bodyLimitBytes: 16 * 1024 * 1024,
   metricsPublic: false,
+  purchaseUrl: undefined,
+  stripe: undefined,
   imageMaxBytes: 10 * 1024 * 1024,
   timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5000 },
 };

@@ -43,6 +43,8 @@ export type CreditsResponse = {
   message: string;
   /** Remaining credits; null when the key is not valid. */
   current_balance: number | null;
+  /** Where to buy credits, when the operator has set one (CREDITS_PURCHASE_URL). */
+  purchase_url?: string;
 };
 
 /** 200 answer of GET /document. */

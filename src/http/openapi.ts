@@ -25,6 +25,7 @@ export async function registerOpenApi(app: FastifyInstance, serviceVersion: stri
         { name: 'keyed', description: 'Needs an API key; never charged.' },
         { name: 'billable', description: 'Needs an API key; one credit per validated request.' },
         { name: 'admin', description: "The operator's API: needs an admin token (Authorization: Bearer)." },
+        { name: 'billing', description: 'Called by the payment provider, signed with its webhook secret; served when it is configured.' },
       ],
       components: {
         securitySchemes: {

@@ -74,6 +74,8 @@ export function appSettings(config: Config): AppSettings {
     bodyLimitBytes: config.bodyLimitBytes,
     metricsPublic: config.metricsPublic,
     imageMaxBytes: config.imageMaxBytes,
+    purchaseUrl: config.purchaseUrl,
+    stripe: config.stripe,
     timeouts: { requestMs: config.requestTimeoutMs, headersMs: config.headersTimeoutMs, keepAliveMs: config.keepAliveTimeoutMs },
   };
 }

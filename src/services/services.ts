@@ -33,6 +33,10 @@ export interface AppSettings {
   /** GET /metrics without an admin token (METRICS_PUBLIC). */
   metricsPublic: boolean;
   imageMaxBytes: number;
+  /** Where callers buy credits (CREDITS_PURCHASE_URL): named in every 402. */
+  purchaseUrl: string | undefined;
+  /** Stripe top-ups (STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_CREDITS); undefined: the webhook is not served. */
+  stripe: { webhookSecret: string; priceCredits: Record<string, number> } | undefined;
   /** Limits on slow or idle clients, so that they cannot hold connections the service needs. */
   timeouts: { requestMs: number; headersMs: number; keepAliveMs: number };
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { AdminTokens } from '../../src/admin/admin-tokens.js';
@@ -8,6 +9,8 @@ import { PostgresStore } from '../../src/store/postgres-store.js';
 import { documentsOf } from '../helper.js';
 import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES, terminateConnections } from '../pg.js';
 import { type ChildServer, spawnServer } from './child-server.js';
+
+const STRIPE_SECRET = 'whsec_instances_test';
 
 describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -20,7 +23,11 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
     database = await createTestDatabase();
     admin = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
     adminToken = (await new AdminTokens(admin.admin).create('billing', false)).token;
-    servers = await Promise.all([1, 2, 3].map(() => spawnServer({ DATABASE_URL: database.url, REPLICA_POLL_MS: '100', PG_POOL_MAX: '8' })));
+    servers = await Promise.all(
+      [1, 2, 3].map(() =>
+        spawnServer({ DATABASE_URL: database.url, REPLICA_POLL_MS: '100', PG_POOL_MAX: '8', STRIPE_WEBHOOK_SECRET: STRIPE_SECRET }),
+      ),
+    );
   });
   after(async () => {
     for (const server of servers) server.child.kill('SIGTERM');
@@ -147,6 +154,38 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
     for (const server of servers) assert.deepEqual((await topUp(server)).body, { id: record.id, balance: 51 });
     assert.equal((await admin.ledger.findKeyById(record.id))!.balance, 51);
     assert.equal((await admin.ledger.listGrants(record.id)).length, 2, 'the creation and one top-up');
+  });
+
+  it('credits a Stripe event delivered to all three instances at once exactly once', async () => {
+    const { record } = await new KeyAdmin(admin.ledger).create(0, 'stripe');
+    const body = JSON.stringify({
+      id: 'evt_everywhere',
+      type: 'checkout.session.completed',
+      data: { object: { payment_status: 'paid', client_reference_id: record.id, metadata: { credits: '40' } } },
+    });
+    const at = Math.floor(Date.now() / 1000);
+    const signature = `t=${at},v1=${createHmac('sha256', STRIPE_SECRET).update(`${at}.${body}`).digest('hex')}`;
+    const deliver = (server: ChildServer) =>
+      request(`${server.url}/billing/stripe/webhook`, {
+        dispatcher: agent,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+        body,
+      }).then(async (response) => ({ status: response.statusCode, body: (await response.body.json()) as { outcome: string } }));
+    const answers = await Promise.all([...servers, ...servers].map(deliver));
+    assert.ok(
+      answers.every((answer) => answer.status === 200),
+      JSON.stringify(answers),
+    );
+    assert.deepEqual(answers.map((answer) => answer.body.outcome).sort(), [
+      'credited',
+      'duplicate',
+      'duplicate',
+      'duplicate',
+      'duplicate',
+      'duplicate',
+    ]);
+    assert.equal((await admin.ledger.findKeyById(record.id))!.balance, 40);
   });
 
   it('keeps the ledger exact when PostgreSQL drops every connection mid-burst, answers 503 meanwhile, and recovers alone', async () => {

@@ -1,18 +1,31 @@
 import type { CreditService } from '../../billing/credit-service.js';
 import { hashApiKey } from '../../billing/key-admin.js';
 import type { DebitResult } from '../../billing/ledger.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, errorCatalogue } from '../../errors.js';
 import type { Step } from './step.js';
 
+/** 402, naming where to buy credits when CREDITS_PURCHASE_URL is set (in the message and as purchase_url). */
+export function noCredits(purchaseUrl: string | undefined, message?: string, extra: Record<string, unknown> = {}): ApiError {
+  const base = message ?? errorCatalogue.NO_CREDITS.message;
+  if (purchaseUrl === undefined) return new ApiError('NO_CREDITS', base, { extra });
+  return new ApiError('NO_CREDITS', `${base.replace(/ Buy more credits to continue\.$/, '')} Buy more at ${purchaseUrl}`, {
+    extra: { ...extra, purchase_url: purchaseUrl },
+  });
+}
+
 /** The answer to a key the ledger refused: 401 unknown, 403 revoked or disabled, 402 at zero. */
-export function refusal(result: Exclude<DebitResult, { outcome: 'charged' }>, extra: Record<string, unknown>): ApiError {
+export function refusal(
+  result: Exclude<DebitResult, { outcome: 'charged' }>,
+  extra: Record<string, unknown>,
+  purchaseUrl: string | undefined,
+): ApiError {
   switch (result.outcome) {
     case 'unknown-key':
       return new ApiError('UNKNOWN_KEY', undefined, { extra });
     case 'inactive':
       return new ApiError(result.status === 'revoked' ? 'REVOKED_KEY' : 'DISABLED_KEY', undefined, { extra });
     case 'no-credits':
-      return new ApiError('NO_CREDITS');
+      return noCredits(purchaseUrl);
   }
 }
 
@@ -21,8 +34,8 @@ export function authenticateStep(credits: CreditService): Step {
   return async (request) => {
     const extra = request.routeOptions.config.authErrorExtra ?? {};
     const result = await credits.authenticate(request.headers['x-api-key'] as string);
-    if (result.outcome === 'unknown-key') throw refusal(result, extra);
-    if (result.outcome === 'inactive') throw refusal({ outcome: 'inactive', status: result.key.status }, extra);
+    if (result.outcome === 'unknown-key') throw refusal(result, extra, undefined);
+    if (result.outcome === 'inactive') throw refusal({ outcome: 'inactive', status: result.key.status }, extra, undefined);
     request.caller = { keyHash: result.keyHash, key: result.key };
   };
 }

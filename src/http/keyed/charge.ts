@@ -7,7 +7,13 @@ import { refusal } from './authenticate.js';
 import type { Step } from './step.js';
 
 /** Spends one credit for `endpoint` (402 at zero) and says what is left in x-credits-remaining. */
-export function chargeStep(credits: CreditService, authenticate: Step, endpoint: string, metrics: Metrics | undefined): Step {
+export function chargeStep(
+  credits: CreditService,
+  authenticate: Step,
+  endpoint: string,
+  options: { metrics: Metrics | undefined; purchaseUrl: string | undefined },
+): Step {
+  const { metrics, purchaseUrl } = options;
   return async (request, reply) => {
     const keyHash = request.caller?.keyHash ?? hashApiKey(request.headers['x-api-key'] as string);
     const paidBefore = request.idempotency?.chargeId;
@@ -20,7 +26,7 @@ export function chargeStep(credits: CreditService, authenticate: Step, endpoint:
     } else {
       const result = await credits.charge(keyHash, endpoint, request.idempotency?.claim.ref);
       metrics?.debit(result.outcome);
-      if (result.outcome !== 'charged') throw refusal(result, {});
+      if (result.outcome !== 'charged') throw refusal(result, {}, purchaseUrl);
       request.charge = { chargeId: result.chargeId, balance: result.balance };
     }
     // Every response after a successful debit says what is left, whatever its status (docs/api.md).

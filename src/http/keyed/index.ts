@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../services/services.js';
+import type { AppSettings, Services } from '../../services/services.js';
 import { authenticateStep, identifyStep } from './authenticate.js';
 import { chargeStep, recordOutcomeHook } from './charge.js';
 import { claimIdempotencyKeyStep, settleIdempotencyKeyHook } from './idempotency.js';
@@ -26,7 +26,7 @@ export interface KeyedSteps {
 }
 
 /** The steps keyed routes are declared with (routes/index.ts puts them in order), bound to the services. */
-export function keyedSteps(scope: FastifyInstance, services: Services): KeyedSteps {
+export function keyedSteps(scope: FastifyInstance, services: Services, settings: Pick<AppSettings, 'purchaseUrl'>): KeyedSteps {
   const { credits, idempotency, rateLimits, metrics } = services;
   scope.decorateRequest('caller', null);
   scope.decorateRequest('charge', null);
@@ -39,7 +39,7 @@ export function keyedSteps(scope: FastifyInstance, services: Services): KeyedSte
     identify: identifyStep(credits),
     limitRate: limitRateStep(rateLimits, metrics),
     claimIdempotencyKey: claimIdempotencyKeyStep(idempotency, authenticate, metrics),
-    charge: (endpoint) => chargeStep(credits, authenticate, endpoint, metrics),
+    charge: (endpoint) => chargeStep(credits, authenticate, endpoint, { metrics, purchaseUrl: settings.purchaseUrl }),
     free: (...steps) => ({ preHandler: inOrder(steps) }),
     billable: (...steps) => ({ preHandler: inOrder(steps), onSend: settleIdempotencyKey, onResponse: recordOutcome }),
   };

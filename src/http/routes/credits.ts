@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../errors.js';
+import type { AppSettings } from '../../services/services.js';
+import { noCredits } from '../keyed/authenticate.js';
 import type { KeyedHooks } from '../keyed/index.js';
 import { keyedErrorResponses, keyedHeaders, responseHeaders, security, successHeaders } from '../schemas/common.js';
 
@@ -18,7 +19,12 @@ const schema = {
       headers: successHeaders('keyed'),
       type: 'object',
       required: ['status', 'message', 'current_balance'],
-      properties: { status: { type: 'integer' }, message: { type: 'string' }, current_balance: balance },
+      properties: {
+        status: { type: 'integer' },
+        message: { type: 'string' },
+        current_balance: balance,
+        purchase_url: { type: 'string', description: 'Where to buy credits, when the operator has set one (CREDITS_PURCHASE_URL).' },
+      },
     },
     ...keyedErrorResponses,
     402: {
@@ -26,18 +32,21 @@ const schema = {
       headers: { ...responseHeaders.requestId, ...responseHeaders.rateLimit },
       type: 'object',
       required: ['status', 'message', 'current_balance'],
-      properties: { status: { type: 'integer' }, message: { type: 'string' }, current_balance: balance },
+      properties: {
+        status: { type: 'integer' },
+        message: { type: 'string' },
+        current_balance: balance,
+        purchase_url: { type: 'string', description: 'Where to buy credits, when the operator has set one (CREDITS_PURCHASE_URL).' },
+      },
     },
   },
 } as const;
 
-export function creditsRoute(app: FastifyInstance, hooks: KeyedHooks): void {
+export function creditsRoute(app: FastifyInstance, settings: Pick<AppSettings, 'purchaseUrl'>, hooks: KeyedHooks): void {
   app.get('/credits', { schema, config: { authErrorExtra: { current_balance: null } }, ...hooks }, async (request) => {
     const balanceNow = request.caller!.key.balance;
     if (balanceNow === 0) {
-      throw new ApiError('NO_CREDITS', 'The balance is 0 credits. Buy more credits to continue.', {
-        extra: { current_balance: 0 },
-      });
+      throw noCredits(settings.purchaseUrl, 'The balance is 0 credits. Buy more credits to continue.', { current_balance: 0 });
     }
     return { status: 200, message: `${balanceNow} credits remaining.`, current_balance: balanceNow };
   });

@@ -4,6 +4,7 @@ import type { FaceMatch } from '../../faces/face-client.js';
 import { ACCEPTED_IMAGE_FORMATS, imageFormatOfBase64, normaliseBase64 } from '../../faces/image.js';
 import { ProbeFetchError } from '../../faces/probe-fetch.js';
 import type { AppSettings, Services } from '../../services/services.js';
+import { noCredits } from '../keyed/authenticate.js';
 import type { KeyedHooks } from '../keyed/index.js';
 import {
   billableErrorResponses,
@@ -136,7 +137,7 @@ function selectMatches(matches: FaceMatch[], topK: number | undefined, threshold
 }
 
 /** The route's own steps, which the keyed group runs after claiming the Idempotency-Key and before the charge. */
-export function faceSearchSteps(app: FastifyInstance, services: Services) {
+export function faceSearchSteps(app: FastifyInstance, services: Services, settings: Pick<AppSettings, 'purchaseUrl'>) {
   app.decorateRequest('probeImage', null);
   app.decorateRequest('faceAdmitted', null);
 
@@ -157,7 +158,7 @@ export function faceSearchSteps(app: FastifyInstance, services: Services) {
    */
   async function fetchProbeImage(request: FastifyRequest): Promise<void> {
     if (request.probeImage?.kind !== 'url') return;
-    if (request.caller && request.caller.key.balance <= 0) throw new ApiError('NO_CREDITS');
+    if (request.caller && request.caller.key.balance <= 0) throw noCredits(settings.purchaseUrl);
     let base64: string;
     try {
       base64 = await services.probeImages.fetch(request.probeImage.url);

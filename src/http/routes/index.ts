@@ -9,6 +9,7 @@ import { nettestRoute } from './nettest.js';
 import { profileRoute } from './profile.js';
 import { queryRoute, requireSearchIndexStep } from './query.js';
 import { rootRoute } from './root.js';
+import { stripeWebhookRoute } from './stripe-webhook.js';
 import { usageRoute } from './usage.js';
 import { versionRoute } from './version.js';
 
@@ -25,12 +26,13 @@ export async function registerRoutes(app: FastifyInstance, services: Services, s
     profileRoute(publicScope);
     nettestRoute(publicScope, services);
     healthRoutes(publicScope, services);
+    if (settings.stripe) await stripeWebhookRoute(publicScope, services, settings.stripe);
   });
 
   await app.register(async (keyedScope) => {
-    const { authenticate, identify, limitRate, claimIdempotencyKey, charge, free, billable } = keyedSteps(keyedScope, services);
-    const face = faceSearchSteps(keyedScope, services);
-    creditsRoute(keyedScope, free(authenticate, limitRate));
+    const { authenticate, identify, limitRate, claimIdempotencyKey, charge, free, billable } = keyedSteps(keyedScope, services, settings);
+    const face = faceSearchSteps(keyedScope, services, settings);
+    creditsRoute(keyedScope, settings, free(authenticate, limitRate));
     usageRoute(keyedScope, services, free(authenticate, limitRate));
     documentRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, charge('/document')));
     const requireSearchIndex = requireSearchIndexStep(services.search);

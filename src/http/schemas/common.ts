@@ -6,6 +6,7 @@ export const envelopeSchema = {
   properties: {
     status: { type: 'integer', description: 'Equals the HTTP status code.' },
     message: { type: 'string', description: 'What went wrong and what to do.' },
+    purchase_url: { type: 'string', description: 'On 402, where to buy credits, when the operator has set one (CREDITS_PURCHASE_URL).' },
   },
   additionalProperties: true,
 } as const;

@@ -39,3 +39,32 @@ describe('GET /credits', () => {
     assert.equal(json(await credits(key)).current_balance, 11);
   });
 });
+
+describe('402 with CREDITS_PURCHASE_URL set', () => {
+  it('names where to buy, in the message and as purchase_url, on /credits and on every billable route', async () => {
+    const context = await createTestApp({ settings: { purchaseUrl: 'https://shop.example/credits' } });
+    try {
+      const key = await context.createKey(0);
+      const answers = [
+        await context.app.inject({ url: '/credits', headers: { 'x-api-key': key } }),
+        await context.app.inject({ url: '/document', headers: { 'x-api-key': key, 'svc-doc-id': 'gdpr-17' } }),
+        await context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': key }, payload: { query: 'breach' } }),
+      ];
+      for (const response of answers) {
+        const body = assertEnvelope(response, 402, /Buy more at https:\/\/shop\.example\/credits$/);
+        assert.equal(body.purchase_url, 'https://shop.example/credits');
+      }
+      assert.equal(json(answers[0]!).current_balance, 0);
+      const unset = await createTestApp();
+      try {
+        const empty = await unset.createKey(0);
+        const body = assertEnvelope(await unset.app.inject({ url: '/document', headers: { 'x-api-key': empty, 'svc-doc-id': 'gdpr-17' } }), 402);
+        assert.equal(body.purchase_url, undefined);
+      } finally {
+        await unset.close();
+      }
+    } finally {
+      await context.close();
+    }
+  });
+});

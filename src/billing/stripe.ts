@@ -1,0 +1,86 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { MAX_BALANCE } from './ledger.js';
+
+/** How far a Stripe-Signature timestamp may be from now: Stripe's own libraries' default. */
+export const STRIPE_TOLERANCE_SECONDS = 300;
+
+export type SignatureCheck = { valid: true } | { valid: false; reason: string };
+
+/**
+ * Checks a Stripe-Signature header (`t=<unix time>,v1=<hex>,...`) as Stripe documents it: HMAC-SHA256
+ * of `<t>.<raw body>` keyed with the whole endpoint secret (`whsec_...`, not decoded), any one `v1`
+ * matching, the timestamp within the tolerance of now.
+ */
+export function checkStripeSignature(header: string | undefined, rawBody: Buffer, secret: string, nowSeconds: number): SignatureCheck {
+  if (!header) return { valid: false, reason: 'The Stripe-Signature header is missing.' };
+  const pairs = header.split(',').map((part) => part.trim().split('=', 2) as [string, string | undefined]);
+  const timestamps = pairs.filter(([name]) => name === 't').map(([, value]) => value ?? '');
+  const signatures = pairs.filter(([name, value]) => name === 'v1' && value).map(([, value]) => value as string);
+  if (timestamps.length !== 1 || !/^\d+$/.test(timestamps[0]) || signatures.length === 0) {
+    return { valid: false, reason: 'The Stripe-Signature header must hold t=<unix time> and at least one v1=<signature>.' };
+  }
+  const timestamp = timestamps[0];
+  if (Math.abs(nowSeconds - Number(timestamp)) > STRIPE_TOLERANCE_SECONDS) {
+    return {
+      valid: false,
+      reason: `The Stripe-Signature timestamp is more than ${STRIPE_TOLERANCE_SECONDS} s from now: a replay, or a clock far off.`,
+    };
+  }
+  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
+  const matches = signatures.some((signature) => {
+    const given = /^[0-9a-f]+$/i.test(signature) ? Buffer.from(signature, 'hex') : Buffer.alloc(0);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+  return matches ? { valid: true } : { valid: false, reason: 'No v1 signature in Stripe-Signature matches the body.' };
+}
+
+/** The parts of a Stripe event this service reads. */
+export interface StripeEvent {
+  id: string;
+  type: string;
+  data: { object: Record<string, unknown> };
+}
+
+export function isStripeEvent(value: unknown): value is StripeEvent {
+  const event = value as StripeEvent | null;
+  return (
+    typeof event === 'object' &&
+    event !== null &&
+    typeof event.id === 'string' &&
+    typeof event.type === 'string' &&
+    typeof event.data?.object === 'object' &&
+    event.data.object !== null
+  );
+}
+
+/** Checkout events that mean "paid": the session completed paid, or a delayed payment succeeded. */
+export const PAID_CHECKOUT_EVENTS = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
+
+/** A paid checkout: the key it is for and the credits it bought; undefined for anything else. */
+export type CheckoutPurchase = { keyId: string | undefined; credits: number | undefined };
+
+/**
+ * What a paid checkout session bought: the key id in `client_reference_id`, and the credits in
+ * `metadata.credits`, or else from STRIPE_PRICE_CREDITS by the session's price (expanded line items,
+ * or `metadata.price_id`), times the quantity.
+ */
+export function checkoutPurchase(session: Record<string, unknown>, priceCredits: Record<string, number>): CheckoutPurchase | undefined {
+  if (session.payment_status !== 'paid') return undefined;
+  const keyId = typeof session.client_reference_id === 'string' && session.client_reference_id ? session.client_reference_id : undefined;
+  const metadata = (typeof session.metadata === 'object' && session.metadata) || {};
+  const stated = (metadata as Record<string, unknown>).credits;
+  if (typeof stated === 'string' && /^\d+$/.test(stated)) return { keyId, credits: grantable(Number(stated)) };
+  return { keyId, credits: grantable(pricedCredits(session, metadata as Record<string, unknown>, priceCredits)) };
+}
+
+function pricedCredits(session: Record<string, unknown>, metadata: Record<string, unknown>, priceCredits: Record<string, number>): number {
+  const lines = (session.line_items as { data?: Array<{ price?: { id?: string }; quantity?: number }> } | undefined)?.data;
+  if (Array.isArray(lines)) {
+    return lines.reduce((sum, line) => sum + (priceCredits[line.price?.id ?? ''] ?? 0) * (line.quantity ?? 1), 0);
+  }
+  return typeof metadata.price_id === 'string' ? (priceCredits[metadata.price_id] ?? 0) : 0;
+}
+
+function grantable(credits: number): number | undefined {
+  return Number.isSafeInteger(credits) && credits >= 1 && credits <= MAX_BALANCE ? credits : undefined;
+}

@@ -1,0 +1,94 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { auditReport } from '../../admin/admin-tokens.js';
+import { KeyAdmin } from '../../billing/key-admin.js';
+import { checkoutPurchase, checkStripeSignature, isStripeEvent, PAID_CHECKOUT_EVENTS, type StripeEvent } from '../../billing/stripe.js';
+import { ApiError } from '../../errors.js';
+import type { AppSettings, Services } from '../../services/services.js';
+import { errorResponse, freeErrorResponses, noSecurity, successHeaders } from '../schemas/common.js';
+
+type StripeSettings = NonNullable<AppSettings['stripe']>;
+
+const OUTCOMES = ['credited', 'duplicate', 'ignored', 'unknown-key', 'refused', 'no-credits-stated'] as const;
+type Outcome = (typeof OUTCOMES)[number];
+
+const schema = {
+  summary: "Stripe's webhook: a paid checkout tops up its key",
+  description:
+    'Verifies Stripe-Signature over the raw body with STRIPE_WEBHOOK_SECRET. On checkout.session.completed (or ' +
+    'async_payment_succeeded) with payment_status "paid", tops up the key named by client_reference_id with metadata.credits, or the ' +
+    'credits STRIPE_PRICE_CREDITS gives its price; exactly once per event id. Every verified event is answered 200 so that Stripe ' +
+    'stops retrying; what could not be credited is recorded in the audit log.',
+  operationId: 'stripeWebhook',
+  tags: ['billing'],
+  security: noSecurity,
+  response: {
+    200: {
+      description: 'Received; `outcome` says what was done with it.',
+      headers: successHeaders('free'),
+      type: 'object',
+      required: ['received', 'outcome'],
+      properties: { received: { type: 'boolean' }, outcome: { type: 'string', enum: [...OUTCOMES] } },
+    },
+    ...freeErrorResponses,
+    400: errorResponse('The signature is missing, does not match the body, or is too old; or the body is not a Stripe event. Nothing was credited.'),
+  },
+} as const;
+
+/** POST /billing/stripe/webhook, served when STRIPE_WEBHOOK_SECRET is set. */
+export async function stripeWebhookRoute(app: FastifyInstance, services: Services, stripe: StripeSettings): Promise<void> {
+  await app.register(async (scope) => {
+    // The signature covers the bytes Stripe sent: the body is kept raw, and parsed only once verified.
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    scope.post('/billing/stripe/webhook', { schema }, async (request) => {
+      const raw = request.body;
+      if (!Buffer.isBuffer(raw)) throw new ApiError('BAD_REQUEST', 'The body must be a Stripe event sent as application/json.');
+      const check = checkStripeSignature(
+        request.headers['stripe-signature'] as string | undefined,
+        raw,
+        stripe.webhookSecret,
+        services.clock() / 1000,
+      );
+      if (!check.valid) throw new ApiError('BAD_REQUEST', `${check.reason} Nothing was credited.`);
+      const event = parsedEvent(raw);
+      return { received: true, outcome: await handle(services, stripe, request, event) };
+    });
+  });
+}
+
+function parsedEvent(raw: Buffer): StripeEvent {
+  try {
+    const event: unknown = JSON.parse(raw.toString('utf8'));
+    if (isStripeEvent(event)) return event;
+  } catch {}
+  throw new ApiError('BAD_REQUEST', 'The body is not a Stripe event: a JSON object with id, type and data.object. Nothing was credited.');
+}
+
+async function handle(services: Services, stripe: StripeSettings, request: FastifyRequest, event: StripeEvent): Promise<Outcome> {
+  const purchase = PAID_CHECKOUT_EVENTS.has(event.type) ? checkoutPurchase(event.data.object, stripe.priceCredits) : undefined;
+  if (!purchase) return 'ignored';
+  const report = auditReport(services.store.admin, 'stripe', request.id);
+  // Stripe must not retry these forever: answered 200, and kept for the operator to settle by hand.
+  const unpaid = async (outcome: Outcome, why: string) => {
+    request.log.warn({ event: event.id, key: purchase.keyId }, `Stripe checkout not credited: ${why}`);
+    await report('billing.stripe.not-credited', purchase.keyId ?? event.id, { event_id: event.id, credits: purchase.credits ?? null, why });
+    return outcome;
+  };
+  if (purchase.credits === undefined) return unpaid('no-credits-stated', 'no credits in metadata.credits, nor a price in STRIPE_PRICE_CREDITS');
+  if (purchase.keyId === undefined || !(await services.store.ledger.findKeyById(purchase.keyId))) {
+    return unpaid('unknown-key', 'client_reference_id names no key');
+  }
+  const keys = new KeyAdmin(services.store.ledger, report, services.clock);
+  const result = await keys.topUp(purchase.keyId, purchase.credits, { reference: event.id, idempotencyRef: `stripe:${event.id}` });
+  switch (result.outcome) {
+    case 'topped-up':
+      services.metrics?.grant(purchase.credits);
+      return 'credited';
+    case 'granted-before':
+      return 'duplicate';
+    case 'not-found':
+      return unpaid('unknown-key', 'client_reference_id names no key');
+    default:
+      return unpaid('refused', result.outcome === 'revoked' ? 'the key is revoked' : 'the balance would pass 10^12 credits');
+  }
+}

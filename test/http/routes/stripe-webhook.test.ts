@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { AdminTokens } from '../../../src/admin/admin-tokens.js';
+import { KeyAdmin } from '../../../src/billing/key-admin.js';
+import { assertEnvelope, createTestApp, json, type TestContext } from '../../helper.js';
+
+const SECRET = 'whsec_test_5WbX5kEWLlfzsGNjH64I8lOOqUB6e8FH';
+const NOW = Date.parse('2026-03-01T12:00:00.000Z');
+
+/** A Stripe-Signature header as Stripe's documentation describes it. */
+function signature(body: string, secret = SECRET, at = NOW / 1000): string {
+  return `t=${at},v1=${createHmac('sha256', secret).update(`${at}.${body}`).digest('hex')}`;
+}
+
+function checkoutEvent(id: string, session: Record<string, unknown>, type = 'checkout.session.completed'): string {
+  return JSON.stringify({ id, object: 'event', type, data: { object: { object: 'checkout.session', payment_status: 'paid', ...session } } });
+}
+
+describe('POST /billing/stripe/webhook', () => {
+  let context: TestContext;
+  let keyId: string;
+  before(async () => {
+    context = await createTestApp({
+      clock: () => NOW,
+      settings: { stripe: { webhookSecret: SECRET, priceCredits: { price_basic: 100, price_pro: 1000 } } },
+    });
+    keyId = (await new KeyAdmin(context.store.ledger).create(5, 'customer')).record.id;
+  });
+  after(async () => context.close());
+
+  const deliver = (body: string, header: string | null = signature(body)) =>
+    context.app.inject({
+      method: 'POST',
+      url: '/billing/stripe/webhook',
+      headers: { 'content-type': 'application/json', ...(header === null ? {} : { 'stripe-signature': header }) },
+      payload: body,
+    });
+  const balance = async () => (await context.store.ledger.findKeyById(keyId))!.balance;
+
+  it('tops up the key of a paid checkout with metadata.credits, exactly once per event id', async () => {
+    const body = checkoutEvent('evt_paid_1', { client_reference_id: keyId, metadata: { credits: '250' } });
+    const before = await balance();
+    assert.deepEqual(json(await deliver(body)), { received: true, outcome: 'credited' });
+    assert.equal(await balance(), before + 250);
+    // Stripe retries, and re-sends with a new timestamp and signature: still the one grant.
+    assert.deepEqual(json(await deliver(body, signature(body, SECRET, NOW / 1000 - 60))), { received: true, outcome: 'duplicate' });
+    assert.equal(await balance(), before + 250);
+    const grants = await context.store.ledger.listGrants(keyId);
+    assert.equal(grants.filter((grant) => grant.reason === 'topup').length, 1);
+  });
+
+  it('takes the credits from STRIPE_PRICE_CREDITS by the expanded line items, times their quantity', async () => {
+    const before = await balance();
+    const body = checkoutEvent('evt_priced', {
+      client_reference_id: keyId,
+      line_items: {
+        data: [
+          { price: { id: 'price_basic' }, quantity: 2 },
+          { price: { id: 'price_pro' }, quantity: 1 },
+        ],
+      },
+    });
+    assert.equal(json(await deliver(body)).outcome, 'credited');
+    assert.equal(await balance(), before + 1200);
+  });
+
+  it('refuses a missing, tampered, foreign or stale signature with 400, crediting nothing', async () => {
+    const body = checkoutEvent('evt_forged', { client_reference_id: keyId, metadata: { credits: '999' } });
+    const before = await balance();
+    assertEnvelope(await deliver(body, null), 400, /Stripe-Signature header is missing/);
+    assertEnvelope(await deliver(body.replace('999', '9999'), signature(body)), 400, /No v1 signature/);
+    assertEnvelope(await deliver(body, signature(body, 'whsec_someone_else')), 400, /No v1 signature/);
+    assertEnvelope(await deliver(body, signature(body, SECRET, NOW / 1000 - 301)), 400, /more than 300 s/);
+    assertEnvelope(await deliver(body, 'v1=abc'), 400, /t=<unix time>/);
+    // Verified over the bytes sent: the same JSON re-serialised is another body.
+    const spaced = JSON.stringify(JSON.parse(body), null, 1);
+    assertEnvelope(await deliver(spaced, signature(body)), 400);
+    assert.equal(await balance(), before);
+  });
+
+  it('accepts any matching v1 among several (a secret being rolled)', async () => {
+    const body = checkoutEvent('evt_two_secrets', { client_reference_id: keyId, metadata: { credits: '1' } });
+    const old = signature(body, 'whsec_old').split(',')[1];
+    assert.equal(json(await deliver(body, `${signature(body)},${old}`)).outcome, 'credited');
+  });
+
+  it('answers 200 to other events and unpaid sessions, crediting nothing', async () => {
+    const before = await balance();
+    const other = JSON.stringify({ id: 'evt_other', type: 'invoice.paid', data: { object: {} } });
+    assert.equal(json(await deliver(other)).outcome, 'ignored');
+    const unpaid = checkoutEvent('evt_unpaid', { client_reference_id: keyId, payment_status: 'unpaid', metadata: { credits: '5' } });
+    assert.equal(json(await deliver(unpaid)).outcome, 'ignored');
+    assert.equal(await balance(), before);
+  });
+
+  it('answers 200 to a checkout for an unknown key or without credits, and records it in the audit log', async () => {
+    const unknown = checkoutEvent('evt_unknown_key', { client_reference_id: 'key_0000000000000000', metadata: { credits: '10' } });
+    assert.equal(json(await deliver(unknown)).outcome, 'unknown-key');
+    const vague = checkoutEvent('evt_no_credits', { client_reference_id: keyId, metadata: { price_id: 'price_unknown' } });
+    assert.equal(json(await deliver(vague)).outcome, 'no-credits-stated');
+    const { token } = await new AdminTokens(context.store.admin).create('auditor', true);
+    const log = json(await context.app.inject({ url: '/admin/audit-log?limit=10', headers: { authorization: `Bearer ${token}` } }));
+    const notes = log.entries.filter((entry: { action: string }) => entry.action === 'billing.stripe.not-credited');
+    assert.deepEqual(
+      notes.map((entry: { actor: string; target: string; detail: { event_id: string } }) => [entry.actor, entry.target, entry.detail.event_id]),
+      [
+        ['stripe', keyId, 'evt_no_credits'],
+        ['stripe', 'key_0000000000000000', 'evt_unknown_key'],
+      ],
+    );
+  });
+
+  it('refuses a body that is not a Stripe event, even when signed (400)', async () => {
+    assertEnvelope(await deliver('{"hello":"world"}'), 400, /not a Stripe event/);
+  });
+});
+
+describe('POST /billing/stripe/webhook without STRIPE_WEBHOOK_SECRET', () => {
+  it('is not served (404)', async () => {
+    const context = await createTestApp();
+    try {
+      assertEnvelope(await context.app.inject({ method: 'POST', url: '/billing/stripe/webhook', payload: {} }), 404);
+    } finally {
+      await context.close();
+    }
+  });
+});
