@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
+import { BillingUpkeep } from './billing/upkeep.js';
 import type { Config } from './config.js';
 import { appSettings, buildServices } from './services/build.js';
 import { openStore } from './store/open.js';
 
 const IDEMPOTENCY_PURGE_MS = 10 * 60 * 1000;
+/** How often grants whose time has come are expired: the most an expiry can lag behind it. */
+const UPKEEP_INTERVAL_MS = 1000;
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -45,11 +48,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     services.idempotency.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'could not purge expired idempotency keys'));
   void purgeIdempotencyKeys();
   const purgeTimer = setInterval(purgeIdempotencyKeys, IDEMPOTENCY_PURGE_MS).unref();
+  const upkeep = new BillingUpkeep(store.ledger, services.clock, (expiries) =>
+    services.metrics?.expire(expiries.reduce((sum, expiry) => sum + expiry.amount, 0)),
+  );
+  upkeep.start(UPKEEP_INTERVAL_MS, (error) => log.warn({ err: error }, 'could not expire grants: retrying at the next pass'));
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       clearInterval(purgeTimer);
+      await upkeep.stop();
       await Promise.all(apps.map(closeDraining));
       await services.face?.close();
       await services.probeImages.close();

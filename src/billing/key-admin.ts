@@ -34,6 +34,13 @@ export type RollOutcome =
   | { outcome: 'not-found' }
   | { outcome: 'revoked'; record: KeyRecord };
 
+export interface TopUpOptions {
+  /** The payer's reference (an invoice, a payment), kept in the audit log. */
+  reference?: string;
+  idempotencyRef?: string;
+  expiresAt?: string;
+}
+
 /** Where operator changes are reported, for the audit log: what was done, to which key, with which figures. */
 export type ChangeReport = (action: string, keyId: string, detail: Record<string, unknown>) => Promise<void>;
 
@@ -60,13 +67,24 @@ export class KeyAdmin {
     return API_KEY_PATTERN.test(keyOrId) ? this.ledger.findKeyByHash(hashApiKey(keyOrId)) : this.ledger.findKeyById(keyOrId);
   }
 
-  /** `idempotencyRef`: the claim of the request granting, so that a retry of it never grants twice (Ledger.topUp). */
-  async topUp(keyOrId: string, credits: number, options: { reference?: string; idempotencyRef?: string } = {}): Promise<TopUpResult> {
+  /**
+   * `expiresAt`: when what is left of these credits leaves the balance (any RFC 3339 time, later than
+   * now); absent, they never expire. `idempotencyRef`: the claim of the request granting, so that a
+   * retry of it never grants twice (Ledger.topUp).
+   */
+  async topUp(keyOrId: string, credits: number, options: TopUpOptions = {}): Promise<TopUpResult | { outcome: 'expiry-past' }> {
+    const expiresAt = options.expiresAt === undefined ? null : new Date(options.expiresAt);
+    if (expiresAt && !(expiresAt.getTime() > this.clock())) return { outcome: 'expiry-past' };
     const key = await this.find(keyOrId);
     if (!key) return { outcome: 'not-found' };
-    const result = await this.ledger.topUp(key.id, credits, options.idempotencyRef);
+    const result = await this.ledger.topUp(key.id, credits, { idempotencyRef: options.idempotencyRef, expiresAt: expiresAt?.toISOString() ?? null });
     if (result.outcome === 'topped-up') {
-      await this.report('keys.topup', key.id, { credits, balance: result.key.balance, reference: options.reference ?? null });
+      await this.report('keys.topup', key.id, {
+        credits,
+        balance: result.key.balance,
+        reference: options.reference ?? null,
+        expires_at: expiresAt?.toISOString() ?? null,
+      });
     }
     return result;
   }

@@ -14,6 +14,8 @@ export interface KeyRecord {
   createdAt: string;
   /** Requests per second this key may make; null means the service's default. */
   rateLimit: number | null;
+  /** Grants of this key that expire with credits left as of their last settlement (see Ledger.expiringCredits). */
+  expiringGrants: number;
 }
 
 /**
@@ -66,6 +68,31 @@ export interface CreditGrant {
   amount: number;
   at: string;
   reason: 'create' | 'topup';
+  /** When what is left of it leaves the balance; null: never. */
+  expiresAt: string | null;
+}
+
+/** Credits of one expiring grant still in the balance, and when they leave it. */
+export interface ExpiringCredits {
+  credits: number;
+  at: string;
+}
+
+/** What was left of a grant when it expired, taken from the balance. */
+export interface Expiry {
+  keyId: string;
+  amount: number;
+  /** The grant's expiry time. */
+  at: string;
+  /** The key's balance after it. */
+  balance: number;
+}
+
+export interface GrantOptions {
+  /** The claim of the request granting (Ledger.topUp). */
+  idempotencyRef?: string;
+  /** RFC 3339 in UTC (as toISOString writes it); absent or null: the credits never expire. */
+  expiresAt?: string | null;
 }
 
 /** One key's ledger: what was granted, what was charged, what is left. */
@@ -73,8 +100,10 @@ export interface LedgerAudit {
   keyId: string;
   granted: number;
   charged: number;
+  /** What was left of grants when they expired. */
+  expired: number;
   balance: number;
-  /** granted - charged = balance >= 0, decided by the database in exact integers (the numbers above are for display). */
+  /** granted - charged - expired = balance >= 0, decided by the database in exact integers (the numbers above are for display). */
   consistent: boolean;
 }
 
@@ -135,11 +164,19 @@ export interface Ledger {
   /** The keys that paid the most charges in the span, most first. */
   topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number }>>;
   /**
-   * Adds credits to a key that is not revoked, up to MAX_BALANCE, atomically. `idempotencyRef` is
-   * recorded on the grant, in the same transaction: a retry that took over the claim of an attempt
-   * which granted and died before answering finds it and grants nothing more.
+   * Adds credits to a key that is not revoked, up to MAX_BALANCE, atomically, settling the key first.
+   * `idempotencyRef` is recorded on the grant, in the same transaction: a retry that took over the
+   * claim of an attempt which granted and died before answering finds it and grants nothing more.
    */
-  topUp(keyId: string, amount: number, idempotencyRef?: string): Promise<TopUpResult>;
+  topUp(keyId: string, amount: number, options?: GrantOptions): Promise<TopUpResult>;
+  /**
+   * Takes from the balance what is left of every grant whose time has come (at most `limit`), each
+   * in its own transaction, recording it as an expiry. Any number of instances may run it at once:
+   * each expiry happens once.
+   */
+  expireDue(now: string, limit: number): Promise<Expiry[]>;
+  /** The key's expiring credits still in its balance, soonest first, with the credits spent so far taken from them. */
+  expiringCredits(keyId: string): Promise<ExpiringCredits[]>;
   /**
    * Gives a key that is not revoked a new hash, atomically. Its former hash keeps working until
    * `oldKeyValidUntil` (RFC 3339), or stops at once when that is null. Former hashes past their
@@ -175,13 +212,36 @@ export interface KeyRow {
   balance: number;
   created_at: string | Date;
   rate_limit: number | null;
+  expiring_grants: number;
 }
 
-export const KEY_COLUMNS = 'id, name, status, balance, created_at, rate_limit';
+export const KEY_COLUMNS = 'id, name, status, balance, created_at, rate_limit, expiring_grants';
 
 export function keyFromRow(row: KeyRow): KeyRecord {
   const createdAt = row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at;
-  return { id: row.id, name: row.name, status: row.status, balance: row.balance, createdAt, rateLimit: row.rate_limit };
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    balance: Number(row.balance),
+    createdAt,
+    rateLimit: row.rate_limit,
+    expiringGrants: Number(row.expiring_grants),
+  };
+}
+
+/**
+ * Credits spent since a key's last settlement, taken from its expiring grants soonest-expiring
+ * first (`grants` in that order, each with what it had left): what each grant has left after.
+ * Whatever they cannot cover came from credits that never expire.
+ */
+export function settleSpent<T extends { remaining: number }>(grants: T[], spent: number): T[] {
+  let left = spent;
+  return grants.map((grant) => {
+    const taken = Math.min(grant.remaining, left);
+    left -= taken;
+    return { ...grant, remaining: grant.remaining - taken };
+  });
 }
 
 /** A key's place in the newest-first order, as an opaque cursor, and back (undefined for a cursor that is not one). */

@@ -1,9 +1,13 @@
+import type { PoolClient } from 'pg';
 import type { PostgresDatabase } from '../platform/postgres-database.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
 import {
   type ChargeRecord,
   type CreditGrant,
   type DebitResult,
+  type ExpiringCredits,
+  type Expiry,
+  type GrantOptions,
   KEY_COLUMNS,
   type KeyActivity,
   type KeyQuery,
@@ -19,6 +23,7 @@ import {
   type RetiredKey,
   type RollResult,
   refusalFor,
+  settleSpent,
   type TopUpResult,
   topUpRefusal,
   type UsageQuery,
@@ -32,6 +37,33 @@ interface DebitedRow {
   granted: number | null;
   charge_ids: number[] | null;
   status: KeyStatus | null;
+}
+
+/**
+ * Takes the credits spent since the key's last settlement from its expiring grants (ledger.ts,
+ * settleSpent). The caller holds the key's row lock.
+ */
+async function settle(client: PoolClient, keyId: string): Promise<void> {
+  const { rows } = await client.query<{ id: string; remaining: number; spent: number }>(
+    `SELECT g.id, g.remaining, coalesce(k.settled_balance, k.balance) - k.balance AS spent
+     FROM keys k JOIN credit_grants g ON g.key_id = k.id WHERE k.id = $1 AND g.remaining > 0 ORDER BY g.expires_at, g.id`,
+    [keyId],
+  );
+  const spent = Number(rows[0]?.spent ?? 0);
+  if (spent > 0) {
+    const settled = settleSpent(
+      rows.map((row) => ({ id: row.id, remaining: Number(row.remaining) })),
+      spent,
+    );
+    await client.query(
+      'UPDATE credit_grants SET remaining = settled.remaining FROM unnest($1::bigint[], $2::bigint[]) AS settled(id, remaining) WHERE credit_grants.id = settled.id',
+      [settled.map((grant) => grant.id), settled.map((grant) => grant.remaining)],
+    );
+  }
+  await client.query(
+    'UPDATE keys SET settled_balance = balance, expiring_grants = (SELECT count(*) FROM credit_grants WHERE key_id = $1 AND remaining > 0) WHERE id = $1',
+    [keyId],
+  );
 }
 
 function keyOf(rows: KeyRow[]): KeyRecord | undefined {
@@ -115,7 +147,8 @@ export class PostgresLedger implements Ledger {
     return (await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, id`)).rows.map(keyFromRow);
   }
 
-  async topUp(keyId: string, amount: number, idempotencyRef?: string): Promise<TopUpResult> {
+  async topUp(keyId: string, amount: number, options: GrantOptions = {}): Promise<TopUpResult> {
+    const { idempotencyRef, expiresAt = null } = options;
     return this.db.transaction(async (client): Promise<TopUpResult> => {
       const key = keyOf((await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1 FOR UPDATE`, [keyId])).rows);
       if (key && idempotencyRef !== undefined) {
@@ -124,14 +157,67 @@ export class PostgresLedger implements Ledger {
       }
       const refusal = topUpRefusal(key, amount);
       if (refusal) return refusal;
-      const { rows } = await client.query<KeyRow>(`UPDATE keys SET balance = balance + $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`, [keyId, amount]);
-      await client.query(`INSERT INTO credit_grants (key_id, amount, reason, idempotency_ref) VALUES ($1, $2, 'topup', $3)`, [
-        keyId,
-        amount,
-        idempotencyRef ?? null,
-      ]);
+      await settle(client, keyId);
+      await client.query(
+        `INSERT INTO credit_grants (key_id, amount, reason, idempotency_ref, expires_at, remaining) VALUES ($1, $2, 'topup', $3, $4, $5)`,
+        [keyId, amount, idempotencyRef ?? null, expiresAt, expiresAt === null ? null : amount],
+      );
+      const { rows } = await client.query<KeyRow>(
+        `UPDATE keys SET balance = balance + $2, settled_balance = balance + $2,
+           expiring_grants = expiring_grants + $3 WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+        [keyId, amount, expiresAt === null ? 0 : 1],
+      );
       return { outcome: 'topped-up', key: keyFromRow(rows[0] as KeyRow) };
     });
+  }
+
+  async expireDue(now: string, limit: number): Promise<Expiry[]> {
+    const due = await this.db.query<{ id: string; key_id: string }>(
+      'SELECT id, key_id FROM credit_grants WHERE remaining > 0 AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2',
+      [now, limit],
+    );
+    const expiries: Expiry[] = [];
+    for (const grant of due.rows) {
+      // The key's row lock orders this against its debits' settlement and against other instances doing the same.
+      const expiry = await this.db.transaction(async (client): Promise<Expiry | undefined> => {
+        await client.query('SELECT 1 FROM keys WHERE id = $1 FOR UPDATE', [grant.key_id]);
+        await settle(client, grant.key_id);
+        const left = await client.query<{ remaining: number; expires_at: Date }>('SELECT remaining, expires_at FROM credit_grants WHERE id = $1', [
+          grant.id,
+        ]);
+        const { remaining, expires_at: expiresAt } = left.rows[0] as { remaining: number; expires_at: Date };
+        if (Number(remaining) === 0) return undefined;
+        await client.query('UPDATE credit_grants SET remaining = 0 WHERE id = $1', [grant.id]);
+        await client.query('INSERT INTO credit_expiries (key_id, grant_id, amount, at) VALUES ($1, $2, $3, $4)', [
+          grant.key_id,
+          grant.id,
+          remaining,
+          expiresAt,
+        ]);
+        // Not spending: the settlement moves with the balance.
+        const { rows } = await client.query<{ balance: number }>(
+          `UPDATE keys SET balance = balance - $2, settled_balance = balance - $2,
+             expiring_grants = (SELECT count(*) FROM credit_grants WHERE key_id = $1 AND remaining > 0) WHERE id = $1 RETURNING balance`,
+          [grant.key_id, remaining],
+        );
+        return { keyId: grant.key_id, amount: Number(remaining), at: expiresAt.toISOString(), balance: Number(rows[0]?.balance) };
+      });
+      if (expiry) expiries.push(expiry);
+    }
+    return expiries;
+  }
+
+  async expiringCredits(keyId: string): Promise<ExpiringCredits[]> {
+    // One statement: the balance and the grants as of one snapshot.
+    const { rows } = await this.db.query<{ remaining: number; expires_at: Date; spent: number }>(
+      `SELECT g.remaining, g.expires_at, coalesce(k.settled_balance, k.balance) - k.balance AS spent
+       FROM keys k JOIN credit_grants g ON g.key_id = k.id WHERE k.id = $1 AND g.remaining > 0 ORDER BY g.expires_at, g.id`,
+      [keyId],
+    );
+    const grants = rows.map((row) => ({ remaining: Number(row.remaining), at: row.expires_at.toISOString() }));
+    return settleSpent(grants, Number(rows[0]?.spent ?? 0))
+      .filter((grant) => grant.remaining > 0)
+      .map((grant) => ({ credits: grant.remaining, at: grant.at }));
   }
 
   async findRetiredKey(keyHash: string): Promise<RetiredKey | undefined> {
@@ -197,11 +283,17 @@ export class PostgresLedger implements Ledger {
   }
 
   async listGrants(keyId: string): Promise<CreditGrant[]> {
-    const { rows } = await this.db.query<{ key_id: string; amount: number; reason: CreditGrant['reason']; at: Date }>(
-      'SELECT key_id, amount, reason, at FROM credit_grants WHERE key_id = $1 ORDER BY id',
+    const { rows } = await this.db.query<{ key_id: string; amount: number; reason: CreditGrant['reason']; at: Date; expires_at: Date | null }>(
+      'SELECT key_id, amount, reason, at, expires_at FROM credit_grants WHERE key_id = $1 ORDER BY id',
       [keyId],
     );
-    return rows.map((row) => ({ keyId: row.key_id, amount: row.amount, reason: row.reason, at: row.at.toISOString() }));
+    return rows.map((row) => ({
+      keyId: row.key_id,
+      amount: Number(row.amount),
+      reason: row.reason,
+      at: row.at.toISOString(),
+      expiresAt: row.expires_at?.toISOString() ?? null,
+    }));
   }
 
   async auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>> {
@@ -212,14 +304,23 @@ export class PostgresLedger implements Ledger {
 
   async auditLedger(): Promise<LedgerAudit[]> {
     // One statement: one snapshot, so charges and balances are read as of the same moment.
-    const { rows } = await this.db.query<{ key_id: string; balance: number; granted: number; charged: number; consistent: boolean }>(
-      `SELECT key_id, balance, granted::bigint, charged, granted - charged = balance AND balance >= 0 AS consistent FROM (
+    const { rows } = await this.db.query<{ key_id: string; balance: number; granted: number; charged: number; expired: number; consistent: boolean }>(
+      `SELECT key_id, balance, granted::bigint, charged, expired::bigint,
+         granted - charged - expired = balance AND balance >= 0 AS consistent FROM (
          SELECT k.id AS key_id, k.balance,
            (SELECT coalesce(sum(g.amount), 0) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
-           (SELECT count(*) FROM charges c WHERE c.key_id = k.id) AS charged
+           (SELECT count(*) FROM charges c WHERE c.key_id = k.id) AS charged,
+           (SELECT coalesce(sum(e.amount), 0) FROM credit_expiries e WHERE e.key_id = k.id) AS expired
          FROM keys k) AS ledger ORDER BY key_id`,
     );
-    return rows.map((row) => ({ keyId: row.key_id, granted: row.granted, charged: row.charged, balance: row.balance, consistent: row.consistent }));
+    return rows.map((row) => ({
+      keyId: row.key_id,
+      granted: Number(row.granted),
+      charged: Number(row.charged),
+      expired: Number(row.expired),
+      balance: Number(row.balance),
+      consistent: row.consistent,
+    }));
   }
 
   /** Writes every debit and outcome still pending. The pool itself belongs to the store. */

@@ -6,6 +6,9 @@ import {
   type ChargeRecord,
   type CreditGrant,
   type DebitResult,
+  type ExpiringCredits,
+  type Expiry,
+  type GrantOptions,
   KEY_COLUMNS,
   type KeyActivity,
   type KeyQuery,
@@ -21,6 +24,7 @@ import {
   type RetiredKey,
   type RollResult,
   refusalFor,
+  settleSpent,
   type TopUpResult,
   topUpRefusal,
   type UsageQuery,
@@ -48,7 +52,20 @@ interface DebitedRow {
 function prepareStatements(db: Database.Database) {
   return {
     insertKey: db.prepare('INSERT INTO keys (id, key_hash, name, status, balance, created_at, rate_limit) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-    insertGrant: db.prepare('INSERT INTO credit_grants (key_id, amount, reason, at, idempotency_ref) VALUES (?, ?, ?, ?, ?)'),
+    insertGrant: db.prepare(
+      'INSERT INTO credit_grants (key_id, amount, reason, at, idempotency_ref, expires_at, remaining) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    settlement: db.prepare('SELECT balance, settled_balance FROM keys WHERE id = ?'),
+    expiringGrants: db.prepare('SELECT id, remaining, expires_at FROM credit_grants WHERE key_id = ? AND remaining > 0 ORDER BY expires_at, id'),
+    setRemaining: db.prepare('UPDATE credit_grants SET remaining = ? WHERE id = ?'),
+    settled: db.prepare(
+      'UPDATE keys SET settled_balance = balance, expiring_grants = (SELECT count(*) FROM credit_grants WHERE key_id = @keyId AND remaining > 0) WHERE id = @keyId',
+    ),
+    dueGrants: db.prepare('SELECT id, key_id FROM credit_grants WHERE remaining > 0 AND expires_at <= ? ORDER BY expires_at, id LIMIT ?'),
+    grantLeft: db.prepare('SELECT remaining, expires_at FROM credit_grants WHERE id = ?'),
+    // Not spending: the settlement moves with the balance.
+    expire: db.prepare('UPDATE keys SET balance = balance - @amount, settled_balance = balance - @amount WHERE id = @keyId RETURNING balance'),
+    insertExpiry: db.prepare('INSERT INTO credit_expiries (key_id, grant_id, amount, at) VALUES (?, ?, ?, ?)'),
     grantByRef: db.prepare('SELECT 1 FROM credit_grants WHERE idempotency_ref = ?'),
     retiredKey: db.prepare(
       'SELECT k.*, k.key_hash AS current_hash, r.valid_until FROM retired_keys r JOIN keys k ON k.id = r.key_id WHERE r.key_hash = ?',
@@ -68,7 +85,7 @@ function prepareStatements(db: Database.Database) {
     ),
     chargesByKey: db.prepare('SELECT id, key_id, endpoint, at, outcome_status FROM charges WHERE key_id = ? ORDER BY id DESC LIMIT ?'),
     countCharges: db.prepare('SELECT count(*) AS n FROM charges WHERE key_id = ?'),
-    grantsByKey: db.prepare('SELECT key_id, amount, reason, at FROM credit_grants WHERE key_id = ? ORDER BY id'),
+    grantsByKey: db.prepare('SELECT key_id, amount, reason, at, expires_at FROM credit_grants WHERE key_id = ? ORDER BY id'),
     keysPage: db.prepare(
       `SELECT ${KEY_COLUMNS} FROM keys
        WHERE (@status IS NULL OR status = @status) AND (@name IS NULL OR name = @name)
@@ -106,9 +123,9 @@ export class SqliteLedger implements Ledger {
     const rateLimit = input.rateLimit ?? null;
     this.db.transaction(() => {
       this.sql.insertKey.run(input.id, input.keyHash, input.name, 'active', input.credits, createdAt, rateLimit);
-      this.sql.insertGrant.run(input.id, input.credits, 'create', createdAt, null);
+      this.sql.insertGrant.run(input.id, input.credits, 'create', createdAt, null, null, null);
     })();
-    return { id: input.id, name: input.name, status: 'active', balance: input.credits, createdAt, rateLimit };
+    return { id: input.id, name: input.name, status: 'active', balance: input.credits, createdAt, rateLimit, expiringGrants: 0 };
   }
 
   async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
@@ -178,15 +195,59 @@ export class SqliteLedger implements Ledger {
     return (this.sql.allKeys.all() as KeyRow[]).map(keyFromRow);
   }
 
-  async topUp(keyId: string, amount: number, idempotencyRef?: string): Promise<TopUpResult> {
+  async topUp(keyId: string, amount: number, options: GrantOptions = {}): Promise<TopUpResult> {
+    const { idempotencyRef, expiresAt = null } = options;
     return this.changeKey(keyId, (key): TopUpResult => {
       if (key && idempotencyRef !== undefined && this.sql.grantByRef.get(idempotencyRef)) return { outcome: 'granted-before', key };
       const refusal = topUpRefusal(key, amount);
       if (refusal) return refusal;
+      this.settle(keyId);
       this.sql.topUp.run(amount, keyId);
-      this.sql.insertGrant.run(keyId, amount, 'topup', new Date().toISOString(), idempotencyRef ?? null);
+      const at = new Date().toISOString();
+      this.sql.insertGrant.run(keyId, amount, 'topup', at, idempotencyRef ?? null, expiresAt, expiresAt === null ? null : amount);
+      this.settle(keyId);
       return { outcome: 'topped-up', key: this.keyBy(this.sql.keyById, keyId) as KeyRecord };
     });
+  }
+
+  async expireDue(now: string, limit: number): Promise<Expiry[]> {
+    const due = this.sql.dueGrants.all(now, limit) as Array<{ id: number; key_id: string }>;
+    const expiries: Expiry[] = [];
+    for (const grant of due) {
+      const expiry = await this.changeKey(grant.key_id, () => {
+        this.settle(grant.key_id);
+        const left = this.sql.grantLeft.get(grant.id) as { remaining: number; expires_at: string };
+        if (left.remaining === 0) return undefined;
+        const { balance } = this.sql.expire.get({ amount: left.remaining, keyId: grant.key_id }) as { balance: number };
+        this.sql.setRemaining.run(0, grant.id);
+        this.sql.insertExpiry.run(grant.key_id, grant.id, left.remaining, left.expires_at);
+        this.settle(grant.key_id);
+        return { keyId: grant.key_id, amount: left.remaining, at: left.expires_at, balance };
+      });
+      if (expiry) expiries.push(expiry);
+    }
+    return expiries;
+  }
+
+  async expiringCredits(keyId: string): Promise<ExpiringCredits[]> {
+    return this.db.transaction(() => {
+      const { balance, settled_balance } = this.sql.settlement.get(keyId) as { balance: number; settled_balance: number | null };
+      const grants = this.sql.expiringGrants.all(keyId) as Array<{ id: number; remaining: number; expires_at: string }>;
+      return settleSpent(grants, (settled_balance ?? balance) - balance)
+        .filter((grant) => grant.remaining > 0)
+        .map((grant) => ({ credits: grant.remaining, at: grant.expires_at }));
+    })();
+  }
+
+  /** Takes the credits spent since the key's last settlement from its expiring grants (ledger.ts, settleSpent). */
+  private settle(keyId: string): void {
+    const { balance, settled_balance } = this.sql.settlement.get(keyId) as { balance: number; settled_balance: number | null };
+    const spent = (settled_balance ?? balance) - balance;
+    if (spent > 0) {
+      const grants = this.sql.expiringGrants.all(keyId) as Array<{ id: number; remaining: number }>;
+      for (const grant of settleSpent(grants, spent)) this.sql.setRemaining.run(grant.remaining, grant.id);
+    }
+    this.sql.settled.run({ keyId });
   }
 
   async findRetiredKey(keyHash: string): Promise<RetiredKey | undefined> {
@@ -237,25 +298,33 @@ export class SqliteLedger implements Ledger {
   }
 
   async listGrants(keyId: string): Promise<CreditGrant[]> {
-    const rows = this.sql.grantsByKey.all(keyId) as Array<{ key_id: string; amount: number; reason: CreditGrant['reason']; at: string }>;
-    return rows.map((row) => ({ keyId: row.key_id, amount: row.amount, reason: row.reason, at: row.at }));
+    const rows = this.sql.grantsByKey.all(keyId) as Array<{
+      key_id: string;
+      amount: number;
+      reason: CreditGrant['reason'];
+      at: string;
+      expires_at: string | null;
+    }>;
+    return rows.map((row) => ({ keyId: row.key_id, amount: row.amount, reason: row.reason, at: row.at, expiresAt: row.expires_at }));
   }
 
   async auditLedger(): Promise<LedgerAudit[]> {
     // One read transaction: charges and balances as of the same moment.
     const rows = this.db
       .prepare(
-        `SELECT key_id, balance, granted, charged, granted - charged = balance AND balance >= 0 AS consistent FROM (
+        `SELECT key_id, balance, granted, charged, expired, granted - charged - expired = balance AND balance >= 0 AS consistent FROM (
            SELECT k.id AS key_id, k.balance,
              (SELECT coalesce(sum(g.amount), 0) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
-             (SELECT count(*) FROM charges c WHERE c.key_id = k.id) AS charged
+             (SELECT count(*) FROM charges c WHERE c.key_id = k.id) AS charged,
+             (SELECT coalesce(sum(e.amount), 0) FROM credit_expiries e WHERE e.key_id = k.id) AS expired
            FROM keys k) ORDER BY key_id`,
       )
-      .all() as Array<{ key_id: string; balance: number; granted: number; charged: number; consistent: number }>;
+      .all() as Array<{ key_id: string; balance: number; granted: number; charged: number; expired: number; consistent: number }>;
     return rows.map((row) => ({
       keyId: row.key_id,
       granted: row.granted,
       charged: row.charged,
+      expired: row.expired,
       balance: row.balance,
       consistent: row.consistent === 1,
     }));

@@ -39,6 +39,15 @@ export function parseGraceSeconds(raw: string): number {
   return Number(raw);
 }
 
+/** An RFC 3339 time with its offset (2027-01-31T23:59:59Z), as the admin API takes it. */
+export function parseTime(raw: string, option: string): string {
+  const rfc3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i;
+  if (!rfc3339.test(raw.trim()) || Number.isNaN(Date.parse(raw))) {
+    throw new CliError(`${option} must be an RFC 3339 time such as 2027-01-31T23:59:59Z, got "${raw}"`);
+  }
+  return raw.trim();
+}
+
 export function notFound(keyOrId: string): CliError {
   return new CliError(`No key matches "${keyOrId}" (give the plain key or its id, see "keys list").`);
 }

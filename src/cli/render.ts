@@ -98,15 +98,22 @@ export function renderMigrations(result: { store: string; applied: number[] }): 
 
 export function renderAudit(report: AuditReport): string {
   if (report.consistent) {
-    return `Ledger consistent: ${report.keysChecked} keys, credits granted - charges recorded = balance for each; no idempotent request charged twice.`;
+    return `Ledger consistent: ${report.keysChecked} keys, credits granted - charged - expired = balance for each; no idempotent request charged twice.`;
   }
   const lines: string[] = [];
   if (report.differences.length > 0) {
     lines.push(
       `Ledger INCONSISTENT for ${report.differences.length} of ${report.keysChecked} keys:`,
       table([
-        ['KEY', 'GRANTED', 'CHARGED', 'EXPECTED', 'BALANCE'],
-        ...report.differences.map((row) => [row.keyId, String(row.granted), String(row.charged), String(row.expectedBalance), String(row.balance)]),
+        ['KEY', 'GRANTED', 'CHARGED', 'EXPIRED', 'EXPECTED', 'BALANCE'],
+        ...report.differences.map((row) => [
+          row.keyId,
+          String(row.granted),
+          String(row.charged),
+          String(row.expired),
+          String(row.expectedBalance),
+          String(row.balance),
+        ]),
       ]),
     );
   }

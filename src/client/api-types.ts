@@ -43,8 +43,11 @@ export type CreditsResponse = {
   message: string;
   /** Remaining credits; null when the key is not valid. */
   current_balance: number | null;
-  /** Where to buy credits, when the operator has set one (CREDITS_PURCHASE_URL). */
-  purchase_url?: string;
+  /** Present only when some of the balance expires: those credits and when, soonest first (they are spent first). */
+  expiring?: Array<{
+    credits: number;
+    at: string;
+  }>;
 };
 
 /** 200 answer of GET /document. */
@@ -187,6 +190,18 @@ export type AdminGetKeyResponse = {
   charges_by_endpoint: {
     [field: string]: number;
   };
+  /** The latest 50 grants, newest first. */
+  grants: Array<{
+    credits: number;
+    reason: "create" | "topup";
+    at: string;
+    expires_at: string | null;
+  }>;
+  /** Credits of the balance that expire, and when, soonest first (they are spent first). */
+  expiring: Array<{
+    credits: number;
+    at: string;
+  }>;
 };
 
 /** Body of POST /admin/keys/{id}/topup. */
@@ -194,6 +209,8 @@ export type AdminTopUpKeyRequest = {
   credits: number;
   /** Your billing system's reference, kept in the audit log. */
   reference?: string;
+  /** When what is left of these credits leaves the balance (RFC 3339, later than now); absent: never. Credits that expire soonest are spent first. */
+  expires_at?: string;
 };
 
 /** 200 answer of POST /admin/keys/{id}/topup. */

@@ -46,6 +46,11 @@ export class Metrics {
     help: 'Credits granted through the admin API (keys created and topped up).',
     registers: [this.registry],
   });
+  private readonly expired = new Counter({
+    name: 'metered_search_credits_expired_total',
+    help: 'Credits that left balances unspent when their grants expired.',
+    registers: [this.registry],
+  });
   private readonly replays = new Counter({
     name: 'metered_search_idempotent_replays_total',
     help: 'Requests answered from the stored response of an earlier one with the same Idempotency-Key.',
@@ -128,6 +133,10 @@ export class Metrics {
 
   grant(credits: number): void {
     this.granted.inc(credits);
+  }
+
+  expire(credits: number): void {
+    this.expired.inc(credits);
   }
 
   replay(): void {

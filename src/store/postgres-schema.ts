@@ -217,6 +217,21 @@ const migrations: string[] = [
    CREATE INDEX retired_keys_by_key ON retired_keys(key_id);
    ALTER TABLE credit_grants ADD COLUMN idempotency_ref text;
    CREATE UNIQUE INDEX credit_grants_by_idempotency_ref ON credit_grants(idempotency_ref) WHERE idempotency_ref IS NOT NULL;`,
+  // Grants that expire: see the SQLite ledger's migration of the same name for the settlement.
+  `ALTER TABLE credit_grants ADD COLUMN expires_at timestamptz;
+   ALTER TABLE credit_grants ADD COLUMN remaining bigint CHECK (remaining >= 0);
+   ALTER TABLE keys ADD COLUMN settled_balance bigint;
+   ALTER TABLE keys ADD COLUMN expiring_grants integer NOT NULL DEFAULT 0;
+   CREATE INDEX credit_grants_expiring ON credit_grants(expires_at) WHERE remaining > 0;
+   CREATE INDEX credit_grants_by_key ON credit_grants(key_id);
+   CREATE TABLE credit_expiries (
+     id bigserial PRIMARY KEY,
+     key_id text NOT NULL REFERENCES keys(id),
+     grant_id bigint NOT NULL REFERENCES credit_grants(id),
+     amount bigint NOT NULL CHECK (amount > 0),
+     at timestamptz NOT NULL
+   );
+   CREATE INDEX credit_expiries_by_key ON credit_expiries(key_id);`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

@@ -89,6 +89,23 @@ const ledgerMigrations: string[] = [
    CREATE INDEX retired_keys_by_key ON retired_keys(key_id);
    ALTER TABLE credit_grants ADD COLUMN idempotency_ref TEXT;
    CREATE UNIQUE INDEX credit_grants_by_idempotency_ref ON credit_grants(idempotency_ref) WHERE idempotency_ref IS NOT NULL;`,
+  // Grants that expire. A debit only lowers keys.balance; which grant it spent is settled later,
+  // soonest-expiring first, whenever the key is granted or a grant expires: the credits spent since
+  // the last settlement are settled_balance - balance. An expiring grant's remaining is as of then.
+  `ALTER TABLE credit_grants ADD COLUMN expires_at TEXT;
+   ALTER TABLE credit_grants ADD COLUMN remaining INTEGER CHECK (remaining >= 0);
+   ALTER TABLE keys ADD COLUMN settled_balance INTEGER;
+   ALTER TABLE keys ADD COLUMN expiring_grants INTEGER NOT NULL DEFAULT 0;
+   CREATE INDEX credit_grants_expiring ON credit_grants(expires_at) WHERE remaining > 0;
+   CREATE INDEX credit_grants_by_key ON credit_grants(key_id);
+   CREATE TABLE credit_expiries (
+     id INTEGER PRIMARY KEY,
+     key_id TEXT NOT NULL REFERENCES keys(id),
+     grant_id INTEGER NOT NULL REFERENCES credit_grants(id),
+     amount INTEGER NOT NULL CHECK (amount > 0),
+     at TEXT NOT NULL
+   );
+   CREATE INDEX credit_expiries_by_key ON credit_expiries(key_id);`,
 ];
 
 const tokenizer = `tokenize = 'porter unicode61 remove_diacritics 2'`;

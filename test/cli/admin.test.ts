@@ -46,7 +46,7 @@ describe('metered-search admin tokens', () => {
           ['cli', 'keys.create'],
         ],
       );
-      assert.deepEqual(entries[1].detail, { credits: 4, balance: 7, reference: null });
+      assert.deepEqual(entries[1].detail, { credits: 4, balance: 7, reference: null, expires_at: null });
     } finally {
       await store.close();
     }

@@ -71,6 +71,19 @@ describe('metered-search keys', () => {
     }
   });
 
+  it('topup --expires-at grants credits that expire; a time that is past or not RFC 3339 is refused', async () => {
+    const created = await create('1');
+    const granted = await cli(env, 'keys', 'topup', created.id, '--credits', '5', '--expires-at', '2099-01-01T00:00:00Z', '--json');
+    assert.equal(granted.code, 0, granted.stderr);
+    assert.deepEqual([JSON.parse(granted.stdout).balance, JSON.parse(granted.stdout).expiringGrants], [6, 1]);
+    const past = await cli(env, 'keys', 'topup', created.id, '--credits', '5', '--expires-at', '2001-01-01T00:00:00Z');
+    assert.match(past.stderr, /--expires-at must be later than now/);
+    const vague = await cli(env, 'keys', 'topup', created.id, '--credits', '5', '--expires-at', 'next week');
+    assert.match(vague.stderr, /--expires-at must be an RFC 3339 time/);
+    const usage = JSON.parse((await cli(env, 'keys', 'usage', created.id, '--json')).stdout);
+    assert.equal(usage.key.balance, 6, 'the refused ones granted nothing');
+  });
+
   it('disable and enable are reversible; revoke is permanent', async () => {
     const created = await create('1');
     assert.match((await cli(env, 'keys', 'disable', created.id)).stdout, /disabled/);
@@ -195,7 +208,7 @@ describe('metered-search keys', () => {
     db.close();
     const tampered = await cli(env, 'audit');
     assert.equal(tampered.code, 1);
-    assert.match(tampered.stdout, new RegExp(`INCONSISTENT[\\s\\S]*${created.id}\\s+15\\s+0\\s+15\\s+22`));
+    assert.match(tampered.stdout, new RegExp(`INCONSISTENT[\\s\\S]*${created.id}\\s+15\\s+0\\s+0\\s+15\\s+22`));
   });
 
   it('audit names an idempotent request that was charged twice', async () => {

@@ -7,7 +7,15 @@ import { RedisBuckets } from '../../src/rate-limit/redis-buckets.js';
 import { assertEnvelope, createTestApp } from '../helper.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
-const key = (rateLimit: number): KeyRecord => ({ id: `key_${randomUUID()}`, name: '', status: 'active', balance: 1, createdAt: '', rateLimit });
+const key = (rateLimit: number): KeyRecord => ({
+  id: `key_${randomUUID()}`,
+  name: '',
+  status: 'active',
+  balance: 1,
+  createdAt: '',
+  rateLimit,
+  expiringGrants: 0,
+});
 
 describe('rate-limit buckets in Redis', { skip: REDIS_URL ? false : 'TEST_REDIS_URL is not set' }, () => {
   const opened: RedisBuckets[] = [];

@@ -46,10 +46,10 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
 
       it('grants once per idempotency ref: a second top-up with the same ref adds nothing', async () => {
         const { record } = await newKey(1);
-        assert.equal((await store.ledger.topUp(record.id, 4, 'claim-topup-1')).outcome, 'topped-up');
-        const again = await store.ledger.topUp(record.id, 4, 'claim-topup-1');
+        assert.equal((await store.ledger.topUp(record.id, 4, { idempotencyRef: 'claim-topup-1' })).outcome, 'topped-up');
+        const again = await store.ledger.topUp(record.id, 4, { idempotencyRef: 'claim-topup-1' });
         assert.deepEqual([again.outcome, again.outcome === 'granted-before' && again.key.balance], ['granted-before', 5]);
-        assert.equal((await store.ledger.topUp(record.id, 4, 'claim-topup-2')).outcome, 'topped-up');
+        assert.equal((await store.ledger.topUp(record.id, 4, { idempotencyRef: 'claim-topup-2' })).outcome, 'topped-up');
         assert.equal((await store.ledger.findKeyById(record.id))!.balance, 9);
       });
 
@@ -71,6 +71,52 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         await store.ledger.setKeyStatus(record.id, 'revoked');
         assert.equal((await store.ledger.rollKey(record.id, hashApiKey('d'.repeat(64)), null, '2026-01-01T00:03:00.000Z')).outcome, 'revoked');
         assert.deepEqual(await store.ledger.findKeyByHash(last), { ...record, balance: 2, status: 'revoked' });
+      });
+
+      it('spends the soonest-expiring credits first; at its expiry what is left of a grant leaves the balance, once', async () => {
+        const { hash, record } = await newKey(5);
+        const [soon, later] = ['2030-01-01T00:00:00.000Z', '2030-02-01T00:00:00.000Z'];
+        await store.ledger.topUp(record.id, 10, { expiresAt: later });
+        await store.ledger.topUp(record.id, 4, { expiresAt: soon });
+        assert.equal((await store.ledger.findKeyById(record.id))!.expiringGrants, 2);
+        for (let spent = 0; spent < 6; spent++) assert.equal((await store.ledger.debit(hash, '/query')).outcome, 'charged');
+        assert.deepEqual(await store.ledger.expiringCredits(record.id), [{ credits: 8, at: later }], 'the 4 expiring soonest were spent first');
+        assert.deepEqual(await store.ledger.expireDue('2029-12-31T23:59:59.999Z', 100), []);
+        assert.deepEqual(await store.ledger.expireDue(soon, 100), [], 'nothing was left of it');
+        const expired = (await store.ledger.expireDue(later, 100)).filter((expiry) => expiry.keyId === record.id);
+        assert.deepEqual(expired, [{ keyId: record.id, amount: 8, at: later, balance: 5 }]);
+        assert.deepEqual(await store.ledger.expireDue(later, 100), [], 'once');
+        const key = await store.ledger.findKeyById(record.id);
+        assert.deepEqual([key!.balance, key!.expiringGrants], [5, 0]);
+        const audit = (await store.ledger.auditLedger()).find((ledger) => ledger.keyId === record.id);
+        assert.deepEqual(audit, { keyId: record.id, granted: 19, charged: 6, expired: 8, balance: 5, consistent: true });
+        assert.deepEqual(
+          (await store.ledger.listGrants(record.id)).map((grant) => grant.expiresAt),
+          [null, later, soon],
+        );
+      });
+
+      it('settles spending before each grant: a grant expiring sooner, added later, is not charged for what was spent before it', async () => {
+        const { hash, record } = await newKey(3);
+        const [first, second] = ['2031-02-01T00:00:00.000Z', '2031-01-01T00:00:00.000Z'];
+        await store.ledger.topUp(record.id, 5, { expiresAt: first });
+        for (let spent = 0; spent < 4; spent++) await store.ledger.debit(hash, '/query');
+        await store.ledger.topUp(record.id, 5, { expiresAt: second });
+        for (let spent = 0; spent < 2; spent++) await store.ledger.debit(hash, '/query');
+        assert.deepEqual(await store.ledger.expiringCredits(record.id), [
+          { credits: 3, at: second },
+          { credits: 1, at: first },
+        ]);
+        const expired = (await store.ledger.expireDue(first, 100)).filter((expiry) => expiry.keyId === record.id);
+        assert.deepEqual(
+          expired.map((expiry) => [expiry.amount, expiry.balance]),
+          [
+            [3, 4],
+            [1, 3],
+          ],
+        );
+        assert.equal((await store.ledger.findKeyById(record.id))!.balance, 3, 'the credits that never expire are all there');
+        assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.keyId === record.id)?.consistent, true);
       });
 
       it('returns undefined for unknown keys', async () => {
@@ -382,9 +428,11 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       const ledgers = await store.ledger.auditLedger();
       assert.deepEqual(
         ledgers.find((ledger) => ledger.keyId === record.id),
-        { keyId: record.id, granted: 8, charged: 2, balance: 6, consistent: true },
+        { keyId: record.id, granted: 8, charged: 2, expired: 0, balance: 6, consistent: true },
       );
-      for (const ledger of ledgers) assert.equal(ledger.consistent, ledger.granted - ledger.charged === ledger.balance, ledger.keyId);
+      for (const ledger of ledgers) {
+        assert.equal(ledger.consistent, ledger.granted - ledger.charged - ledger.expired === ledger.balance, ledger.keyId);
+      }
     });
 
     it('reports an idempotent request charged more than once, and only that', async () => {

@@ -8,21 +8,21 @@ import { renderAudit } from '../render.js';
 export interface AuditReport {
   keysChecked: number;
   consistent: boolean;
-  /** Keys whose credits granted minus charges recorded differ from their balance (judged in exact integers by the store). */
+  /** Keys whose credits granted - charged - expired differ from their balance (judged in exact integers by the store). */
   differences: Array<LedgerAudit & { expectedBalance: number }>;
   /** Idempotent requests charged more than once (by the ref of their claim). */
   chargedTwice: Array<{ ref: string; charges: number }>;
 }
 
 /**
- * Checks every key's ledger (credits granted by creation and top-ups - charges recorded = balance >= 0)
+ * Checks every key's ledger (credits granted - charged - expired when grants ran out = balance >= 0)
  * and that no request sent with an Idempotency-Key was charged more than once.
  */
 export async function auditLedger(store: Store): Promise<AuditReport> {
   const ledgers = await store.ledger.auditLedger();
   const differences = ledgers
     .filter((ledger) => !ledger.consistent)
-    .map((ledger) => ({ ...ledger, expectedBalance: ledger.granted - ledger.charged }));
+    .map((ledger) => ({ ...ledger, expectedBalance: ledger.granted - ledger.charged - ledger.expired }));
   const chargedTwice = await store.ledger.auditIdempotentCharges();
   return { keysChecked: ledgers.length, consistent: differences.length === 0 && chargedTwice.length === 0, differences, chargedTwice };
 }
@@ -30,7 +30,7 @@ export async function auditLedger(store: Store): Promise<AuditReport> {
 export function auditCommand(program: Command, cli: CliContext): void {
   program
     .command('audit')
-    .description('Check every key: credits granted - charges recorded = balance. Exits 1 on any difference.')
+    .description('Check every key: credits granted - charged - expired = balance. Exits 1 on any difference.')
     .option('--json', 'print the result as JSON')
     .action(async (options: { json?: boolean }) => {
       const report = await cli.withStore(auditLedger);

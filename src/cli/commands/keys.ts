@@ -4,7 +4,7 @@ import { KeyAdmin } from '../../billing/key-admin.js';
 import { type ChargeRecord, type CreditGrant, type KeyRecord, type KeyStatus, MAX_BALANCE } from '../../billing/ledger.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
-import { CliError, notFound, parseCredits, parseGraceSeconds, parseRate } from '../errors.js';
+import { CliError, notFound, parseCredits, parseGraceSeconds, parseRate, parseTime } from '../errors.js';
 import { renderCreatedKey, renderKey, renderKeyList, renderRolledKey, renderUsage } from '../render.js';
 
 export interface CreatedKey {
@@ -64,9 +64,10 @@ export function keysCommands(program: Command, cli: CliContext): void {
     .description('Add credits to a key.')
     .argument('<key-or-id>', 'the plain key or its id')
     .requiredOption('--credits <n>', 'credits to add (integer >= 1)')
+    .option('--expires-at <time>', 'when what is left of them leaves the balance (RFC 3339, e.g. 2027-01-31T23:59:59Z); default: never')
     .option('--json', 'print the result as JSON')
-    .action(async (keyOrId: string, options: { credits: string; json?: boolean }) => {
-      const key = await cli.withStore((store) => topUpKey(store, keyOrId, options.credits));
+    .action(async (keyOrId: string, options: { credits: string; expiresAt?: string; json?: boolean }) => {
+      const key = await cli.withStore((store) => topUpKey(store, keyOrId, options.credits, options.expiresAt));
       cli.output(options.json, key, (result) => renderKey(result, 'topped up'));
     });
   keys
@@ -125,9 +126,11 @@ async function setKeyRate(store: Store, keyOrId: string, rate: string): Promise<
   return key;
 }
 
-async function topUpKey(store: Store, keyOrId: string, rawCredits: string): Promise<KeyRecord> {
+async function topUpKey(store: Store, keyOrId: string, rawCredits: string, expiresAt: string | undefined): Promise<KeyRecord> {
   const credits = parseCredits(rawCredits, 1);
-  const result = await operatorKeys(store).topUp(keyOrId, credits);
+  const result = await operatorKeys(store).topUp(keyOrId, credits, {
+    expiresAt: expiresAt === undefined ? undefined : parseTime(expiresAt, '--expires-at'),
+  });
   switch (result.outcome) {
     case 'not-found':
       throw notFound(keyOrId);
@@ -140,6 +143,8 @@ async function topUpKey(store: Store, keyOrId: string, rawCredits: string): Prom
     case 'topped-up':
     case 'granted-before':
       return result.key;
+    case 'expiry-past':
+      throw new CliError(`--expires-at must be later than now, got "${expiresAt}"`);
   }
 }
 

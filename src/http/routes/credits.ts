@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppSettings } from '../../services/services.js';
+import type { AppSettings, Services } from '../../services/services.js';
 import { noCredits } from '../keyed/authenticate.js';
 import type { KeyedHooks } from '../keyed/index.js';
 import { keyedErrorResponses, keyedHeaders, responseHeaders, security, successHeaders } from '../schemas/common.js';
@@ -23,7 +23,15 @@ const schema = {
         status: { type: 'integer' },
         message: { type: 'string' },
         current_balance: balance,
-        purchase_url: { type: 'string', description: 'Where to buy credits, when the operator has set one (CREDITS_PURCHASE_URL).' },
+        expiring: {
+          type: 'array',
+          description: 'Present only when some of the balance expires: those credits and when, soonest first (they are spent first).',
+          items: {
+            type: 'object',
+            required: ['credits', 'at'],
+            properties: { credits: { type: 'integer' }, at: { type: 'string', format: 'date-time' } },
+          },
+        },
       },
     },
     ...keyedErrorResponses,
@@ -42,12 +50,16 @@ const schema = {
   },
 } as const;
 
-export function creditsRoute(app: FastifyInstance, settings: Pick<AppSettings, 'purchaseUrl'>, hooks: KeyedHooks): void {
+export function creditsRoute(app: FastifyInstance, services: Services, settings: Pick<AppSettings, 'purchaseUrl'>, hooks: KeyedHooks): void {
   app.get('/credits', { schema, config: { authErrorExtra: { current_balance: null } }, ...hooks }, async (request) => {
-    const balanceNow = request.caller!.key.balance;
+    const { key } = request.caller!;
+    const balanceNow = key.balance;
     if (balanceNow === 0) {
       throw noCredits(settings.purchaseUrl, 'The balance is 0 credits. Buy more credits to continue.', { current_balance: 0 });
     }
-    return { status: 200, message: `${balanceNow} credits remaining.`, current_balance: balanceNow };
+    const answer = { status: 200, message: `${balanceNow} credits remaining.`, current_balance: balanceNow };
+    // Read only for keys that have expiring grants: most have none, and /credits is a hot route.
+    const expiring = key.expiringGrants > 0 ? await services.store.ledger.expiringCredits(key.id) : [];
+    return expiring.length > 0 ? { ...answer, expiring } : answer;
   });
 }

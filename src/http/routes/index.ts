@@ -32,7 +32,7 @@ export async function registerRoutes(app: FastifyInstance, services: Services, s
   await app.register(async (keyedScope) => {
     const { authenticate, identify, limitRate, claimIdempotencyKey, charge, free, billable } = keyedSteps(keyedScope, services, settings);
     const face = faceSearchSteps(keyedScope, services, settings);
-    creditsRoute(keyedScope, settings, free(authenticate, limitRate));
+    creditsRoute(keyedScope, services, settings, free(authenticate, limitRate));
     usageRoute(keyedScope, services, free(authenticate, limitRate));
     documentRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, charge('/document')));
     const requireSearchIndex = requireSearchIndexStep(services.search);

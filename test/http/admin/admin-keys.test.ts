@@ -117,7 +117,7 @@ describe('admin API: keys', () => {
       ttlMs: 60_000,
     });
     assert.equal(claim.outcome, 'claimed');
-    const granted = await context.store.ledger.topUp(created.id, 10, (claim as { ref: string }).ref);
+    const granted = await context.store.ledger.topUp(created.id, 10, { idempotencyRef: (claim as { ref: string }).ref });
     assert.equal(granted.outcome, 'topped-up');
     await new Promise((resolve) => setTimeout(resolve, 60));
 
@@ -171,6 +171,6 @@ describe('admin API: keys', () => {
       ],
     );
     assert.equal(entries[0].request_id, topUp.headers['x-request-id']);
-    assert.deepEqual(entries[0].detail, { credits: 3, balance: 5, reference: 'inv-9' });
+    assert.deepEqual(entries[0].detail, { credits: 3, balance: 5, reference: 'inv-9', expires_at: null });
   });
 });

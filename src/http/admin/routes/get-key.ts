@@ -5,6 +5,8 @@ import { errorResponse } from '../../schemas/common.js';
 import { adminKeyOf, existingKey } from '../keys.js';
 import { adminErrorResponses, adminKey, adminSecurity, adminSuccessHeaders, keyIdParams } from '../schemas.js';
 
+const LATEST_GRANTS = 50;
+
 const schema = {
   summary: 'One API key, with its use',
   description: 'The key, when it was last charged, and how many charges it paid on each endpoint.',
@@ -14,14 +16,37 @@ const schema = {
   params: keyIdParams,
   response: {
     200: {
-      description: 'The key, when it was last charged, and its charges by endpoint.',
+      description: 'The key, when it was last charged, its charges by endpoint, its latest grants and its credits that expire.',
       headers: adminSuccessHeaders,
       type: 'object',
-      required: [...adminKey.required, 'last_used_at', 'charges_by_endpoint'],
+      required: [...adminKey.required, 'last_used_at', 'charges_by_endpoint', 'grants', 'expiring'],
       properties: {
         ...adminKey.properties,
         last_used_at: { type: ['string', 'null'], format: 'date-time' },
         charges_by_endpoint: { type: 'object', additionalProperties: { type: 'integer' } },
+        grants: {
+          type: 'array',
+          description: `The latest ${LATEST_GRANTS} grants, newest first.`,
+          items: {
+            type: 'object',
+            required: ['credits', 'reason', 'at', 'expires_at'],
+            properties: {
+              credits: { type: 'integer' },
+              reason: { type: 'string', enum: ['create', 'topup'] },
+              at: { type: 'string', format: 'date-time' },
+              expires_at: { type: ['string', 'null'], format: 'date-time' },
+            },
+          },
+        },
+        expiring: {
+          type: 'array',
+          description: 'Credits of the balance that expire, and when, soonest first (they are spent first).',
+          items: {
+            type: 'object',
+            required: ['credits', 'at'],
+            properties: { credits: { type: 'integer' }, at: { type: 'string', format: 'date-time' } },
+          },
+        },
       },
     },
     404: errorResponse('No key has this id.'),
@@ -32,7 +57,17 @@ const schema = {
 export function getKeyRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
   app.get('/admin/keys/:id', { schema, ...hooks }, async (request) => {
     const key = await existingKey(services.store, (request.params as { id: string }).id);
-    const activity = await services.store.ledger.keyActivity(key.id);
-    return { ...adminKeyOf(key), last_used_at: activity.lastUsedAt, charges_by_endpoint: activity.chargesByEndpoint };
+    const { ledger } = services.store;
+    const [activity, grants, expiring] = await Promise.all([ledger.keyActivity(key.id), ledger.listGrants(key.id), ledger.expiringCredits(key.id)]);
+    return {
+      ...adminKeyOf(key),
+      last_used_at: activity.lastUsedAt,
+      charges_by_endpoint: activity.chargesByEndpoint,
+      grants: grants
+        .slice(-LATEST_GRANTS)
+        .reverse()
+        .map((grant) => ({ credits: grant.amount, reason: grant.reason, at: grant.at, expires_at: grant.expiresAt })),
+      expiring,
+    };
   });
 }

@@ -26,6 +26,12 @@ const schema = {
     properties: {
       credits: { type: 'integer', minimum: 1, maximum: MAX_BALANCE },
       reference: { type: 'string', maxLength: 200, description: "Your billing system's reference, kept in the audit log." },
+      expires_at: {
+        type: 'string',
+        format: 'date-time',
+        description:
+          'When what is left of these credits leaves the balance (RFC 3339, later than now); absent: never. Credits that expire soonest are spent first.',
+      },
     },
   },
   response: {
@@ -70,8 +76,12 @@ async function claimTopUp(services: Services, request: FastifyRequest, reply: Fa
 
 async function topUp(services: Services, request: FastifyRequest, claim: Claim | undefined): Promise<{ id: string; balance: number }> {
   const id = (request.params as { id: string }).id;
-  const body = request.body as { credits: number; reference?: string };
-  const result = await keysFor(services, request).topUp(id, body.credits, { reference: body.reference, idempotencyRef: claim?.ref });
+  const body = request.body as { credits: number; reference?: string; expires_at?: string };
+  const result = await keysFor(services, request).topUp(id, body.credits, {
+    reference: body.reference,
+    idempotencyRef: claim?.ref,
+    expiresAt: body.expires_at,
+  });
   switch (result.outcome) {
     case 'not-found':
       throw new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
@@ -87,6 +97,8 @@ async function topUp(services: Services, request: FastifyRequest, claim: Claim |
       return { id, balance: result.key.balance };
     case 'granted-before':
       return { id, balance: result.key.balance };
+    case 'expiry-past':
+      throw new ApiError('BAD_REQUEST', `expires_at must be later than now (${new Date(services.clock()).toISOString()}).`);
   }
 }
 
