@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { MAX_BALANCE } from './billing/ledger.js';
+import { BILLABLE_ENDPOINTS, type BillableEndpoint, MAX_BALANCE } from './billing/ledger.js';
+import { isWebhookSecret } from './webhooks/signature.js';
 
 export interface Config {
   port: number;
@@ -54,6 +55,12 @@ export interface Config {
   faceQueueMax: number;
   /** Where callers buy credits (CREDITS_PURCHASE_URL): named in every 402. */
   purchaseUrl: string | undefined;
+  /** Credits per request of each billable endpoint (PRICES); 1 where it says nothing. */
+  prices: Record<BillableEndpoint, number>;
+  /** The balance at or below which a debit sends credits.low, for keys without their own (LOW_BALANCE_THRESHOLD); null: none. */
+  lowBalanceThreshold: number | null;
+  /** An endpoint that receives every event (WEBHOOK_URL, WEBHOOK_SECRET), besides those set through the admin API. */
+  webhook: { url: string; secret: string } | undefined;
   /** Stripe top-ups: STRIPE_WEBHOOK_SECRET, and STRIPE_PRICE_CREDITS ({"price_id": credits}). */
   stripe: { webhookSecret: string; priceCredits: Record<string, number> } | undefined;
 }
@@ -109,6 +116,26 @@ function integersByName(env: NodeJS.ProcessEnv, name: string, max: number): Reco
     }
   }
   return parsed as Record<string, number>;
+}
+
+function pricesOf(env: NodeJS.ProcessEnv): Record<BillableEndpoint, number> {
+  const prices = integersByName(env, 'PRICES', MAX_BALANCE);
+  const unknown = Object.keys(prices).filter((path) => !(BILLABLE_ENDPOINTS as readonly string[]).includes(path));
+  if (unknown.length > 0) throw new ConfigError(`PRICES: ${unknown.join(', ')} is not a billable endpoint (${BILLABLE_ENDPOINTS.join(', ')})`);
+  return Object.fromEntries(BILLABLE_ENDPOINTS.map((path) => [path, prices[path] ?? 1])) as Record<BillableEndpoint, number>;
+}
+
+function webhookOf(env: NodeJS.ProcessEnv): Config['webhook'] {
+  const url = httpUrl(env, 'WEBHOOK_URL');
+  const secret = optional(env, 'WEBHOOK_SECRET');
+  if (url === undefined) {
+    if (secret !== undefined) throw new ConfigError('WEBHOOK_SECRET needs WEBHOOK_URL');
+    return undefined;
+  }
+  if (secret === undefined || !isWebhookSecret(secret)) {
+    throw new ConfigError('WEBHOOK_URL needs WEBHOOK_SECRET: whsec_ and at least 16 bytes in base64 (the Standard Webhooks form)');
+  }
+  return { url, secret };
 }
 
 function stripeOf(env: NodeJS.ProcessEnv): Config['stripe'] {
@@ -185,6 +212,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     faceQueueMax: integer(env, 'FACE_QUEUE_MAX', 32, 0),
     purchaseUrl: httpUrl(env, 'CREDITS_PURCHASE_URL'),
     stripe: stripeOf(env),
+    prices: pricesOf(env),
+    webhook: webhookOf(env),
+    lowBalanceThreshold: optional(env, 'LOW_BALANCE_THRESHOLD') === undefined ? null : integer(env, 'LOW_BALANCE_THRESHOLD', 0, 0),
   };
 }
 

@@ -50,6 +50,8 @@ export const errorCatalogue = {
   UNKNOWN_ADMIN_TOKEN: { status: 401, message: 'The admin token is not recognised, or was revoked.' },
   READ_ONLY_TOKEN: { status: 403, message: 'This admin token is read-only: it cannot change anything.' },
   KEY_NOT_FOUND: { status: 404, message: 'No key has this id.' },
+  WEBHOOK_NOT_FOUND: { status: 404, message: 'No webhook endpoint has this id.' },
+  DELIVERY_NOT_FOUND: { status: 404, message: 'No webhook delivery has this id.' },
   KEY_REVOKED: { status: 409, message: 'The key is revoked, which is permanent: it cannot be changed. Create a new key instead.' },
   BALANCE_LIMIT: { status: 422, message: 'The balance would pass the most a key may hold (10^12 credits). Nothing was added.' },
   STORAGE_FULL: { status: 503, message: 'The data store cannot write: its storage is full. Nothing was charged; retry with exponential backoff.' },

@@ -3,12 +3,18 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
 import { BillingUpkeep } from './billing/upkeep.js';
 import type { Config } from './config.js';
+import { every } from './platform/periodic.js';
 import { appSettings, buildServices } from './services/build.js';
 import { openStore } from './store/open.js';
+import { WebhookSender } from './webhooks/webhook-sender.js';
 
 const IDEMPOTENCY_PURGE_MS = 10 * 60 * 1000;
-/** How often grants whose time has come are expired: the most an expiry can lag behind it. */
+/** How often grants whose time has come are expired and webhooks sent: the most either lags. */
 const UPKEEP_INTERVAL_MS = 1000;
+/** An endpoint that has not answered by then has failed this attempt. */
+const WEBHOOK_TIMEOUT_MS = 10_000;
+/** The endpoint WEBHOOK_URL and WEBHOOK_SECRET set, rewritten at each start. */
+const ENV_WEBHOOK_ID = 'whep_env';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -51,13 +57,26 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const upkeep = new BillingUpkeep(store.ledger, services.clock, (expiries) =>
     services.metrics?.expire(expiries.reduce((sum, expiry) => sum + expiry.amount, 0)),
   );
-  upkeep.start(UPKEEP_INTERVAL_MS, (error) => log.warn({ err: error }, 'could not expire grants: retrying at the next pass'));
+  const expiring = every(
+    UPKEEP_INTERVAL_MS,
+    () => upkeep.runOnce(),
+    (error) => log.warn({ err: error }, 'could not expire grants: retrying'),
+  );
+  if (config.webhook) {
+    await store.webhooks.putEndpoint({ id: ENV_WEBHOOK_ID, ...config.webhook, events: null, createdAt: new Date().toISOString() });
+  }
+  const sender = new WebhookSender(store.webhooks, services.clock, { timeoutMs: WEBHOOK_TIMEOUT_MS });
+  const delivering = every(
+    UPKEEP_INTERVAL_MS,
+    () => sender.runOnce(),
+    (error) => log.warn({ err: error }, 'could not deliver webhooks: retrying'),
+  );
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       clearInterval(purgeTimer);
-      await upkeep.stop();
+      await Promise.all([expiring.stop(), delivering.stop()]);
       await Promise.all(apps.map(closeDraining));
       await services.face?.close();
       await services.probeImages.close();

@@ -78,6 +78,25 @@ describe('configuration from the environment', () => {
     assert.throws(() => loadConfig({ STRIPE_PRICE_CREDITS: '{"price_1": 1}' }), /needs STRIPE_WEBHOOK_SECRET/);
   });
 
+  it('reads prices, the low-balance mark and the webhook endpoint', () => {
+    const defaults = loadConfig({});
+    assert.deepEqual(
+      [defaults.prices, defaults.lowBalanceThreshold, defaults.webhook],
+      [{ '/document': 1, '/query': 1, '/face/search': 1 }, null, undefined],
+    );
+    const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+    const config = loadConfig({ PRICES: '{"/query": 3}', LOW_BALANCE_THRESHOLD: '50', WEBHOOK_URL: 'http://10.0.0.5/hooks', WEBHOOK_SECRET: secret });
+    assert.deepEqual(config.prices, { '/document': 1, '/query': 3, '/face/search': 1 });
+    assert.equal(config.lowBalanceThreshold, 50);
+    assert.deepEqual(config.webhook, { url: 'http://10.0.0.5/hooks', secret });
+    assert.throws(() => loadConfig({ PRICES: '{"/credits": 2}' }), /PRICES: \/credits is not a billable endpoint/);
+    assert.throws(() => loadConfig({ PRICES: '{"/query": 0}' }), /PRICES: "\/query" must be an integer from 1/);
+    assert.throws(() => loadConfig({ LOW_BALANCE_THRESHOLD: '-1' }), /LOW_BALANCE_THRESHOLD/);
+    assert.throws(() => loadConfig({ WEBHOOK_URL: 'http://10.0.0.5/hooks' }), /WEBHOOK_URL needs WEBHOOK_SECRET/);
+    assert.throws(() => loadConfig({ WEBHOOK_URL: 'http://10.0.0.5/hooks', WEBHOOK_SECRET: 'plain' }), /whsec_/);
+    assert.throws(() => loadConfig({ WEBHOOK_SECRET: secret }), /WEBHOOK_SECRET needs WEBHOOK_URL/);
+  });
+
   it('splits search over a thread per core, up to 4, in one process, and one per process with several, unless SEARCH_THREADS says', () => {
     assert.equal(searchThreadsOf(loadConfig({})), Math.min(4, availableParallelism()));
     assert.equal(searchThreadsOf(loadConfig({ WORKERS: '2' })), 1);

@@ -1,5 +1,5 @@
 import { hashApiKey } from './key-admin.js';
-import type { DebitResult, KeyRecord, Ledger } from './ledger.js';
+import type { DebitOptions, DebitResult, KeyRecord, Ledger } from './ledger.js';
 
 /** Milliseconds since the epoch; injected so tests can move time (a rolled key's grace period). */
 export type Clock = () => number;
@@ -66,15 +66,15 @@ export class CreditService {
   }
 
   /**
-   * Spends one credit of the key with this hash. When no key has this hash as its current one, it
-   * may be a rolled key's former key inside its grace period (or a key identified just before a
-   * roll on another instance): the debit then goes to the key's current hash.
+   * Spends the request's cost from the key with this hash. When no key has this hash as its current
+   * one, it may be a rolled key's former key inside its grace period (or a key identified just
+   * before a roll on another instance): the debit then goes to the key's current hash.
    */
-  async charge(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult> {
-    const result = await this.ledger.debit(keyHash, endpoint, idempotencyRef);
+  async charge(keyHash: string, endpoint: string, options: DebitOptions = {}): Promise<DebitResult> {
+    const result = await this.ledger.debit(keyHash, endpoint, options);
     if (result.outcome !== 'unknown-key') return result;
     const rolled = await this.formerKey(keyHash);
-    return rolled ? this.ledger.debit(rolled.keyHash, endpoint, idempotencyRef) : result;
+    return rolled ? this.ledger.debit(rolled.keyHash, endpoint, options) : result;
   }
 
   recordOutcome(chargeId: number, status: number): void {

@@ -1,9 +1,11 @@
-import type { DebitResult } from './ledger.js';
+import type { DebitOptions, DebitResult } from './ledger.js';
 
 export interface DebitJob {
   keyHash: string;
   endpoint: string;
   idempotencyRef: string | null;
+  /** Credits the request costs. */
+  cost: number;
 }
 
 /** Runs one batch of debits in one transaction; results in the order of the jobs. */
@@ -29,9 +31,10 @@ export class DebitBatcher {
 
   constructor(private readonly runDebits: RunDebits) {}
 
-  submit(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult> {
+  submit(keyHash: string, endpoint: string, options: DebitOptions): Promise<DebitResult> {
+    const job = { keyHash, endpoint, idempotencyRef: options.idempotencyRef ?? null, cost: options.cost ?? 1 };
     return new Promise((resolve, reject) => {
-      this.waiting.push({ job: { keyHash, endpoint, idempotencyRef: idempotencyRef ?? null }, resolve, reject });
+      this.waiting.push({ job, resolve, reject });
       this.schedule();
     });
   }

@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Clock } from './credit-service.js';
-import type { KeyRecord, KeyStatus, Ledger, TopUpResult } from './ledger.js';
+import type { KeyRecord, KeySettings, KeyStatus, Ledger, TopUpResult } from './ledger.js';
 
 export const API_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
 
@@ -110,6 +110,14 @@ export class KeyAdmin {
     const key = await this.find(keyOrId);
     const updated = key && (await this.ledger.setKeyRateLimit(key.id, rateLimit));
     if (updated) await this.report('keys.rate', updated.id, { rate: rateLimit });
+    return updated;
+  }
+
+  /** A key's own prices and low-balance mark (null returns each to the service's). */
+  async updateSettings(keyOrId: string, settings: KeySettings): Promise<KeyRecord | undefined> {
+    const key = await this.find(keyOrId);
+    const updated = key && (await this.ledger.updateKeySettings(key.id, settings));
+    if (updated) await this.report('keys.update', updated.id, { prices: settings.prices, low_balance_threshold: settings.lowBalanceThreshold });
     return updated;
   }
 

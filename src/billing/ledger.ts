@@ -1,3 +1,5 @@
+import { cursorOf, placeOf } from '../platform/cursor.js';
+
 /**
  * The ledger: keys, their balances, the credits granted and the charges made. Two implementations,
  * SQLite (sqlite-ledger.ts) and PostgreSQL (postgres-ledger.ts), pass the same contract tests.
@@ -16,6 +18,23 @@ export interface KeyRecord {
   rateLimit: number | null;
   /** Grants of this key that expire with credits left as of their last settlement (see Ledger.expiringCredits). */
   expiringGrants: number;
+  /** Credits per request by endpoint path, overriding PRICES for this key; null: none. */
+  prices: Record<string, number> | null;
+  /** Balance at or below which a debit sends credits.low; null: LOW_BALANCE_THRESHOLD. */
+  lowBalanceThreshold: number | null;
+}
+
+/** What an operator may change on a key besides its status and rate (PATCH /admin/keys/{id}); absent fields stay. */
+export interface KeySettings {
+  prices?: Record<string, number> | null;
+  lowBalanceThreshold?: number | null;
+}
+
+export interface DebitOptions {
+  /** Recorded on the charge, so a claim taken over after a crash can tell that its request already paid. */
+  idempotencyRef?: string;
+  /** Credits this request costs: 1 unless prices say otherwise. */
+  cost?: number;
 }
 
 /**
@@ -23,6 +42,16 @@ export interface KeyRecord {
  * balance, and far below where a double stops counting every credit (2^53).
  */
 export const MAX_BALANCE = 1_000_000_000_000;
+
+/** The endpoints a request pays for; PRICES and a key's prices are keyed by these paths. */
+export const BILLABLE_ENDPOINTS = ['/document', '/query', '/face/search'] as const;
+
+export type BillableEndpoint = (typeof BILLABLE_ENDPOINTS)[number];
+
+/** What a request to `endpoint` costs this key: its own price, else the service's (PRICES), else 1. */
+export function priceOf(endpoint: string, key: Pick<KeyRecord, 'prices'> | null, prices: Partial<Record<string, number>>): number {
+  return key?.prices?.[endpoint] ?? prices[endpoint] ?? 1;
+}
 
 export type TopUpResult =
   | { outcome: 'topped-up'; key: KeyRecord }
@@ -99,6 +128,7 @@ export interface GrantOptions {
 export interface LedgerAudit {
   keyId: string;
   granted: number;
+  /** Credits the charges took (their prices). */
   charged: number;
   /** What was left of grants when they expired. */
   expired: number;
@@ -188,11 +218,13 @@ export interface Ledger {
   setKeyRateLimit(keyId: string, rateLimit: number | null): Promise<KeyRecord | undefined>;
 
   /**
-   * Spends one credit in one conditional write and records the charge with it, atomically.
-   * Resolves only once both are durable. `idempotencyRef` is recorded on the charge, so a claim
-   * taken over after a crash can tell that its request already paid.
+   * Spends the request's cost (all of it, or nothing: 402) in one conditional write and records the
+   * charge with it, atomically, with credits.low and credits.depleted events when the balance
+   * crosses those marks. Resolves only once all of it is durable.
    */
-  debit(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult>;
+  debit(keyHash: string, endpoint: string, options?: DebitOptions): Promise<DebitResult>;
+  /** Sets a key's prices or low-balance mark; undefined for an unknown key. */
+  updateKeySettings(keyId: string, settings: KeySettings): Promise<KeyRecord | undefined>;
   /** Fills in the final HTTP status of a charged request. Not awaited on the request path. */
   recordOutcome(chargeId: number, status: number): void;
   listCharges(keyId: string, limit?: number): Promise<ChargeRecord[]>;
@@ -213,9 +245,12 @@ export interface KeyRow {
   created_at: string | Date;
   rate_limit: number | null;
   expiring_grants: number;
+  /** JSON text in SQLite, an object from PostgreSQL's jsonb. */
+  prices: string | Record<string, number> | null;
+  low_balance_threshold: number | null;
 }
 
-export const KEY_COLUMNS = 'id, name, status, balance, created_at, rate_limit, expiring_grants';
+export const KEY_COLUMNS = 'id, name, status, balance, created_at, rate_limit, expiring_grants, prices, low_balance_threshold';
 
 export function keyFromRow(row: KeyRow): KeyRecord {
   const createdAt = row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at;
@@ -227,7 +262,20 @@ export function keyFromRow(row: KeyRow): KeyRecord {
     createdAt,
     rateLimit: row.rate_limit,
     expiringGrants: Number(row.expiring_grants),
+    prices: typeof row.prices === 'string' ? (JSON.parse(row.prices) as Record<string, number>) : row.prices,
+    lowBalanceThreshold: row.low_balance_threshold === null ? null : Number(row.low_balance_threshold),
   };
+}
+
+/** The webhook events a change of balance from `before` to `after` causes: credits.low and credits.depleted, once per crossing. */
+export function balanceCrossings(before: number, after: number, lowMark: number | null): Array<{ type: string; threshold: number }> {
+  const marks = [
+    { type: 'credits.low', threshold: lowMark },
+    { type: 'credits.depleted', threshold: 0 },
+  ];
+  return marks.filter(
+    (mark): mark is { type: string; threshold: number } => mark.threshold !== null && before > mark.threshold && after <= mark.threshold,
+  );
 }
 
 /**
@@ -244,24 +292,13 @@ export function settleSpent<T extends { remaining: number }>(grants: T[], spent:
   });
 }
 
-/** A key's place in the newest-first order, as an opaque cursor, and back (undefined for a cursor that is not one). */
-function keyCursor(key: KeyRecord): string {
-  return Buffer.from(JSON.stringify([key.createdAt, key.id])).toString('base64url');
-}
-
-export function keyCursorPlace(cursor: string): { createdAt: string; id: string } | undefined {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
-    return typeof createdAt === 'string' && typeof id === 'string' ? { createdAt, id } : undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** A key's page cursor, and back (undefined for a cursor that is not one): the place of its creation in the newest-first order. */
+export const keyCursorPlace = placeOf;
 
 /** The page of `limit` keys read with one more row: the next cursor when that row exists. */
 export function keyPage(rows: KeyRecord[], limit: number): { keys: KeyRecord[]; nextCursor: string | null } {
   const keys = rows.slice(0, limit);
-  return { keys, nextCursor: rows.length > limit ? keyCursor(keys[keys.length - 1]) : null };
+  return { keys, nextCursor: rows.length > limit ? cursorOf(keys[keys.length - 1]) : null };
 }
 
 /** Why a key took no credit: unknown, not active, or (active) at zero. */

@@ -1,9 +1,11 @@
 import type { PoolClient } from 'pg';
 import type { PostgresDatabase } from '../platform/postgres-database.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
+import { type EventType, newEventId } from './events.js';
 import {
   type ChargeRecord,
   type CreditGrant,
+  type DebitOptions,
   type DebitResult,
   type ExpiringCredits,
   type Expiry,
@@ -13,6 +15,7 @@ import {
   type KeyQuery,
   type KeyRecord,
   type KeyRow,
+  type KeySettings,
   type KeyStatus,
   keyCursorPlace,
   keyFromRow,
@@ -66,6 +69,16 @@ async function settle(client: PoolClient, keyId: string): Promise<void> {
   );
 }
 
+/** An event for webhook endpoints, in the transaction of the change that causes it. */
+async function recordEvent(client: PoolClient, type: EventType, keyId: string, data: Record<string, unknown>): Promise<void> {
+  await client.query('INSERT INTO webhook_events (id, type, key_id, data) VALUES ($1, $2, $3, $4)', [
+    newEventId(),
+    type,
+    keyId,
+    JSON.stringify({ key_id: keyId, ...data }),
+  ]);
+}
+
 function keyOf(rows: KeyRow[]): KeyRecord | undefined {
   return rows[0] && keyFromRow(rows[0]);
 }
@@ -81,7 +94,11 @@ export class PostgresLedger implements Ledger {
     await this.db.query('SELECT record_outcomes($1, $2)', [outcomes.map(([id]) => id), outcomes.map(([, status]) => status)]);
   });
 
-  constructor(private readonly db: PostgresDatabase) {}
+  /** `lowBalanceThreshold`: LOW_BALANCE_THRESHOLD, the mark of keys that have none of their own. */
+  constructor(
+    private readonly db: PostgresDatabase,
+    private readonly lowBalanceThreshold: number | null = null,
+  ) {}
 
   async createKey(input: NewKey): Promise<KeyRecord> {
     return this.db.transaction(async (client) => {
@@ -167,7 +184,9 @@ export class PostgresLedger implements Ledger {
            expiring_grants = expiring_grants + $3 WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
         [keyId, amount, expiresAt === null ? 0 : 1],
       );
-      return { outcome: 'topped-up', key: keyFromRow(rows[0] as KeyRow) };
+      const topped = keyFromRow(rows[0] as KeyRow);
+      await recordEvent(client, 'credits.granted', keyId, { balance: topped.balance, credits: amount, expires_at: expiresAt });
+      return { outcome: 'topped-up', key: topped };
     });
   }
 
@@ -195,12 +214,22 @@ export class PostgresLedger implements Ledger {
           expiresAt,
         ]);
         // Not spending: the settlement moves with the balance.
-        const { rows } = await client.query<{ balance: number }>(
+        const { rows } = await client.query<{ balance: number; low_balance_threshold: number | null }>(
           `UPDATE keys SET balance = balance - $2, settled_balance = balance - $2,
-             expiring_grants = (SELECT count(*) FROM credit_grants WHERE key_id = $1 AND remaining > 0) WHERE id = $1 RETURNING balance`,
+             expiring_grants = (SELECT count(*) FROM credit_grants WHERE key_id = $1 AND remaining > 0) WHERE id = $1
+           RETURNING balance, low_balance_threshold`,
           [grant.key_id, remaining],
         );
-        return { keyId: grant.key_id, amount: Number(remaining), at: expiresAt.toISOString(), balance: Number(rows[0]?.balance) };
+        const balance = Number(rows[0]?.balance);
+        const credits = Number(remaining);
+        await recordEvent(client, 'credits.expired', grant.key_id, { balance, credits, expired_at: expiresAt.toISOString() });
+        await client.query('SELECT record_crossings($1, $2, $3, $4)', [
+          grant.key_id,
+          balance + credits,
+          balance,
+          rows[0]?.low_balance_threshold ?? this.lowBalanceThreshold,
+        ]);
+        return { keyId: grant.key_id, amount: credits, at: expiresAt.toISOString(), balance };
       });
       if (expiry) expiries.push(expiry);
     }
@@ -242,6 +271,7 @@ export class PostgresLedger implements Ledger {
         ]);
       }
       await client.query('UPDATE keys SET key_hash = $2 WHERE id = $1', [keyId, newKeyHash]);
+      await recordEvent(client, 'key.rolled', keyId, { balance: key.balance, old_key_valid_until: oldKeyValidUntil });
       return { outcome: 'rolled', key };
     });
   }
@@ -251,12 +281,34 @@ export class PostgresLedger implements Ledger {
   }
 
   async setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined> {
-    await this.db.query(`UPDATE keys SET status = $2 WHERE id = $1 AND status <> 'revoked'`, [keyId, status]);
-    return this.findKeyById(keyId);
+    return this.db.transaction(async (client) => {
+      const changed = await client.query<KeyRow>(`UPDATE keys SET status = $2 WHERE id = $1 AND status <> 'revoked' RETURNING ${KEY_COLUMNS}`, [
+        keyId,
+        status,
+      ]);
+      const key = keyOf(changed.rows);
+      if (key?.status === 'revoked') await recordEvent(client, 'key.revoked', keyId, { balance: key.balance });
+      return key ?? keyOf((await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1`, [keyId])).rows);
+    });
   }
 
-  debit(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult> {
-    return this.debits.submit(keyHash, endpoint, idempotencyRef);
+  debit(keyHash: string, endpoint: string, options: DebitOptions = {}): Promise<DebitResult> {
+    return this.debits.submit(keyHash, endpoint, options);
+  }
+
+  async updateKeySettings(keyId: string, settings: KeySettings): Promise<KeyRecord | undefined> {
+    const { rows } = await this.db.query<KeyRow>(
+      `UPDATE keys SET prices = CASE WHEN $2 THEN $3::jsonb ELSE prices END,
+         low_balance_threshold = CASE WHEN $4 THEN $5::bigint ELSE low_balance_threshold END WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+      [
+        keyId,
+        settings.prices !== undefined,
+        settings.prices ? JSON.stringify(settings.prices) : null,
+        settings.lowBalanceThreshold !== undefined,
+        settings.lowBalanceThreshold ?? null,
+      ],
+    );
+    return keyOf(rows);
   }
 
   recordOutcome(chargeId: number, status: number): void {
@@ -309,7 +361,7 @@ export class PostgresLedger implements Ledger {
          granted - charged - expired = balance AND balance >= 0 AS consistent FROM (
          SELECT k.id AS key_id, k.balance,
            (SELECT coalesce(sum(g.amount), 0) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
-           (SELECT count(*) FROM charges c WHERE c.key_id = k.id) AS charged,
+           (SELECT coalesce(sum(c.credits), 0) FROM charges c WHERE c.key_id = k.id) AS charged,
            (SELECT coalesce(sum(e.amount), 0) FROM credit_expiries e WHERE e.key_id = k.id) AS expired
          FROM keys k) AS ledger ORDER BY key_id`,
     );
@@ -337,14 +389,16 @@ export class PostgresLedger implements Ledger {
    */
   private async runDebits(jobs: DebitJob[]): Promise<DebitResult[]> {
     const positions = positionsByKey(jobs);
-    const { rows } = await this.db.query<DebitedRow>(...debitStatement(jobs, positions));
+    const totals = runningTotals(jobs, positions);
+    const { rows } = await this.db.query<DebitedRow>(...debitStatement(jobs, positions, totals, this.lowBalanceThreshold));
     const results = new Array<DebitResult>(jobs.length);
     for (const row of rows) {
       const indexes = positions.get(row.key_hash) ?? [];
       const granted = row.granted ?? 0;
       // Charge ids come from one sequence in the order of the requests, which ORDER BY position fixes.
+      const before = Number(row.balance) + (granted > 0 ? (totals[indexes[granted - 1] as number] as number) : 0);
       indexes.slice(0, granted).forEach((index, order) => {
-        results[index] = { outcome: 'charged', balance: Number(row.balance) + granted - 1 - order, chargeId: Number(row.charge_ids?.[order]) };
+        results[index] = { outcome: 'charged', balance: before - (totals[index] as number), chargeId: Number(row.charge_ids?.[order]) };
       });
       const refusal = refusalFor(granted > 0 ? 'active' : (row.status ?? undefined));
       for (const index of indexes.slice(granted)) results[index] = refusal;
@@ -353,12 +407,31 @@ export class PostgresLedger implements Ledger {
   }
 }
 
-function debitStatement(jobs: DebitJob[], positions: Map<string, number[]>): [string, unknown[], string] {
+/** Each debit's cost added up with those of the same key before it in the batch. */
+function runningTotals(jobs: DebitJob[], positions: Map<string, number[]>): number[] {
+  const totals = new Array<number>(jobs.length);
+  for (const indexes of positions.values()) {
+    let total = 0;
+    for (const index of indexes) {
+      total += (jobs[index] as DebitJob).cost;
+      totals[index] = total;
+    }
+  }
+  return totals;
+}
+
+function debitStatement(
+  jobs: DebitJob[],
+  positions: Map<string, number[]>,
+  totals: number[],
+  lowBalanceThreshold: number | null,
+): [string, unknown[], string] {
   const endpoints = jobs.map((job) => job.endpoint);
   const refs = jobs.map((job) => job.idempotencyRef);
+  const costs = jobs.map((job) => job.cost);
   if (positions.size === 1) {
-    const sql = 'SELECT key_hash, balance, granted, status, charge_ids FROM debit_one_key($1, $2, $3)';
-    return [sql, [jobs[0]?.keyHash, endpoints, refs], 'debit-one-key'];
+    const sql = 'SELECT key_hash, balance, granted, status, charge_ids FROM debit_one_key($1, $2, $3, $4, $5, $6)';
+    return [sql, [jobs[0]?.keyHash, endpoints, costs, totals, refs, lowBalanceThreshold], 'debit-one-key'];
   }
   // Each debit's rank among its key's debits: the first `granted` of a key are the charged ones.
   const ordinals = new Array<number>(jobs.length);
@@ -367,6 +440,6 @@ function debitStatement(jobs: DebitJob[], positions: Map<string, number[]>): [st
       ordinals[index] = order + 1;
     });
   }
-  const sql = 'SELECT key_hash, balance, granted, status, charge_ids FROM debit_batch($1, $2, $3, $4)';
-  return [sql, [jobs.map((job) => job.keyHash), endpoints, ordinals, refs], 'debit-batch'];
+  const sql = 'SELECT key_hash, balance, granted, status, charge_ids FROM debit_batch($1, $2, $3, $4, $5, $6, $7)';
+  return [sql, [jobs.map((job) => job.keyHash), endpoints, costs, totals, ordinals, refs, lowBalanceThreshold], 'debit-batch'];
 }

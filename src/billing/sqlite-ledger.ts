@@ -2,9 +2,12 @@ import { basename, dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { ExternalWrites } from '../platform/external-writes.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
+import { newEventId } from './events.js';
 import {
+  balanceCrossings,
   type ChargeRecord,
   type CreditGrant,
+  type DebitOptions,
   type DebitResult,
   type ExpiringCredits,
   type Expiry,
@@ -14,6 +17,7 @@ import {
   type KeyQuery,
   type KeyRecord,
   type KeyRow,
+  type KeySettings,
   type KeyStatus,
   keyCursorPlace,
   keyFromRow,
@@ -47,6 +51,7 @@ interface DebitedRow {
   id: string;
   balance: number;
   last_debit: number;
+  low_balance_threshold: number | null;
 }
 
 function prepareStatements(db: Database.Database) {
@@ -79,9 +84,15 @@ function prepareStatements(db: Database.Database) {
     topUp: db.prepare('UPDATE keys SET balance = balance + ? WHERE id = ?'),
     setStatus: db.prepare(`UPDATE keys SET status = ? WHERE id = ? AND status <> 'revoked'`),
     setRateLimit: db.prepare('UPDATE keys SET rate_limit = ? WHERE id = ?'),
+    // `count` requests of `cost` credits each: as many as the balance covers, whole.
     debit: db.prepare(
-      `UPDATE keys SET balance = balance - MIN(balance, @count), last_debit = MIN(balance, @count)
-       WHERE key_hash = @keyHash AND status = 'active' AND balance > 0 RETURNING id, balance, last_debit`,
+      `UPDATE keys SET balance = balance - MIN(balance / @cost, @count) * @cost, last_debit = MIN(balance / @cost, @count)
+       WHERE key_hash = @keyHash AND status = 'active' AND balance >= @cost RETURNING id, balance, last_debit, low_balance_threshold`,
+    ),
+    insertEvent: db.prepare('INSERT INTO webhook_events (id, type, key_id, data, created_at) VALUES (?, ?, ?, ?, ?)'),
+    updateSettings: db.prepare(
+      `UPDATE keys SET prices = CASE WHEN @setPrices THEN @prices ELSE prices END,
+         low_balance_threshold = CASE WHEN @setThreshold THEN @threshold ELSE low_balance_threshold END WHERE id = @keyId`,
     ),
     chargesByKey: db.prepare('SELECT id, key_id, endpoint, at, outcome_status FROM charges WHERE key_id = ? ORDER BY id DESC LIMIT ?'),
     countCharges: db.prepare('SELECT count(*) AS n FROM charges WHERE key_id = ?'),
@@ -113,7 +124,11 @@ export class SqliteLedger implements Ledger {
   private readonly debits = new DebitBatcher((jobs) => this.runDebits(jobs));
   private readonly outcomes = new OutcomeWriter((outcomes) => this.inTransaction(() => this.writeOutcomes(outcomes)));
 
-  constructor(private readonly db: Database.Database) {
+  /** `lowBalanceThreshold`: LOW_BALANCE_THRESHOLD, the mark of keys that have none of their own. */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly lowBalanceThreshold: number | null = null,
+  ) {
     this.sql = prepareStatements(db);
     this.externalWrites = new ExternalWrites(db, dirname(db.name), basename(db.name));
   }
@@ -125,7 +140,17 @@ export class SqliteLedger implements Ledger {
       this.sql.insertKey.run(input.id, input.keyHash, input.name, 'active', input.credits, createdAt, rateLimit);
       this.sql.insertGrant.run(input.id, input.credits, 'create', createdAt, null, null, null);
     })();
-    return { id: input.id, name: input.name, status: 'active', balance: input.credits, createdAt, rateLimit, expiringGrants: 0 };
+    return {
+      id: input.id,
+      name: input.name,
+      status: 'active',
+      balance: input.credits,
+      createdAt,
+      rateLimit,
+      expiringGrants: 0,
+      prices: null,
+      lowBalanceThreshold: null,
+    };
   }
 
   async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
@@ -206,7 +231,9 @@ export class SqliteLedger implements Ledger {
       const at = new Date().toISOString();
       this.sql.insertGrant.run(keyId, amount, 'topup', at, idempotencyRef ?? null, expiresAt, expiresAt === null ? null : amount);
       this.settle(keyId);
-      return { outcome: 'topped-up', key: this.keyBy(this.sql.keyById, keyId) as KeyRecord };
+      const topped = this.keyBy(this.sql.keyById, keyId) as KeyRecord;
+      this.recordEvent('credits.granted', keyId, { balance: topped.balance, credits: amount, expires_at: expiresAt });
+      return { outcome: 'topped-up', key: topped };
     });
   }
 
@@ -222,6 +249,9 @@ export class SqliteLedger implements Ledger {
         this.sql.setRemaining.run(0, grant.id);
         this.sql.insertExpiry.run(grant.key_id, grant.id, left.remaining, left.expires_at);
         this.settle(grant.key_id);
+        this.recordEvent('credits.expired', grant.key_id, { balance, credits: left.remaining, expired_at: left.expires_at });
+        const { low_balance_threshold: mark } = this.sql.keyById.get(grant.key_id) as KeyRow;
+        this.recordCrossings(grant.key_id, balance + left.remaining, balance, mark);
         return { keyId: grant.key_id, amount: left.remaining, at: left.expires_at, balance };
       });
       if (expiry) expiries.push(expiry);
@@ -262,6 +292,7 @@ export class SqliteLedger implements Ledger {
       this.sql.forgetRetired.run(keyId, now);
       if (oldKeyValidUntil !== null) this.sql.retireHash.run(oldKeyValidUntil, keyId);
       this.sql.setHash.run(newKeyHash, keyId);
+      this.recordEvent('key.rolled', keyId, { balance: key.balance, old_key_valid_until: oldKeyValidUntil });
       return { outcome: 'rolled', key };
     });
   }
@@ -274,14 +305,30 @@ export class SqliteLedger implements Ledger {
   }
 
   async setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined> {
-    return this.changeKey(keyId, () => {
+    return this.changeKey(keyId, (before) => {
       this.sql.setStatus.run(status, keyId);
-      return this.keyBy(this.sql.keyById, keyId);
+      const after = this.keyBy(this.sql.keyById, keyId);
+      if (after && before?.status !== 'revoked' && after.status === 'revoked') this.recordEvent('key.revoked', keyId, { balance: after.balance });
+      return after;
     });
   }
 
-  debit(keyHash: string, endpoint: string, idempotencyRef?: string): Promise<DebitResult> {
-    return this.debits.submit(keyHash, endpoint, idempotencyRef);
+  debit(keyHash: string, endpoint: string, options: DebitOptions = {}): Promise<DebitResult> {
+    return this.debits.submit(keyHash, endpoint, options);
+  }
+
+  async updateKeySettings(keyId: string, settings: KeySettings): Promise<KeyRecord | undefined> {
+    return this.changeKey(keyId, (key) => {
+      if (!key) return undefined;
+      this.sql.updateSettings.run({
+        keyId,
+        setPrices: settings.prices === undefined ? 0 : 1,
+        prices: settings.prices ? JSON.stringify(settings.prices) : null,
+        setThreshold: settings.lowBalanceThreshold === undefined ? 0 : 1,
+        threshold: settings.lowBalanceThreshold ?? null,
+      });
+      return this.keyBy(this.sql.keyById, keyId);
+    });
   }
 
   recordOutcome(chargeId: number, status: number): void {
@@ -315,7 +362,7 @@ export class SqliteLedger implements Ledger {
         `SELECT key_id, balance, granted, charged, expired, granted - charged - expired = balance AND balance >= 0 AS consistent FROM (
            SELECT k.id AS key_id, k.balance,
              (SELECT coalesce(sum(g.amount), 0) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
-             (SELECT count(*) FROM charges c WHERE c.key_id = k.id) AS charged,
+             (SELECT coalesce(sum(c.credits), 0) FROM charges c WHERE c.key_id = k.id) AS charged,
              (SELECT coalesce(sum(e.amount), 0) FROM credit_expiries e WHERE e.key_id = k.id) AS expired
            FROM keys k) ORDER BY key_id`,
       )
@@ -380,23 +427,35 @@ export class SqliteLedger implements Ledger {
     const results = new Array<DebitResult>(jobs.length);
     const charged: Array<{ job: DebitJob; index: number; keyId: string; balance: number }> = [];
     for (const [keyHash, indexes] of positionsByKey(jobs)) {
-      const debited = this.sql.debit.get({ keyHash, count: indexes.length }) as DebitedRow | undefined;
-      const granted = debited?.last_debit ?? 0;
-      indexes.slice(0, granted).forEach((index, order) => {
-        const { id, balance } = debited as DebitedRow;
-        charged.push({ job: jobs[index] as DebitJob, index, keyId: id, balance: balance + granted - 1 - order });
-      });
+      const { debited, granted, spent } = this.debitKey(
+        keyHash,
+        indexes.map((index) => (jobs[index] as DebitJob).cost),
+      );
+      let balance = (debited?.balance ?? 0) + spent;
+      for (const index of indexes.slice(0, granted)) {
+        const job = jobs[index] as DebitJob;
+        balance -= job.cost;
+        charged.push({ job, index, keyId: (debited as DebitedRow).id, balance });
+      }
       if (granted < indexes.length) {
         const refusal = granted > 0 ? refusalFor('active') : refusalFor(this.keyBy(this.sql.keyByHash, keyHash)?.status);
         for (const index of indexes.slice(granted)) results[index] = refusal;
       }
-      const cached = this.keyCache.get(keyHash);
-      if (cached && debited) this.keyCache.set(keyHash, { ...cached, balance: debited.balance });
+      if (debited) {
+        this.recordCrossings(debited.id, debited.balance + spent, debited.balance, debited.low_balance_threshold);
+        const cached = this.keyCache.get(keyHash);
+        if (cached) this.keyCache.set(keyHash, { ...cached, balance: debited.balance });
+      }
     }
     const at = new Date().toISOString();
     for (const chunk of inChunks(charged)) {
-      const rows = chunk.flatMap(({ job, keyId }) => [keyId, job.endpoint, at, job.idempotencyRef]);
-      const insert = this.multiRow('INSERT INTO charges (key_id, endpoint, at, idempotency_ref) VALUES ', '(?, ?, ?, ?)', '', chunk.length);
+      const rows = chunk.flatMap(({ job, keyId }) => [keyId, job.endpoint, at, job.idempotencyRef, job.cost]);
+      const insert = this.multiRow(
+        'INSERT INTO charges (key_id, endpoint, at, idempotency_ref, credits) VALUES ',
+        '(?, ?, ?, ?, ?)',
+        '',
+        chunk.length,
+      );
       const lastId = Number(insert.run(rows).lastInsertRowid);
       // Rows of one INSERT take consecutive rowids in VALUES order (charges are never deleted).
       chunk.forEach((charge, offset) => {
@@ -404,6 +463,41 @@ export class SqliteLedger implements Ledger {
       });
     }
     return results;
+  }
+
+  /**
+   * One key's debits of a batch, in order, each whole: a statement per run of equal costs (usually
+   * one), stopping at the first the balance does not cover. The row last debited, how many debits
+   * it took and the credits they cost.
+   */
+  private debitKey(keyHash: string, costs: number[]): { debited: DebitedRow | undefined; granted: number; spent: number } {
+    let debited: DebitedRow | undefined;
+    let granted = 0;
+    let spent = 0;
+    for (let start = 0; start < costs.length; ) {
+      const cost = costs[start] as number;
+      let end = start + 1;
+      while (end < costs.length && costs[end] === cost) end++;
+      const row = this.sql.debit.get({ keyHash, count: end - start, cost }) as DebitedRow | undefined;
+      if (!row) break;
+      debited = row;
+      granted += row.last_debit;
+      spent += row.last_debit * cost;
+      if (row.last_debit < end - start) break;
+      start = end;
+    }
+    return { debited, granted, spent };
+  }
+
+  /** credits.low and credits.depleted, written with the change that crossed the mark. */
+  private recordCrossings(keyId: string, before: number, after: number, ownMark: number | null): void {
+    for (const crossing of balanceCrossings(before, after, ownMark ?? this.lowBalanceThreshold)) {
+      this.recordEvent(crossing.type, keyId, { balance: after, threshold: crossing.threshold });
+    }
+  }
+
+  private recordEvent(type: string, keyId: string, data: Record<string, unknown>): void {
+    this.sql.insertEvent.run(newEventId(), type, keyId, JSON.stringify({ key_id: keyId, ...data }), new Date().toISOString());
   }
 
   private inTransaction<T>(work: () => T): T {

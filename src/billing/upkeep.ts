@@ -9,9 +9,6 @@ const EXPIRIES_PER_PASS = 500;
  * come. Every instance runs it; each expiry still happens once (Ledger.expireDue).
  */
 export class BillingUpkeep {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-
   constructor(
     private readonly ledger: Ledger,
     private readonly clock: Clock,
@@ -23,21 +20,5 @@ export class BillingUpkeep {
     const expired = await this.ledger.expireDue(new Date(this.clock()).toISOString(), EXPIRIES_PER_PASS);
     if (expired.length > 0) this.onExpired(expired);
     return expired;
-  }
-
-  /** A pass every `intervalMs`, never two at once; a failed pass is reported and the next one tries again. */
-  start(intervalMs: number, onError: (error: unknown) => void): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.runOnce()
-        .catch(onError)
-        .finally(() => {
-          this.running = undefined;
-        });
-    }, intervalMs).unref();
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
   }
 }

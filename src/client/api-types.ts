@@ -159,6 +159,14 @@ export type AdminCreateKeyResponse = {
   /** Requests per second; null for the service's default. */
   rate: number | null;
   created_at: string;
+  /** This key's own credits per request, over PRICES; null: PRICES. */
+  prices: {
+    "/document"?: number;
+    "/query"?: number;
+    "/face/search"?: number;
+  } | null;
+  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  low_balance_threshold: number | null;
   /** The plain key: 64 hexadecimal characters, shown once. */
   key: string;
 };
@@ -173,6 +181,14 @@ export type AdminListKeysResponse = {
     /** Requests per second; null for the service's default. */
     rate: number | null;
     created_at: string;
+    /** This key's own credits per request, over PRICES; null: PRICES. */
+    prices: {
+      "/document"?: number;
+      "/query"?: number;
+      "/face/search"?: number;
+    } | null;
+    /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+    low_balance_threshold: number | null;
   }>;
   next_cursor: string | null;
 };
@@ -186,6 +202,14 @@ export type AdminGetKeyResponse = {
   /** Requests per second; null for the service's default. */
   rate: number | null;
   created_at: string;
+  /** This key's own credits per request, over PRICES; null: PRICES. */
+  prices: {
+    "/document"?: number;
+    "/query"?: number;
+    "/face/search"?: number;
+  } | null;
+  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  low_balance_threshold: number | null;
   last_used_at: string | null;
   charges_by_endpoint: {
     [field: string]: number;
@@ -228,6 +252,14 @@ export type AdminKeyStatusResponse = {
   /** Requests per second; null for the service's default. */
   rate: number | null;
   created_at: string;
+  /** This key's own credits per request, over PRICES; null: PRICES. */
+  prices: {
+    "/document"?: number;
+    "/query"?: number;
+    "/face/search"?: number;
+  } | null;
+  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  low_balance_threshold: number | null;
   changed: boolean;
 };
 
@@ -246,6 +278,14 @@ export type AdminSetKeyRateResponse = {
   /** Requests per second; null for the service's default. */
   rate: number | null;
   created_at: string;
+  /** This key's own credits per request, over PRICES; null: PRICES. */
+  prices: {
+    "/document"?: number;
+    "/query"?: number;
+    "/face/search"?: number;
+  } | null;
+  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  low_balance_threshold: number | null;
 };
 
 /** Body of POST /admin/keys/{id}/roll. */
@@ -263,6 +303,14 @@ export type AdminRollKeyResponse = {
   /** Requests per second; null for the service's default. */
   rate: number | null;
   created_at: string;
+  /** This key's own credits per request, over PRICES; null: PRICES. */
+  prices: {
+    "/document"?: number;
+    "/query"?: number;
+    "/face/search"?: number;
+  } | null;
+  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  low_balance_threshold: number | null;
   /** The new plain key: 64 hexadecimal characters, shown once. */
   key: string;
   /** When the former key stops working; null: it already has. */

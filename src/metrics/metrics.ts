@@ -46,6 +46,11 @@ export class Metrics {
     help: 'Credits granted through the admin API (keys created and topped up).',
     registers: [this.registry],
   });
+  private readonly spent = new Counter({
+    name: 'metered_search_credits_spent_total',
+    help: 'Credits spent by billable requests (their prices).',
+    registers: [this.registry],
+  });
   private readonly expired = new Counter({
     name: 'metered_search_credits_expired_total',
     help: 'Credits that left balances unspent when their grants expired.',
@@ -133,6 +138,10 @@ export class Metrics {
 
   grant(credits: number): void {
     this.granted.inc(credits);
+  }
+
+  spend(credits: number): void {
+    this.spent.inc(credits);
   }
 
   expire(credits: number): void {

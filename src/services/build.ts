@@ -75,6 +75,7 @@ export function appSettings(config: Config): AppSettings {
     metricsPublic: config.metricsPublic,
     imageMaxBytes: config.imageMaxBytes,
     purchaseUrl: config.purchaseUrl,
+    prices: config.prices,
     stripe: config.stripe,
     timeouts: { requestMs: config.requestTimeoutMs, headersMs: config.headersTimeoutMs, keepAliveMs: config.keepAliveTimeoutMs },
   };

@@ -35,6 +35,8 @@ export interface AppSettings {
   imageMaxBytes: number;
   /** Where callers buy credits (CREDITS_PURCHASE_URL): named in every 402. */
   purchaseUrl: string | undefined;
+  /** Credits per request by billable endpoint (PRICES); a key's own prices come first. */
+  prices: Partial<Record<string, number>>;
   /** Stripe top-ups (STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_CREDITS); undefined: the webhook is not served. */
   stripe: { webhookSecret: string; priceCredits: Record<string, number> } | undefined;
   /** Limits on slow or idle clients, so that they cannot hold connections the service needs. */

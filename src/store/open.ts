@@ -5,7 +5,15 @@ import type { Store } from './store.js';
 
 type StoreConfig = Pick<
   Config,
-  'databaseUrl' | 'dataDir' | 'pgPoolMax' | 'pgConnectTimeoutMs' | 'pgStatementTimeoutMs' | 'replicaPollMs' | 'searchThreads' | 'workers'
+  | 'databaseUrl'
+  | 'dataDir'
+  | 'pgPoolMax'
+  | 'pgConnectTimeoutMs'
+  | 'pgStatementTimeoutMs'
+  | 'replicaPollMs'
+  | 'searchThreads'
+  | 'workers'
+  | 'lowBalanceThreshold'
 >;
 
 export function postgresOptions(config: StoreConfig & { databaseUrl: string }): PostgresOptions {
@@ -16,11 +24,16 @@ export function postgresOptions(config: StoreConfig & { databaseUrl: string }): 
     statementTimeoutMs: config.pgStatementTimeoutMs,
     replicaPollMs: config.replicaPollMs,
     searchThreads: searchThreadsOf(config),
+    lowBalanceThreshold: config.lowBalanceThreshold,
   };
 }
 
 /** The store the configuration names: PostgreSQL when DATABASE_URL is set (migrated on open), else SQLite in DATA_DIR. */
 export async function openStore(config: StoreConfig, options: { longRunning?: boolean } = {}): Promise<Store> {
   if (config.databaseUrl !== undefined) return PostgresStore.open(postgresOptions({ ...config, databaseUrl: config.databaseUrl }));
-  return new SqliteStore(config.dataDir, { backgroundCheckpoints: options.longRunning, searchThreads: searchThreadsOf(config) });
+  return new SqliteStore(config.dataDir, {
+    backgroundCheckpoints: options.longRunning,
+    searchThreads: searchThreadsOf(config),
+    lowBalanceThreshold: config.lowBalanceThreshold,
+  });
 }

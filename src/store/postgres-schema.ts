@@ -232,6 +232,111 @@ const migrations: string[] = [
      at timestamptz NOT NULL
    );
    CREATE INDEX credit_expiries_by_key ON credit_expiries(key_id);`,
+  // Prices and low-balance events: see the SQLite ledger's migration of the same purpose. The debit
+  // functions take each debit's cost and its running total per key (computed by the caller), so a
+  // key takes the longest prefix of its debits that its balance covers, never part of one; and they
+  // write credits.low and credits.depleted to the outbox when a key's balance crosses the mark.
+  `ALTER TABLE charges ADD COLUMN credits bigint NOT NULL DEFAULT 1 CHECK (credits >= 1);
+   ALTER TABLE keys ADD COLUMN prices jsonb;
+   ALTER TABLE keys ADD COLUMN low_balance_threshold bigint;
+   CREATE TABLE webhook_events (
+     id text PRIMARY KEY,
+     type text NOT NULL,
+     key_id text,
+     data jsonb NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT now(),
+     dispatched boolean NOT NULL DEFAULT false
+   );
+   CREATE INDEX webhook_events_undispatched ON webhook_events(created_at) WHERE NOT dispatched;
+   CREATE TABLE webhook_endpoints (
+     id text PRIMARY KEY,
+     url text NOT NULL,
+     secret text NOT NULL,
+     events jsonb,
+     created_at timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE TABLE webhook_deliveries (
+     id text PRIMARY KEY,
+     event_id text NOT NULL REFERENCES webhook_events(id),
+     endpoint_id text NOT NULL,
+     state text NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+     attempts jsonb NOT NULL DEFAULT '[]',
+     next_attempt_at timestamptz,
+     created_at timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE state = 'pending';
+   CREATE INDEX webhook_deliveries_newest ON webhook_deliveries(created_at, id);
+   -- A debit that took a key's balance across its low-balance mark, or to zero: one event per crossing.
+   CREATE FUNCTION record_crossings(key_id text, before bigint, after bigint, low_mark bigint) RETURNS void
+     LANGUAGE sql AS $$
+     INSERT INTO webhook_events (id, type, key_id, data)
+     SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), mark.type, key_id,
+       jsonb_build_object('key_id', key_id, 'balance', after, 'threshold', mark.at)
+     FROM (VALUES ('credits.low', low_mark), ('credits.depleted', 0::bigint)) AS mark(type, at)
+     WHERE mark.at IS NOT NULL AND before > mark.at AND after <= mark.at
+   $$;
+   DROP FUNCTION debit_one_key(text, text[], text[]);
+   DROP FUNCTION debit_batch(text[], text[], integer[], text[]);
+   CREATE FUNCTION debit_one_key(hash text, endpoints text[], costs bigint[], totals bigint[], refs text[], low_default bigint)
+     RETURNS TABLE (key_hash text, balance bigint, granted integer, status text, charge_ids bigint[])
+     LANGUAGE plpgsql SET enable_seqscan = off SET jit = off AS $$
+   #variable_conflict use_column
+   BEGIN
+     RETURN QUERY
+     WITH debited AS (
+       UPDATE keys SET balance = keys.balance - coalesce((SELECT max(t) FROM unnest(totals) AS t WHERE t <= keys.balance), 0),
+         last_debit = (SELECT count(*) FROM unnest(totals) AS t WHERE t <= keys.balance)
+       WHERE keys.key_hash = hash AND keys.status = 'active' AND keys.balance >= costs[1]
+       RETURNING keys.id, keys.balance, keys.last_debit, keys.low_balance_threshold
+     ), charged AS (
+       INSERT INTO charges (key_id, endpoint, idempotency_ref, credits)
+       SELECT debited.id, job.endpoint, job.idempotency_ref, job.cost
+       FROM debited, unnest(endpoints, refs, costs) WITH ORDINALITY AS job(endpoint, idempotency_ref, cost, position)
+       WHERE job.position <= debited.last_debit ORDER BY job.position
+       RETURNING charges.id
+     ), crossed AS (
+       SELECT record_crossings(debited.id, debited.balance + totals[debited.last_debit], debited.balance,
+         coalesce(debited.low_balance_threshold, low_default)) FROM debited
+     )
+     SELECT hash, debited.balance, debited.last_debit,
+       CASE WHEN debited.id IS NULL THEN (SELECT keys.status FROM keys WHERE keys.key_hash = hash) ELSE 'active' END,
+       (SELECT array_agg(charged.id ORDER BY charged.id) FROM charged)
+     FROM (SELECT count(*) FROM crossed) AS written LEFT JOIN debited ON true;
+   END $$;
+   CREATE FUNCTION debit_batch(hashes text[], endpoints text[], costs bigint[], totals bigint[], ordinals integer[], refs text[], low_default bigint)
+     RETURNS TABLE (key_hash text, balance bigint, granted integer, status text, charge_ids bigint[])
+     LANGUAGE plpgsql SET enable_seqscan = off SET jit = off AS $$
+   #variable_conflict use_column
+   BEGIN
+     RETURN QUERY
+     WITH job AS (
+       SELECT * FROM unnest(hashes, endpoints, costs, totals, ordinals, refs)
+         WITH ORDINALITY AS job(key_hash, endpoint, cost, total, ordinal, idempotency_ref, position)
+     ), wanted AS (
+       SELECT job.key_hash, min(job.total) AS first_cost FROM job GROUP BY job.key_hash
+     ), locked AS (
+       SELECT keys.id FROM keys JOIN wanted ON wanted.key_hash = keys.key_hash ORDER BY keys.id FOR UPDATE OF keys
+     ), debited AS (
+       UPDATE keys SET
+         balance = keys.balance - coalesce((SELECT max(job.total) FROM job WHERE job.key_hash = keys.key_hash AND job.total <= keys.balance), 0),
+         last_debit = (SELECT count(*) FROM job WHERE job.key_hash = keys.key_hash AND job.total <= keys.balance)
+       FROM wanted, locked
+       WHERE keys.id = locked.id AND keys.key_hash = wanted.key_hash AND keys.status = 'active' AND keys.balance >= wanted.first_cost
+       RETURNING keys.id, keys.key_hash, keys.balance, keys.last_debit, keys.low_balance_threshold
+     ), charged AS (
+       INSERT INTO charges (key_id, endpoint, idempotency_ref, credits)
+       SELECT debited.id, job.endpoint, job.idempotency_ref, job.cost FROM job JOIN debited ON debited.key_hash = job.key_hash
+       WHERE job.ordinal <= debited.last_debit ORDER BY job.position
+       RETURNING charges.id, charges.key_id
+     ), crossed AS (
+       SELECT record_crossings(debited.id, debited.balance + spent.total, debited.balance, coalesce(debited.low_balance_threshold, low_default))
+       FROM debited JOIN job AS spent ON spent.key_hash = debited.key_hash AND spent.ordinal = debited.last_debit
+     )
+     SELECT wanted.key_hash, debited.balance, debited.last_debit, keys.status,
+       (SELECT array_agg(charged.id ORDER BY charged.id) FROM charged WHERE charged.key_id = debited.id)
+     FROM wanted LEFT JOIN debited ON debited.key_hash = wanted.key_hash LEFT JOIN keys ON keys.key_hash = wanted.key_hash
+     WHERE (SELECT count(*) FROM crossed) >= 0;
+   END $$;`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

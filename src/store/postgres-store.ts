@@ -5,6 +5,7 @@ import { PostgresFaces } from '../faces/postgres-gallery.js';
 import { PostgresIdempotency } from '../idempotency/postgres-idempotency.js';
 import { type PostgresConnection, PostgresDatabase } from '../platform/postgres-database.js';
 import { SearchReplica } from '../search/replica.js';
+import { PostgresWebhookStore } from '../webhooks/postgres-webhook-store.js';
 import { migratePostgres } from './postgres-schema.js';
 import type { Store } from './store.js';
 
@@ -13,6 +14,8 @@ export interface PostgresOptions extends PostgresConnection {
   replicaPollMs: number;
   /** See Config.searchThreads; 1 when not given. */
   searchThreads?: number;
+  /** LOW_BALANCE_THRESHOLD: the credits.low mark of keys that have none of their own. */
+  lowBalanceThreshold?: number | null;
 }
 
 /**
@@ -28,17 +31,19 @@ export class PostgresStore implements Store {
   readonly idempotency: PostgresIdempotency;
   readonly faces: PostgresFaces;
   readonly admin: PostgresAdminStore;
+  readonly webhooks: PostgresWebhookStore;
 
   private constructor(
     private readonly db: PostgresDatabase,
     options: PostgresOptions,
   ) {
-    this.ledger = new PostgresLedger(db);
+    this.ledger = new PostgresLedger(db, options.lowBalanceThreshold ?? null);
     this.index = new SearchReplica(postgresChangeFeed(db), { pollMs: options.replicaPollMs, searchThreads: options.searchThreads ?? 1 });
     this.documents = new PostgresDocuments(db, this.index);
     this.idempotency = new PostgresIdempotency(db);
     this.faces = new PostgresFaces(db);
     this.admin = new PostgresAdminStore(db);
+    this.webhooks = new PostgresWebhookStore(db);
   }
 
   /** Connects and applies pending migrations. */

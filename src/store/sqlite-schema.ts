@@ -106,6 +106,39 @@ const ledgerMigrations: string[] = [
      at TEXT NOT NULL
    );
    CREATE INDEX credit_expiries_by_key ON credit_expiries(key_id);`,
+  // Prices: a charge records the credits it took; a key may carry its own prices. Webhooks: events
+  // are written in the transaction of the change that causes them (the outbox), then delivered to
+  // every endpoint subscribed, each delivery with its attempts.
+  `ALTER TABLE charges ADD COLUMN credits INTEGER NOT NULL DEFAULT 1 CHECK (credits >= 1);
+   ALTER TABLE keys ADD COLUMN prices TEXT;
+   ALTER TABLE keys ADD COLUMN low_balance_threshold INTEGER;
+   CREATE TABLE webhook_events (
+     id TEXT PRIMARY KEY,
+     type TEXT NOT NULL,
+     key_id TEXT,
+     data TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     dispatched INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE INDEX webhook_events_undispatched ON webhook_events(created_at) WHERE dispatched = 0;
+   CREATE TABLE webhook_endpoints (
+     id TEXT PRIMARY KEY,
+     url TEXT NOT NULL,
+     secret TEXT NOT NULL,
+     events TEXT,
+     created_at TEXT NOT NULL
+   );
+   CREATE TABLE webhook_deliveries (
+     id TEXT PRIMARY KEY,
+     event_id TEXT NOT NULL REFERENCES webhook_events(id),
+     endpoint_id TEXT NOT NULL,
+     state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+     attempts TEXT NOT NULL DEFAULT '[]',
+     next_attempt_at TEXT,
+     created_at TEXT NOT NULL
+   );
+   CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE state = 'pending';
+   CREATE INDEX webhook_deliveries_newest ON webhook_deliveries(created_at, id);`,
 ];
 
 const tokenizer = `tokenize = 'porter unicode61 remove_diacritics 2'`;

@@ -8,6 +8,7 @@ import { SqliteIdempotency } from '../idempotency/sqlite-idempotency.js';
 import { BackgroundCheckpoint } from '../platform/background-checkpoint.js';
 import { openSqlite } from '../platform/sqlite-open.js';
 import { INDEX_UPKEEP, SqliteCorpus } from '../search/sqlite-corpus.js';
+import { SqliteWebhookStore } from '../webhooks/sqlite-webhook-store.js';
 import { migrateLedger } from './sqlite-schema.js';
 import type { Store } from './store.js';
 
@@ -16,6 +17,8 @@ export interface SqliteStoreOptions {
   backgroundCheckpoints?: boolean;
   /** See Config.searchThreads; 1 when not given. */
   searchThreads?: number;
+  /** LOW_BALANCE_THRESHOLD: the credits.low mark of keys that have none of their own. */
+  lowBalanceThreshold?: number | null;
 }
 
 /**
@@ -32,6 +35,7 @@ export class SqliteStore implements Store {
   readonly idempotency: SqliteIdempotency;
   readonly faces: SqliteFaces;
   readonly admin: SqliteAdminStore;
+  readonly webhooks: SqliteWebhookStore;
   private readonly db: Database.Database;
   private readonly pingStatement: Database.Statement;
   private readonly checkpoints: BackgroundCheckpoint[] = [];
@@ -40,10 +44,11 @@ export class SqliteStore implements Store {
     mkdirSync(dataDir, { recursive: true });
     this.db = openSqlite(join(dataDir, 'ledger.sqlite'));
     migrateLedger(this.db);
-    this.ledger = new SqliteLedger(this.db);
+    this.ledger = new SqliteLedger(this.db, options.lowBalanceThreshold ?? null);
     this.idempotency = new SqliteIdempotency(this.db);
     this.faces = new SqliteFaces(this.db);
     this.admin = new SqliteAdminStore(this.db);
+    this.webhooks = new SqliteWebhookStore(this.db);
     this.documents = new SqliteCorpus(dataDir, { ...INDEX_UPKEEP, searchThreads: options.searchThreads ?? 1 });
     this.index = this.documents;
     if (options.backgroundCheckpoints) this.checkpointInBackground(dataDir);

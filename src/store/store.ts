@@ -4,6 +4,7 @@ import type { DocumentStore } from '../documents/document-store.js';
 import type { FaceGalleryStore } from '../faces/gallery.js';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import type { DocumentIndex } from '../search/document-index.js';
+import type { WebhookStore } from '../webhooks/webhook-store.js';
 
 /**
  * Every store the service keeps, opened together on one backend: SQLite files in a data folder
@@ -19,6 +20,8 @@ export interface Store {
   readonly faces: FaceGalleryStore;
   /** Admin tokens and the audit log. */
   readonly admin: AdminStore;
+  /** The webhook outbox (written by the ledger), endpoints and deliveries. */
+  readonly webhooks: WebhookStore;
   /** A pooled database's connections (PostgreSQL): in all, idle, and requests waiting for one. */
   connections?(): { total: number; idle: number; waiting: number };
   /** Round-trip time of a trivial query, for /nettest. */

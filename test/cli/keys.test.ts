@@ -215,9 +215,9 @@ describe('metered-search keys', () => {
     const created = await create('10');
     const store = new SqliteStore(dir.path);
     try {
-      await store.ledger.debit(hashApiKey(created.key), '/query', 'claim-ref-1');
+      await store.ledger.debit(hashApiKey(created.key), '/query', { idempotencyRef: 'claim-ref-1' });
       assert.equal((await cli(env, 'audit', '--json')).code, 1, 'the ledger tampered with above is still off');
-      await store.ledger.debit(hashApiKey(created.key), '/query', 'claim-ref-1');
+      await store.ledger.debit(hashApiKey(created.key), '/query', { idempotencyRef: 'claim-ref-1' });
     } finally {
       await store.close();
     }

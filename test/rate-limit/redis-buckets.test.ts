@@ -15,6 +15,8 @@ const key = (rateLimit: number): KeyRecord => ({
   createdAt: '',
   rateLimit,
   expiringGrants: 0,
+  prices: null,
+  lowBalanceThreshold: null,
 });
 
 describe('rate-limit buckets in Redis', { skip: REDIS_URL ? false : 'TEST_REDIS_URL is not set' }, () => {

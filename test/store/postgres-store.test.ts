@@ -98,7 +98,7 @@ if (SKIP_POSTGRES) {
         await store.ledger.setKeyStatus(disabled.record.id, 'disabled');
         // Debits asked for in one turn of the event loop go in one batch.
         const batchOf = (debits: Array<[string, string, string | undefined]>) =>
-          Promise.all(debits.map(([key, endpoint, ref]) => store.ledger.debit(hashApiKey(key), endpoint, ref)));
+          Promise.all(debits.map(([key, endpoint, ref]) => store.ledger.debit(hashApiKey(key), endpoint, { idempotencyRef: ref })));
         const oneKey = await batchOf([
           [alone.key, '/query', 'ref-1'],
           [alone.key, '/document', undefined],
@@ -171,8 +171,14 @@ if (SKIP_POSTGRES) {
         for (let call = 0; call < 16; call++) {
           const { rows } = await client.query<{ balance: number; granted: number; charge_ids: number[] }>(
             call % 2 === 0
-              ? { text: 'SELECT balance, granted, charge_ids FROM debit_batch($1, $2, $3, $4)', values: [[hash], ['/query'], [1], [null]] }
-              : { text: 'SELECT balance, granted, charge_ids FROM debit_one_key($1, $2, $3)', values: [hash, ['/query'], [null]] },
+              ? {
+                  text: 'SELECT balance, granted, charge_ids FROM debit_batch($1, $2, $3, $4, $5, $6, $7)',
+                  values: [[hash], ['/query'], [1], [1], [1], [null], null],
+                }
+              : {
+                  text: 'SELECT balance, granted, charge_ids FROM debit_one_key($1, $2, $3, $4, $5, $6)',
+                  values: [hash, ['/query'], [1], [1], [null], null],
+                },
           );
           assert.deepEqual([Number(rows[0].balance), rows[0].granted], [99 - call, 1]);
           chargeIds.push(Number(rows[0].charge_ids[0]));
@@ -233,7 +239,7 @@ if (SKIP_POSTGRES) {
         const applied = await Promise.all(Array.from({ length: 4 }, () => PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS })));
         assert.deepEqual(
           applied.flat().sort((a, b) => a - b),
-          [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+          [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
           'each migration applied once, by one of the instances',
         );
         assert.deepEqual(await PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS }), []);

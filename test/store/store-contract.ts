@@ -400,7 +400,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.deepEqual(await claimOf(hash, 'op-3'), { outcome: 'claimed', ref: unpaid.ref, chargeId: null });
 
         const paid = (await claimOf(hash, 'op-4', 'f1', 1)) as { ref: string };
-        const debit = await store.ledger.debit(hash, '/query', paid.ref);
+        const debit = await store.ledger.debit(hash, '/query', { idempotencyRef: paid.ref });
         assert.equal(debit.outcome, 'charged');
         await new Promise((resolve) => setTimeout(resolve, 20));
         const takeover = await claimOf(hash, 'op-4');
@@ -437,9 +437,9 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
 
     it('reports an idempotent request charged more than once, and only that', async () => {
       const { hash } = await newKey(5);
-      await store.ledger.debit(hash, '/query', `once-${sequence}`);
-      await store.ledger.debit(hash, '/query', `twice-${sequence}`);
-      await store.ledger.debit(hash, '/query', `twice-${sequence}`);
+      await store.ledger.debit(hash, '/query', { idempotencyRef: `once-${sequence}` });
+      await store.ledger.debit(hash, '/query', { idempotencyRef: `twice-${sequence}` });
+      await store.ledger.debit(hash, '/query', { idempotencyRef: `twice-${sequence}` });
       const reported = await store.ledger.auditIdempotentCharges();
       assert.deepEqual(
         reported.filter((row) => row.ref.endsWith(`-${sequence}`)),

@@ -12,7 +12,10 @@ import { metricsRoute } from './routes/metrics.js';
 import { rollKeyRoute } from './routes/roll-key.js';
 import { setKeyRateRoute } from './routes/set-key-rate.js';
 import { topUpKeyRoute } from './routes/topup-key.js';
+import { updateKeyRoute } from './routes/update-key.js';
 import { usageRoutes } from './routes/usage.js';
+import { webhookDeliveryRoutes } from './routes/webhook-deliveries.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 /** The admin API: every route needs an admin token; those that change something, one that is not read-only. */
 export async function registerAdminRoutes(app: FastifyInstance, services: Services, settings: AppSettings): Promise<void> {
@@ -28,9 +31,12 @@ export async function registerAdminRoutes(app: FastifyInstance, services: Servic
     keyStatusRoutes(scope, services, write);
     setKeyRateRoute(scope, services, write);
     rollKeyRoute(scope, services, write);
+    updateKeyRoute(scope, services, write);
     usageRoutes(scope, services, read);
     documentRoutes(scope, services, read, write);
     auditLogRoute(scope, services, read);
+    webhookRoutes(scope, services, read, write);
+    webhookDeliveryRoutes(scope, services, read, write);
     if (services.metrics) metricsRoute(scope, services.metrics, settings.metricsPublic ? {} : read, settings.metricsPublic);
   });
 }

@@ -9,7 +9,16 @@ import type { Store } from '../../store/store.js';
 
 /** A key as the admin API shows it (never the plain key, which only creation answers). */
 export function adminKeyOf(key: KeyRecord) {
-  return { id: key.id, name: key.name, balance: key.balance, status: key.status, rate: key.rateLimit, created_at: key.createdAt };
+  return {
+    id: key.id,
+    name: key.name,
+    balance: key.balance,
+    status: key.status,
+    rate: key.rateLimit,
+    created_at: key.createdAt,
+    prices: key.prices,
+    low_balance_threshold: key.lowBalanceThreshold,
+  };
 }
 
 /** Key operations on behalf of this request's token, reported to the audit log under its name and request id. */

@@ -1,11 +1,19 @@
+import { BILLABLE_ENDPOINTS, MAX_BALANCE } from '../../billing/ledger.js';
 import { errorResponse, responseHeaders } from '../schemas/common.js';
 
 /** The admin routes' security: a bearer token from `metered-search admin tokens create`. */
 export const adminSecurity = [{ adminToken: [] }];
 
+/** Credits per request by billable endpoint, as PRICES takes them. */
+export const pricesSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: Object.fromEntries(BILLABLE_ENDPOINTS.map((path) => [path, { type: 'integer', minimum: 1, maximum: MAX_BALANCE }])),
+} as const;
+
 export const adminKey = {
   type: 'object',
-  required: ['id', 'name', 'balance', 'status', 'rate', 'created_at'],
+  required: ['id', 'name', 'balance', 'status', 'rate', 'created_at', 'prices', 'low_balance_threshold'],
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
@@ -13,6 +21,11 @@ export const adminKey = {
     status: { type: 'string', enum: ['active', 'disabled', 'revoked'] },
     rate: { type: ['number', 'null'], description: "Requests per second; null for the service's default." },
     created_at: { type: 'string', format: 'date-time' },
+    prices: { ...pricesSchema, type: ['object', 'null'], description: "This key's own credits per request, over PRICES; null: PRICES." },
+    low_balance_threshold: {
+      type: ['integer', 'null'],
+      description: 'The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD.',
+    },
   },
 } as const;
 

@@ -1,19 +1,22 @@
 import type { onResponseHookHandler } from 'fastify';
 import type { CreditService } from '../../billing/credit-service.js';
 import { hashApiKey } from '../../billing/key-admin.js';
-import type { KeyRecord } from '../../billing/ledger.js';
+import { type KeyRecord, priceOf } from '../../billing/ledger.js';
 import type { Metrics } from '../../metrics/metrics.js';
-import { refusal } from './authenticate.js';
+import { noCredits, refusal } from './authenticate.js';
 import type { Step } from './step.js';
 
-/** Spends one credit for `endpoint` (402 at zero) and says what is left in x-credits-remaining. */
+/**
+ * Spends what a request to `endpoint` costs this key (402 when the balance does not cover all of
+ * it) and says what it took and what is left in x-credits-charged and x-credits-remaining.
+ */
 export function chargeStep(
   credits: CreditService,
   authenticate: Step,
   endpoint: string,
-  options: { metrics: Metrics | undefined; purchaseUrl: string | undefined },
+  options: { metrics: Metrics | undefined; purchaseUrl: string | undefined; prices: Partial<Record<string, number>> },
 ): Step {
-  const { metrics, purchaseUrl } = options;
+  const { metrics, purchaseUrl, prices } = options;
   return async (request, reply) => {
     const keyHash = request.caller?.keyHash ?? hashApiKey(request.headers['x-api-key'] as string);
     const paidBefore = request.idempotency?.chargeId;
@@ -23,11 +26,21 @@ export function chargeStep(
       await authenticate(request, reply);
       const { key } = request.caller as { key: KeyRecord };
       request.charge = { chargeId: paidBefore, balance: key.balance };
+      reply.header('x-credits-charged', '0');
     } else {
-      const result = await credits.charge(keyHash, endpoint, request.idempotency?.claim.ref);
+      const cost = priceOf(endpoint, request.caller?.key ?? null, prices);
+      const result = await credits.charge(keyHash, endpoint, { idempotencyRef: request.idempotency?.claim.ref, cost });
       metrics?.debit(result.outcome);
+      if (result.outcome === 'no-credits' && cost > 1) {
+        throw noCredits(
+          purchaseUrl,
+          `This request costs ${cost} credits and the API key has fewer left: nothing was charged. Buy more credits to continue.`,
+        );
+      }
       if (result.outcome !== 'charged') throw refusal(result, {}, purchaseUrl);
+      metrics?.spend(cost);
       request.charge = { chargeId: result.chargeId, balance: result.balance };
+      reply.header('x-credits-charged', String(cost));
     }
     // Every response after a successful debit says what is left, whatever its status (docs/api.md).
     reply.header('x-credits-remaining', String(request.charge.balance));

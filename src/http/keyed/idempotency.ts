@@ -26,7 +26,11 @@ export function claimIdempotencyKeyStep(idempotency: IdempotencyService, authent
       case 'replay': {
         metrics?.replay();
         const { response } = claim;
-        reply.code(response.status).header('content-type', response.contentType).header('idempotent-replayed', 'true');
+        reply
+          .code(response.status)
+          .header('content-type', response.contentType)
+          .header('idempotent-replayed', 'true')
+          .header('x-credits-charged', '0');
         if (response.creditsRemaining !== null) reply.header('x-credits-remaining', String(response.creditsRemaining));
         return reply.send(response.body);
       }

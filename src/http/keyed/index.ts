@@ -17,7 +17,7 @@ export interface KeyedSteps {
   limitRate: Step;
   /** Claims the Idempotency-Key: a replay, 409 while the first attempt runs, 422 if the request differs. */
   claimIdempotencyKey: Step;
-  /** Spends one credit (402 at zero). */
+  /** Spends what the request costs (402 when the balance does not cover it). */
   charge(endpoint: string): Step;
   /** A free keyed route: its steps as one preHandler. */
   free(...steps: Step[]): KeyedHooks;
@@ -26,7 +26,7 @@ export interface KeyedSteps {
 }
 
 /** The steps keyed routes are declared with (routes/index.ts puts them in order), bound to the services. */
-export function keyedSteps(scope: FastifyInstance, services: Services, settings: Pick<AppSettings, 'purchaseUrl'>): KeyedSteps {
+export function keyedSteps(scope: FastifyInstance, services: Services, settings: Pick<AppSettings, 'purchaseUrl' | 'prices'>): KeyedSteps {
   const { credits, idempotency, rateLimits, metrics } = services;
   scope.decorateRequest('caller', null);
   scope.decorateRequest('charge', null);
@@ -39,7 +39,7 @@ export function keyedSteps(scope: FastifyInstance, services: Services, settings:
     identify: identifyStep(credits),
     limitRate: limitRateStep(rateLimits, metrics),
     claimIdempotencyKey: claimIdempotencyKeyStep(idempotency, authenticate, metrics),
-    charge: (endpoint) => chargeStep(credits, authenticate, endpoint, { metrics, purchaseUrl: settings.purchaseUrl }),
+    charge: (endpoint) => chargeStep(credits, authenticate, endpoint, { metrics, purchaseUrl: settings.purchaseUrl, prices: settings.prices }),
     free: (...steps) => ({ preHandler: inOrder(steps) }),
     billable: (...steps) => ({ preHandler: inOrder(steps), onSend: settleIdempotencyKey, onResponse: recordOutcome }),
   };

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { priceOf } from '../../billing/ledger.js';
 import { ApiError } from '../../errors.js';
 import type { FaceMatch } from '../../faces/face-client.js';
 import { ACCEPTED_IMAGE_FORMATS, imageFormatOfBase64, normaliseBase64 } from '../../faces/image.js';
@@ -137,7 +138,7 @@ function selectMatches(matches: FaceMatch[], topK: number | undefined, threshold
 }
 
 /** The route's own steps, which the keyed group runs after claiming the Idempotency-Key and before the charge. */
-export function faceSearchSteps(app: FastifyInstance, services: Services, settings: Pick<AppSettings, 'purchaseUrl'>) {
+export function faceSearchSteps(app: FastifyInstance, services: Services, settings: Pick<AppSettings, 'purchaseUrl' | 'prices'>) {
   app.decorateRequest('probeImage', null);
   app.decorateRequest('faceAdmitted', null);
 
@@ -158,7 +159,8 @@ export function faceSearchSteps(app: FastifyInstance, services: Services, settin
    */
   async function fetchProbeImage(request: FastifyRequest): Promise<void> {
     if (request.probeImage?.kind !== 'url') return;
-    if (request.caller && request.caller.key.balance <= 0) throw noCredits(settings.purchaseUrl);
+    const { caller } = request;
+    if (caller && caller.key.balance < priceOf('/face/search', caller.key, settings.prices)) throw noCredits(settings.purchaseUrl);
     let base64: string;
     try {
       base64 = await services.probeImages.fetch(request.probeImage.url);

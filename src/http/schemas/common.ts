@@ -43,7 +43,11 @@ const header = (description: string, type: 'string' | 'integer' = 'string') => (
 export const responseHeaders = {
   requestId: { 'x-request-id': header('Identifies this request in the service logs: quote it when reporting a problem.') },
   charged: {
-    'x-credits-remaining': header('The balance after this request, which spent one credit.', 'integer'),
+    'x-credits-remaining': header('The balance after this request, which spent its price.', 'integer'),
+    'x-credits-charged': header(
+      "Credits this request took: its price (PRICES, or the key's own); 0 for an answer replayed or already paid.",
+      'integer',
+    ),
     'idempotent-replayed': header('"true" when this is the stored answer to an earlier request with the same Idempotency-Key (not charged again).'),
   },
   rateLimit: {

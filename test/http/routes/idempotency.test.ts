@@ -184,7 +184,7 @@ describe('Idempotency-Key across a crash and expiry', () => {
       const fingerprint = IdempotencyService.fingerprint({ method: 'POST', path: '/query', docId: undefined, body });
       const claim = await context.store.idempotency.claim({ keyHash, idempotencyKey: 'crashed', fingerprint, lockMs: 400, ttlMs: 60_000 });
       assert.equal(claim.outcome, 'claimed');
-      assert.equal((await context.store.ledger.debit(keyHash, '/query', (claim as { ref: string }).ref)).outcome, 'charged');
+      assert.equal((await context.store.ledger.debit(keyHash, '/query', { idempotencyRef: (claim as { ref: string }).ref })).outcome, 'charged');
       assert.equal(await context.balanceOf(key), 4);
 
       const whileHeld = await context.app.inject({

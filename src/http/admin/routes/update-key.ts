@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import { MAX_BALANCE } from '../../../billing/ledger.js';
+import { ApiError } from '../../../errors.js';
+import type { Services } from '../../../services/services.js';
+import type { KeyedHooks } from '../../keyed/step.js';
+import { errorResponse } from '../../schemas/common.js';
+import { adminKeyOf, keysFor } from '../keys.js';
+import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, keyIdParams, pricesSchema } from '../schemas.js';
+
+const schema = {
+  summary: "Set a key's prices or low-balance mark",
+  description:
+    "prices: this key's credits per request by endpoint, over PRICES (endpoints left out cost what PRICES says); null returns the key to PRICES. " +
+    'low_balance_threshold: the balance at or below which a debit sends credits.low; null returns it to LOW_BALANCE_THRESHOLD. ' +
+    'Fields left out stay as they are. Every instance applies a change within a second.',
+  operationId: 'adminUpdateKey',
+  tags: ['admin'],
+  security: adminSecurity,
+  params: keyIdParams,
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    properties: {
+      prices: { ...pricesSchema, type: ['object', 'null'] },
+      low_balance_threshold: { type: ['integer', 'null'], minimum: 0, maximum: MAX_BALANCE },
+    },
+  },
+  response: {
+    200: { description: 'The key as it is now.', headers: adminSuccessHeaders, ...adminKey },
+    404: errorResponse('No key has this id.'),
+    ...adminWriteErrorResponses,
+  },
+} as const;
+
+export function updateKeyRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+  app.patch('/admin/keys/:id', { schema, ...hooks }, async (request) => {
+    const id = (request.params as { id: string }).id;
+    const body = request.body as { prices?: Record<string, number> | null; low_balance_threshold?: number | null };
+    const key = await keysFor(services, request).updateSettings(id, { prices: body.prices, lowBalanceThreshold: body.low_balance_threshold });
+    if (!key) throw new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
+    return adminKeyOf(key);
+  });
+}

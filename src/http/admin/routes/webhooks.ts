@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { AdminStore, AdminTokenRecord } from '../../../admin/admin-store.js';
+import { auditReport } from '../../../admin/admin-tokens.js';
+import { EVENT_TYPES, type EventType } from '../../../billing/events.js';
+import { ApiError } from '../../../errors.js';
+import type { Services } from '../../../services/services.js';
+import { newWebhookSecret } from '../../../webhooks/signature.js';
+import type { WebhookEndpoint } from '../../../webhooks/webhook-store.js';
+import type { KeyedHooks } from '../../keyed/step.js';
+import { errorResponse } from '../../schemas/common.js';
+import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses } from '../schemas.js';
+
+const eventsSchema = {
+  type: ['array', 'null'],
+  minItems: 1,
+  uniqueItems: true,
+  items: { type: 'string', enum: [...EVENT_TYPES] },
+  description: 'The event types sent there; null or absent: all of them.',
+} as const;
+
+const endpointSchema = {
+  type: 'object',
+  required: ['id', 'url', 'events', 'created_at'],
+  properties: { id: { type: 'string' }, url: { type: 'string' }, events: eventsSchema, created_at: { type: 'string', format: 'date-time' } },
+} as const;
+
+const createSchema = {
+  summary: 'Add a webhook endpoint',
+  description:
+    'Events are POSTed there signed as Standard Webhooks specifies, with the secret in this answer (shown only here). ' +
+    'The URL is yours: private and loopback addresses are allowed.',
+  operationId: 'adminCreateWebhook',
+  tags: ['admin'],
+  security: adminSecurity,
+  body: {
+    type: 'object',
+    required: ['url'],
+    additionalProperties: false,
+    properties: { url: { type: 'string', pattern: '^https?://\\S+$', maxLength: 2000 }, events: eventsSchema },
+  },
+  response: {
+    201: {
+      description: 'The endpoint, with its secret.',
+      headers: adminSuccessHeaders,
+      type: 'object',
+      required: [...endpointSchema.required, 'secret'],
+      properties: { ...endpointSchema.properties, secret: { type: 'string', description: 'whsec_ and base64: verify signatures with it.' } },
+    },
+    ...adminWriteErrorResponses,
+  },
+} as const;
+
+const listSchema = {
+  summary: 'The webhook endpoints',
+  description: 'Never their secrets. WEBHOOK_URL, when set, is the endpoint whep_env.',
+  operationId: 'adminListWebhooks',
+  tags: ['admin'],
+  security: adminSecurity,
+  response: {
+    200: {
+      description: 'Every endpoint, oldest first.',
+      headers: adminSuccessHeaders,
+      type: 'object',
+      required: ['webhooks'],
+      properties: { webhooks: { type: 'array', items: endpointSchema } },
+    },
+    ...adminErrorResponses,
+  },
+} as const;
+
+const deleteSchema = {
+  summary: 'Delete a webhook endpoint',
+  description: 'Its pending deliveries fail at their next attempt; its delivery history stays.',
+  operationId: 'adminDeleteWebhook',
+  tags: ['admin'],
+  security: adminSecurity,
+  params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  response: {
+    200: {
+      description: 'Deleted.',
+      headers: adminSuccessHeaders,
+      type: 'object',
+      required: ['deleted'],
+      properties: { deleted: { type: 'string' } },
+    },
+    404: errorResponse('No endpoint has this id.'),
+    ...adminWriteErrorResponses,
+  },
+} as const;
+
+const shown = (endpoint: WebhookEndpoint) => ({ id: endpoint.id, url: endpoint.url, events: endpoint.events, created_at: endpoint.createdAt });
+
+/** POST, GET /admin/webhooks and DELETE /admin/webhooks/{id}: where events are sent. */
+export function webhookRoutes(app: FastifyInstance, services: Services, read: KeyedHooks, write: KeyedHooks): void {
+  const report = (request: { adminToken: unknown; id: string }) =>
+    auditReport(services.store.admin as AdminStore, (request.adminToken as AdminTokenRecord).name, request.id);
+  app.post('/admin/webhooks', { schema: createSchema, ...write }, async (request, reply) => {
+    const body = request.body as { url: string; events?: EventType[] | null };
+    const endpoint = {
+      id: `whep_${randomBytes(8).toString('hex')}`,
+      url: body.url,
+      secret: newWebhookSecret(),
+      events: body.events ?? null,
+      createdAt: new Date(services.clock()).toISOString(),
+    };
+    await services.store.webhooks.createEndpoint(endpoint);
+    await report(request)('webhooks.create', endpoint.id, { url: endpoint.url, events: endpoint.events });
+    return reply.code(201).send({ ...shown(endpoint), secret: endpoint.secret });
+  });
+  app.get('/admin/webhooks', { schema: listSchema, ...read }, async () => ({
+    webhooks: (await services.store.webhooks.listEndpoints()).map(shown),
+  }));
+  app.delete('/admin/webhooks/:id', { schema: deleteSchema, ...write }, async (request) => {
+    const { id } = request.params as { id: string };
+    if (!(await services.store.webhooks.deleteEndpoint(id))) throw new ApiError('WEBHOOK_NOT_FOUND', `No webhook endpoint has id "${id}".`);
+    await report(request)('webhooks.delete', id, {});
+    return { deleted: id };
+  });
+}
