@@ -54,13 +54,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     services.idempotency.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'could not purge expired idempotency keys'));
   void purgeIdempotencyKeys();
   const purgeTimer = setInterval(purgeIdempotencyKeys, IDEMPOTENCY_PURGE_MS).unref();
-  const upkeep = new BillingUpkeep(store.ledger, services.clock, (expiries) =>
-    services.metrics?.expire(expiries.reduce((sum, expiry) => sum + expiry.amount, 0)),
-  );
+  const upkeep = new BillingUpkeep(store.ledger, services.clock, ({ expired, refilled }) => {
+    services.metrics?.expire(expired.reduce((sum, expiry) => sum + expiry.amount, 0));
+    services.metrics?.grant(refilled.reduce((sum, refill) => sum + refill.credits, 0));
+  });
   const expiring = every(
     UPKEEP_INTERVAL_MS,
     () => upkeep.runOnce(),
-    (error) => log.warn({ err: error }, 'could not expire grants: retrying'),
+    (error) => log.warn({ err: error }, 'could not expire grants or refill: retrying'),
   );
   if (config.webhook) {
     await store.webhooks.putEndpoint({ id: ENV_WEBHOOK_ID, ...config.webhook, events: null, createdAt: new Date().toISOString() });

@@ -1,6 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Clock } from './credit-service.js';
-import type { KeyRecord, KeySettings, KeyStatus, Ledger, TopUpResult } from './ledger.js';
+import type { KeyRecord, KeySettings, KeyStatus, Ledger, RefillChange, TopUpResult } from './ledger.js';
+import type { RefillPlan } from './refills.js';
 
 export const API_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
 
@@ -111,6 +112,15 @@ export class KeyAdmin {
     const updated = key && (await this.ledger.setKeyRateLimit(key.id, rateLimit));
     if (updated) await this.report('keys.rate', updated.id, { rate: rateLimit });
     return updated;
+  }
+
+  /** Sets a key's refill plan, its first period granted at once; null ends it. */
+  async setRefill(keyOrId: string, plan: RefillPlan | null): Promise<RefillChange> {
+    const key = await this.find(keyOrId);
+    if (!key) return { outcome: 'not-found' };
+    const change = await this.ledger.setRefill(key.id, plan, new Date(this.clock()).toISOString());
+    if (change.outcome === 'set') await this.report('keys.refill', key.id, { plan, granted: change.refill?.credits ?? 0 });
+    return change;
   }
 
   /** A key's own prices and low-balance mark (null returns each to the service's). */

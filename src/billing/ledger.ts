@@ -1,4 +1,5 @@
 import { cursorOf, placeOf } from '../platform/cursor.js';
+import type { Refill, RefillPlan, RefillRule } from './refills.js';
 
 /**
  * The ledger: keys, their balances, the credits granted and the charges made. Two implementations,
@@ -69,6 +70,11 @@ export type DebitResult =
   | { outcome: 'inactive'; status: KeyStatus }
   | { outcome: 'unknown-key' };
 
+export type RefillChange =
+  | { outcome: 'set'; rule: RefillRule | null; refill: Refill | undefined }
+  | { outcome: 'not-found' }
+  | { outcome: 'revoked'; key: KeyRecord };
+
 export type RollResult =
   | { outcome: 'rolled'; key: KeyRecord }
   | { outcome: 'not-found' }
@@ -96,7 +102,7 @@ export interface CreditGrant {
   keyId: string;
   amount: number;
   at: string;
-  reason: 'create' | 'topup';
+  reason: 'create' | 'topup' | 'refill';
   /** When what is left of it leaves the balance; null: never. */
   expiresAt: string | null;
 }
@@ -207,6 +213,14 @@ export interface Ledger {
   expireDue(now: string, limit: number): Promise<Expiry[]>;
   /** The key's expiring credits still in its balance, soonest first, with the credits spent so far taken from them. */
   expiringCredits(keyId: string): Promise<ExpiringCredits[]>;
+  refillRule(keyId: string): Promise<RefillRule | null>;
+  /** Sets a key's refill plan (null ends it); a new plan's first period is granted at once. A revoked key gets none. */
+  setRefill(keyId: string, plan: RefillPlan | null, now: string): Promise<RefillChange>;
+  /**
+   * Grants the current period of every plan whose next period has come (at most `limit`), once per
+   * period whatever the number of instances: a missed period is not granted after downtime.
+   */
+  refillDue(now: string, limit: number): Promise<Refill[]>;
   /**
    * Gives a key that is not revoked a new hash, atomically. Its former hash keeps working until
    * `oldKeyValidUntil` (RFC 3339), or stops at once when that is null. Former hashes past their

@@ -1,7 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { PostgresDatabase } from '../platform/postgres-database.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
-import { type EventType, newEventId } from './events.js';
 import {
   type ChargeRecord,
   type CreditGrant,
@@ -23,16 +22,18 @@ import {
   type Ledger,
   type LedgerAudit,
   type NewKey,
+  type RefillChange,
   type RetiredKey,
   type RollResult,
   refusalFor,
-  settleSpent,
   type TopUpResult,
   topUpRefusal,
   type UsageQuery,
   type UsageRow,
 } from './ledger.js';
 import { OutcomeWriter } from './outcome-writer.js';
+import { applyRefill, expireGrant, expiringCredits, grant, recordEvent, refillRule, setRefill } from './postgres-credits.js';
+import type { Refill, RefillPlan, RefillRule } from './refills.js';
 
 interface DebitedRow {
   key_hash: string;
@@ -42,41 +43,9 @@ interface DebitedRow {
   status: KeyStatus | null;
 }
 
-/**
- * Takes the credits spent since the key's last settlement from its expiring grants (ledger.ts,
- * settleSpent). The caller holds the key's row lock.
- */
-async function settle(client: PoolClient, keyId: string): Promise<void> {
-  const { rows } = await client.query<{ id: string; remaining: number; spent: number }>(
-    `SELECT g.id, g.remaining, coalesce(k.settled_balance, k.balance) - k.balance AS spent
-     FROM keys k JOIN credit_grants g ON g.key_id = k.id WHERE k.id = $1 AND g.remaining > 0 ORDER BY g.expires_at, g.id`,
-    [keyId],
-  );
-  const spent = Number(rows[0]?.spent ?? 0);
-  if (spent > 0) {
-    const settled = settleSpent(
-      rows.map((row) => ({ id: row.id, remaining: Number(row.remaining) })),
-      spent,
-    );
-    await client.query(
-      'UPDATE credit_grants SET remaining = settled.remaining FROM unnest($1::bigint[], $2::bigint[]) AS settled(id, remaining) WHERE credit_grants.id = settled.id',
-      [settled.map((grant) => grant.id), settled.map((grant) => grant.remaining)],
-    );
-  }
-  await client.query(
-    'UPDATE keys SET settled_balance = balance, expiring_grants = (SELECT count(*) FROM credit_grants WHERE key_id = $1 AND remaining > 0) WHERE id = $1',
-    [keyId],
-  );
-}
-
-/** An event for webhook endpoints, in the transaction of the change that causes it. */
-async function recordEvent(client: PoolClient, type: EventType, keyId: string, data: Record<string, unknown>): Promise<void> {
-  await client.query('INSERT INTO webhook_events (id, type, key_id, data) VALUES ($1, $2, $3, $4)', [
-    newEventId(),
-    type,
-    keyId,
-    JSON.stringify({ key_id: keyId, ...data }),
-  ]);
+/** The key, its row locked until the transaction ends. */
+async function lockedKey(client: PoolClient, keyId: string): Promise<KeyRecord | undefined> {
+  return keyOf((await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1 FOR UPDATE`, [keyId])).rows);
 }
 
 function keyOf(rows: KeyRow[]): KeyRecord | undefined {
@@ -165,71 +134,29 @@ export class PostgresLedger implements Ledger {
   }
 
   async topUp(keyId: string, amount: number, options: GrantOptions = {}): Promise<TopUpResult> {
-    const { idempotencyRef, expiresAt = null } = options;
     return this.db.transaction(async (client): Promise<TopUpResult> => {
-      const key = keyOf((await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1 FOR UPDATE`, [keyId])).rows);
-      if (key && idempotencyRef !== undefined) {
-        const before = await client.query('SELECT 1 FROM credit_grants WHERE idempotency_ref = $1', [idempotencyRef]);
+      const key = await lockedKey(client, keyId);
+      if (key && options.idempotencyRef !== undefined) {
+        const before = await client.query('SELECT 1 FROM credit_grants WHERE idempotency_ref = $1', [options.idempotencyRef]);
         if (before.rowCount) return { outcome: 'granted-before', key };
       }
       const refusal = topUpRefusal(key, amount);
       if (refusal) return refusal;
-      await settle(client, keyId);
-      await client.query(
-        `INSERT INTO credit_grants (key_id, amount, reason, idempotency_ref, expires_at, remaining) VALUES ($1, $2, 'topup', $3, $4, $5)`,
-        [keyId, amount, idempotencyRef ?? null, expiresAt, expiresAt === null ? null : amount],
-      );
-      const { rows } = await client.query<KeyRow>(
-        `UPDATE keys SET balance = balance + $2, settled_balance = balance + $2,
-           expiring_grants = expiring_grants + $3 WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
-        [keyId, amount, expiresAt === null ? 0 : 1],
-      );
-      const topped = keyFromRow(rows[0] as KeyRow);
-      await recordEvent(client, 'credits.granted', keyId, { balance: topped.balance, credits: amount, expires_at: expiresAt });
-      return { outcome: 'topped-up', key: topped };
+      await grant(client, keyId, amount, 'topup', options);
+      return { outcome: 'topped-up', key: (await lockedKey(client, keyId)) as KeyRecord };
     });
   }
 
   async expireDue(now: string, limit: number): Promise<Expiry[]> {
-    const due = await this.db.query<{ id: string; key_id: string }>(
+    const { rows } = await this.db.query<{ id: string; key_id: string }>(
       'SELECT id, key_id FROM credit_grants WHERE remaining > 0 AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2',
       [now, limit],
     );
     const expiries: Expiry[] = [];
-    for (const grant of due.rows) {
-      // The key's row lock orders this against its debits' settlement and against other instances doing the same.
-      const expiry = await this.db.transaction(async (client): Promise<Expiry | undefined> => {
-        await client.query('SELECT 1 FROM keys WHERE id = $1 FOR UPDATE', [grant.key_id]);
-        await settle(client, grant.key_id);
-        const left = await client.query<{ remaining: number; expires_at: Date }>('SELECT remaining, expires_at FROM credit_grants WHERE id = $1', [
-          grant.id,
-        ]);
-        const { remaining, expires_at: expiresAt } = left.rows[0] as { remaining: number; expires_at: Date };
-        if (Number(remaining) === 0) return undefined;
-        await client.query('UPDATE credit_grants SET remaining = 0 WHERE id = $1', [grant.id]);
-        await client.query('INSERT INTO credit_expiries (key_id, grant_id, amount, at) VALUES ($1, $2, $3, $4)', [
-          grant.key_id,
-          grant.id,
-          remaining,
-          expiresAt,
-        ]);
-        // Not spending: the settlement moves with the balance.
-        const { rows } = await client.query<{ balance: number; low_balance_threshold: number | null }>(
-          `UPDATE keys SET balance = balance - $2, settled_balance = balance - $2,
-             expiring_grants = (SELECT count(*) FROM credit_grants WHERE key_id = $1 AND remaining > 0) WHERE id = $1
-           RETURNING balance, low_balance_threshold`,
-          [grant.key_id, remaining],
-        );
-        const balance = Number(rows[0]?.balance);
-        const credits = Number(remaining);
-        await recordEvent(client, 'credits.expired', grant.key_id, { balance, credits, expired_at: expiresAt.toISOString() });
-        await client.query('SELECT record_crossings($1, $2, $3, $4)', [
-          grant.key_id,
-          balance + credits,
-          balance,
-          rows[0]?.low_balance_threshold ?? this.lowBalanceThreshold,
-        ]);
-        return { keyId: grant.key_id, amount: credits, at: expiresAt.toISOString(), balance };
+    for (const due of rows) {
+      const expiry = await this.db.transaction(async (client) => {
+        await lockedKey(client, due.key_id);
+        return expireGrant(client, due.id, due.key_id);
       });
       if (expiry) expiries.push(expiry);
     }
@@ -237,16 +164,36 @@ export class PostgresLedger implements Ledger {
   }
 
   async expiringCredits(keyId: string): Promise<ExpiringCredits[]> {
-    // One statement: the balance and the grants as of one snapshot.
-    const { rows } = await this.db.query<{ remaining: number; expires_at: Date; spent: number }>(
-      `SELECT g.remaining, g.expires_at, coalesce(k.settled_balance, k.balance) - k.balance AS spent
-       FROM keys k JOIN credit_grants g ON g.key_id = k.id WHERE k.id = $1 AND g.remaining > 0 ORDER BY g.expires_at, g.id`,
-      [keyId],
+    return expiringCredits(this.db, keyId);
+  }
+
+  async refillRule(keyId: string): Promise<RefillRule | null> {
+    return refillRule(this.db, keyId);
+  }
+
+  async setRefill(keyId: string, plan: RefillPlan | null, now: string): Promise<RefillChange> {
+    return this.db.transaction(async (client): Promise<RefillChange> => {
+      const key = await lockedKey(client, keyId);
+      if (!key) return { outcome: 'not-found' };
+      if (key.status === 'revoked' && plan !== null) return { outcome: 'revoked', key };
+      return { outcome: 'set', ...(await setRefill(client, keyId, plan, now)) };
+    });
+  }
+
+  async refillDue(now: string, limit: number): Promise<Refill[]> {
+    const { rows } = await this.db.query<{ key_id: string }>(
+      'SELECT key_id FROM refill_rules WHERE next_refill_at <= $1 ORDER BY next_refill_at LIMIT $2',
+      [now, limit],
     );
-    const grants = rows.map((row) => ({ remaining: Number(row.remaining), at: row.expires_at.toISOString() }));
-    return settleSpent(grants, Number(rows[0]?.spent ?? 0))
-      .filter((grant) => grant.remaining > 0)
-      .map((grant) => ({ credits: grant.remaining, at: grant.at }));
+    const refills: Refill[] = [];
+    for (const { key_id: keyId } of rows) {
+      const refill = await this.db.transaction(async (client) => {
+        const key = await lockedKey(client, keyId);
+        return key?.status === 'revoked' ? undefined : applyRefill(client, keyId, now);
+      });
+      if (refill) refills.push(refill);
+    }
+    return refills;
   }
 
   async findRetiredKey(keyHash: string): Promise<RetiredKey | undefined> {

@@ -2,9 +2,7 @@ import { basename, dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { ExternalWrites } from '../platform/external-writes.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
-import { newEventId } from './events.js';
 import {
-  balanceCrossings,
   type ChargeRecord,
   type CreditGrant,
   type DebitOptions,
@@ -25,16 +23,18 @@ import {
   type Ledger,
   type LedgerAudit,
   type NewKey,
+  type RefillChange,
   type RetiredKey,
   type RollResult,
   refusalFor,
-  settleSpent,
   type TopUpResult,
   topUpRefusal,
   type UsageQuery,
   type UsageRow,
 } from './ledger.js';
 import { type ChargeOutcome, OutcomeWriter } from './outcome-writer.js';
+import type { Refill, RefillPlan, RefillRule } from './refills.js';
+import { SqliteCredits } from './sqlite-credits.js';
 
 const KEY_CACHE_LIMIT = 100_000;
 const MULTI_ROW_CHUNK = 64;
@@ -57,21 +57,7 @@ interface DebitedRow {
 function prepareStatements(db: Database.Database) {
   return {
     insertKey: db.prepare('INSERT INTO keys (id, key_hash, name, status, balance, created_at, rate_limit) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-    insertGrant: db.prepare(
-      'INSERT INTO credit_grants (key_id, amount, reason, at, idempotency_ref, expires_at, remaining) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ),
-    settlement: db.prepare('SELECT balance, settled_balance FROM keys WHERE id = ?'),
-    expiringGrants: db.prepare('SELECT id, remaining, expires_at FROM credit_grants WHERE key_id = ? AND remaining > 0 ORDER BY expires_at, id'),
-    setRemaining: db.prepare('UPDATE credit_grants SET remaining = ? WHERE id = ?'),
-    settled: db.prepare(
-      'UPDATE keys SET settled_balance = balance, expiring_grants = (SELECT count(*) FROM credit_grants WHERE key_id = @keyId AND remaining > 0) WHERE id = @keyId',
-    ),
-    dueGrants: db.prepare('SELECT id, key_id FROM credit_grants WHERE remaining > 0 AND expires_at <= ? ORDER BY expires_at, id LIMIT ?'),
-    grantLeft: db.prepare('SELECT remaining, expires_at FROM credit_grants WHERE id = ?'),
-    // Not spending: the settlement moves with the balance.
-    expire: db.prepare('UPDATE keys SET balance = balance - @amount, settled_balance = balance - @amount WHERE id = @keyId RETURNING balance'),
-    insertExpiry: db.prepare('INSERT INTO credit_expiries (key_id, grant_id, amount, at) VALUES (?, ?, ?, ?)'),
-    grantByRef: db.prepare('SELECT 1 FROM credit_grants WHERE idempotency_ref = ?'),
+    insertCreateGrant: db.prepare(`INSERT INTO credit_grants (key_id, amount, reason, at) VALUES (?, ?, 'create', ?)`),
     retiredKey: db.prepare(
       'SELECT k.*, k.key_hash AS current_hash, r.valid_until FROM retired_keys r JOIN keys k ON k.id = r.key_id WHERE r.key_hash = ?',
     ),
@@ -81,7 +67,6 @@ function prepareStatements(db: Database.Database) {
     keyByHash: db.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE key_hash = ?`),
     keyById: db.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = ?`),
     allKeys: db.prepare(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, id`),
-    topUp: db.prepare('UPDATE keys SET balance = balance + ? WHERE id = ?'),
     setStatus: db.prepare(`UPDATE keys SET status = ? WHERE id = ? AND status <> 'revoked'`),
     setRateLimit: db.prepare('UPDATE keys SET rate_limit = ? WHERE id = ?'),
     // `count` requests of `cost` credits each: as many as the balance covers, whole.
@@ -89,7 +74,6 @@ function prepareStatements(db: Database.Database) {
       `UPDATE keys SET balance = balance - MIN(balance / @cost, @count) * @cost, last_debit = MIN(balance / @cost, @count)
        WHERE key_hash = @keyHash AND status = 'active' AND balance >= @cost RETURNING id, balance, last_debit, low_balance_threshold`,
     ),
-    insertEvent: db.prepare('INSERT INTO webhook_events (id, type, key_id, data, created_at) VALUES (?, ?, ?, ?, ?)'),
     updateSettings: db.prepare(
       `UPDATE keys SET prices = CASE WHEN @setPrices THEN @prices ELSE prices END,
          low_balance_threshold = CASE WHEN @setThreshold THEN @threshold ELSE low_balance_threshold END WHERE id = @keyId`,
@@ -122,14 +106,16 @@ export class SqliteLedger implements Ledger {
   private readonly keyCache = new Map<string, KeyRecord>();
   private readonly externalWrites: ExternalWrites;
   private readonly debits = new DebitBatcher((jobs) => this.runDebits(jobs));
+  private readonly credits: SqliteCredits;
   private readonly outcomes = new OutcomeWriter((outcomes) => this.inTransaction(() => this.writeOutcomes(outcomes)));
 
   /** `lowBalanceThreshold`: LOW_BALANCE_THRESHOLD, the mark of keys that have none of their own. */
   constructor(
     private readonly db: Database.Database,
-    private readonly lowBalanceThreshold: number | null = null,
+    lowBalanceThreshold: number | null = null,
   ) {
     this.sql = prepareStatements(db);
+    this.credits = new SqliteCredits(db, lowBalanceThreshold);
     this.externalWrites = new ExternalWrites(db, dirname(db.name), basename(db.name));
   }
 
@@ -138,7 +124,7 @@ export class SqliteLedger implements Ledger {
     const rateLimit = input.rateLimit ?? null;
     this.db.transaction(() => {
       this.sql.insertKey.run(input.id, input.keyHash, input.name, 'active', input.credits, createdAt, rateLimit);
-      this.sql.insertGrant.run(input.id, input.credits, 'create', createdAt, null, null, null);
+      this.sql.insertCreateGrant.run(input.id, input.credits, createdAt);
     })();
     return {
       id: input.id,
@@ -221,63 +207,48 @@ export class SqliteLedger implements Ledger {
   }
 
   async topUp(keyId: string, amount: number, options: GrantOptions = {}): Promise<TopUpResult> {
-    const { idempotencyRef, expiresAt = null } = options;
     return this.changeKey(keyId, (key): TopUpResult => {
-      if (key && idempotencyRef !== undefined && this.sql.grantByRef.get(idempotencyRef)) return { outcome: 'granted-before', key };
+      if (key && options.idempotencyRef !== undefined && this.credits.grantedBefore(options.idempotencyRef))
+        return { outcome: 'granted-before', key };
       const refusal = topUpRefusal(key, amount);
       if (refusal) return refusal;
-      this.settle(keyId);
-      this.sql.topUp.run(amount, keyId);
-      const at = new Date().toISOString();
-      this.sql.insertGrant.run(keyId, amount, 'topup', at, idempotencyRef ?? null, expiresAt, expiresAt === null ? null : amount);
-      this.settle(keyId);
-      const topped = this.keyBy(this.sql.keyById, keyId) as KeyRecord;
-      this.recordEvent('credits.granted', keyId, { balance: topped.balance, credits: amount, expires_at: expiresAt });
-      return { outcome: 'topped-up', key: topped };
+      this.credits.grant(keyId, amount, 'topup', options);
+      return { outcome: 'topped-up', key: this.keyBy(this.sql.keyById, keyId) as KeyRecord };
     });
   }
 
   async expireDue(now: string, limit: number): Promise<Expiry[]> {
-    const due = this.sql.dueGrants.all(now, limit) as Array<{ id: number; key_id: string }>;
     const expiries: Expiry[] = [];
-    for (const grant of due) {
-      const expiry = await this.changeKey(grant.key_id, () => {
-        this.settle(grant.key_id);
-        const left = this.sql.grantLeft.get(grant.id) as { remaining: number; expires_at: string };
-        if (left.remaining === 0) return undefined;
-        const { balance } = this.sql.expire.get({ amount: left.remaining, keyId: grant.key_id }) as { balance: number };
-        this.sql.setRemaining.run(0, grant.id);
-        this.sql.insertExpiry.run(grant.key_id, grant.id, left.remaining, left.expires_at);
-        this.settle(grant.key_id);
-        this.recordEvent('credits.expired', grant.key_id, { balance, credits: left.remaining, expired_at: left.expires_at });
-        const { low_balance_threshold: mark } = this.sql.keyById.get(grant.key_id) as KeyRow;
-        this.recordCrossings(grant.key_id, balance + left.remaining, balance, mark);
-        return { keyId: grant.key_id, amount: left.remaining, at: left.expires_at, balance };
-      });
+    for (const grant of this.credits.dueGrants(now, limit)) {
+      const expiry = await this.changeKey(grant.key_id, () => this.credits.expireGrant(grant.id, grant.key_id));
       if (expiry) expiries.push(expiry);
     }
     return expiries;
   }
 
   async expiringCredits(keyId: string): Promise<ExpiringCredits[]> {
-    return this.db.transaction(() => {
-      const { balance, settled_balance } = this.sql.settlement.get(keyId) as { balance: number; settled_balance: number | null };
-      const grants = this.sql.expiringGrants.all(keyId) as Array<{ id: number; remaining: number; expires_at: string }>;
-      return settleSpent(grants, (settled_balance ?? balance) - balance)
-        .filter((grant) => grant.remaining > 0)
-        .map((grant) => ({ credits: grant.remaining, at: grant.expires_at }));
-    })();
+    return this.db.transaction(() => this.credits.expiringCredits(keyId))();
   }
 
-  /** Takes the credits spent since the key's last settlement from its expiring grants (ledger.ts, settleSpent). */
-  private settle(keyId: string): void {
-    const { balance, settled_balance } = this.sql.settlement.get(keyId) as { balance: number; settled_balance: number | null };
-    const spent = (settled_balance ?? balance) - balance;
-    if (spent > 0) {
-      const grants = this.sql.expiringGrants.all(keyId) as Array<{ id: number; remaining: number }>;
-      for (const grant of settleSpent(grants, spent)) this.sql.setRemaining.run(grant.remaining, grant.id);
+  async refillRule(keyId: string): Promise<RefillRule | null> {
+    return this.credits.refillRule(keyId);
+  }
+
+  async setRefill(keyId: string, plan: RefillPlan | null, now: string): Promise<RefillChange> {
+    return this.changeKey(keyId, (key): RefillChange => {
+      if (!key) return { outcome: 'not-found' };
+      if (key.status === 'revoked' && plan !== null) return { outcome: 'revoked', key };
+      return { outcome: 'set', ...this.credits.setRefill(keyId, plan, now) };
+    });
+  }
+
+  async refillDue(now: string, limit: number): Promise<Refill[]> {
+    const refills: Refill[] = [];
+    for (const keyId of this.credits.dueRefills(now, limit)) {
+      const refill = await this.changeKey(keyId, (key) => (key?.status === 'revoked' ? undefined : this.credits.refill(keyId, now)));
+      if (refill) refills.push(refill);
     }
-    this.sql.settled.run({ keyId });
+    return refills;
   }
 
   async findRetiredKey(keyHash: string): Promise<RetiredKey | undefined> {
@@ -292,7 +263,7 @@ export class SqliteLedger implements Ledger {
       this.sql.forgetRetired.run(keyId, now);
       if (oldKeyValidUntil !== null) this.sql.retireHash.run(oldKeyValidUntil, keyId);
       this.sql.setHash.run(newKeyHash, keyId);
-      this.recordEvent('key.rolled', keyId, { balance: key.balance, old_key_valid_until: oldKeyValidUntil });
+      this.credits.recordEvent('key.rolled', keyId, { balance: key.balance, old_key_valid_until: oldKeyValidUntil });
       return { outcome: 'rolled', key };
     });
   }
@@ -308,7 +279,8 @@ export class SqliteLedger implements Ledger {
     return this.changeKey(keyId, (before) => {
       this.sql.setStatus.run(status, keyId);
       const after = this.keyBy(this.sql.keyById, keyId);
-      if (after && before?.status !== 'revoked' && after.status === 'revoked') this.recordEvent('key.revoked', keyId, { balance: after.balance });
+      if (after && before?.status !== 'revoked' && after.status === 'revoked')
+        this.credits.recordEvent('key.revoked', keyId, { balance: after.balance });
       return after;
     });
   }
@@ -442,7 +414,7 @@ export class SqliteLedger implements Ledger {
         for (const index of indexes.slice(granted)) results[index] = refusal;
       }
       if (debited) {
-        this.recordCrossings(debited.id, debited.balance + spent, debited.balance, debited.low_balance_threshold);
+        this.credits.recordCrossings(debited.id, debited.balance + spent, debited.balance, debited.low_balance_threshold);
         const cached = this.keyCache.get(keyHash);
         if (cached) this.keyCache.set(keyHash, { ...cached, balance: debited.balance });
       }
@@ -487,17 +459,6 @@ export class SqliteLedger implements Ledger {
       start = end;
     }
     return { debited, granted, spent };
-  }
-
-  /** credits.low and credits.depleted, written with the change that crossed the mark. */
-  private recordCrossings(keyId: string, before: number, after: number, ownMark: number | null): void {
-    for (const crossing of balanceCrossings(before, after, ownMark ?? this.lowBalanceThreshold)) {
-      this.recordEvent(crossing.type, keyId, { balance: after, threshold: crossing.threshold });
-    }
-  }
-
-  private recordEvent(type: string, keyId: string, data: Record<string, unknown>): void {
-    this.sql.insertEvent.run(newEventId(), type, keyId, JSON.stringify({ key_id: keyId, ...data }), new Date().toISOString());
   }
 
   private inTransaction<T>(work: () => T): T {

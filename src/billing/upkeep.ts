@@ -1,24 +1,28 @@
 import type { Clock } from './credit-service.js';
 import type { Expiry, Ledger } from './ledger.js';
+import type { Refill } from './refills.js';
 
-/** Expiries taken in one transaction each, this many per pass: a backlog is worked off pass by pass. */
-const EXPIRIES_PER_PASS = 500;
+/** Expiries and refills made per pass, each in its own transaction: a backlog is worked off pass by pass. */
+const CHANGES_PER_PASS = 500;
 
 /**
  * The ledger's timed work: what is left of expiring grants leaves the balance once their time has
- * come. Every instance runs it; each expiry still happens once (Ledger.expireDue).
+ * come, then refill plans whose period has begun are granted (a `replace` plan's last credits expire
+ * first). Every instance runs it; each expiry and each period's refill still happens once.
  */
 export class BillingUpkeep {
   constructor(
     private readonly ledger: Ledger,
     private readonly clock: Clock,
-    private readonly onExpired: (expiries: Expiry[]) => void = () => undefined,
+    private readonly report: (done: { expired: Expiry[]; refilled: Refill[] }) => void = () => undefined,
   ) {}
 
-  /** One pass; resolves with what expired. */
-  async runOnce(): Promise<Expiry[]> {
-    const expired = await this.ledger.expireDue(new Date(this.clock()).toISOString(), EXPIRIES_PER_PASS);
-    if (expired.length > 0) this.onExpired(expired);
-    return expired;
+  /** One pass; resolves with what it did. */
+  async runOnce(): Promise<{ expired: Expiry[]; refilled: Refill[] }> {
+    const now = new Date(this.clock()).toISOString();
+    const expired = await this.ledger.expireDue(now, CHANGES_PER_PASS);
+    const refilled = await this.ledger.refillDue(now, CHANGES_PER_PASS);
+    if (expired.length > 0 || refilled.length > 0) this.report({ expired, refilled });
+    return { expired, refilled };
   }
 }

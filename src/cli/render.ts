@@ -3,7 +3,7 @@ import type { AuditReport } from './commands/audit.js';
 import type { EnrolledFaceSummary } from './commands/faces.js';
 import type { EnrollSummary } from './commands/faces-enroll.js';
 import type { IngestSummary } from './commands/ingest.js';
-import type { CreatedKey, KeyUsage, RolledKey } from './commands/keys.js';
+import type { CreatedKey, KeyRefill, KeyUsage, RolledKey } from './commands/keys.js';
 
 /** Text renderings of command results; --json prints the result itself instead. */
 
@@ -28,6 +28,14 @@ export function renderCreatedKey(created: CreatedKey): string {
     `Created key ${created.id}${created.name ? ` (${created.name})` : ''} with ${created.balance} credits, rate limit ${rate(created.rateLimit)}.`,
     `API key (shown once, store it now): ${created.key}`,
   ].join('\n');
+}
+
+export function renderRefill(result: KeyRefill): string {
+  const { refill } = result;
+  const plan = refill
+    ? `refills ${refill.credits} credits every ${refill.interval} (${refill.mode}); next at ${refill.nextRefillAt}`
+    : 'has no refill plan';
+  return `Key ${result.id}${result.name ? ` (${result.name})` : ''} ${plan}. Balance ${result.balance}.`;
 }
 
 export function renderRolledKey(rolled: RolledKey): string {

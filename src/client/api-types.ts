@@ -217,10 +217,16 @@ export type AdminGetKeyResponse = {
   /** The latest 50 grants, newest first. */
   grants: Array<{
     credits: number;
-    reason: "create" | "topup";
+    reason: "create" | "topup" | "refill";
     at: string;
     expires_at: string | null;
   }>;
+  refill: {
+    credits: number;
+    interval: "day" | "week" | "month";
+    mode: "add" | "replace";
+    next_refill_at: string;
+  } | null;
   /** Credits of the balance that expire, and when, soonest first (they are spent first). */
   expiring: Array<{
     credits: number;

@@ -337,6 +337,17 @@ const migrations: string[] = [
      FROM wanted LEFT JOIN debited ON debited.key_hash = wanted.key_hash LEFT JOIN keys ON keys.key_hash = wanted.key_hash
      WHERE (SELECT count(*) FROM crossed) >= 0;
    END $$;`,
+  // Refill plans: see the SQLite ledger's migration of the same name.
+  `CREATE TABLE refill_rules (
+     key_id text PRIMARY KEY REFERENCES keys(id),
+     credits bigint NOT NULL CHECK (credits >= 1),
+     interval text NOT NULL CHECK (interval IN ('day', 'week', 'month')),
+     mode text NOT NULL CHECK (mode IN ('add', 'replace')),
+     anchor timestamptz NOT NULL,
+     last_period integer NOT NULL,
+     next_refill_at timestamptz NOT NULL
+   );
+   CREATE INDEX refill_rules_due ON refill_rules(next_refill_at);`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

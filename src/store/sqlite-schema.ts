@@ -139,6 +139,18 @@ const ledgerMigrations: string[] = [
    );
    CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE state = 'pending';
    CREATE INDEX webhook_deliveries_newest ON webhook_deliveries(created_at, id);`,
+  // Refill plans (billing/refills.ts): period last_period was the last granted; next_refill_at is
+  // the start of the one after, so that due plans are found by an index.
+  `CREATE TABLE refill_rules (
+     key_id TEXT PRIMARY KEY REFERENCES keys(id),
+     credits INTEGER NOT NULL CHECK (credits >= 1),
+     interval TEXT NOT NULL CHECK (interval IN ('day', 'week', 'month')),
+     mode TEXT NOT NULL CHECK (mode IN ('add', 'replace')),
+     anchor TEXT NOT NULL,
+     last_period INTEGER NOT NULL,
+     next_refill_at TEXT NOT NULL
+   );
+   CREATE INDEX refill_rules_due ON refill_rules(next_refill_at);`,
 ];
 
 const tokenizer = `tokenize = 'porter unicode61 remove_diacritics 2'`;

@@ -84,6 +84,23 @@ describe('metered-search keys', () => {
     assert.equal(usage.key.balance, 6, 'the refused ones granted nothing');
   });
 
+  it('refill sets a plan, granting its first period at once, and --off ends it; an incomplete plan is refused', async () => {
+    const created = await create('0');
+    const set = await cli(env, 'keys', 'refill', created.id, '--credits', '30', '--interval', 'week', '--mode', 'add', '--json');
+    assert.equal(set.code, 0, set.stderr);
+    const plan = JSON.parse(set.stdout);
+    assert.deepEqual([plan.balance, plan.refill.credits, plan.refill.interval, plan.refill.mode], [30, 30, 'week', 'add']);
+    assert.match((await cli(env, 'keys', 'refill', created.id, '--off')).stdout, /has no refill plan\. Balance 30\./);
+    assert.match(
+      (await cli(env, 'keys', 'refill', created.id, '--credits', '5', '--interval', 'week')).stderr,
+      /needs --credits, --interval and --mode/,
+    );
+    assert.match(
+      (await cli(env, 'keys', 'refill', created.id, '--credits', '5', '--interval', 'hour', '--mode', 'add')).stderr,
+      /--interval must be/,
+    );
+  });
+
   it('disable and enable are reversible; revoke is permanent', async () => {
     const created = await create('1');
     assert.match((await cli(env, 'keys', 'disable', created.id)).stdout, /disabled/);

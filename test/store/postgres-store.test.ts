@@ -67,6 +67,36 @@ if (SKIP_POSTGRES) {
       }
     });
 
+    it('refills, expires and crosses marks once with three instances at work at the same moment', async () => {
+      const database = await createTestDatabase();
+      const stores = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS, lowBalanceThreshold: 5 })));
+      try {
+        const keys = await Promise.all(Array.from({ length: 10 }, () => new KeyAdmin(stores[0].ledger).create(0)));
+        const start = '2034-01-01T00:00:00.000Z';
+        for (const key of keys) await stores[0].ledger.setRefill(key.record.id, { credits: 20, interval: 'day', mode: 'replace' }, start);
+        for (let day = 1; day <= 3; day++) {
+          const now = new Date(Date.parse(start) + day * 86_400_000).toISOString();
+          const expired = await Promise.all(stores.map((store) => store.ledger.expireDue(now, 100)));
+          const refilled = await Promise.all(stores.map((store) => store.ledger.refillDue(now, 100)));
+          assert.equal(expired.flat().length, 10, `day ${day}: one expiry per key`);
+          assert.equal(refilled.flat().length, 10, `day ${day}: one refill per key`);
+        }
+        // Twenty debits each, spread over the instances at once: one credits.low and one credits.depleted per key.
+        await Promise.all(
+          keys.flatMap((key) => Array.from({ length: 20 }, (_, index) => stores[index % 3].ledger.debit(hashApiKey(key.key), '/query'))),
+        );
+        const events = await stores[0].webhooks.listEvents(1000);
+        for (const type of ['credits.low', 'credits.depleted']) {
+          assert.equal(events.filter((event) => event.type === type).length, 10, type);
+        }
+        const audit = await stores[0].ledger.auditLedger();
+        assert.ok(audit.every((ledger) => ledger.consistent && ledger.granted === 80 && ledger.expired === 60 && ledger.charged === 20));
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+        await database.drop();
+      }
+    });
+
     it('keeps request outcomes that cannot be written while PostgreSQL is away, and writes them once it is back', async () => {
       const database = await createTestDatabase();
       const store = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
@@ -239,7 +269,7 @@ if (SKIP_POSTGRES) {
         const applied = await Promise.all(Array.from({ length: 4 }, () => PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS })));
         assert.deepEqual(
           applied.flat().sort((a, b) => a - b),
-          [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+          [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
           'each migration applied once, by one of the instances',
         );
         assert.deepEqual(await PostgresStore.migrate({ url: database.url, ...PG_TEST_OPTIONS }), []);

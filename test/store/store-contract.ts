@@ -119,6 +119,50 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.keyId === record.id)?.consistent, true);
       });
 
+      it('refills each period of a plan once, the first at once, only the current one after downtime; replace keeps top-ups', async () => {
+        const { hash, record } = await newKey(0);
+        const day = (n: number) => new Date(Date.parse('2032-01-01T00:00:00.000Z') + n * 86_400_000).toISOString();
+        const set = await store.ledger.setRefill(record.id, { credits: 10, interval: 'day', mode: 'replace' }, day(0));
+        assert.equal(set.outcome, 'set');
+        assert.deepEqual(set.outcome === 'set' && set.rule, { credits: 10, interval: 'day', mode: 'replace', anchor: day(0), nextRefillAt: day(1) });
+        await store.ledger.topUp(record.id, 5);
+        for (let spent = 0; spent < 3; spent++) await store.ledger.debit(hash, '/query');
+        const mine = <T extends { keyId: string }>(changes: T[]) => changes.filter((change) => change.keyId === record.id);
+        assert.deepEqual(mine(await store.ledger.refillDue(day(0.5), 100)), [], 'period 0 was granted when the plan was set');
+
+        // Day 1: what is left of day 0's 10 (7: the refill expires first, so it was spent first) leaves; 10 arrive.
+        assert.deepEqual(
+          mine(await store.ledger.expireDue(day(1), 100)).map((expiry) => expiry.amount),
+          [7],
+        );
+        assert.deepEqual(mine(await store.ledger.refillDue(day(1), 100)), [{ keyId: record.id, credits: 10, balance: 15 }]);
+        assert.deepEqual(mine(await store.ledger.refillDue(day(1), 100)), [], 'once per period');
+        // Down for three days: day 4 is granted, days 2 and 3 are not.
+        await store.ledger.expireDue(day(4.2), 100);
+        assert.deepEqual(mine(await store.ledger.refillDue(day(4.2), 100)), [{ keyId: record.id, credits: 10, balance: 15 }]);
+        assert.equal((await store.ledger.refillRule(record.id))?.nextRefillAt, day(5));
+        assert.deepEqual(
+          (await store.ledger.listGrants(record.id)).map((grant) => grant.reason),
+          ['create', 'refill', 'topup', 'refill', 'refill'],
+        );
+        assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.keyId === record.id)?.consistent, true);
+
+        const ended = await store.ledger.setRefill(record.id, null, day(4.5));
+        assert.deepEqual(ended.outcome === 'set' && ended.rule, null);
+        assert.deepEqual(mine(await store.ledger.refillDue(day(9), 100)), []);
+        await store.ledger.setKeyStatus(record.id, 'revoked');
+        assert.equal((await store.ledger.setRefill(record.id, { credits: 1, interval: 'day', mode: 'add' }, day(9))).outcome, 'revoked');
+      });
+
+      it("adds a plan's credits that roll over in add mode", async () => {
+        const { record } = await newKey(1);
+        const at = (days: number) => new Date(Date.parse('2033-03-01T00:00:00.000Z') + days * 86_400_000).toISOString();
+        await store.ledger.setRefill(record.id, { credits: 4, interval: 'week', mode: 'add' }, at(0));
+        await store.ledger.expireDue(at(7), 100);
+        await store.ledger.refillDue(at(7), 100);
+        assert.equal((await store.ledger.findKeyById(record.id))!.balance, 9);
+      });
+
       it('returns undefined for unknown keys', async () => {
         assert.equal(await store.ledger.findKeyByHash(hashApiKey('f'.repeat(64))), undefined);
         assert.equal(await store.ledger.findKeyById('key_none'), undefined);

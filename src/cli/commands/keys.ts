@@ -2,10 +2,11 @@ import type { Command } from 'commander';
 import { auditReport } from '../../admin/admin-tokens.js';
 import { KeyAdmin } from '../../billing/key-admin.js';
 import { type ChargeRecord, type CreditGrant, type KeyRecord, type KeyStatus, MAX_BALANCE } from '../../billing/ledger.js';
+import { REFILL_INTERVALS, REFILL_MODES, type RefillInterval, type RefillMode, type RefillPlan, type RefillRule } from '../../billing/refills.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
 import { CliError, notFound, parseCredits, parseGraceSeconds, parseRate, parseTime } from '../errors.js';
-import { renderCreatedKey, renderKey, renderKeyList, renderRolledKey, renderUsage } from '../render.js';
+import { renderCreatedKey, renderKey, renderKeyList, renderRefill, renderRolledKey, renderUsage } from '../render.js';
 
 export interface CreatedKey {
   key: string;
@@ -13,6 +14,13 @@ export interface CreatedKey {
   name: string;
   balance: number;
   rateLimit: number | null;
+}
+
+export interface KeyRefill {
+  id: string;
+  name: string;
+  balance: number;
+  refill: RefillRule | null;
 }
 
 export interface RolledKey {
@@ -69,6 +77,18 @@ export function keysCommands(program: Command, cli: CliContext): void {
     .action(async (keyOrId: string, options: { credits: string; expiresAt?: string; json?: boolean }) => {
       const key = await cli.withStore((store) => topUpKey(store, keyOrId, options.credits, options.expiresAt));
       cli.output(options.json, key, (result) => renderKey(result, 'topped up'));
+    });
+  keys
+    .command('refill')
+    .description('Set a key\'s refill plan, its first period granted at once (docs/api.md, "Refill plans"); --off ends it.')
+    .argument('<key-or-id>', 'the plain key or its id')
+    .option('--credits <n>', 'credits each period (integer >= 1)')
+    .option('--interval <interval>', 'day, week or month (calendar months)')
+    .option('--mode <mode>', "add (the plan's credits roll over) or replace (each period's refill replaces what is left of the last)")
+    .option('--off', 'end the plan')
+    .option('--json', 'print the result as JSON')
+    .action(async (keyOrId: string, options: RefillOptions) => {
+      cli.output(options.json, await cli.withStore((store) => setRefill(store, keyOrId, options)), renderRefill);
     });
   keys
     .command('roll')
@@ -145,6 +165,40 @@ async function topUpKey(store: Store, keyOrId: string, rawCredits: string, expir
       return result.key;
     case 'expiry-past':
       throw new CliError(`--expires-at must be later than now, got "${expiresAt}"`);
+  }
+}
+
+interface RefillOptions {
+  credits?: string;
+  interval?: string;
+  mode?: string;
+  off?: boolean;
+  json?: boolean;
+}
+
+function refillPlanOf(options: RefillOptions): RefillPlan | null {
+  if (options.off) {
+    if (options.credits ?? options.interval ?? options.mode) throw new CliError('--off takes no --credits, --interval or --mode');
+    return null;
+  }
+  const { interval, mode } = options;
+  if (options.credits === undefined || !interval || !mode) throw new CliError('a plan needs --credits, --interval and --mode (or --off to end it)');
+  if (!REFILL_INTERVALS.includes(interval as RefillInterval)) throw new CliError(`--interval must be day, week or month, got "${interval}"`);
+  if (!REFILL_MODES.includes(mode as RefillMode)) throw new CliError(`--mode must be add or replace, got "${mode}"`);
+  return { credits: parseCredits(options.credits, 1), interval: interval as RefillInterval, mode: mode as RefillMode };
+}
+
+async function setRefill(store: Store, keyOrId: string, options: RefillOptions): Promise<KeyRefill> {
+  const change = await operatorKeys(store).setRefill(keyOrId, refillPlanOf(options));
+  switch (change.outcome) {
+    case 'not-found':
+      throw notFound(keyOrId);
+    case 'revoked':
+      throw new CliError(`Key ${change.key.id} is revoked, which is permanent: it gets no refill plan.`);
+    case 'set': {
+      const key = (await operatorKeys(store).find(keyOrId)) as KeyRecord;
+      return { id: key.id, name: key.name, balance: key.balance, refill: change.rule };
+    }
   }
 }
 

@@ -9,6 +9,7 @@ import { getKeyRoute } from './routes/get-key.js';
 import { keyStatusRoutes } from './routes/key-status.js';
 import { listKeysRoute } from './routes/list-keys.js';
 import { metricsRoute } from './routes/metrics.js';
+import { refillRoutes } from './routes/refill.js';
 import { rollKeyRoute } from './routes/roll-key.js';
 import { setKeyRateRoute } from './routes/set-key-rate.js';
 import { topUpKeyRoute } from './routes/topup-key.js';
@@ -32,6 +33,7 @@ export async function registerAdminRoutes(app: FastifyInstance, services: Servic
     setKeyRateRoute(scope, services, write);
     rollKeyRoute(scope, services, write);
     updateKeyRoute(scope, services, write);
+    refillRoutes(scope, services, write);
     usageRoutes(scope, services, read);
     documentRoutes(scope, services, read, write);
     auditLogRoute(scope, services, read);

@@ -45,9 +45,9 @@ describe('admin API: grants that expire', () => {
     );
 
     const upkeep = new BillingUpkeep(context.store.ledger, clock);
-    assert.deepEqual(await upkeep.runOnce(), [], 'not yet');
+    assert.deepEqual((await upkeep.runOnce()).expired, [], 'not yet');
     now = Date.parse(at);
-    assert.deepEqual(await upkeep.runOnce(), [{ keyId: created.id, amount: 7, at, balance: 2 }]);
+    assert.deepEqual((await upkeep.runOnce()).expired, [{ keyId: created.id, amount: 7, at, balance: 2 }]);
     assert.deepEqual(await credits(created.key), { status: 200, message: '2 credits remaining.', current_balance: 2 });
     const audit = (await context.store.ledger.auditLedger()).find((ledger) => ledger.keyId === created.id);
     assert.deepEqual(audit, { keyId: created.id, granted: 12, charged: 3, expired: 7, balance: 2, consistent: true });

@@ -4,6 +4,7 @@ import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
 import { adminKeyOf, existingKey } from '../keys.js';
 import { adminErrorResponses, adminKey, adminSecurity, adminSuccessHeaders, keyIdParams } from '../schemas.js';
+import { refillOf, refillSchema } from './refill.js';
 
 const LATEST_GRANTS = 50;
 
@@ -19,7 +20,7 @@ const schema = {
       description: 'The key, when it was last charged, its charges by endpoint, its latest grants and its credits that expire.',
       headers: adminSuccessHeaders,
       type: 'object',
-      required: [...adminKey.required, 'last_used_at', 'charges_by_endpoint', 'grants', 'expiring'],
+      required: [...adminKey.required, 'last_used_at', 'charges_by_endpoint', 'grants', 'expiring', 'refill'],
       properties: {
         ...adminKey.properties,
         last_used_at: { type: ['string', 'null'], format: 'date-time' },
@@ -32,12 +33,13 @@ const schema = {
             required: ['credits', 'reason', 'at', 'expires_at'],
             properties: {
               credits: { type: 'integer' },
-              reason: { type: 'string', enum: ['create', 'topup'] },
+              reason: { type: 'string', enum: ['create', 'topup', 'refill'] },
               at: { type: 'string', format: 'date-time' },
               expires_at: { type: ['string', 'null'], format: 'date-time' },
             },
           },
         },
+        refill: refillSchema,
         expiring: {
           type: 'array',
           description: 'Credits of the balance that expire, and when, soonest first (they are spent first).',
@@ -58,7 +60,12 @@ export function getKeyRoute(app: FastifyInstance, services: Services, hooks: Key
   app.get('/admin/keys/:id', { schema, ...hooks }, async (request) => {
     const key = await existingKey(services.store, (request.params as { id: string }).id);
     const { ledger } = services.store;
-    const [activity, grants, expiring] = await Promise.all([ledger.keyActivity(key.id), ledger.listGrants(key.id), ledger.expiringCredits(key.id)]);
+    const [activity, grants, expiring, refill] = await Promise.all([
+      ledger.keyActivity(key.id),
+      ledger.listGrants(key.id),
+      ledger.expiringCredits(key.id),
+      ledger.refillRule(key.id),
+    ]);
     return {
       ...adminKeyOf(key),
       last_used_at: activity.lastUsedAt,
@@ -68,6 +75,7 @@ export function getKeyRoute(app: FastifyInstance, services: Services, hooks: Key
         .reverse()
         .map((grant) => ({ credits: grant.amount, reason: grant.reason, at: grant.at, expires_at: grant.expiresAt })),
       expiring,
+      refill: refillOf(refill),
     };
   });
 }

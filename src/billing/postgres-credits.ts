@@ -1,0 +1,173 @@
+import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
+import { type EventType, newEventId } from './events.js';
+import { type ExpiringCredits, type Expiry, type GrantOptions, settleSpent } from './ledger.js';
+import { periodIndex, periodStart, type Refill, type RefillPlan, type RefillRule } from './refills.js';
+
+/** A pool or a client: reads need no transaction of their own. */
+interface Queryable {
+  query<Row extends QueryResultRow>(sql: string, params?: unknown[]): Promise<QueryResult<Row>>;
+}
+
+interface RuleRow {
+  credits: number;
+  interval: RefillRule['interval'];
+  mode: RefillRule['mode'];
+  anchor: Date;
+  last_period: number;
+  next_refill_at: Date;
+}
+
+function ruleOf(row: RuleRow): RefillRule {
+  return {
+    credits: Number(row.credits),
+    interval: row.interval,
+    mode: row.mode,
+    anchor: row.anchor.toISOString(),
+    nextRefillAt: row.next_refill_at.toISOString(),
+  };
+}
+
+/**
+ * Grants, their settlement and expiry, refill plans and ledger events in PostgreSQL. Each function
+ * runs on a client whose transaction holds the key's row lock (PostgresLedger), which orders it
+ * against the key's debits and against other instances doing the same.
+ */
+
+/** Adds a grant to the balance, settling first; the balance after. */
+export async function grant(
+  client: PoolClient,
+  keyId: string,
+  amount: number,
+  reason: 'topup' | 'refill',
+  options: GrantOptions = {},
+): Promise<number> {
+  const expiresAt = options.expiresAt ?? null;
+  await settle(client, keyId);
+  await client.query('INSERT INTO credit_grants (key_id, amount, reason, idempotency_ref, expires_at, remaining) VALUES ($1, $2, $3, $4, $5, $6)', [
+    keyId,
+    amount,
+    reason,
+    options.idempotencyRef ?? null,
+    expiresAt,
+    expiresAt === null ? null : amount,
+  ]);
+  const { rows } = await client.query<{ balance: number }>(
+    `UPDATE keys SET balance = balance + $2, settled_balance = balance + $2, expiring_grants = expiring_grants + $3
+     WHERE id = $1 RETURNING balance`,
+    [keyId, amount, expiresAt === null ? 0 : 1],
+  );
+  const balance = Number(rows[0]?.balance);
+  await recordEvent(client, 'credits.granted', keyId, { balance, credits: amount, expires_at: expiresAt });
+  return balance;
+}
+
+/** Takes what is left of a grant from the balance and records it; undefined when nothing was left. */
+export async function expireGrant(client: PoolClient, grantId: string, keyId: string): Promise<Expiry | undefined> {
+  await settle(client, keyId);
+  const left = await client.query<{ remaining: number; expires_at: Date }>('SELECT remaining, expires_at FROM credit_grants WHERE id = $1', [
+    grantId,
+  ]);
+  const { remaining, expires_at: expiresAt } = left.rows[0] as { remaining: number; expires_at: Date };
+  const credits = Number(remaining);
+  if (credits === 0) return undefined;
+  await client.query('UPDATE credit_grants SET remaining = 0 WHERE id = $1', [grantId]);
+  await client.query('INSERT INTO credit_expiries (key_id, grant_id, amount, at) VALUES ($1, $2, $3, $4)', [keyId, grantId, credits, expiresAt]);
+  // Not spending: the settlement moves with the balance.
+  const { rows } = await client.query<{ balance: number }>(
+    `UPDATE keys SET balance = balance - $2, settled_balance = balance - $2,
+       expiring_grants = (SELECT count(*) FROM credit_grants WHERE key_id = $1 AND remaining > 0) WHERE id = $1
+     RETURNING balance`,
+    [keyId, credits],
+  );
+  const balance = Number(rows[0]?.balance);
+  // credits.expired says it; no credits.low or credits.depleted, which a replace plan's rollover would send every period.
+  await recordEvent(client, 'credits.expired', keyId, { balance, credits, expired_at: expiresAt.toISOString() });
+  return { keyId, amount: credits, at: expiresAt.toISOString(), balance };
+}
+
+export async function expiringCredits(client: Queryable, keyId: string): Promise<ExpiringCredits[]> {
+  // One statement: the balance and the grants as of one snapshot.
+  const { rows } = await client.query<{ remaining: number; expires_at: Date; spent: number }>(
+    `SELECT g.remaining, g.expires_at, coalesce(k.settled_balance, k.balance) - k.balance AS spent
+     FROM keys k JOIN credit_grants g ON g.key_id = k.id WHERE k.id = $1 AND g.remaining > 0 ORDER BY g.expires_at, g.id`,
+    [keyId],
+  );
+  const grants = rows.map((row) => ({ remaining: Number(row.remaining), at: row.expires_at.toISOString() }));
+  return settleSpent(grants, Number(rows[0]?.spent ?? 0))
+    .filter((left) => left.remaining > 0)
+    .map((left) => ({ credits: left.remaining, at: left.at }));
+}
+
+export async function refillRule(client: Queryable, keyId: string): Promise<RefillRule | null> {
+  const { rows } = await client.query<RuleRow>('SELECT * FROM refill_rules WHERE key_id = $1', [keyId]);
+  return rows[0] ? ruleOf(rows[0]) : null;
+}
+
+/** Sets (or with null, ends) a key's plan; a new plan's first period starts now and is granted at once. */
+export async function setRefill(
+  client: PoolClient,
+  keyId: string,
+  plan: RefillPlan | null,
+  now: string,
+): Promise<{ rule: RefillRule | null; refill: Refill | undefined }> {
+  if (plan === null) {
+    await client.query('DELETE FROM refill_rules WHERE key_id = $1', [keyId]);
+    return { rule: null, refill: undefined };
+  }
+  await client.query(
+    `INSERT INTO refill_rules (key_id, credits, interval, mode, anchor, last_period, next_refill_at) VALUES ($1, $2, $3, $4, $5, -1, $5)
+     ON CONFLICT (key_id) DO UPDATE SET credits = excluded.credits, interval = excluded.interval, mode = excluded.mode,
+       anchor = excluded.anchor, last_period = -1, next_refill_at = excluded.next_refill_at`,
+    [keyId, plan.credits, plan.interval, plan.mode, now],
+  );
+  const refill = await applyRefill(client, keyId, now);
+  return { rule: await refillRule(client, keyId), refill };
+}
+
+/** Grants the current period of the key's plan unless it was granted already; undefined then. */
+export async function applyRefill(client: PoolClient, keyId: string, now: string): Promise<Refill | undefined> {
+  const { rows } = await client.query<RuleRow>('SELECT * FROM refill_rules WHERE key_id = $1', [keyId]);
+  const row = rows[0];
+  if (!row) return undefined;
+  const period = periodIndex(row.anchor, row.interval, new Date(now));
+  if (period <= row.last_period) return undefined;
+  const nextStart = periodStart(row.anchor, row.interval, period + 1).toISOString();
+  await client.query('UPDATE refill_rules SET last_period = $2, next_refill_at = $3 WHERE key_id = $1', [keyId, period, nextStart]);
+  const credits = Number(row.credits);
+  const balance = await grant(client, keyId, credits, 'refill', { expiresAt: row.mode === 'replace' ? nextStart : null });
+  return { keyId, credits, balance };
+}
+
+/** An event for webhook endpoints, in the transaction of the change that causes it. */
+export async function recordEvent(client: PoolClient, type: EventType, keyId: string, data: Record<string, unknown>): Promise<void> {
+  await client.query('INSERT INTO webhook_events (id, type, key_id, data) VALUES ($1, $2, $3, $4)', [
+    newEventId(),
+    type,
+    keyId,
+    JSON.stringify({ key_id: keyId, ...data }),
+  ]);
+}
+
+/** Takes the credits spent since the key's last settlement from its expiring grants (ledger.ts, settleSpent). */
+async function settle(client: PoolClient, keyId: string): Promise<void> {
+  const { rows } = await client.query<{ id: string; remaining: number; spent: number }>(
+    `SELECT g.id, g.remaining, coalesce(k.settled_balance, k.balance) - k.balance AS spent
+     FROM keys k JOIN credit_grants g ON g.key_id = k.id WHERE k.id = $1 AND g.remaining > 0 ORDER BY g.expires_at, g.id`,
+    [keyId],
+  );
+  const spent = Number(rows[0]?.spent ?? 0);
+  if (spent > 0) {
+    const settled = settleSpent(
+      rows.map((row) => ({ id: row.id, remaining: Number(row.remaining) })),
+      spent,
+    );
+    await client.query(
+      'UPDATE credit_grants SET remaining = settled.remaining FROM unnest($1::bigint[], $2::bigint[]) AS settled(id, remaining) WHERE credit_grants.id = settled.id',
+      [settled.map((left) => left.id), settled.map((left) => left.remaining)],
+    );
+  }
+  await client.query(
+    'UPDATE keys SET settled_balance = balance, expiring_grants = (SELECT count(*) FROM credit_grants WHERE key_id = $1 AND remaining > 0) WHERE id = $1',
+    [keyId],
+  );
+}

@@ -1,0 +1,169 @@
+import type Database from 'better-sqlite3';
+import type { EventType } from './events.js';
+import { newEventId } from './events.js';
+import { balanceCrossings, type ExpiringCredits, type Expiry, type GrantOptions, settleSpent } from './ledger.js';
+import { periodIndex, periodStart, type Refill, type RefillPlan, type RefillRule } from './refills.js';
+
+interface RuleRow {
+  key_id: string;
+  credits: number;
+  interval: RefillRule['interval'];
+  mode: RefillRule['mode'];
+  anchor: string;
+  last_period: number;
+  next_refill_at: string;
+}
+
+function ruleOf(row: RuleRow): RefillRule {
+  return { credits: row.credits, interval: row.interval, mode: row.mode, anchor: row.anchor, nextRefillAt: row.next_refill_at };
+}
+
+function prepare(db: Database.Database) {
+  return {
+    insertGrant: db.prepare(
+      'INSERT INTO credit_grants (key_id, amount, reason, at, idempotency_ref, expires_at, remaining) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    grantByRef: db.prepare('SELECT 1 FROM credit_grants WHERE idempotency_ref = ?'),
+    addToBalance: db.prepare('UPDATE keys SET balance = balance + ? WHERE id = ? RETURNING balance'),
+    settlement: db.prepare('SELECT balance, settled_balance FROM keys WHERE id = ?'),
+    expiringGrants: db.prepare('SELECT id, remaining, expires_at FROM credit_grants WHERE key_id = ? AND remaining > 0 ORDER BY expires_at, id'),
+    setRemaining: db.prepare('UPDATE credit_grants SET remaining = ? WHERE id = ?'),
+    settled: db.prepare(
+      'UPDATE keys SET settled_balance = balance, expiring_grants = (SELECT count(*) FROM credit_grants WHERE key_id = @keyId AND remaining > 0) WHERE id = @keyId',
+    ),
+    dueGrants: db.prepare('SELECT id, key_id FROM credit_grants WHERE remaining > 0 AND expires_at <= ? ORDER BY expires_at, id LIMIT ?'),
+    grantLeft: db.prepare('SELECT remaining, expires_at FROM credit_grants WHERE id = ?'),
+    // Not spending: the settlement moves with the balance.
+    expire: db.prepare('UPDATE keys SET balance = balance - @amount, settled_balance = balance - @amount WHERE id = @keyId RETURNING balance'),
+    insertExpiry: db.prepare('INSERT INTO credit_expiries (key_id, grant_id, amount, at) VALUES (?, ?, ?, ?)'),
+    insertEvent: db.prepare('INSERT INTO webhook_events (id, type, key_id, data, created_at) VALUES (?, ?, ?, ?, ?)'),
+    rule: db.prepare('SELECT * FROM refill_rules WHERE key_id = ?'),
+    putRule: db.prepare(
+      `INSERT OR REPLACE INTO refill_rules (key_id, credits, interval, mode, anchor, last_period, next_refill_at)
+       VALUES (@keyId, @credits, @interval, @mode, @anchor, -1, @anchor)`,
+    ),
+    deleteRule: db.prepare('DELETE FROM refill_rules WHERE key_id = ?'),
+    dueRules: db.prepare('SELECT key_id FROM refill_rules WHERE next_refill_at <= ? ORDER BY next_refill_at LIMIT ?'),
+    ruleDone: db.prepare('UPDATE refill_rules SET last_period = ?, next_refill_at = ? WHERE key_id = ?'),
+  };
+}
+
+/**
+ * Grants, their settlement and expiry, refill plans and ledger events in the embedded ledger. Every
+ * method runs inside a transaction the ledger holds on the key (SqliteLedger.changeKey).
+ */
+export class SqliteCredits {
+  private readonly sql;
+
+  constructor(
+    db: Database.Database,
+    private readonly lowBalanceThreshold: number | null,
+  ) {
+    this.sql = prepare(db);
+  }
+
+  grantedBefore(idempotencyRef: string): boolean {
+    return this.sql.grantByRef.get(idempotencyRef) !== undefined;
+  }
+
+  /** Adds a grant to the balance, settling first; the balance after. */
+  grant(keyId: string, amount: number, reason: 'topup' | 'refill', options: GrantOptions = {}): number {
+    const expiresAt = options.expiresAt ?? null;
+    this.settle(keyId);
+    const { balance } = this.sql.addToBalance.get(amount, keyId) as { balance: number };
+    this.sql.insertGrant.run(
+      keyId,
+      amount,
+      reason,
+      new Date().toISOString(),
+      options.idempotencyRef ?? null,
+      expiresAt,
+      expiresAt === null ? null : amount,
+    );
+    this.settle(keyId);
+    this.recordEvent('credits.granted', keyId, { balance, credits: amount, expires_at: expiresAt });
+    return balance;
+  }
+
+  dueGrants(now: string, limit: number): Array<{ id: number; key_id: string }> {
+    return this.sql.dueGrants.all(now, limit) as Array<{ id: number; key_id: string }>;
+  }
+
+  /** Takes what is left of a grant from the balance and records it; undefined when nothing was left. */
+  expireGrant(grantId: number, keyId: string): Expiry | undefined {
+    this.settle(keyId);
+    const left = this.sql.grantLeft.get(grantId) as { remaining: number; expires_at: string };
+    if (left.remaining === 0) return undefined;
+    const { balance } = this.sql.expire.get({ amount: left.remaining, keyId }) as { balance: number };
+    this.sql.setRemaining.run(0, grantId);
+    this.sql.insertExpiry.run(keyId, grantId, left.remaining, left.expires_at);
+    this.settle(keyId);
+    // credits.expired says it; no credits.low or credits.depleted, which a replace plan's rollover would send every period.
+    this.recordEvent('credits.expired', keyId, { balance, credits: left.remaining, expired_at: left.expires_at });
+    return { keyId, amount: left.remaining, at: left.expires_at, balance };
+  }
+
+  expiringCredits(keyId: string): ExpiringCredits[] {
+    const { balance, settled_balance } = this.sql.settlement.get(keyId) as { balance: number; settled_balance: number | null };
+    const grants = this.sql.expiringGrants.all(keyId) as Array<{ id: number; remaining: number; expires_at: string }>;
+    return settleSpent(grants, (settled_balance ?? balance) - balance)
+      .filter((grant) => grant.remaining > 0)
+      .map((grant) => ({ credits: grant.remaining, at: grant.expires_at }));
+  }
+
+  refillRule(keyId: string): RefillRule | null {
+    const row = this.sql.rule.get(keyId) as RuleRow | undefined;
+    return row ? ruleOf(row) : null;
+  }
+
+  /** Sets (or with null, ends) a key's plan; a new plan's first period starts now and is granted at once. */
+  setRefill(keyId: string, plan: RefillPlan | null, now: string): { rule: RefillRule | null; refill: Refill | undefined } {
+    if (plan === null) {
+      this.sql.deleteRule.run(keyId);
+      return { rule: null, refill: undefined };
+    }
+    this.sql.putRule.run({ keyId, ...plan, anchor: now });
+    const refill = this.refill(keyId, now);
+    return { rule: this.refillRule(keyId), refill };
+  }
+
+  dueRefills(now: string, limit: number): string[] {
+    return (this.sql.dueRules.all(now, limit) as Array<{ key_id: string }>).map((row) => row.key_id);
+  }
+
+  /** Grants the current period of the key's plan unless it was granted already; undefined then. */
+  refill(keyId: string, now: string): Refill | undefined {
+    const row = this.sql.rule.get(keyId) as RuleRow | undefined;
+    if (!row) return undefined;
+    const anchor = new Date(row.anchor);
+    const period = periodIndex(anchor, row.interval, new Date(now));
+    if (period <= row.last_period) return undefined;
+    const nextStart = periodStart(anchor, row.interval, period + 1).toISOString();
+    this.sql.ruleDone.run(period, nextStart, keyId);
+    const expiresAt = row.mode === 'replace' ? nextStart : null;
+    const balance = this.grant(keyId, row.credits, 'refill', { expiresAt });
+    return { keyId, credits: row.credits, balance };
+  }
+
+  /** credits.low and credits.depleted, written with the change that crossed the mark. */
+  recordCrossings(keyId: string, before: number, after: number, ownMark: number | null): void {
+    for (const crossing of balanceCrossings(before, after, ownMark ?? this.lowBalanceThreshold)) {
+      this.recordEvent(crossing.type as EventType, keyId, { balance: after, threshold: crossing.threshold });
+    }
+  }
+
+  recordEvent(type: EventType, keyId: string, data: Record<string, unknown>): void {
+    this.sql.insertEvent.run(newEventId(), type, keyId, JSON.stringify({ key_id: keyId, ...data }), new Date().toISOString());
+  }
+
+  /** Takes the credits spent since the key's last settlement from its expiring grants (ledger.ts, settleSpent). */
+  private settle(keyId: string): void {
+    const { balance, settled_balance } = this.sql.settlement.get(keyId) as { balance: number; settled_balance: number | null };
+    const spent = (settled_balance ?? balance) - balance;
+    if (spent > 0) {
+      const grants = this.sql.expiringGrants.all(keyId) as Array<{ id: number; remaining: number }>;
+      for (const grant of settleSpent(grants, spent)) this.sql.setRemaining.run(grant.remaining, grant.id);
+    }
+    this.sql.settled.run({ keyId });
+  }
+}
