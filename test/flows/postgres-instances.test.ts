@@ -8,24 +8,36 @@ import { auditLedger } from '../../src/cli/commands/audit.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { documentsOf } from '../helper.js';
 import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES, terminateConnections } from '../pg.js';
+import { startReceiver } from '../webhooks/receiver.js';
 import { type ChildServer, spawnServer } from './child-server.js';
 
 const STRIPE_SECRET = 'whsec_instances_test';
+const WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 
 describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let admin: PostgresStore;
   let servers: ChildServer[] = [];
   let adminToken: string;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
   const agent = new Agent({ connections: 300 });
 
   before(async () => {
     database = await createTestDatabase();
+    receiver = await startReceiver([200]);
     admin = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
     adminToken = (await new AdminTokens(admin.admin).create('billing', false)).token;
     servers = await Promise.all(
       [1, 2, 3].map(() =>
-        spawnServer({ DATABASE_URL: database.url, REPLICA_POLL_MS: '100', PG_POOL_MAX: '8', STRIPE_WEBHOOK_SECRET: STRIPE_SECRET }),
+        spawnServer({
+          DATABASE_URL: database.url,
+          REPLICA_POLL_MS: '100',
+          PG_POOL_MAX: '8',
+          STRIPE_WEBHOOK_SECRET: STRIPE_SECRET,
+          WEBHOOK_URL: receiver.url,
+          WEBHOOK_SECRET: WEBHOOK_SECRET,
+          LOW_BALANCE_THRESHOLD: '10',
+        }),
       ),
     );
   });
@@ -33,6 +45,7 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
     for (const server of servers) server.child.kill('SIGTERM');
     await Promise.all(servers.map((server) => server.exited));
     await agent.close();
+    await receiver.stop();
     await admin.close();
     await database.drop();
   });
@@ -186,6 +199,27 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
       'duplicate',
     ]);
     assert.equal((await admin.ledger.findKeyById(record.id))!.balance, 40);
+  });
+
+  it('sends one credits.low and one credits.depleted, signed, when a burst over three instances crosses the marks', async () => {
+    const { key, record } = await new KeyAdmin(admin.ledger).create(100, 'marks');
+    const statuses = await Promise.all(Array.from({ length: 300 }, (_, index) => billable(servers[index % 3]!, key)));
+    assert.equal(statuses.filter((status) => status === 402).length, 200);
+    const ofKey = () =>
+      receiver.received.map((received) => ({ received, event: JSON.parse(received.body) })).filter(({ event }) => event.data.key_id === record.id);
+    const deadline = Date.now() + 5000;
+    while (ofKey().length < 2) {
+      assert.ok(Date.now() < deadline, 'delivered within seconds');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const events = ofKey();
+    assert.deepEqual(events.map(({ event }) => event.type).sort(), ['credits.depleted', 'credits.low']);
+    const signingKey = Buffer.from(WEBHOOK_SECRET.slice('whsec_'.length), 'base64');
+    for (const { received } of events) {
+      const signed = `${received.headers['webhook-id']}.${received.headers['webhook-timestamp']}.${received.body}`;
+      assert.equal(received.headers['webhook-signature'], `v1,${createHmac('sha256', signingKey).update(signed).digest('base64')}`);
+    }
   });
 
   it('keeps the ledger exact when PostgreSQL drops every connection mid-burst, answers 503 meanwhile, and recovers alone', async () => {
