@@ -2,16 +2,26 @@ import type {
   AdminAuditLogResponse,
   AdminCreateKeyRequest,
   AdminCreateKeyResponse,
+  AdminCreateWebhookRequest,
+  AdminCreateWebhookResponse,
   AdminDeleteDocumentResponse,
+  AdminDeleteWebhookResponse,
   AdminGetKeyResponse,
   AdminIngestDocumentsResponse,
   AdminKeyStatusResponse,
   AdminKeyUsageResponse,
   AdminListKeysResponse,
+  AdminListWebhookDeliveriesResponse,
+  AdminListWebhooksResponse,
+  AdminRetryWebhookDeliveryResponse,
   AdminRollKeyResponse,
   AdminSetKeyRateResponse,
+  AdminSetRefillRequest,
+  AdminSetRefillResponse,
   AdminTopUpKeyRequest,
   AdminTopUpKeyResponse,
+  AdminUpdateKeyRequest,
+  AdminUpdateKeyResponse,
   AdminUsageResponse,
 } from './api-types.js';
 import type { CallOptions, Result } from './client.js';
@@ -87,6 +97,43 @@ export class MeteredSearchAdmin {
   /** Not retried: each attempt makes a new key (a lost answer's key is then a former key, valid for its grace period). */
   roll(id: string, graceSeconds: number, options?: CallOptions): Promise<Result<AdminRollKeyResponse>> {
     return send(this.transport, { method: 'POST', path: `${key(id)}/roll`, body: { grace_seconds: graceSeconds }, idempotent: false }, options);
+  }
+
+  /** A key's own prices or low-balance mark. */
+  updateKey(id: string, request: AdminUpdateKeyRequest, options?: CallOptions): Promise<Result<AdminUpdateKeyResponse>> {
+    return send(this.transport, { method: 'PATCH', path: key(id), body: request, idempotent: false }, options);
+  }
+
+  /** Sets a refill plan (its first period granted at once); null ends it. Retried: setting the same plan again starts it anew but grants once per period. */
+  setRefill(id: string, plan: AdminSetRefillRequest | null, options?: CallOptions): Promise<Result<AdminSetRefillResponse>> {
+    const path = `${key(id)}/refill`;
+    return send(
+      this.transport,
+      plan ? { method: 'PUT', path, body: plan, idempotent: false } : { method: 'DELETE', path, idempotent: false },
+      options,
+    );
+  }
+
+  /** Tried once: a repeat would add a second endpoint with a second secret. */
+  createWebhook(request: AdminCreateWebhookRequest, options?: CallOptions): Promise<Result<AdminCreateWebhookResponse>> {
+    return send(this.transport, { method: 'POST', path: '/admin/webhooks', body: request, idempotent: false, once: true }, options);
+  }
+
+  listWebhooks(options?: CallOptions): Promise<Result<AdminListWebhooksResponse>> {
+    return send(this.transport, { method: 'GET', path: '/admin/webhooks', idempotent: false }, options);
+  }
+
+  deleteWebhook(id: string, options?: CallOptions): Promise<Result<AdminDeleteWebhookResponse>> {
+    return send(this.transport, { method: 'DELETE', path: `/admin/webhooks/${encodeURIComponent(id)}`, idempotent: false }, options);
+  }
+
+  webhookDeliveries(page: { limit?: number; cursor?: string } = {}, options?: CallOptions): Promise<Result<AdminListWebhookDeliveriesResponse>> {
+    return send(this.transport, { method: 'GET', path: `/admin/webhooks/deliveries${query({ ...page })}`, idempotent: false }, options);
+  }
+
+  retryWebhookDelivery(id: string, options?: CallOptions): Promise<Result<AdminRetryWebhookDeliveryResponse>> {
+    const path = `/admin/webhooks/deliveries/${encodeURIComponent(id)}/retry`;
+    return send(this.transport, { method: 'POST', path, idempotent: false }, options);
   }
 
   keyUsage(id: string, span: UsageSpanQuery = {}, options?: CallOptions): Promise<Result<AdminKeyUsageResponse>> {

@@ -323,6 +323,118 @@ export type AdminRollKeyResponse = {
   old_key_valid_until: string | null;
 };
 
+/** Body of PATCH /admin/keys/{id}. */
+export type AdminUpdateKeyRequest = {
+  prices?: {
+    "/document"?: number;
+    "/query"?: number;
+    "/face/search"?: number;
+  } | null;
+  low_balance_threshold?: number | null;
+};
+
+/** 200 answer of PATCH /admin/keys/{id}. */
+export type AdminUpdateKeyResponse = {
+  id: string;
+  name: string;
+  balance: number;
+  status: "active" | "disabled" | "revoked";
+  /** Requests per second; null for the service's default. */
+  rate: number | null;
+  created_at: string;
+  /** This key's own credits per request, over PRICES; null: PRICES. */
+  prices: {
+    "/document"?: number;
+    "/query"?: number;
+    "/face/search"?: number;
+  } | null;
+  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  low_balance_threshold: number | null;
+};
+
+/** Body of PUT /admin/keys/{id}/refill. */
+export type AdminSetRefillRequest = {
+  credits: number;
+  interval: "day" | "week" | "month";
+  /** Always stated: there is no default. */
+  mode: "add" | "replace";
+};
+
+/** 200 answer of PUT /admin/keys/{id}/refill. */
+export type AdminSetRefillResponse = {
+  id: string;
+  balance: number;
+  refill: {
+    credits: number;
+    interval: "day" | "week" | "month";
+    mode: "add" | "replace";
+    next_refill_at: string;
+  } | null;
+};
+
+/** Body of POST /admin/webhooks. */
+export type AdminCreateWebhookRequest = {
+  url: string;
+  /** The event types sent there; null or absent: all of them. */
+  events?: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "key.revoked" | "key.rolled"> | null;
+};
+
+/** 201 answer of POST /admin/webhooks. */
+export type AdminCreateWebhookResponse = {
+  id: string;
+  url: string;
+  /** The event types sent there; null or absent: all of them. */
+  events: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "key.revoked" | "key.rolled"> | null;
+  created_at: string;
+  /** whsec_ and base64: verify signatures with it. */
+  secret: string;
+};
+
+/** 200 answer of GET /admin/webhooks. */
+export type AdminListWebhooksResponse = {
+  webhooks: Array<{
+    id: string;
+    url: string;
+    /** The event types sent there; null or absent: all of them. */
+    events: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "key.revoked" | "key.rolled"> | null;
+    created_at: string;
+  }>;
+};
+
+/** 200 answer of DELETE /admin/webhooks/{id}. */
+export type AdminDeleteWebhookResponse = {
+  deleted: string;
+};
+
+/** 200 answer of GET /admin/webhooks/deliveries. */
+export type AdminListWebhookDeliveriesResponse = {
+  deliveries: Array<{
+    id: string;
+    event_id: string;
+    type: string;
+    endpoint: {
+      id: string;
+      /** null once the endpoint is deleted. */
+      url: string | null;
+    };
+    attempts: Array<{
+      at: string;
+      /** What the endpoint answered; null: no answer in time. */
+      status: number | null;
+    }>;
+    state: "pending" | "delivered" | "failed";
+    next_attempt_at: string | null;
+    created_at: string;
+  }>;
+  next_cursor: string | null;
+};
+
+/** 200 answer of POST /admin/webhooks/deliveries/{id}/retry. */
+export type AdminRetryWebhookDeliveryResponse = {
+  id: string;
+  state: "pending";
+};
+
 /** 200 answer of GET /admin/keys/{id}/usage. */
 export type AdminKeyUsageResponse = {
   series: Array<{

@@ -13,7 +13,7 @@ export interface Transport {
 }
 
 export interface Call {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   headers?: Record<string, string>;
   body?: unknown;

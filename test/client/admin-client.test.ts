@@ -73,6 +73,16 @@ describe('the typed admin client (MeteredSearchAdmin)', () => {
     assert.equal((await admin.keyUsage(created.id, { bucket: 'hour' })).totals.count, 0);
     assert.ok((await admin.usage()).totals.count >= 0);
     assert.equal((await admin.auditLog({ limit: 1 })).entries[0].action, 'keys.rate');
+    assert.deepEqual((await admin.updateKey(created.id, { prices: { '/query': 2 } })).prices, { '/query': 2 });
+    const refill = await admin.setRefill(created.id, { credits: 5, interval: 'day', mode: 'add' });
+    assert.deepEqual([refill.balance, refill.refill?.credits], [7, 5]);
+    assert.equal((await admin.setRefill(created.id, null)).refill, null);
+    const endpoint = await admin.createWebhook({ url: 'http://127.0.0.1:9/hooks', events: ['key.revoked'] });
+    assert.match(endpoint.secret, /^whsec_/);
+    assert.ok((await admin.listWebhooks()).webhooks.some((webhook) => webhook.id === endpoint.id));
+    assert.deepEqual({ ...(await admin.webhookDeliveries({ limit: 5 })) }.next_cursor, null);
+    assert.deepEqual({ ...(await admin.deleteWebhook(endpoint.id)) }, { deleted: endpoint.id });
+    await assert.rejects(admin.retryWebhookDelivery('whd_nope'), (error: MeteredSearchError) => error.status === 404);
     const rolled = await admin.roll(created.id, 60);
     assert.deepEqual([rolled.id, rolled.key.length, typeof rolled.old_key_valid_until], [created.id, 64, 'string']);
     await admin.setStatus(created.id, 'revoke');
