@@ -43,7 +43,7 @@ export type CreditsResponse = {
   message: string;
   /** Remaining credits; null when the key is not valid. */
   current_balance: number | null;
-  /** Present only when some of the balance expires: those credits and when, soonest first (they are spent first). */
+  /** Present only when some of the balance expires. Credits of the balance that expire, and when, soonest first (they are spent first). */
   expiring?: Array<{
     credits: number;
     at: string;

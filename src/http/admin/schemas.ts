@@ -51,6 +51,15 @@ export const adminWriteErrorResponses = {
 
 export const adminSuccessHeaders = responseHeaders.requestId;
 
+/** What a DELETE answers: the id of what is gone. */
+export const deletedResponse = {
+  description: 'Deleted.',
+  headers: adminSuccessHeaders,
+  type: 'object',
+  required: ['deleted'],
+  properties: { deleted: { type: 'string' } },
+} as const;
+
 /** A list's page size: query strings are text, and are not coerced, so it is digits. */
 export const limitParameter = {
   type: 'string',

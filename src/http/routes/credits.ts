@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppSettings, Services } from '../../services/services.js';
 import { noCredits } from '../keyed/authenticate.js';
 import type { KeyedHooks } from '../keyed/index.js';
-import { keyedErrorResponses, keyedHeaders, responseHeaders, security, successHeaders } from '../schemas/common.js';
+import { expiringSchema, keyedErrorResponses, keyedHeaders, responseHeaders, security, successHeaders } from '../schemas/common.js';
 
 const balance = { type: ['integer', 'null'], description: 'Remaining credits; null when the key is not valid.' } as const;
 
@@ -23,15 +23,7 @@ const schema = {
         status: { type: 'integer' },
         message: { type: 'string' },
         current_balance: balance,
-        expiring: {
-          type: 'array',
-          description: 'Present only when some of the balance expires: those credits and when, soonest first (they are spent first).',
-          items: {
-            type: 'object',
-            required: ['credits', 'at'],
-            properties: { credits: { type: 'integer' }, at: { type: 'string', format: 'date-time' } },
-          },
-        },
+        expiring: { ...expiringSchema, description: `Present only when some of the balance expires. ${expiringSchema.description}` },
       },
     },
     ...keyedErrorResponses,

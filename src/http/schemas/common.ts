@@ -11,6 +11,17 @@ export const envelopeSchema = {
   additionalProperties: true,
 } as const;
 
+/** Credits of a balance that expire, and when, soonest first. */
+export const expiringSchema = {
+  type: 'array',
+  description: 'Credits of the balance that expire, and when, soonest first (they are spent first).',
+  items: {
+    type: 'object',
+    required: ['credits', 'at'],
+    properties: { credits: { type: 'integer' }, at: { type: 'string', format: 'date-time' } },
+  },
+} as const;
+
 export const apiKeyHeader = {
   type: 'string',
   pattern: '^[0-9a-fA-F]{64}$',

@@ -6,7 +6,7 @@ import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
-import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses } from '../schemas.js';
+import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, deletedResponse } from '../schemas.js';
 
 const JSON_LINES = ['application/x-ndjson', 'application/jsonl'];
 
@@ -64,13 +64,7 @@ const deleteSchema = {
   security: adminSecurity,
   params: docIdParams,
   response: {
-    200: {
-      description: 'Deleted.',
-      headers: adminSuccessHeaders,
-      type: 'object',
-      required: ['deleted'],
-      properties: { deleted: { type: 'string' } },
-    },
+    200: deletedResponse,
     404: errorResponse('No document has this doc_id.'),
     ...adminWriteErrorResponses,
   },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
-import { errorResponse } from '../../schemas/common.js';
+import { errorResponse, expiringSchema } from '../../schemas/common.js';
 import { adminKeyOf, existingKey } from '../keys.js';
 import { adminErrorResponses, adminKey, adminSecurity, adminSuccessHeaders, keyIdParams } from '../schemas.js';
 import { refillOf, refillSchema } from './refill.js';
@@ -40,15 +40,7 @@ const schema = {
           },
         },
         refill: refillSchema,
-        expiring: {
-          type: 'array',
-          description: 'Credits of the balance that expire, and when, soonest first (they are spent first).',
-          items: {
-            type: 'object',
-            required: ['credits', 'at'],
-            properties: { credits: { type: 'integer' }, at: { type: 'string', format: 'date-time' } },
-          },
-        },
+        expiring: expiringSchema,
       },
     },
     404: errorResponse('No key has this id.'),

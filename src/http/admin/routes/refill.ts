@@ -21,6 +21,15 @@ export const refillSchema = {
   },
 } as const;
 
+const refillAnswer = (description: string) =>
+  ({
+    description,
+    headers: adminSuccessHeaders,
+    type: 'object',
+    required: ['id', 'balance', 'refill'],
+    properties: { id: { type: 'string' }, balance: { type: 'integer' }, refill: refillSchema },
+  }) as const;
+
 export function refillOf(rule: RefillRule | null) {
   return rule && { credits: rule.credits, interval: rule.interval, mode: rule.mode, next_refill_at: rule.nextRefillAt };
 }
@@ -47,13 +56,7 @@ const putSchema = {
     },
   },
   response: {
-    200: {
-      description: 'The plan, and the balance after its first refill.',
-      headers: adminSuccessHeaders,
-      type: 'object',
-      required: ['id', 'balance', 'refill'],
-      properties: { id: { type: 'string' }, balance: { type: 'integer' }, refill: refillSchema },
-    },
+    200: refillAnswer('The plan, and the balance after its first refill.'),
     404: errorResponse('No key has this id.'),
     409: errorResponse('The key is revoked, which is permanent.'),
     ...adminWriteErrorResponses,
@@ -68,13 +71,7 @@ const deleteSchema = {
   security: adminSecurity,
   params: keyIdParams,
   response: {
-    200: {
-      description: 'The key has no plan now.',
-      headers: adminSuccessHeaders,
-      type: 'object',
-      required: ['id', 'balance', 'refill'],
-      properties: { id: { type: 'string' }, balance: { type: 'integer' }, refill: refillSchema },
-    },
+    200: refillAnswer('The key has no plan now.'),
     404: errorResponse('No key has this id.'),
     ...adminWriteErrorResponses,
   },

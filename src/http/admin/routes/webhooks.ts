@@ -9,7 +9,7 @@ import { newWebhookSecret } from '../../../webhooks/signature.js';
 import type { WebhookEndpoint } from '../../../webhooks/webhook-store.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
-import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses } from '../schemas.js';
+import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, deletedResponse } from '../schemas.js';
 
 const eventsSchema = {
   type: ['array', 'null'],
@@ -77,13 +77,7 @@ const deleteSchema = {
   security: adminSecurity,
   params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
   response: {
-    200: {
-      description: 'Deleted.',
-      headers: adminSuccessHeaders,
-      type: 'object',
-      required: ['deleted'],
-      properties: { deleted: { type: 'string' } },
-    },
+    200: deletedResponse,
     404: errorResponse('No endpoint has this id.'),
     ...adminWriteErrorResponses,
   },
