@@ -65,7 +65,15 @@ function frameworkError(error: FastifyError, request: FastifyRequest): { status:
   return undefined;
 }
 
-export function registerErrorHandling(app: FastifyInstance, routeMethods: Map<string, Set<HTTPMethods>>): void {
+/**
+ * The error handler and the answer to requests no route takes. `countUnrouted` is told of those
+ * (their status set), since no route's hooks run for them.
+ */
+export function registerErrorHandling(
+  app: FastifyInstance,
+  routeMethods: Map<string, Set<HTTPMethods>>,
+  countUnrouted: (request: FastifyRequest, reply: FastifyReply) => void,
+): void {
   /** No route for this method and path: 405 with Allow when the path has routes, else 404. */
   const unrouted = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0];
@@ -73,13 +81,12 @@ export function registerErrorHandling(app: FastifyInstance, routeMethods: Map<st
     if (allowed && !allowed.has(request.method as HTTPMethods)) {
       const allow = [...allowed].sort().join(', ');
       const { status } = errorCatalogue.METHOD_NOT_ALLOWED;
-      return reply
-        .code(status)
-        .header('allow', allow)
-        .send(envelope(status, `Method ${request.method} is not allowed on ${path}. Allowed: ${allow}.`));
+      countUnrouted(request, reply.code(status));
+      return reply.header('allow', allow).send(envelope(status, `Method ${request.method} is not allowed on ${path}. Allowed: ${allow}.`));
     }
     const { status } = errorCatalogue.NOT_FOUND;
-    return reply.code(status).send(envelope(status, `No endpoint at ${request.method} ${path}. See GET /docs for the API.`));
+    countUnrouted(request, reply.code(status));
+    return reply.send(envelope(status, `No endpoint at ${request.method} ${path}. See GET /docs for the API.`));
   };
 
   app.setErrorHandler((error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {

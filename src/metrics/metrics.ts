@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { RequestMetrics } from './request-metrics.js';
 
 /** Why a debit took no credit, or that it took one: DebitResult's outcomes. */
 export type DebitOutcome = 'charged' | 'no-credits' | 'inactive' | 'unknown-key';
@@ -22,19 +23,7 @@ export type FaceSearchResult = 'matches' | 'rejected' | 'failed';
  */
 export class Metrics {
   readonly registry = new Registry();
-  private readonly requests = new Counter({
-    name: 'metered_search_http_requests_total',
-    help: 'HTTP requests answered, by route, method and status.',
-    labelNames: ['route', 'method', 'status'],
-    registers: [this.registry],
-  });
-  private readonly latency = new Histogram({
-    name: 'metered_search_http_request_duration_seconds',
-    help: 'Time to answer a request, by route.',
-    labelNames: ['route'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [this.registry],
-  });
+  private readonly requestCounts = new RequestMetrics(this.registry);
   private readonly debits = new Counter({
     name: 'metered_search_debits_total',
     help: 'Debits asked for, by outcome: charged, or refused (no-credits, inactive, unknown-key).',
@@ -74,7 +63,6 @@ export class Metrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
-  private readonly series = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<string> }>();
   private readonly rateLimited = new Counter({
     name: 'metered_search_rate_limited_total',
     help: 'Requests refused with 429 for their key rate.',
@@ -120,16 +108,9 @@ export class Metrics {
     }
   }
 
-  /** Per request: the label set's series, looked up once and kept, so a request costs a map lookup. */
-  request(route: string, method: string, status: number, seconds: number): void {
-    const key = `${route} ${method} ${status}`;
-    let series = this.series.get(key);
-    if (!series) {
-      series = { count: this.requests.labels(route, method, String(status)), duration: this.latency.labels(route) };
-      this.series.set(key, series);
-    }
-    series.count.inc();
-    series.duration.observe(seconds);
+  /** Counts one route's answers for a method: plain numbers per request, read by a scrape (request-metrics.ts). */
+  requests(route: string, method: string): (status: number, seconds: number) => void {
+    return this.requestCounts.recorderFor(route, method);
   }
 
   debit(outcome: DebitOutcome): void {
