@@ -376,9 +376,10 @@ function debitStatement(
   const endpoints = jobs.map((job) => job.endpoint);
   const refs = jobs.map((job) => job.idempotencyRef);
   const costs = jobs.map((job) => job.cost);
+  const uniformCost = costs.every((cost) => cost === costs[0]) ? costs[0] : null;
   if (positions.size === 1) {
-    const sql = 'SELECT key_hash, balance, granted, status, charge_ids FROM debit_one_key($1, $2, $3, $4, $5, $6)';
-    return [sql, [jobs[0]?.keyHash, endpoints, costs, totals, refs, lowBalanceThreshold], 'debit-one-key'];
+    const sql = 'SELECT key_hash, balance, granted, status, charge_ids FROM debit_one_key($1, $2, $3, $4, $5, $6, $7)';
+    return [sql, [jobs[0]?.keyHash, endpoints, costs, totals, refs, lowBalanceThreshold, uniformCost], 'debit-one-key'];
   }
   // Each debit's rank among its key's debits: the first `granted` of a key are the charged ones.
   const ordinals = new Array<number>(jobs.length);
@@ -387,6 +388,6 @@ function debitStatement(
       ordinals[index] = order + 1;
     });
   }
-  const sql = 'SELECT key_hash, balance, granted, status, charge_ids FROM debit_batch($1, $2, $3, $4, $5, $6, $7)';
-  return [sql, [jobs.map((job) => job.keyHash), endpoints, costs, totals, ordinals, refs, lowBalanceThreshold], 'debit-batch'];
+  const sql = 'SELECT key_hash, balance, granted, status, charge_ids FROM debit_batch($1, $2, $3, $4, $5, $6, $7, $8)';
+  return [sql, [jobs.map((job) => job.keyHash), endpoints, costs, totals, ordinals, refs, lowBalanceThreshold, uniformCost], 'debit-batch'];
 }

@@ -277,15 +277,22 @@ const migrations: string[] = [
    $$;
    DROP FUNCTION debit_one_key(text, text[], text[]);
    DROP FUNCTION debit_batch(text[], text[], integer[], text[]);
-   CREATE FUNCTION debit_one_key(hash text, endpoints text[], costs bigint[], totals bigint[], refs text[], low_default bigint)
+   -- uniform_cost: every debit's cost when they are all the same (the usual case), so a key takes
+   -- LEAST(balance / cost, n) as before prices; NULL makes it add up the running totals.
+   CREATE FUNCTION debit_one_key(hash text, endpoints text[], costs bigint[], totals bigint[], refs text[], low_default bigint, uniform_cost bigint)
      RETURNS TABLE (key_hash text, balance bigint, granted integer, status text, charge_ids bigint[])
      LANGUAGE plpgsql SET enable_seqscan = off SET jit = off AS $$
    #variable_conflict use_column
    BEGIN
      RETURN QUERY
      WITH debited AS (
-       UPDATE keys SET balance = keys.balance - coalesce((SELECT max(t) FROM unnest(totals) AS t WHERE t <= keys.balance), 0),
-         last_debit = (SELECT count(*) FROM unnest(totals) AS t WHERE t <= keys.balance)
+       UPDATE keys SET
+         balance = keys.balance - CASE WHEN uniform_cost IS NOT NULL
+           THEN LEAST(keys.balance / uniform_cost, cardinality(costs)) * uniform_cost
+           ELSE coalesce((SELECT max(t) FROM unnest(totals) AS t WHERE t <= keys.balance), 0) END,
+         last_debit = CASE WHEN uniform_cost IS NOT NULL
+           THEN LEAST(keys.balance / uniform_cost, cardinality(costs))
+           ELSE (SELECT count(*) FROM unnest(totals) AS t WHERE t <= keys.balance) END
        WHERE keys.key_hash = hash AND keys.status = 'active' AND keys.balance >= costs[1]
        RETURNING keys.id, keys.balance, keys.last_debit, keys.low_balance_threshold
      ), charged AS (
@@ -295,15 +302,18 @@ const migrations: string[] = [
        WHERE job.position <= debited.last_debit ORDER BY job.position
        RETURNING charges.id
      ), crossed AS (
+       -- Called only when the balance after is at or under a mark: most debits cross nothing.
        SELECT record_crossings(debited.id, debited.balance + totals[debited.last_debit], debited.balance,
          coalesce(debited.low_balance_threshold, low_default)) FROM debited
+       WHERE debited.balance <= greatest(coalesce(debited.low_balance_threshold, low_default), 0)
      )
      SELECT hash, debited.balance, debited.last_debit,
        CASE WHEN debited.id IS NULL THEN (SELECT keys.status FROM keys WHERE keys.key_hash = hash) ELSE 'active' END,
        (SELECT array_agg(charged.id ORDER BY charged.id) FROM charged)
      FROM (SELECT count(*) FROM crossed) AS written LEFT JOIN debited ON true;
    END $$;
-   CREATE FUNCTION debit_batch(hashes text[], endpoints text[], costs bigint[], totals bigint[], ordinals integer[], refs text[], low_default bigint)
+   CREATE FUNCTION debit_batch(hashes text[], endpoints text[], costs bigint[], totals bigint[], ordinals integer[], refs text[], low_default bigint,
+     uniform_cost bigint)
      RETURNS TABLE (key_hash text, balance bigint, granted integer, status text, charge_ids bigint[])
      LANGUAGE plpgsql SET enable_seqscan = off SET jit = off AS $$
    #variable_conflict use_column
@@ -313,13 +323,17 @@ const migrations: string[] = [
        SELECT * FROM unnest(hashes, endpoints, costs, totals, ordinals, refs)
          WITH ORDINALITY AS job(key_hash, endpoint, cost, total, ordinal, idempotency_ref, position)
      ), wanted AS (
-       SELECT job.key_hash, min(job.total) AS first_cost FROM job GROUP BY job.key_hash
+       SELECT job.key_hash, count(*)::integer AS n, min(job.total) AS first_cost FROM job GROUP BY job.key_hash
      ), locked AS (
        SELECT keys.id FROM keys JOIN wanted ON wanted.key_hash = keys.key_hash ORDER BY keys.id FOR UPDATE OF keys
      ), debited AS (
        UPDATE keys SET
-         balance = keys.balance - coalesce((SELECT max(job.total) FROM job WHERE job.key_hash = keys.key_hash AND job.total <= keys.balance), 0),
-         last_debit = (SELECT count(*) FROM job WHERE job.key_hash = keys.key_hash AND job.total <= keys.balance)
+         balance = keys.balance - CASE WHEN uniform_cost IS NOT NULL
+           THEN LEAST(keys.balance / uniform_cost, wanted.n) * uniform_cost
+           ELSE coalesce((SELECT max(job.total) FROM job WHERE job.key_hash = keys.key_hash AND job.total <= keys.balance), 0) END,
+         last_debit = CASE WHEN uniform_cost IS NOT NULL
+           THEN LEAST(keys.balance / uniform_cost, wanted.n)
+           ELSE (SELECT count(*) FROM job WHERE job.key_hash = keys.key_hash AND job.total <= keys.balance) END
        FROM wanted, locked
        WHERE keys.id = locked.id AND keys.key_hash = wanted.key_hash AND keys.status = 'active' AND keys.balance >= wanted.first_cost
        RETURNING keys.id, keys.key_hash, keys.balance, keys.last_debit, keys.low_balance_threshold
@@ -331,6 +345,7 @@ const migrations: string[] = [
      ), crossed AS (
        SELECT record_crossings(debited.id, debited.balance + spent.total, debited.balance, coalesce(debited.low_balance_threshold, low_default))
        FROM debited JOIN job AS spent ON spent.key_hash = debited.key_hash AND spent.ordinal = debited.last_debit
+       WHERE debited.balance <= greatest(coalesce(debited.low_balance_threshold, low_default), 0)
      )
      SELECT wanted.key_hash, debited.balance, debited.last_debit, keys.status,
        (SELECT array_agg(charged.id ORDER BY charged.id) FROM charged WHERE charged.key_id = debited.id)

@@ -202,12 +202,12 @@ if (SKIP_POSTGRES) {
           const { rows } = await client.query<{ balance: number; granted: number; charge_ids: number[] }>(
             call % 2 === 0
               ? {
-                  text: 'SELECT balance, granted, charge_ids FROM debit_batch($1, $2, $3, $4, $5, $6, $7)',
-                  values: [[hash], ['/query'], [1], [1], [1], [null], null],
+                  text: 'SELECT balance, granted, charge_ids FROM debit_batch($1, $2, $3, $4, $5, $6, $7, $8)',
+                  values: [[hash], ['/query'], [1], [1], [1], [null], null, 1],
                 }
               : {
-                  text: 'SELECT balance, granted, charge_ids FROM debit_one_key($1, $2, $3, $4, $5, $6)',
-                  values: [hash, ['/query'], [1], [1], [null], null],
+                  text: 'SELECT balance, granted, charge_ids FROM debit_one_key($1, $2, $3, $4, $5, $6, $7)',
+                  values: [hash, ['/query'], [1], [1], [null], null, 1],
                 },
           );
           assert.deepEqual([Number(rows[0].balance), rows[0].granted], [99 - call, 1]);
