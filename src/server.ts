@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
 import { BillingUpkeep } from './billing/upkeep.js';
 import type { Config } from './config.js';
 import { every } from './platform/periodic.js';
 import { appSettings, buildServices } from './services/build.js';
+import type { Services } from './services/services.js';
 import { openStore } from './store/open.js';
+import type { Store } from './store/store.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
 
 const IDEMPOTENCY_PURGE_MS = 10 * 60 * 1000;
@@ -50,34 +52,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const adminApp = config.admin ? await buildApp(services, { ...appOptions, plane: 'admin' }) : undefined;
   const apps = adminApp ? [app, adminApp] : [app];
   const log = app.log;
-  const purgeIdempotencyKeys = () =>
-    services.idempotency.purgeExpired().catch((error: unknown) => log.warn({ err: error }, 'could not purge expired idempotency keys'));
-  void purgeIdempotencyKeys();
-  const purgeTimer = setInterval(purgeIdempotencyKeys, IDEMPOTENCY_PURGE_MS).unref();
-  const upkeep = new BillingUpkeep(store.ledger, services.clock, ({ expired, refilled }) => {
-    services.metrics?.expire(expired.reduce((sum, expiry) => sum + expiry.amount, 0));
-    services.metrics?.grant(refilled.reduce((sum, refill) => sum + refill.credits, 0));
-  });
-  const expiring = every(
-    UPKEEP_INTERVAL_MS,
-    () => upkeep.runOnce(),
-    (error) => log.warn({ err: error }, 'could not expire grants or refill: retrying'),
-  );
-  if (config.webhook) {
-    await store.webhooks.putEndpoint({ id: ENV_WEBHOOK_ID, ...config.webhook, events: null, createdAt: new Date().toISOString() });
-  }
-  const sender = new WebhookSender(store.webhooks, services.clock, { timeoutMs: WEBHOOK_TIMEOUT_MS });
-  const delivering = every(
-    UPKEEP_INTERVAL_MS,
-    () => sender.runOnce(),
-    (error) => log.warn({ err: error }, 'could not deliver webhooks: retrying'),
-  );
+  const upkeep = await startUpkeep(store, services, config, log);
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      clearInterval(purgeTimer);
-      await Promise.all([expiring.stop(), delivering.stop()]);
+      await upkeep.stop();
       await Promise.all(apps.map(closeDraining));
       await services.face?.close();
       await services.probeImages.close();
@@ -107,6 +87,37 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     throw error;
   }
   return { app, ...addresses(), close };
+}
+
+/**
+ * What every instance does beside requests: expiring grants and granting refills, delivering
+ * webhooks (to WEBHOOK_URL's endpoint too, set here), purging expired idempotency keys.
+ */
+async function startUpkeep(store: Store, services: Services, config: Config, log: FastifyBaseLogger): Promise<{ stop(): Promise<void> }> {
+  const billing = new BillingUpkeep(store.ledger, services.clock, ({ expired, refilled }) => {
+    services.metrics?.expire(expired.reduce((sum, expiry) => sum + expiry.amount, 0));
+    services.metrics?.grant(refilled.reduce((sum, refill) => sum + refill.credits, 0));
+  });
+  if (config.webhook) {
+    await store.webhooks.putEndpoint({ id: ENV_WEBHOOK_ID, ...config.webhook, events: null, createdAt: new Date().toISOString() });
+  }
+  const sender = new WebhookSender(store.webhooks, services.clock, { timeoutMs: WEBHOOK_TIMEOUT_MS });
+  const purge = () => services.idempotency.purgeExpired();
+  void purge().catch((error: unknown) => log.warn({ err: error }, 'could not purge expired idempotency keys'));
+  const tasks = [
+    every(
+      UPKEEP_INTERVAL_MS,
+      () => billing.runOnce(),
+      (error) => log.warn({ err: error }, 'could not expire grants or refill: retrying'),
+    ),
+    every(
+      UPKEEP_INTERVAL_MS,
+      () => sender.runOnce(),
+      (error) => log.warn({ err: error }, 'could not deliver webhooks: retrying'),
+    ),
+    every(IDEMPOTENCY_PURGE_MS, purge, (error) => log.warn({ err: error }, 'could not purge expired idempotency keys')),
+  ];
+  return { stop: async () => void (await Promise.all(tasks.map((task) => task.stop()))) };
 }
 
 /** Closes an app, closing its idle keep-alive connections as they become idle. */

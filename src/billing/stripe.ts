@@ -61,7 +61,7 @@ export type CheckoutPurchase = { keyId: string | undefined; credits: number | un
 
 /**
  * What a paid checkout session bought: the key id in `client_reference_id`, and the credits in
- * `metadata.credits`, or else from STRIPE_PRICE_CREDITS by the session's price (expanded line items,
+ * `metadata.credits`, or else from STRIPE_PRICE_CREDITS by the checkout's price (expanded line items,
  * or `metadata.price_id`), times the quantity.
  */
 export function checkoutPurchase(session: Record<string, unknown>, priceCredits: Record<string, number>): CheckoutPurchase | undefined {
