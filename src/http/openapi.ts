@@ -14,7 +14,8 @@ export async function registerOpenApi(app: FastifyInstance, serviceVersion: stri
         title: 'metered-search',
         version: serviceVersion,
         description:
-          'Credit-metered search and document API. Billable endpoints cost one credit per validated request; ' +
+          'Credit-metered search and document API. Billable endpoints cost one credit per validated request, or the prices ' +
+          'the operator sets (x-credits-charged says what a request took); ' +
           'errors are {"status", "message"} with status equal to the HTTP code.',
         license: { name: 'MIT', identifier: 'MIT' },
         contact: { name: 'The operator of this deployment' },
@@ -23,7 +24,7 @@ export async function registerOpenApi(app: FastifyInstance, serviceVersion: stri
       tags: [
         { name: 'free', description: 'No key needed; never charged.' },
         { name: 'keyed', description: 'Needs an API key; never charged.' },
-        { name: 'billable', description: 'Needs an API key; one credit per validated request.' },
+        { name: 'billable', description: "Needs an API key; one credit per validated request, or the operator's price." },
         { name: 'admin', description: "The operator's API: needs an admin token (Authorization: Bearer)." },
         { name: 'billing', description: 'Called by the payment provider, signed with its webhook secret; served when it is configured.' },
       ],
