@@ -45,6 +45,15 @@ describe('admin API: refill plans', () => {
 
     assert.deepEqual(json(await call('DELETE', `/admin/keys/${key.id}/refill`)).refill, null);
     assert.equal(json(await call('GET', `/admin/keys/${key.id}`)).refill, null);
+    const log = json(await call('GET', '/admin/audit-log?limit=10')).entries as Array<{ actor: string; action: string; target: string; detail: any }>;
+    const plans = log.filter((entry) => entry.action === 'keys.refill' && entry.target === key.id);
+    assert.deepEqual(
+      plans.map((entry) => [entry.actor, entry.detail.plan?.mode ?? null, entry.detail.granted]),
+      [
+        ['plans', null, 0],
+        ['plans', 'replace', 1000],
+      ],
+    );
   });
 
   it('refuses a plan without its mode, with a wrong interval or credits (400 naming the field), for an unknown (404) or revoked key (409)', async () => {

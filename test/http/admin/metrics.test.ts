@@ -56,6 +56,7 @@ describe('GET /metrics', () => {
     assert.equal(increase('metered_search_debits_total', { outcome: 'charged' }), 1);
     assert.equal(increase('metered_search_debits_total', { outcome: 'no-credits' }), 1);
     assert.equal(increase('metered_search_idempotent_replays_total', {}), 1);
+    assert.equal(increase('metered_search_credits_spent_total', {}), 1, 'the one charged request, at its price');
     assert.equal(families.get('metered_search_http_request_duration_seconds')?.type, 'HISTOGRAM');
     assert.ok(sampleOf(families, 'metered_search_documents') > 0);
     assert.ok(families.has('metered_search_process_resident_memory_bytes'));

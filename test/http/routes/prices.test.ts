@@ -55,6 +55,8 @@ describe('prices per endpoint (PRICES) and per key', () => {
       context.app.inject({ method: 'PATCH', url: `/admin/keys/${key.id}`, headers: { authorization }, payload: payload as object });
     const patched = json(await patch({ prices: { '/query': 1 } }));
     assert.deepEqual(patched.prices, { '/query': 1 });
+    const log = json(await context.app.inject({ url: '/admin/audit-log?limit=1', headers: { authorization } })).entries;
+    assert.deepEqual([log[0].action, log[0].actor, log[0].detail.prices], ['keys.update', 'pricing', { '/query': 1 }]);
     // Keys are identified from a memory of at most a second: the change applies within it.
     const charged = (credits: string) =>
       eventually(async () => {
