@@ -197,8 +197,8 @@ export interface Ledger {
   keyActivity(keyId: string): Promise<KeyActivity>;
   /** Charges by bucket, endpoint and status: each charge counted once. */
   usage(query: UsageQuery): Promise<UsageRow[]>;
-  /** The keys that paid the most charges in the span, most first. */
-  topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number }>>;
+  /** The keys that spent the most credits in the span, most first, with their charges. */
+  topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number; credits: number }>>;
   /**
    * Adds credits to a key that is not revoked, up to MAX_BALANCE, atomically, settling the key first.
    * `idempotencyRef` is recorded on the grant, in the same transaction: a retry that took over the

@@ -116,13 +116,13 @@ export class PostgresLedger implements Ledger {
     return rows.map((row) => ({ start: row.bucket.toISOString(), endpoint: row.endpoint, status: row.status, count: row.n }));
   }
 
-  async topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number }>> {
-    const { rows } = await this.db.query<{ key_id: string; name: string; n: number }>(
-      `SELECT c.key_id, k.name, count(*) AS n FROM charges c JOIN keys k ON k.id = c.key_id
-       WHERE c.at >= $1 AND c.at < $2 GROUP BY c.key_id, k.name ORDER BY n DESC, c.key_id LIMIT $3`,
+  async topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number; credits: number }>> {
+    const { rows } = await this.db.query<{ key_id: string; name: string; n: number; credits: string }>(
+      `SELECT c.key_id, k.name, count(*) AS n, sum(c.credits) AS credits FROM charges c JOIN keys k ON k.id = c.key_id
+       WHERE c.at >= $1 AND c.at < $2 GROUP BY c.key_id, k.name ORDER BY credits DESC, n DESC, c.key_id LIMIT $3`,
       [from, to, limit],
     );
-    return rows.map((row) => ({ keyId: row.key_id, name: row.name, charges: row.n }));
+    return rows.map((row) => ({ keyId: row.key_id, name: row.name, charges: Number(row.n), credits: Number(row.credits) }));
   }
 
   async findKeyById(id: string): Promise<KeyRecord | undefined> {

@@ -188,14 +188,14 @@ export class SqliteLedger implements Ledger {
     return rows.map((row) => ({ start: `${row.bucket}${suffix}`, endpoint: row.endpoint, status: row.status, count: row.n }));
   }
 
-  async topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number }>> {
+  async topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number; credits: number }>> {
     const rows = this.db
       .prepare(
-        `SELECT c.key_id, k.name, count(*) AS n FROM charges c JOIN keys k ON k.id = c.key_id
-         WHERE c.at >= ? AND c.at < ? GROUP BY c.key_id ORDER BY n DESC, c.key_id LIMIT ?`,
+        `SELECT c.key_id, k.name, count(*) AS n, sum(c.credits) AS credits FROM charges c JOIN keys k ON k.id = c.key_id
+         WHERE c.at >= ? AND c.at < ? GROUP BY c.key_id ORDER BY credits DESC, n DESC, c.key_id LIMIT ?`,
       )
-      .all(from, to, limit) as Array<{ key_id: string; name: string; n: number }>;
-    return rows.map((row) => ({ keyId: row.key_id, name: row.name, charges: row.n }));
+      .all(from, to, limit) as Array<{ key_id: string; name: string; n: number; credits: number }>;
+    return rows.map((row) => ({ keyId: row.key_id, name: row.name, charges: row.n, credits: row.credits }));
   }
 
   async findKeyById(id: string): Promise<KeyRecord | undefined> {

@@ -471,6 +471,8 @@ export type AdminUsageResponse = {
     id: string;
     name: string;
     charges: number;
+    /** Credits spent: the charges at their prices. The keys are ordered by it. */
+    credits: number;
   }>;
 };
 

@@ -74,10 +74,10 @@ describe('usage over time', () => {
     const usage = json(await get('/admin/usage'));
     assert.equal(usage.totals.count, 5);
     assert.deepEqual(
-      usage.top_keys.map((entry: { id: string; charges: number }) => [entry.id, entry.charges]),
+      usage.top_keys.map((entry: { id: string; charges: number; credits: number }) => [entry.id, entry.charges, entry.credits]),
       [
-        [spender.id, 4],
-        [other.id, 1],
+        [spender.id, 4, 4],
+        [other.id, 1, 1],
       ],
     );
   });

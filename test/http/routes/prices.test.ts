@@ -84,3 +84,29 @@ describe('prices per endpoint (PRICES) and per key', () => {
     );
   });
 });
+
+describe('usage with prices', () => {
+  it('puts first the keys that spent the most credits, not the most requests', async () => {
+    const context = await createTestApp({ settings: { prices: { '/query': 3 } } });
+    try {
+      const authorization = `Bearer ${(await new AdminTokens(context.store.admin).create('finance', true)).token}`;
+      const [searcher, reader] = [await context.createKey(100), await context.createKey(100)];
+      for (let request = 0; request < 2; request++) {
+        await context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': searcher }, payload: { query: 'breach' } });
+      }
+      for (let request = 0; request < 5; request++) {
+        await context.app.inject({ url: '/document', headers: { 'x-api-key': reader, 'svc-doc-id': 'gdpr-17' } });
+      }
+      const top = json(await context.app.inject({ url: '/admin/usage', headers: { authorization } })).top_keys;
+      assert.deepEqual(
+        top.map((entry: { charges: number; credits: number }) => [entry.charges, entry.credits]),
+        [
+          [2, 6],
+          [5, 5],
+        ],
+      );
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -56,8 +56,13 @@ const allUsageSchema = {
           type: 'array',
           items: {
             type: 'object',
-            required: ['id', 'name', 'charges'],
-            properties: { id: { type: 'string' }, name: { type: 'string' }, charges: { type: 'integer' } },
+            required: ['id', 'name', 'charges', 'credits'],
+            properties: {
+              id: { type: 'string' },
+              name: { type: 'string' },
+              charges: { type: 'integer' },
+              credits: { type: 'integer', description: 'Credits spent: the charges at their prices. The keys are ordered by it.' },
+            },
           },
         },
       },
@@ -81,6 +86,10 @@ export function usageRoutes(app: FastifyInstance, services: Services, hooks: Key
     const series = await ledger.usage(span);
     if (wantsCsv(request.headers.accept)) return reply.type('text/csv; charset=utf-8').send(usageCsv(series));
     const top = await ledger.topSpenders(span.from, span.to, TOP_KEYS);
-    return { series, totals: usageTotalsOf(series), top_keys: top.map((entry) => ({ id: entry.keyId, name: entry.name, charges: entry.charges })) };
+    return {
+      series,
+      totals: usageTotalsOf(series),
+      top_keys: top.map((entry) => ({ id: entry.keyId, name: entry.name, charges: entry.charges, credits: entry.credits })),
+    };
   });
 }
