@@ -10,7 +10,7 @@ export const usageQuerystring = {
   additionalProperties: false,
   properties: {
     from: { type: 'string', format: 'date-time', description: 'Start, inclusive (RFC 3339); default: 30 days before `to`.' },
-    to: { type: 'string', format: 'date-time', description: 'End, exclusive (RFC 3339); default: now.' },
+    to: { type: 'string', format: 'date-time', description: 'End, exclusive (RFC 3339); default: now, the charges made this millisecond included.' },
     bucket: { type: 'string', enum: ['hour', 'day'], default: 'day' },
   },
 } as const;
@@ -43,7 +43,8 @@ export interface UsageSpan {
 
 /** The span asked for, in UTC; 400 when it is backwards or longer than its bucket allows. */
 export function usageSpan(query: { from?: string; to?: string; bucket: UsageBucket }): UsageSpan {
-  const to = query.to === undefined ? Date.now() : Date.parse(query.to);
+  // By default up to now, this millisecond included: a charge made just before the request counts.
+  const to = query.to === undefined ? Date.now() + 1 : Date.parse(query.to);
   const from = query.from === undefined ? to - 30 * DAY_MS : Date.parse(query.from);
   if (from >= to) throw new ApiError('BAD_REQUEST', '`from` must be before `to`.');
   if (to - from > MAX_SPAN_DAYS[query.bucket] * DAY_MS) {

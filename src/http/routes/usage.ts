@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { KeyRecord } from '../../billing/ledger.js';
 import type { Services } from '../../services/services.js';
+import { usageSpan } from '../admin/usage.js';
 import type { KeyedHooks } from '../keyed/index.js';
 import { keyedErrorResponses, keyedHeaders, security, successHeaders } from '../schemas/common.js';
-
-const DAYS = 30;
 
 const schema = {
   summary: 'Your usage (free)',
@@ -38,13 +37,7 @@ const schema = {
 export function usageRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
   app.get('/usage', { schema, ...hooks }, async (request) => {
     const key = request.caller?.key as KeyRecord;
-    const to = Date.now();
-    const rows = await services.store.ledger.usage({
-      keyId: key.id,
-      from: new Date(to - DAYS * 86_400_000).toISOString(),
-      to: new Date(to).toISOString(),
-      bucket: 'day',
-    });
+    const rows = await services.store.ledger.usage({ keyId: key.id, ...usageSpan({ bucket: 'day' }) });
     const byDay = new Map<string, { date: string; endpoint: string; count: number }>();
     for (const row of rows) {
       const date = row.start.slice(0, 10);
