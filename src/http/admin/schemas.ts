@@ -29,7 +29,8 @@ export const adminKey = {
   },
 } as const;
 
-export const keyIdParams = {
+/** A path's `{id}`: a key's, a webhook endpoint's or a delivery's. */
+export const idParams = {
   type: 'object',
   required: ['id'],
   properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },

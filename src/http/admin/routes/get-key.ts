@@ -3,7 +3,7 @@ import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse, expiringSchema } from '../../schemas/common.js';
 import { adminKeyOf, existingKey } from '../keys.js';
-import { adminErrorResponses, adminKey, adminSecurity, adminSuccessHeaders, keyIdParams } from '../schemas.js';
+import { adminErrorResponses, adminKey, adminSecurity, adminSuccessHeaders, idParams } from '../schemas.js';
 import { refillOf, refillSchema } from './refill.js';
 
 const LATEST_GRANTS = 50;
@@ -14,7 +14,7 @@ const schema = {
   operationId: 'adminGetKey',
   tags: ['admin'],
   security: adminSecurity,
-  params: keyIdParams,
+  params: idParams,
   response: {
     200: {
       description: 'The key, when it was last charged, its charges by endpoint, its latest grants and its credits that expire.',

@@ -5,7 +5,7 @@ import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
 import { adminKeyOf, keysFor } from '../keys.js';
-import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, keyIdParams } from '../schemas.js';
+import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
 
 const CHANGES: Array<{ action: 'disable' | 'enable' | 'revoke'; status: KeyStatus; summary: string }> = [
   { action: 'disable', status: 'disabled', summary: 'Disable a key (reversible: enable)' },
@@ -22,7 +22,7 @@ export function keyStatusRoutes(app: FastifyInstance, services: Services, hooks:
       operationId: `admin${action[0].toUpperCase()}${action.slice(1)}Key`,
       tags: ['admin'],
       security: adminSecurity,
-      params: keyIdParams,
+      params: idParams,
       response: {
         200: {
           description: 'The key as it is now; `changed` is false when it already was so.',

@@ -7,7 +7,7 @@ import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
 import { keysFor } from '../keys.js';
-import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, keyIdParams } from '../schemas.js';
+import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
 
 /** A refill plan as the admin API shows it; null when the key has none. */
 export const refillSchema = {
@@ -44,7 +44,7 @@ const putSchema = {
   operationId: 'adminSetRefill',
   tags: ['admin'],
   security: adminSecurity,
-  params: keyIdParams,
+  params: idParams,
   body: {
     type: 'object',
     required: ['credits', 'interval', 'mode'],
@@ -69,7 +69,7 @@ const deleteSchema = {
   operationId: 'adminDeleteRefill',
   tags: ['admin'],
   security: adminSecurity,
-  params: keyIdParams,
+  params: idParams,
   response: {
     200: refillAnswer('The key has no plan now.'),
     404: errorResponse('No key has this id.'),

@@ -5,7 +5,7 @@ import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
 import { adminKeyOf, keysFor } from '../keys.js';
-import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, keyIdParams } from '../schemas.js';
+import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
 
 const schema = {
   summary: 'Roll a key: a new plain key for the same id',
@@ -16,7 +16,7 @@ const schema = {
   operationId: 'adminRollKey',
   tags: ['admin'],
   security: adminSecurity,
-  params: keyIdParams,
+  params: idParams,
   body: {
     type: 'object',
     required: ['grace_seconds'],

@@ -4,7 +4,7 @@ import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
 import { adminKeyOf, keysFor } from '../keys.js';
-import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, keyIdParams } from '../schemas.js';
+import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
 
 const schema = {
   summary: "Set a key's rate limit",
@@ -12,7 +12,7 @@ const schema = {
   operationId: 'adminSetKeyRate',
   tags: ['admin'],
   security: adminSecurity,
-  params: keyIdParams,
+  params: idParams,
   body: {
     type: 'object',
     required: ['rate'],

@@ -7,7 +7,7 @@ import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse, idempotencyKeyHeader, responseHeaders } from '../../schemas/common.js';
 import { keysFor } from '../keys.js';
-import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, keyIdParams } from '../schemas.js';
+import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
 
 const schema = {
   summary: 'Add credits to a key',
@@ -17,7 +17,7 @@ const schema = {
   operationId: 'adminTopUpKey',
   tags: ['admin'],
   security: adminSecurity,
-  params: keyIdParams,
+  params: idParams,
   headers: { type: 'object', properties: { 'idempotency-key': idempotencyKeyHeader } },
   body: {
     type: 'object',

@@ -5,7 +5,7 @@ import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
 import { adminKeyOf, keysFor } from '../keys.js';
-import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, keyIdParams, pricesSchema } from '../schemas.js';
+import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams, pricesSchema } from '../schemas.js';
 
 const schema = {
   summary: "Set a key's prices or low-balance mark",
@@ -16,7 +16,7 @@ const schema = {
   operationId: 'adminUpdateKey',
   tags: ['admin'],
   security: adminSecurity,
-  params: keyIdParams,
+  params: idParams,
   body: {
     type: 'object',
     additionalProperties: false,

@@ -4,7 +4,7 @@ import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
 import { existingKey } from '../keys.js';
-import { adminErrorResponses, adminSecurity, adminSuccessHeaders, keyIdParams } from '../schemas.js';
+import { adminErrorResponses, adminSecurity, adminSuccessHeaders, idParams } from '../schemas.js';
 import { usageCsv, usageQuerystring, usageSeries, usageSpan, usageTotals, usageTotalsOf, wantsCsv } from '../usage.js';
 
 const TOP_KEYS = 10;
@@ -21,7 +21,7 @@ const keyUsageSchema = {
   operationId: 'adminKeyUsage',
   tags: ['admin'],
   security: adminSecurity,
-  params: keyIdParams,
+  params: idParams,
   querystring: usageQuerystring,
   response: {
     200: {

@@ -6,7 +6,15 @@ import { placeOf } from '../../../platform/cursor.js';
 import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
-import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, limitParameter, pageLimit } from '../schemas.js';
+import {
+  adminErrorResponses,
+  adminSecurity,
+  adminSuccessHeaders,
+  adminWriteErrorResponses,
+  idParams,
+  limitParameter,
+  pageLimit,
+} from '../schemas.js';
 
 const listSchema = {
   summary: 'Webhook deliveries, newest first, with their attempts',
@@ -69,7 +77,7 @@ const retrySchema = {
   operationId: 'adminRetryWebhookDelivery',
   tags: ['admin'],
   security: adminSecurity,
-  params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  params: idParams,
   response: {
     200: {
       description: 'Pending again.',

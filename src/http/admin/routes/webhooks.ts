@@ -9,7 +9,7 @@ import { newWebhookSecret } from '../../../webhooks/signature.js';
 import type { WebhookEndpoint } from '../../../webhooks/webhook-store.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
-import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, deletedResponse } from '../schemas.js';
+import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, deletedResponse, idParams } from '../schemas.js';
 
 const eventsSchema = {
   type: ['array', 'null'],
@@ -75,7 +75,7 @@ const deleteSchema = {
   operationId: 'adminDeleteWebhook',
   tags: ['admin'],
   security: adminSecurity,
-  params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  params: idParams,
   response: {
     200: deletedResponse,
     404: errorResponse('No endpoint has this id.'),
