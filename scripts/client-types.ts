@@ -24,7 +24,10 @@ const OPERATIONS: Array<{ method: string; path: string; name: string; status?: s
   { method: 'get', path: '/usage', name: 'Usage' },
   { method: 'post', path: '/admin/keys', name: 'AdminCreateKey', status: '201' },
   { method: 'get', path: '/admin/keys', name: 'AdminListKeys' },
+  { method: 'get', path: '/admin/token', name: 'AdminCurrentToken' },
   { method: 'get', path: '/admin/keys/{id}', name: 'AdminGetKey' },
+  { method: 'get', path: '/admin/keys/{id}/charges', name: 'AdminKeyCharges' },
+  { method: 'get', path: '/admin/keys/{id}/events', name: 'AdminKeyEvents' },
   { method: 'post', path: '/admin/keys/{id}/topup', name: 'AdminTopUpKey' },
   { method: 'post', path: '/admin/keys/{id}/disable', name: 'AdminKeyStatus' },
   { method: 'put', path: '/admin/keys/{id}/rate', name: 'AdminSetKeyRate' },
@@ -39,6 +42,7 @@ const OPERATIONS: Array<{ method: string; path: string; name: string; status?: s
   { method: 'get', path: '/admin/keys/{id}/usage', name: 'AdminKeyUsage' },
   { method: 'get', path: '/admin/usage', name: 'AdminUsage' },
   { method: 'get', path: '/admin/audit-log', name: 'AdminAuditLog' },
+  { method: 'get', path: '/admin/documents', name: 'AdminCountDocuments' },
   { method: 'post', path: '/admin/documents', name: 'AdminIngestDocuments' },
   { method: 'delete', path: '/admin/documents/{doc_id}', name: 'AdminDeleteDocument' },
 ];

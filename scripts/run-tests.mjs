@@ -22,6 +22,9 @@ function run(label, files, env) {
   return result.status ?? 1;
 }
 
+// The console's browser and HTTP tests run against what its sources build now.
+if (spawnSync(process.execPath, ['scripts/build-console.mjs'], { stdio: 'inherit' }).status !== 0) process.exit(1);
+
 const files = testFiles('test').sort();
 if (files.length === 0) {
   console.error('no test files found under test/');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HTTPMethods, onResponseHookHandler } from 'fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { registerConsole } from './http/admin/console.js';
 import { registerAdminRoutes } from './http/admin/index.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerJsonBodies } from './http/json-body.js';
@@ -108,7 +109,10 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   await registerOpenApi(app, options.settings.serviceVersion);
   const plane = options.plane ?? 'all';
   if (plane !== 'admin') await registerRoutes(app, services, options.settings);
-  if (plane !== 'public') await registerAdminRoutes(app, services, options.settings);
+  if (plane !== 'public') {
+    await registerAdminRoutes(app, services, options.settings);
+    registerConsole(app);
+  }
 
   await registerDocsPage(app);
   return app;

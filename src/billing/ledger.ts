@@ -96,6 +96,8 @@ export interface ChargeRecord {
   at: string;
   /** HTTP status the charged request ended with; null until it is known (or if the process died first). */
   outcomeStatus: number | null;
+  /** What it cost: the endpoint's price for the key then. */
+  credits: number;
 }
 
 export interface CreditGrant {
@@ -157,6 +159,10 @@ export interface KeyQuery {
   cursor: string | null;
   status?: KeyStatus;
   name?: string;
+  /** Keys whose name contains this text, whatever its case. */
+  nameContains?: string;
+  /** Keys with at most this many credits. */
+  maxBalance?: number;
 }
 
 /** A key's charges summed up: when it was last charged, and how many times on each endpoint. */
@@ -183,6 +189,8 @@ export interface UsageRow {
   /** The HTTP status the charged request ended with; null when it is not known. */
   status: number | null;
   count: number;
+  /** The credits those charges took (their prices). */
+  credits: number;
 }
 
 export interface Ledger {
@@ -241,7 +249,8 @@ export interface Ledger {
   updateKeySettings(keyId: string, settings: KeySettings): Promise<KeyRecord | undefined>;
   /** Fills in the final HTTP status of a charged request. Not awaited on the request path. */
   recordOutcome(chargeId: number, status: number): void;
-  listCharges(keyId: string, limit?: number): Promise<ChargeRecord[]>;
+  /** The key's charges, newest first; with `beforeId`, those older than that charge. */
+  listCharges(keyId: string, limit?: number, beforeId?: number): Promise<ChargeRecord[]>;
   countCharges(keyId: string): Promise<number>;
   listGrants(keyId: string): Promise<CreditGrant[]>;
   /** Every key's ledger, read in one consistent snapshot. */

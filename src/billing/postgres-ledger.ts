@@ -91,8 +91,17 @@ export class PostgresLedger implements Ledger {
       `SELECT ${KEY_COLUMNS} FROM keys
        WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR name = $2)
          AND ($3::timestamptz IS NULL OR (date_trunc('milliseconds', created_at), id) < ($3::timestamptz, $4))
+         AND ($6::text IS NULL OR strpos(lower(name), lower($6)) > 0) AND ($7::bigint IS NULL OR balance <= $7)
        ORDER BY date_trunc('milliseconds', created_at) DESC, id DESC LIMIT $5`,
-      [query.status ?? null, query.name ?? null, after?.createdAt ?? null, after?.id ?? '', query.limit + 1],
+      [
+        query.status ?? null,
+        query.name ?? null,
+        after?.createdAt ?? null,
+        after?.id ?? '',
+        query.limit + 1,
+        query.nameContains ?? null,
+        query.maxBalance ?? null,
+      ],
     );
     return keyPage(rows.map(keyFromRow), query.limit);
   }
@@ -107,18 +116,18 @@ export class PostgresLedger implements Ledger {
   }
 
   async usage(query: UsageQuery): Promise<UsageRow[]> {
-    const { rows } = await this.db.query<{ bucket: Date; endpoint: string; status: number | null; n: number }>(
-      `SELECT date_trunc($1, at, 'UTC') AS bucket, endpoint, COALESCE(outcome_status, charge_outcome(id)) AS status, count(*) AS n
-       FROM charges WHERE at >= $2 AND at < $3 AND ($4::text IS NULL OR key_id = $4)
+    const { rows } = await this.db.query<{ bucket: Date; endpoint: string; status: number | null; n: number; credits: number }>(
+      `SELECT date_trunc($1, at, 'UTC') AS bucket, endpoint, COALESCE(outcome_status, charge_outcome(id)) AS status, count(*) AS n,
+         sum(credits)::bigint AS credits FROM charges WHERE at >= $2 AND at < $3 AND ($4::text IS NULL OR key_id = $4)
        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
       [query.bucket, query.from, query.to, query.keyId ?? null],
     );
-    return rows.map((row) => ({ start: row.bucket.toISOString(), endpoint: row.endpoint, status: row.status, count: row.n }));
+    return rows.map((row) => ({ start: row.bucket.toISOString(), endpoint: row.endpoint, status: row.status, count: row.n, credits: row.credits }));
   }
 
   async topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number; credits: number }>> {
     const { rows } = await this.db.query<{ key_id: string; name: string; n: number; credits: string }>(
-      `SELECT c.key_id, k.name, count(*) AS n, sum(c.credits) AS credits FROM charges c JOIN keys k ON k.id = c.key_id
+      `SELECT c.key_id, k.name, count(*) AS n, sum(c.credits)::bigint AS credits FROM charges c JOIN keys k ON k.id = c.key_id
        WHERE c.at >= $1 AND c.at < $2 GROUP BY c.key_id, k.name ORDER BY credits DESC, n DESC, c.key_id LIMIT $3`,
       [from, to, limit],
     );
@@ -262,11 +271,11 @@ export class PostgresLedger implements Ledger {
     this.outcomes.record(chargeId, status);
   }
 
-  async listCharges(keyId: string, limit = 100): Promise<ChargeRecord[]> {
-    const { rows } = await this.db.query<{ id: number; key_id: string; endpoint: string; at: Date; outcome_status: number | null }>(
-      `SELECT id, key_id, endpoint, at, COALESCE(outcome_status, charge_outcome(id)) AS outcome_status
-       FROM charges WHERE key_id = $1 ORDER BY id DESC LIMIT $2`,
-      [keyId, limit],
+  async listCharges(keyId: string, limit = 100, beforeId = Number.MAX_SAFE_INTEGER): Promise<ChargeRecord[]> {
+    const { rows } = await this.db.query<{ id: number; key_id: string; endpoint: string; at: Date; outcome_status: number | null; credits: number }>(
+      `SELECT id, key_id, endpoint, at, COALESCE(outcome_status, charge_outcome(id)) AS outcome_status, credits
+       FROM charges WHERE key_id = $1 AND id < $3 ORDER BY id DESC LIMIT $2`,
+      [keyId, limit, beforeId],
     );
     return rows.map((row) => ({
       id: row.id,
@@ -274,6 +283,7 @@ export class PostgresLedger implements Ledger {
       endpoint: row.endpoint,
       at: row.at.toISOString(),
       outcomeStatus: row.outcome_status,
+      credits: row.credits,
     }));
   }
 

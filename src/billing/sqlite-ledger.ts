@@ -45,6 +45,7 @@ interface ChargeRow {
   endpoint: string;
   at: string;
   outcome_status: number | null;
+  credits: number;
 }
 
 interface DebitedRow {
@@ -78,12 +79,16 @@ function prepareStatements(db: Database.Database) {
       `UPDATE keys SET prices = CASE WHEN @setPrices THEN @prices ELSE prices END,
          low_balance_threshold = CASE WHEN @setThreshold THEN @threshold ELSE low_balance_threshold END WHERE id = @keyId`,
     ),
-    chargesByKey: db.prepare('SELECT id, key_id, endpoint, at, outcome_status FROM charges WHERE key_id = ? ORDER BY id DESC LIMIT ?'),
+    chargesByKey: db.prepare(
+      'SELECT id, key_id, endpoint, at, outcome_status, credits FROM charges WHERE key_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+    ),
     countCharges: db.prepare('SELECT count(*) AS n FROM charges WHERE key_id = ?'),
     grantsByKey: db.prepare('SELECT key_id, amount, reason, at, expires_at FROM credit_grants WHERE key_id = ? ORDER BY id'),
     keysPage: db.prepare(
       `SELECT ${KEY_COLUMNS} FROM keys
        WHERE (@status IS NULL OR status = @status) AND (@name IS NULL OR name = @name)
+         AND (@nameContains IS NULL OR instr(lower(name), lower(@nameContains)) > 0)
+         AND (@maxBalance IS NULL OR balance <= @maxBalance)
          AND (@afterAt IS NULL OR (created_at, id) < (@afterAt, @afterId))
        ORDER BY created_at DESC, id DESC LIMIT @limit`,
     ),
@@ -156,6 +161,8 @@ export class SqliteLedger implements Ledger {
     const rows = this.sql.keysPage.all({
       status: query.status ?? null,
       name: query.name ?? null,
+      nameContains: query.nameContains ?? null,
+      maxBalance: query.maxBalance ?? null,
       afterAt: after?.createdAt ?? null,
       afterId: after?.id ?? '',
       limit: query.limit + 1,
@@ -174,8 +181,8 @@ export class SqliteLedger implements Ledger {
     const cut = query.bucket === 'day' ? 10 : 13;
     const rows = this.db
       .prepare(
-        `SELECT substr(at, 1, ?) AS bucket, endpoint, outcome_status AS status, count(*) AS n FROM charges
-         WHERE at >= ? AND at < ? AND (? IS NULL OR key_id = ?)
+        `SELECT substr(at, 1, ?) AS bucket, endpoint, outcome_status AS status, count(*) AS n, sum(credits) AS credits
+         FROM charges WHERE at >= ? AND at < ? AND (? IS NULL OR key_id = ?)
          GROUP BY bucket, endpoint, status ORDER BY bucket, endpoint, status`,
       )
       .all(cut, query.from, query.to, query.keyId ?? null, query.keyId ?? null) as Array<{
@@ -183,9 +190,10 @@ export class SqliteLedger implements Ledger {
       endpoint: string;
       status: number | null;
       n: number;
+      credits: number;
     }>;
     const suffix = query.bucket === 'day' ? 'T00:00:00.000Z' : ':00:00.000Z';
-    return rows.map((row) => ({ start: `${row.bucket}${suffix}`, endpoint: row.endpoint, status: row.status, count: row.n }));
+    return rows.map((row) => ({ start: `${row.bucket}${suffix}`, endpoint: row.endpoint, status: row.status, count: row.n, credits: row.credits }));
   }
 
   async topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number; credits: number }>> {
@@ -307,9 +315,16 @@ export class SqliteLedger implements Ledger {
     this.outcomes.record(chargeId, status);
   }
 
-  async listCharges(keyId: string, limit = 100): Promise<ChargeRecord[]> {
-    const rows = this.sql.chargesByKey.all(keyId, limit) as ChargeRow[];
-    return rows.map((row) => ({ id: row.id, keyId: row.key_id, endpoint: row.endpoint, at: row.at, outcomeStatus: row.outcome_status }));
+  async listCharges(keyId: string, limit = 100, beforeId = Number.MAX_SAFE_INTEGER): Promise<ChargeRecord[]> {
+    const rows = this.sql.chargesByKey.all(keyId, beforeId, limit) as ChargeRow[];
+    return rows.map((row) => ({
+      id: row.id,
+      keyId: row.key_id,
+      endpoint: row.endpoint,
+      at: row.at,
+      outcomeStatus: row.outcome_status,
+      credits: row.credits,
+    }));
   }
 
   async countCharges(keyId: string): Promise<number> {

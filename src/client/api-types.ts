@@ -193,6 +193,13 @@ export type AdminListKeysResponse = {
   next_cursor: string | null;
 };
 
+/** 200 answer of GET /admin/token. */
+export type AdminCurrentTokenResponse = {
+  id: string;
+  name: string;
+  read_only: boolean;
+};
+
 /** 200 answer of GET /admin/keys/{id}. */
 export type AdminGetKeyResponse = {
   id: string;
@@ -231,6 +238,31 @@ export type AdminGetKeyResponse = {
   expiring: Array<{
     credits: number;
     at: string;
+  }>;
+};
+
+/** 200 answer of GET /admin/keys/{id}/charges. */
+export type AdminKeyChargesResponse = {
+  charges: Array<{
+    id: number;
+    endpoint: string;
+    at: string;
+    /** The HTTP status the request ended with; null while not known. */
+    status: number | null;
+    credits: number;
+  }>;
+  next_cursor: string | null;
+};
+
+/** 200 answer of GET /admin/keys/{id}/events. */
+export type AdminKeyEventsResponse = {
+  events: Array<{
+    id: string;
+    type: string;
+    created_at: string;
+    data: {
+      [field: string]: unknown;
+    };
   }>;
 };
 
@@ -443,9 +475,12 @@ export type AdminKeyUsageResponse = {
     /** The HTTP status the charged requests ended with; null while not known. */
     status: number | null;
     count: number;
+    /** The credits those charges took: their prices. */
+    credits: number;
   }>;
   totals: {
     count: number;
+    credits: number;
     by_endpoint: {
       [field: string]: number;
     };
@@ -460,9 +495,12 @@ export type AdminUsageResponse = {
     /** The HTTP status the charged requests ended with; null while not known. */
     status: number | null;
     count: number;
+    /** The credits those charges took: their prices. */
+    credits: number;
   }>;
   totals: {
     count: number;
+    credits: number;
     by_endpoint: {
       [field: string]: number;
     };
@@ -489,6 +527,11 @@ export type AdminAuditLogResponse = {
     };
   }>;
   next_cursor: string | null;
+};
+
+/** 200 answer of GET /admin/documents. */
+export type AdminCountDocumentsResponse = {
+  count: number;
 };
 
 /** 200 answer of POST /admin/documents. */

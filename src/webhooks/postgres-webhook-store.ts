@@ -135,10 +135,10 @@ export class PostgresWebhookStore implements WebhookStore {
     return (result.rowCount ?? 0) > 0;
   }
 
-  async listEvents(limit: number): Promise<LedgerEvent[]> {
+  async listEvents(limit: number, keyId?: string): Promise<LedgerEvent[]> {
     const { rows } = await this.db.query<EventRow>(
-      'SELECT id, type, data, created_at FROM webhook_events ORDER BY created_at DESC, id DESC LIMIT $1',
-      [limit],
+      'SELECT id, type, data, created_at FROM webhook_events WHERE ($2::text IS NULL OR key_id = $2) ORDER BY created_at DESC, id DESC LIMIT $1',
+      [limit, keyId ?? null],
     );
     return rows.map(eventOf);
   }

@@ -83,7 +83,9 @@ export class SqliteWebhookStore implements WebhookStore {
          ORDER BY d.created_at DESC, d.id DESC LIMIT @limit`,
       ),
       retry: db.prepare(`UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ? WHERE id = ?`),
-      events: db.prepare('SELECT id, type, data, created_at FROM webhook_events ORDER BY created_at DESC, id DESC LIMIT ?'),
+      events: db.prepare(
+        'SELECT id, type, data, created_at FROM webhook_events WHERE (? IS NULL OR key_id = ?) ORDER BY created_at DESC, id DESC LIMIT ?',
+      ),
     };
   }
 
@@ -162,8 +164,8 @@ export class SqliteWebhookStore implements WebhookStore {
     return this.sql.retry.run(now, id).changes > 0;
   }
 
-  async listEvents(limit: number): Promise<LedgerEvent[]> {
-    return (this.sql.events.all(limit) as EventRow[]).map(eventOf);
+  async listEvents(limit: number, keyId?: string): Promise<LedgerEvent[]> {
+    return (this.sql.events.all(keyId ?? null, keyId ?? null, limit) as EventRow[]).map(eventOf);
   }
 
   private endpointRow(endpoint: WebhookEndpoint): [string, string, string, string | null, string] {

@@ -65,8 +65,8 @@ export interface WebhookStore {
   listDeliveries(limit: number, cursor: string | null): Promise<{ deliveries: Delivery[]; nextCursor: string | null }>;
   /** Makes a delivery pending and due at `now`; false for an unknown id. */
   retryDelivery(id: string, now: string): Promise<boolean>;
-  /** Events newest first, for tests and the console. */
-  listEvents(limit: number): Promise<LedgerEvent[]>;
+  /** Events newest first: every key's, or one key's. */
+  listEvents(limit: number, keyId?: string): Promise<LedgerEvent[]>;
 }
 
 /** Whether an endpoint wants events of this type. */

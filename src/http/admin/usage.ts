@@ -19,20 +19,25 @@ export const usageSeries = {
   type: 'array',
   items: {
     type: 'object',
-    required: ['start', 'endpoint', 'status', 'count'],
+    required: ['start', 'endpoint', 'status', 'count', 'credits'],
     properties: {
       start: { type: 'string', format: 'date-time' },
       endpoint: { type: 'string' },
       status: { type: ['integer', 'null'], description: 'The HTTP status the charged requests ended with; null while not known.' },
       count: { type: 'integer' },
+      credits: { type: 'integer', description: 'The credits those charges took: their prices.' },
     },
   },
 } as const;
 
 export const usageTotals = {
   type: 'object',
-  required: ['count', 'by_endpoint'],
-  properties: { count: { type: 'integer' }, by_endpoint: { type: 'object', additionalProperties: { type: 'integer' } } },
+  required: ['count', 'credits', 'by_endpoint'],
+  properties: {
+    count: { type: 'integer' },
+    credits: { type: 'integer' },
+    by_endpoint: { type: 'object', additionalProperties: { type: 'integer' } },
+  },
 } as const;
 
 export interface UsageSpan {
@@ -53,16 +58,20 @@ export function usageSpan(query: { from?: string; to?: string; bucket: UsageBuck
   return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), bucket: query.bucket };
 }
 
-export function usageTotalsOf(series: UsageRow[]): { count: number; by_endpoint: Record<string, number> } {
+export function usageTotalsOf(series: UsageRow[]): { count: number; credits: number; by_endpoint: Record<string, number> } {
   const byEndpoint: Record<string, number> = {};
   for (const row of series) byEndpoint[row.endpoint] = (byEndpoint[row.endpoint] ?? 0) + row.count;
-  return { count: series.reduce((sum, row) => sum + row.count, 0), by_endpoint: byEndpoint };
+  return {
+    count: series.reduce((sum, row) => sum + row.count, 0),
+    credits: series.reduce((sum, row) => sum + row.credits, 0),
+    by_endpoint: byEndpoint,
+  };
 }
 
 /** The series as CSV: a header line, then one line a row. */
 export function usageCsv(series: UsageRow[]): string {
-  const lines = series.map((row) => `${row.start},${JSON.stringify(row.endpoint)},${row.status ?? ''},${row.count}`);
-  return `start,endpoint,status,count\n${lines.map((line) => `${line}\n`).join('')}`;
+  const lines = series.map((row) => `${row.start},${JSON.stringify(row.endpoint)},${row.status ?? ''},${row.count},${row.credits}`);
+  return `start,endpoint,status,count,credits\n${lines.map((line) => `${line}\n`).join('')}`;
 }
 
 export function wantsCsv(accept: string | undefined): boolean {

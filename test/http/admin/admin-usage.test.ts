@@ -61,7 +61,7 @@ describe('usage over time', () => {
     assert.ok(hourly.series.every((row: { start: string }) => row.start.endsWith(':00:00.000Z')));
     const csv = await get(`/admin/keys/${spender.id}/usage`, { accept: 'text/csv' });
     assert.match(String(csv.headers['content-type']), /^text\/csv/);
-    assert.equal(csv.body.split('\n')[0], 'start,endpoint,status,count');
+    assert.equal(csv.body.split('\n')[0], 'start,endpoint,status,count,credits');
     assert.equal(csv.body.trim().split('\n').length, 4);
     assertEnvelope(await get(`/admin/keys/${spender.id}/usage?bucket=week`), 400, /bucket/);
     assertEnvelope(await get(`/admin/keys/${spender.id}/usage?from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z`), 400, /before/);

@@ -37,6 +37,23 @@ const ingestSchema = {
   },
 } as const;
 
+const countSchema = {
+  summary: 'How many documents there are',
+  operationId: 'adminCountDocuments',
+  tags: ['admin'],
+  security: adminSecurity,
+  response: {
+    200: {
+      description: 'The number of documents stored.',
+      headers: adminSuccessHeaders,
+      type: 'object',
+      required: ['count'],
+      properties: { count: { type: 'integer' } },
+    },
+    ...adminErrorResponses,
+  },
+} as const;
+
 const getSchema = {
   summary: 'One document',
   description: 'As /document answers it, free: for operators.',
@@ -98,6 +115,8 @@ export function documentRoutes(app: FastifyInstance, services: Services, read: K
     await audit(request.adminToken, request.id, 'documents.ingest', null, { documents: ingested });
     return { ingested };
   });
+
+  app.get('/admin/documents', { schema: countSchema, ...read }, async () => ({ count: await store.documents.countDocuments() }));
 
   app.get('/admin/documents/:doc_id', { schema: getSchema, ...read }, async (request, reply) => {
     const docId = (request.params as { doc_id: string }).doc_id;

@@ -19,7 +19,9 @@ const schema = {
       limit: limitParameter,
       cursor: { type: 'string', description: 'next_cursor of the previous page.' },
       status: { type: 'string', enum: ['active', 'disabled', 'revoked'] },
-      name: { type: 'string' },
+      name: { type: 'string', description: 'Keys with exactly this name.' },
+      name_contains: { type: 'string', minLength: 1, maxLength: 200, description: 'Keys whose name contains this text, whatever its case.' },
+      max_balance: { type: 'string', pattern: '^[0-9]{1,15}$', description: 'Keys with at most this many credits.' },
     },
   },
   response: {
@@ -39,6 +41,8 @@ interface ListQuery {
   cursor?: string;
   status?: 'active' | 'disabled' | 'revoked';
   name?: string;
+  name_contains?: string;
+  max_balance?: string;
 }
 
 export function listKeysRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
@@ -51,6 +55,8 @@ export function listKeysRoute(app: FastifyInstance, services: Services, hooks: K
       cursor: query.cursor ?? null,
       status: query.status,
       name: query.name,
+      nameContains: query.name_contains,
+      maxBalance: query.max_balance === undefined ? undefined : Number(query.max_balance),
     });
     return { keys: page.keys.map(adminKeyOf), next_cursor: page.nextCursor };
   });

@@ -1,0 +1,125 @@
+import type {
+  AdminAuditLogResponse,
+  AdminCountDocumentsResponse,
+  AdminCreateKeyRequest,
+  AdminCreateKeyResponse,
+  AdminCurrentTokenResponse,
+  AdminGetKeyResponse,
+  AdminIngestDocumentsResponse,
+  AdminKeyChargesResponse,
+  AdminKeyEventsResponse,
+  AdminKeyStatusResponse,
+  AdminKeyUsageResponse,
+  AdminListKeysResponse,
+  AdminRollKeyResponse,
+  AdminSetRefillRequest,
+  AdminSetRefillResponse,
+  AdminTopUpKeyRequest,
+  AdminTopUpKeyResponse,
+  AdminUsageResponse,
+} from '../../src/client/api-types.js';
+
+export type {
+  AdminAuditLogResponse,
+  AdminGetKeyResponse,
+  AdminKeyChargesResponse,
+  AdminKeyEventsResponse,
+  AdminListKeysResponse,
+  AdminUsageResponse,
+  AdminKeyUsageResponse,
+};
+export type KeySummary = AdminListKeysResponse['keys'][number];
+export type UsageRow = AdminUsageResponse['series'][number];
+
+/** An answer other than 2xx: the API's own message, shown as it came. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Query = Record<string, string | undefined>;
+
+function pathWith(path: string, query: Query = {}): string {
+  const params = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
+  const search = params.toString();
+  return search ? `${path}?${search}` : path;
+}
+
+const id = (value: string) => encodeURIComponent(value);
+
+/** The admin API, called with one token. Every method resolves to the answer's body or throws ApiFailure. */
+export class AdminApi {
+  constructor(
+    private readonly token: string,
+    private readonly onSignedOut: (message: string) => void = () => undefined,
+  ) {}
+
+  private async call<T>(
+    method: string,
+    path: string,
+    body?: { json: unknown } | { text: string; type: string },
+    extraHeaders: Record<string, string> = {},
+  ): Promise<T> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...extraHeaders };
+    let payload: string | undefined;
+    if (body && 'json' in body) {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(body.json);
+    } else if (body) {
+      headers['content-type'] = body.type;
+      payload = body.text;
+    }
+    let response: Response;
+    try {
+      response = await fetch(path, { method, headers, body: payload });
+    } catch {
+      throw new ApiFailure(0, 'The service did not answer: check that it is running and reachable.');
+    }
+    const text = await response.text();
+    if (response.ok) return (response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text) as T;
+    const message = messageOf(text) ?? `The service answered ${response.status}.`;
+    if (response.status === 401) this.onSignedOut(message);
+    throw new ApiFailure(response.status, message);
+  }
+
+  currentToken = () => this.call<AdminCurrentTokenResponse>('GET', '/admin/token');
+  usage = (query: Query) => this.call<AdminUsageResponse>('GET', pathWith('/admin/usage', query));
+  metrics = () => this.call<string>('GET', '/metrics');
+  listKeys = (query: Query) => this.call<AdminListKeysResponse>('GET', pathWith('/admin/keys', query));
+  createKey = (input: AdminCreateKeyRequest) =>
+    this.call<AdminCreateKeyResponse>('POST', '/admin/keys', { json: input });
+  getKey = (keyId: string) => this.call<AdminGetKeyResponse>('GET', `/admin/keys/${id(keyId)}`);
+  keyUsage = (keyId: string, query: Query) => this.call<AdminKeyUsageResponse>('GET', pathWith(`/admin/keys/${id(keyId)}/usage`, query));
+  keyCharges = (keyId: string, query: Query) =>
+    this.call<AdminKeyChargesResponse>('GET', pathWith(`/admin/keys/${id(keyId)}/charges`, query));
+  keyEvents = (keyId: string) => this.call<AdminKeyEventsResponse>('GET', pathWith(`/admin/keys/${id(keyId)}/events`, { limit: '20' }));
+  /** The same idempotencyKey on a retry grants nothing more. */
+  topUp = (keyId: string, input: AdminTopUpKeyRequest, idempotencyKey: string) =>
+    this.call<AdminTopUpKeyResponse>('POST', `/admin/keys/${id(keyId)}/topup`, { json: input }, { 'idempotency-key': idempotencyKey });
+  changeStatus = (keyId: string, action: 'disable' | 'enable' | 'revoke') =>
+    this.call<AdminKeyStatusResponse>('POST', `/admin/keys/${id(keyId)}/${action}`, { json: {} });
+  roll = (keyId: string, graceSeconds: number) =>
+    this.call<AdminRollKeyResponse>('POST', `/admin/keys/${id(keyId)}/roll`, { json: { grace_seconds: graceSeconds } });
+  setRefill = (keyId: string, input: AdminSetRefillRequest) =>
+    this.call<AdminSetRefillResponse>('PUT', `/admin/keys/${id(keyId)}/refill`, { json: input });
+  endRefill = (keyId: string) => this.call<unknown>('DELETE', `/admin/keys/${id(keyId)}/refill`);
+  countDocuments = () => this.call<AdminCountDocumentsResponse>('GET', '/admin/documents');
+  ingestJsonLines = (text: string) =>
+    this.call<AdminIngestDocumentsResponse>('POST', '/admin/documents', { text, type: 'application/x-ndjson' });
+  getDocument = (docId: string) => this.call<Record<string, unknown>>('GET', `/admin/documents/${id(docId)}`);
+  deleteDocument = (docId: string) => this.call<unknown>('DELETE', `/admin/documents/${id(docId)}`);
+  auditLog = (query: Query) => this.call<AdminAuditLogResponse>('GET', pathWith('/admin/audit-log', query));
+}
+
+function messageOf(text: string): string | undefined {
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    return typeof body.message === 'string' ? body.message : undefined;
+  } catch {
+    return undefined;
+  }
+}

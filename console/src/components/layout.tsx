@@ -1,0 +1,53 @@
+import type { ComponentChildren } from 'preact';
+import { type Route, hrefOf } from '../router.js';
+import type { Session } from '../session.js';
+
+const LINKS: Array<{ href: string; label: string; pages: Route['page'][] }> = [
+  { href: hrefOf.overview, label: 'Overview', pages: ['overview'] },
+  { href: hrefOf.keys, label: 'Keys', pages: ['keys', 'key'] },
+  { href: hrefOf.documents, label: 'Documents', pages: ['documents'] },
+  { href: hrefOf.auditLog, label: 'Audit log', pages: ['audit-log'] },
+];
+
+interface LayoutProps {
+  route: Route;
+  session: Session;
+  onSignOut: () => void;
+  children: ComponentChildren;
+}
+
+export function Layout({ route, session, onSignOut, children }: LayoutProps) {
+  return (
+    <>
+      <a class="skip-link" href="#main" onClick={(event) => (event.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to the content
+      </a>
+      <header class="top">
+        <span class="brand">metered-search</span>
+        <nav aria-label="Console">
+          <ul>
+            {LINKS.map((link) => (
+              <li key={link.href}>
+                <a href={link.href} aria-current={link.pages.includes(route.page) ? 'page' : undefined}>
+                  {link.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="who">
+          <span>
+            {session.name}
+            {session.readOnly && <span class="badge read-only">read-only</span>}
+          </span>
+          <button type="button" onClick={onSignOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}

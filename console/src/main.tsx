@@ -1,0 +1,82 @@
+import 'uplot/dist/uPlot.min.css';
+import './styles.css';
+import { render } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { AdminApi } from './api.js';
+import { Layout } from './components/layout.js';
+import { AuditLogPage } from './pages/audit-log.js';
+import { DocumentsPage } from './pages/documents.js';
+import { KeyPage } from './pages/key.js';
+import { KeysPage } from './pages/keys.js';
+import { OverviewPage } from './pages/overview.js';
+import { SignInPage } from './pages/sign-in.js';
+import { type Route, useRoute } from './router.js';
+import { type Session, saveSession, savedSession } from './session.js';
+
+const TITLES: Record<Route['page'], string> = {
+  overview: 'Overview',
+  keys: 'Keys',
+  key: 'Key',
+  documents: 'Documents',
+  'audit-log': 'Audit log',
+  'not-found': 'Not found',
+};
+
+function App() {
+  const [session, setSession] = useState<Session | null>(savedSession);
+  const [notice, setNotice] = useState<string>();
+  const route = useRoute();
+  const signOut = (message?: string) => {
+    saveSession(null);
+    setSession(null);
+    setNotice(message);
+  };
+  const api = useMemo(() => session && new AdminApi(session.token, (message) => signOut(`Signed out: ${message}`)), [session]);
+
+  // A new page: its title, and focus on its heading so that a screen reader announces it.
+  useEffect(() => {
+    document.title = `${TITLES[route.page]} · metered-search console`;
+    requestAnimationFrame(() => document.querySelector<HTMLElement>('main h1')?.focus());
+  }, [route, session]);
+
+  if (!session || !api) {
+    return (
+      <SignInPage
+        notice={notice}
+        onSignedIn={(signedIn) => {
+          saveSession(signedIn);
+          setNotice(undefined);
+          setSession(signedIn);
+        }}
+      />
+    );
+  }
+  return (
+    <Layout route={route} session={session} onSignOut={() => signOut()}>
+      <Page route={route} api={api} readOnly={session.readOnly} />
+    </Layout>
+  );
+}
+
+function Page({ route, api, readOnly }: { route: Route; api: AdminApi; readOnly: boolean }) {
+  switch (route.page) {
+    case 'overview':
+      return <OverviewPage api={api} />;
+    case 'keys':
+      return <KeysPage api={api} readOnly={readOnly} />;
+    case 'key':
+      return <KeyPage key={route.keyId} api={api} keyId={route.keyId} readOnly={readOnly} />;
+    case 'documents':
+      return <DocumentsPage api={api} readOnly={readOnly} />;
+    case 'audit-log':
+      return <AuditLogPage api={api} />;
+    default:
+      return <h1 tabIndex={-1}>No such page</h1>;
+  }
+}
+
+const root = document.getElementById('app');
+if (root) {
+  root.textContent = '';
+  render(<App />, root);
+}

@@ -1,0 +1,163 @@
+import { useState } from 'preact/hooks';
+import type { AdminApi, AdminGetKeyResponse } from '../api.js';
+import { ConfirmDialog } from '../components/confirm.js';
+import { Outcome } from '../components/outcome.js';
+import { ShownOnce } from '../components/secret.js';
+import { formatNumber, formatTime, randomHex } from '../format.js';
+import { useAction } from '../hooks.js';
+
+type Key = AdminGetKeyResponse;
+
+interface ActionsProps {
+  api: AdminApi;
+  keyRecord: Key;
+  onChanged: () => void;
+}
+
+/** Top up, disable or enable, revoke, roll: each says what it did or what the API refused. */
+export function KeyActions({ api, keyRecord, onChanged }: ActionsProps) {
+  return (
+    <section class="panel" aria-labelledby="key-actions">
+      <h2 id="key-actions">Actions</h2>
+      {keyRecord.status === 'revoked' ? (
+        <p>This key is revoked: nothing more can be done with it.</p>
+      ) : (
+        <div class="action-grid">
+          <TopUp api={api} keyId={keyRecord.id} onChanged={onChanged} />
+          <StatusChange api={api} keyRecord={keyRecord} onChanged={onChanged} />
+          <Roll api={api} keyRecord={keyRecord} onChanged={onChanged} />
+        </div>
+      )}
+    </section>
+  );
+}
+
+function TopUp({ api, keyId, onChanged }: { api: AdminApi; keyId: string; onChanged: () => void }) {
+  const action = useAction();
+  // One Idempotency-Key per top-up the operator means: a second click while the first is in flight is the same top-up.
+  const [attempt, setAttempt] = useState(randomHex);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const formElement = event.currentTarget as HTMLFormElement;
+    const form = new FormData(formElement);
+    const expires = String(form.get('expires') ?? '');
+    const ok = await action.run(async () => {
+      const credits = Number(form.get('credits'));
+      const answer = await api.topUp(keyId, { credits, ...(expires ? { expires_at: new Date(`${expires}T00:00:00Z`).toISOString() } : {}) }, attempt);
+      return `Added ${formatNumber(credits)} credits${expires ? ` that expire on ${expires}` : ''}: the balance is ${formatNumber(answer.balance)}.`;
+    });
+    if (ok) {
+      formElement.reset();
+      setAttempt(randomHex());
+      onChanged();
+    }
+  };
+  return (
+    <form class="stacked" onSubmit={submit} aria-labelledby="top-up">
+      <h3 id="top-up">Top up</h3>
+      <label>
+        Credits
+        <input name="credits" type="number" required min={1} step={1} inputMode="numeric" />
+      </label>
+      <label>
+        Expire at the start of <span class="subtle">(optional, UTC)</span>
+        <input name="expires" type="date" />
+      </label>
+      <button type="submit" class="primary" disabled={action.busy}>
+        Top up
+      </button>
+      <Outcome action={action} />
+    </form>
+  );
+}
+
+function StatusChange({ api, keyRecord, onChanged }: ActionsProps) {
+  const action = useAction();
+  const [confirming, setConfirming] = useState<'disable' | 'revoke'>();
+  const change = async (verb: 'disable' | 'enable' | 'revoke') => {
+    setConfirming(undefined);
+    const ok = await action.run(async () => {
+      const answer = await api.changeStatus(keyRecord.id, verb);
+      return `The key is ${answer.status}.`;
+    });
+    if (ok) onChanged();
+  };
+  return (
+    <div class="stacked" role="group" aria-labelledby="key-status">
+      <h3 id="key-status">Status</h3>
+      <p>
+        Now <span class={`badge ${keyRecord.status}`}>{keyRecord.status}</span>
+      </p>
+      {keyRecord.status === 'active' ? (
+        <button type="button" onClick={() => setConfirming('disable')} disabled={action.busy}>
+          Disable
+        </button>
+      ) : (
+        <button type="button" onClick={() => change('enable')} disabled={action.busy}>
+          Enable
+        </button>
+      )}
+      <button type="button" class="danger" onClick={() => setConfirming('revoke')} disabled={action.busy}>
+        Revoke
+      </button>
+      <Outcome action={action} />
+      {confirming && (
+        <ConfirmDialog
+          title={confirming === 'revoke' ? `Revoke "${keyRecord.name}"?` : `Disable "${keyRecord.name}"?`}
+          confirmLabel={confirming === 'revoke' ? 'Revoke for good' : 'Disable'}
+          danger={confirming === 'revoke'}
+          onConfirm={() => change(confirming)}
+          onCancel={() => setConfirming(undefined)}
+        >
+          {confirming === 'revoke' ? (
+            <p>Its requests are refused from now on, and this cannot be undone. Its {formatNumber(keyRecord.balance)} credits stay unspent.</p>
+          ) : (
+            <p>Its requests are refused (403) until it is enabled again.</p>
+          )}
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}
+
+function Roll({ api, keyRecord, onChanged }: ActionsProps) {
+  const action = useAction();
+  const [grace, setGrace] = useState<number>();
+  const [rolled, setRolled] = useState<{ key: string; until: string | null }>();
+  const roll = async (seconds: number) => {
+    setGrace(undefined);
+    setRolled(undefined);
+    const ok = await action.run(async () => {
+      const answer = await api.roll(keyRecord.id, seconds);
+      setRolled({ key: answer.key, until: answer.old_key_valid_until });
+      return answer.old_key_valid_until ? `Rolled: the former key works until ${formatTime(answer.old_key_valid_until)}.` : 'Rolled: the former key no longer works.';
+    });
+    if (ok) onChanged();
+  };
+  const submit = (event: Event) => {
+    event.preventDefault();
+    setGrace(Number(new FormData(event.currentTarget as HTMLFormElement).get('grace')) * 60);
+  };
+  return (
+    <form class="stacked" onSubmit={submit} aria-labelledby="roll">
+      <h3 id="roll">Roll the key</h3>
+      <label>
+        Former key keeps working for (minutes)
+        <input name="grace" type="number" required min={0} max={10080} step={1} defaultValue="60" inputMode="numeric" />
+      </label>
+      <button type="submit" disabled={action.busy}>
+        Roll
+      </button>
+      <Outcome action={action} />
+      {rolled && <ShownOnce label={`The new key for "${keyRecord.name}"`} secret={rolled.key} />}
+      {grace !== undefined && (
+        <ConfirmDialog title={`Roll "${keyRecord.name}"?`} confirmLabel="Roll" onConfirm={() => roll(grace)} onCancel={() => setGrace(undefined)}>
+          <p>
+            A new plain key replaces the current one; the current one works for {formatNumber(grace / 60)} more minutes. The balance and history
+            stay with the key.
+          </p>
+        </ConfirmDialog>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,72 @@
+import type { AdminApi, AdminGetKeyResponse } from '../api.js';
+import { Outcome } from '../components/outcome.js';
+import { formatNumber, formatTime } from '../format.js';
+import { useAction } from '../hooks.js';
+
+interface RefillProps {
+  api: AdminApi;
+  keyRecord: AdminGetKeyResponse;
+  readOnly: boolean;
+  onChanged: () => void;
+}
+
+/** The key's refill plan, and (with a token that may write) a form to set or end it. */
+export function RefillPanel({ api, keyRecord, readOnly, onChanged }: RefillProps) {
+  const action = useAction();
+  const { refill } = keyRecord;
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const plan = {
+      credits: Number(form.get('credits')),
+      interval: String(form.get('interval')) as 'day' | 'week' | 'month',
+      mode: String(form.get('mode')) as 'add' | 'replace',
+    };
+    if (await action.run(async () => `Refill set: the balance is ${formatNumber((await api.setRefill(keyRecord.id, plan)).balance)}.`)) onChanged();
+  };
+  const end = async () => {
+    if (await action.run(async () => (await api.endRefill(keyRecord.id), 'Refill ended.'))) onChanged();
+  };
+  return (
+    <section class="panel" aria-labelledby="refill">
+      <h2 id="refill">Refill</h2>
+      <p>
+        {refill
+          ? `${refill.mode === 'add' ? 'Adds' : 'Resets the balance to'} ${formatNumber(refill.credits)} credits every ${refill.interval}; next at ${formatTime(refill.next_refill_at)}.`
+          : 'No refill plan.'}
+      </p>
+      {!readOnly && keyRecord.status !== 'revoked' && (
+        <form class="inline-form" onSubmit={submit}>
+          <label>
+            Credits
+            <input name="credits" type="number" required min={1} step={1} inputMode="numeric" defaultValue={refill ? String(refill.credits) : ''} />
+          </label>
+          <label>
+            Every
+            <select name="interval" defaultValue={refill?.interval ?? 'month'}>
+              <option value="day">day</option>
+              <option value="week">week</option>
+              <option value="month">month</option>
+            </select>
+          </label>
+          <label>
+            Mode
+            <select name="mode" defaultValue={refill?.mode ?? 'replace'}>
+              <option value="replace">reset the balance to it</option>
+              <option value="add">add it</option>
+            </select>
+          </label>
+          <button type="submit" disabled={action.busy}>
+            Set refill
+          </button>
+          {refill && (
+            <button type="button" onClick={end} disabled={action.busy}>
+              End refill
+            </button>
+          )}
+        </form>
+      )}
+      <Outcome action={action} />
+    </section>
+  );
+}

@@ -1,0 +1,145 @@
+import { useMemo, useState } from 'preact/hooks';
+import type { AdminApi } from '../api.js';
+import { TimeChart } from '../components/chart.js';
+import { LoadError } from '../components/outcome.js';
+import { formatNumber } from '../format.js';
+import { useLoad } from '../hooks.js';
+import { hrefOf } from '../router.js';
+import { byEndpointAndStatus, perBucket, requestsFromMetrics, SPANS, spanQuery } from '../usage.js';
+
+const REQUESTS_COLOR = '#1f5fbf';
+const CREDITS_COLOR = '#b3470f';
+
+export function OverviewPage({ api }: { api: AdminApi }) {
+  const [spanIndex, setSpanIndex] = useState(2);
+  const span = SPANS[spanIndex] ?? SPANS[0];
+  const { times, query } = useMemo(() => spanQuery(span), [span]);
+  const usage = useLoad(() => api.usage(query), [query]);
+  const live = useLoad(() => api.metrics().then(requestsFromMetrics), []);
+  const series = usage.data?.series ?? [];
+  const buckets = useMemo(() => perBucket(times, series), [times, series]);
+  const chartSeries = useMemo(
+    () => [
+      { label: 'Credits spent', values: buckets.credits, color: CREDITS_COLOR },
+      { label: 'Requests charged', values: buckets.requests, color: REQUESTS_COLOR },
+    ],
+    [buckets],
+  );
+  const liveRows = live.data ?? [];
+  const refused = (status: string) => liveRows.filter((row) => row.status === status).reduce((sum, row) => sum + row.count, 0);
+
+  return (
+    <>
+      <div class="page-head">
+        <h1 tabIndex={-1}>Overview</h1>
+        <label class="inline">
+          Span{' '}
+          <select value={spanIndex} onChange={(event) => setSpanIndex(Number((event.target as HTMLSelectElement).value))}>
+            {SPANS.map((option, index) => (
+              <option key={option.label} value={index}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <LoadError message={usage.error} />
+      <section class="tiles" aria-label="Totals">
+        <Tile label="Credits spent" value={usage.data?.totals.credits} note={span.label} />
+        <Tile label="Requests charged" value={usage.data?.totals.count} note={span.label} />
+        <Tile label="402: not enough credits" value={live.data ? refused('402') : undefined} note="this instance, since it started" />
+        <Tile label="429: over the key's rate" value={live.data ? refused('429') : undefined} note="this instance, since it started" />
+      </section>
+      <section class="panel">
+        <TimeChart title={`Credits spent and requests charged per ${span.bucket}`} times={times} series={chartSeries} bucket={span.bucket} />
+      </section>
+      <div class="columns">
+        <section class="panel" aria-labelledby="top-keys">
+          <h2 id="top-keys">Top keys by credits spent</h2>
+          {usage.data && usage.data.top_keys.length === 0 && <p>No key was charged in this span.</p>}
+          {usage.data && usage.data.top_keys.length > 0 && (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col" class="number">
+                    Credits
+                  </th>
+                  <th scope="col" class="number">
+                    Requests
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {usage.data.top_keys.map((key) => (
+                  <tr key={key.id}>
+                    <td>
+                      <a href={hrefOf.key(key.id)}>{key.name || key.id}</a>
+                    </td>
+                    <td class="number">{formatNumber(key.credits)}</td>
+                    <td class="number">{formatNumber(key.charges)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+        <section class="panel" aria-labelledby="by-endpoint">
+          <h2 id="by-endpoint">Charged requests by endpoint and status</h2>
+          <p class="hint">Every instance, {span.label.toLowerCase()}; the status is what the request ended with.</p>
+          <CountTable rows={byEndpointAndStatus(series).map((row) => ({ first: row.endpoint, second: row.status, count: row.count }))} />
+        </section>
+      </div>
+      <section class="panel" aria-labelledby="answered">
+        <h2 id="answered">Requests answered by route and status</h2>
+        <p class="hint">This instance since it started, refusals included (from /metrics).</p>
+        <LoadError message={live.error} />
+        <CountTable
+          rows={liveRows
+            .filter((row) => row.route !== 'unmatched' && !row.route.startsWith('/console'))
+            .sort((a, b) => b.count - a.count)
+            .map((row) => ({ first: row.route, second: row.status, count: row.count }))}
+          firstLabel="Route"
+        />
+      </section>
+    </>
+  );
+}
+
+function Tile({ label, value, note }: { label: string; value: number | undefined; note: string }) {
+  return (
+    <div class="tile">
+      <span class="tile-label">{label}</span>
+      <span class="tile-value">{value === undefined ? '…' : formatNumber(value)}</span>
+      <span class="tile-note">{note}</span>
+    </div>
+  );
+}
+
+function CountTable({ rows, firstLabel = 'Endpoint' }: { rows: Array<{ first: string; second: string; count: number }>; firstLabel?: string }) {
+  if (rows.length === 0) return <p>Nothing yet.</p>;
+  return (
+    <div class="table-scroll">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{firstLabel}</th>
+            <th scope="col">Status</th>
+            <th scope="col" class="number">
+              Requests
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={`${row.first} ${row.second}`}>
+              <td class="mono">{row.first}</td>
+              <td>{row.second}</td>
+              <td class="number">{formatNumber(row.count)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

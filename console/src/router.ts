@@ -1,0 +1,39 @@
+import { useEffect, useState } from 'preact/hooks';
+
+export type Route =
+  | { page: 'overview' }
+  | { page: 'keys' }
+  | { page: 'key'; keyId: string }
+  | { page: 'documents' }
+  | { page: 'audit-log' }
+  | { page: 'not-found' };
+
+/** Pages live in the URL's fragment (#/keys/ID), so the service serves one file for all of them. */
+export function routeOf(hash: string): Route {
+  const path = hash.replace(/^#/, '') || '/';
+  if (path === '/') return { page: 'overview' };
+  if (path === '/keys') return { page: 'keys' };
+  if (path === '/documents') return { page: 'documents' };
+  if (path === '/audit-log') return { page: 'audit-log' };
+  const key = /^\/keys\/([^/]+)$/.exec(path);
+  if (key?.[1]) return { page: 'key', keyId: decodeURIComponent(key[1]) };
+  return { page: 'not-found' };
+}
+
+export const hrefOf = {
+  overview: '#/',
+  keys: '#/keys',
+  key: (keyId: string) => `#/keys/${encodeURIComponent(keyId)}`,
+  documents: '#/documents',
+  auditLog: '#/audit-log',
+};
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => routeOf(location.hash));
+  useEffect(() => {
+    const onChange = () => setRoute(routeOf(location.hash));
+    addEventListener('hashchange', onChange);
+    return () => removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}

@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import type { KeyedHooks } from '../../keyed/step.js';
+import { adminErrorResponses, adminSecurity, adminSuccessHeaders } from '../schemas.js';
+
+const schema = {
+  summary: 'The admin token this request carries',
+  description: 'Its id, name and whether it is read-only: how a client (the console) learns what it may do.',
+  operationId: 'adminCurrentToken',
+  tags: ['admin'],
+  security: adminSecurity,
+  response: {
+    200: {
+      description: 'The token (never its secret).',
+      headers: adminSuccessHeaders,
+      type: 'object',
+      required: ['id', 'name', 'read_only'],
+      properties: { id: { type: 'string' }, name: { type: 'string' }, read_only: { type: 'boolean' } },
+    },
+    ...adminErrorResponses,
+  },
+} as const;
+
+/** GET /admin/token. */
+export function currentTokenRoute(app: FastifyInstance, hooks: KeyedHooks): void {
+  app.get('/admin/token', { schema, ...hooks }, async (request) => {
+    const token = request.adminToken;
+    return { id: token?.id ?? '', name: token?.name ?? '', read_only: token?.readOnly ?? true };
+  });
+}
