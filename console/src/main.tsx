@@ -1,7 +1,7 @@
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { render } from 'preact';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { AdminApi } from './api.js';
 import { Layout } from './components/layout.js';
 import { AuditLogPage } from './pages/audit-log.js';
@@ -33,10 +33,13 @@ function App() {
   };
   const api = useMemo(() => session && new AdminApi(session.token, (message) => signOut(`Signed out: ${message}`)), [session]);
 
-  // A new page: its title, and focus on its heading so that a screen reader announces it.
+  // A new page: its title, and (after the first) focus on its heading so that a screen reader
+  // announces it. On load the focus stays at the top, where the skip link is.
+  const loaded = useRef(false);
   useEffect(() => {
     document.title = `${TITLES[route.page]} · metered-search console`;
-    requestAnimationFrame(() => document.querySelector<HTMLElement>('main h1')?.focus());
+    if (loaded.current) requestAnimationFrame(() => document.querySelector<HTMLElement>('main h1')?.focus());
+    loaded.current = true;
   }, [route, session]);
 
   if (!session || !api) {

@@ -32,7 +32,7 @@ export function RefillPanel({ api, keyRecord, readOnly, onChanged }: RefillProps
       <h2 id="refill">Refill</h2>
       <p>
         {refill
-          ? `${refill.mode === 'add' ? 'Adds' : 'Resets the balance to'} ${formatNumber(refill.credits)} credits every ${refill.interval}; next at ${formatTime(refill.next_refill_at)}.`
+          ? `Grants ${formatNumber(refill.credits)} credits every ${refill.interval}; ${refill.mode === 'add' ? 'unused ones roll over' : 'unused ones expire at the next refill'}. Next at ${formatTime(refill.next_refill_at)}.`
           : 'No refill plan.'}
       </p>
       {!readOnly && keyRecord.status !== 'revoked' && (
@@ -43,17 +43,23 @@ export function RefillPanel({ api, keyRecord, readOnly, onChanged }: RefillProps
           </label>
           <label>
             Every
-            <select name="interval" defaultValue={refill?.interval ?? 'month'}>
-              <option value="day">day</option>
-              <option value="week">week</option>
-              <option value="month">month</option>
+            <select name="interval">
+              {(['day', 'week', 'month'] as const).map((interval) => (
+                <option key={interval} value={interval} selected={interval === (refill?.interval ?? 'month')}>
+                  {interval}
+                </option>
+              ))}
             </select>
           </label>
           <label>
             Mode
-            <select name="mode" defaultValue={refill?.mode ?? 'replace'}>
-              <option value="replace">reset the balance to it</option>
-              <option value="add">add it</option>
+            <select name="mode">
+              <option value="replace" selected={refill?.mode !== 'add'}>
+                unused credits expire at the next refill
+              </option>
+              <option value="add" selected={refill?.mode === 'add'}>
+                unused credits roll over
+              </option>
             </select>
           </label>
           <button type="submit" disabled={action.busy}>

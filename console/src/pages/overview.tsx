@@ -7,6 +7,8 @@ import { useLoad } from '../hooks.js';
 import { hrefOf } from '../router.js';
 import { byEndpointAndStatus, perBucket, requestsFromMetrics, SPANS, spanQuery } from '../usage.js';
 
+/** The operator's own traffic (admin API, metrics, this console) is left out: callers' requests only. */
+const OPERATOR_ROUTES = /^(\/admin|\/metrics|\/console|unmatched)/;
 const REQUESTS_COLOR = '#1f5fbf';
 const CREDITS_COLOR = '#b3470f';
 
@@ -91,12 +93,12 @@ export function OverviewPage({ api }: { api: AdminApi }) {
         </section>
       </div>
       <section class="panel" aria-labelledby="answered">
-        <h2 id="answered">Requests answered by route and status</h2>
-        <p class="hint">This instance since it started, refusals included (from /metrics).</p>
+        <h2 id="answered">Callers' requests answered by route and status</h2>
+        <p class="hint">This instance since it started, refusals included (from /metrics); the admin API is left out.</p>
         <LoadError message={live.error} />
         <CountTable
           rows={liveRows
-            .filter((row) => row.route !== 'unmatched' && !row.route.startsWith('/console'))
+            .filter((row) => !OPERATOR_ROUTES.test(row.route))
             .sort((a, b) => b.count - a.count)
             .map((row) => ({ first: row.route, second: row.status, count: row.count }))}
           firstLabel="Route"

@@ -1,0 +1,294 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { AdminTokens } from '../../src/admin/admin-tokens.js';
+import { loadConfig } from '../../src/config.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { tempDir } from '../helper.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'docs', 'console');
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const CORPUS = [
+  { doc_id: 'law-1', title: 'Data breach notification', text: 'A controller notifies the authority of a personal data breach.' },
+  { doc_id: 'law-2', title: 'Right to erasure', text: 'The data subject may ask for the erasure of personal data.' },
+  { doc_id: 'law-3', title: 'Consumer privacy', text: 'Consumers may opt out of the sale of personal information.' },
+];
+
+/** The operator console in Debian's Chromium, against a real server: what an operator sees and does. */
+describe('the operator console in Chromium', {
+  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`,
+}, () => {
+  const dir = tempDir();
+  const profiles: string[] = [];
+  let server: RunningServer;
+  let writeToken: string;
+  let readToken: string;
+  const contexts: BrowserContext[] = [];
+  const outside: string[] = [];
+
+  /** A fresh browser profile, as a new operator's. */
+  async function openBrowser(viewport = DESKTOP): Promise<Page> {
+    const profile = mkdtempSync(join(tmpdir(), 'console-profile-'));
+    profiles.push(profile);
+    const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport });
+    contexts.push(context);
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.on('request', (request) => {
+      if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) outside.push(request.url());
+    });
+    return page;
+  }
+
+  async function signIn(page: Page, token: string): Promise<void> {
+    await page.goto(`${server.url}/console`);
+    await page.getByLabel('Admin token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  }
+
+  const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name });
+  const shoot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, animations: 'disabled' });
+  const outcome = (page: Page) => page.locator('.outcome').last();
+
+  before(async () => {
+    const store = new SqliteStore(dir.path);
+    const tokens = new AdminTokens(store.admin);
+    writeToken = (await tokens.create('operator', false)).token;
+    readToken = (await tokens.create('analyst', true)).token;
+    await store.close();
+    server = await startServer(
+      loadConfig({ DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', FACE_WORKERS: '0' }),
+    );
+  });
+  after(async () => {
+    for (const context of contexts) await context.close();
+    await server?.close();
+    for (const profile of profiles) rmSync(profile, { recursive: true, force: true });
+    dir.remove();
+  });
+
+  it('refuses a wrong token with the reason, and signs in with a good one', async () => {
+    const page = await openBrowser();
+    await page.goto(`${server.url}/console`);
+    await shoot(page, 'sign-in');
+    await page.getByLabel('Admin token').fill(`msadmin_${'0'.repeat(64)}`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The admin token is not recognised, or was revoked.' }).waitFor();
+    await page.getByLabel('Admin token').fill(writeToken);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    assert.equal(await page.evaluate(() => localStorage.length), 0, 'the token is not kept beyond the browser session');
+  });
+
+  it('adds documents from a JSON lines file, looks one up and deletes it', async () => {
+    const page = await openBrowser();
+    await signIn(page, writeToken);
+    await nav(page, 'Documents').click();
+    await page.getByTestId('document-count').filter({ hasText: '0' }).waitFor();
+    const jsonLines = `${CORPUS.map((document) => JSON.stringify(document)).join('\n')}\n`;
+    await page.getByLabel('JSON lines file').setInputFiles({ name: 'laws.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(jsonLines) });
+    await page.getByRole('button', { name: 'Add documents' }).click();
+    await page.getByRole('status').filter({ hasText: 'Added 3 documents from laws.jsonl.' }).waitFor();
+    await page.getByTestId('document-count').filter({ hasText: '3' }).waitFor();
+
+    await page.getByLabel('Document id').fill('no-such-document');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByRole('alert').filter({ hasText: 'no-such-document' }).waitFor();
+    await page.getByLabel('Document id').fill('law-3');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByRole('heading', { name: 'Consumer privacy' }).waitFor();
+    await shoot(page, 'documents');
+    await page.getByRole('button', { name: 'Delete this document' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('status').filter({ hasText: 'Deleted "law-3".' }).waitFor();
+    await page.getByTestId('document-count').filter({ hasText: '2' }).waitFor();
+  });
+
+  it('creates a key shown once, tops it up, and shows its balance and chart move with real traffic', async () => {
+    const page = await openBrowser();
+    await signIn(page, writeToken);
+    await nav(page, 'Keys').click();
+    await page.getByLabel('Name', { exact: true }).fill('Acme Research');
+    await page.getByLabel('Credits').fill('5');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('status').filter({ hasText: 'Created key "Acme Research" with 5 credits.' }).waitFor();
+    const apiKey = await page.getByRole('textbox', { name: 'The new key for "Acme Research"' }).inputValue();
+    assert.match(apiKey, /^[0-9a-f]{64}$/);
+    await page.getByRole('cell', { name: /Acme Research/ }).waitFor();
+    await shoot(page, 'keys');
+
+    await page.getByRole('link', { name: 'Open its page' }).click();
+    await page.getByRole('heading', { level: 1, name: /Acme Research/ }).waitFor();
+    await page.getByLabel('Credits').first().fill('20');
+    await page.getByRole('button', { name: 'Top up' }).click();
+    await page.getByRole('status').filter({ hasText: 'Added 20 credits: the balance is 25.' }).waitFor();
+    await page.getByTestId('balance').filter({ hasText: /^25$/ }).waitFor();
+
+    for (const docId of ['law-1', 'law-2', 'law-1']) {
+      const answer = await fetch(`${server.url}/document`, { headers: { 'x-api-key': apiKey, 'svc-doc-id': docId } });
+      assert.equal(answer.status, 200);
+    }
+    const query = await fetch(`${server.url}/query`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'personal data' }),
+    });
+    assert.equal(query.status, 200);
+
+    await page.reload();
+    await page.getByTestId('balance').filter({ hasText: /^21$/ }).waitFor();
+    const usage = page.getByRole('region', { name: 'Usage' });
+    await usage.getByText('Show the figures').click();
+    const today = new Date().toISOString().slice(0, 10);
+    const todayRow = usage.getByRole('row', { name: new RegExp(`^${today}`) });
+    assert.deepEqual(await todayRow.getByRole('cell').allInnerTexts(), [today, '4', '4'], 'credits spent and requests charged today');
+    assert.equal(await page.getByRole('region', { name: 'Recent charges' }).getByRole('row').count(), 5, 'a header row and four charges');
+    await shoot(page, 'key');
+
+    await nav(page, 'Overview').click();
+    await page.getByRole('link', { name: 'Acme Research' }).waitFor();
+    assert.match(await page.getByRole('region', { name: 'Totals' }).innerText(), /Credits spent\s+4\b/);
+    await shoot(page, 'overview');
+  });
+
+  it('disables, enables, rolls and revokes a key, each after a confirmation, and the API agrees', async () => {
+    const page = await openBrowser();
+    await signIn(page, writeToken);
+    await nav(page, 'Keys').click();
+    await page.getByLabel('Name', { exact: true }).fill('Initech');
+    await page.getByLabel('Credits').fill('3');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const apiKey = await page.getByRole('textbox', { name: 'The new key for "Initech"' }).inputValue();
+    await page.getByRole('link', { name: 'Open its page' }).click();
+    const credits = (key: string) => fetch(`${server.url}/credits`, { headers: { 'x-api-key': key } }).then((answer) => answer.status);
+
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(await credits(apiKey), 200, 'cancelled: nothing changed');
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('status').filter({ hasText: 'The key is disabled.' }).waitFor();
+    assert.equal(await credits(apiKey), 403);
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.getByRole('status').filter({ hasText: 'The key is active.' }).waitFor();
+    assert.equal(await credits(apiKey), 200);
+
+    const refill = page.getByRole('region', { name: 'Refill' });
+    await refill.getByLabel('Credits', { exact: true }).fill('10');
+    await refill.getByLabel('Every').selectOption('week');
+    await refill.getByRole('button', { name: 'Set refill' }).click();
+    await page.getByRole('status').filter({ hasText: 'Refill set: the balance is 13.' }).waitFor();
+    await refill.getByText(/Grants 10 credits every week; unused ones expire at the next refill. Next at/).waitFor();
+    await refill.getByRole('button', { name: 'End refill' }).click();
+    await refill.getByText('No refill plan.').waitFor();
+
+    await page.getByLabel('Credits').first().fill('1000000000000');
+    await page.getByRole('button', { name: 'Top up' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'holds 13 credits; adding 1000000000000 would pass 1000000000000. Nothing was added.' })
+      .waitFor();
+
+    await page.getByLabel('Former key keeps working for (minutes)').fill('0');
+    await page.getByRole('button', { name: 'Roll' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Roll' }).click();
+    await page.getByRole('status').filter({ hasText: 'Rolled: the former key no longer works.' }).waitFor();
+    const rolledKey = await page.getByRole('textbox', { name: 'The new key for "Initech"' }).inputValue();
+    assert.equal(await credits(apiKey), 401);
+    assert.equal(await credits(rolledKey), 200);
+
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke for good' }).click();
+    await page.getByText('This key is revoked: nothing more can be done with it.').waitFor();
+    assert.equal(await credits(rolledKey), 403);
+
+    await nav(page, 'Keys').click();
+    await page.getByLabel('Status').selectOption('revoked');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByRole('cell', { name: /Acme Research/ }).waitFor({ state: 'detached' });
+    await page.getByRole('cell', { name: /Initech/ }).waitFor();
+
+    await nav(page, 'Audit log').click();
+    for (const action of ['keys.create', 'keys.topup', 'keys.disable', 'keys.roll', 'keys.revoke', 'documents.ingest']) {
+      await page.getByRole('cell', { name: action, exact: true }).first().waitFor();
+    }
+    await shoot(page, 'audit-log');
+  });
+
+  it('a read-only token sees everything and no button that writes', async () => {
+    const page = await openBrowser();
+    await signIn(page, readToken);
+    await page.getByText('read-only').waitFor();
+    await nav(page, 'Keys').click();
+    await page.getByRole('link', { name: 'Acme Research' }).click();
+    await page.getByTestId('balance').waitFor();
+    await nav(page, 'Documents').click();
+    await page.getByTestId('document-count').filter({ hasText: '2' }).waitFor();
+    await page.getByLabel('Document id').fill('law-1');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByRole('heading', { name: 'Data breach notification' }).waitFor();
+    for (const name of ['Create key', 'Top up', 'Disable', 'Revoke', 'Roll', 'Set refill', 'Add documents', 'Delete this document']) {
+      assert.equal(await page.getByRole('button', { name }).count(), 0, `no "${name}" button`);
+    }
+    await nav(page, 'Keys').click();
+    await page.getByRole('cell', { name: /Acme Research/ }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Create key' }).count(), 0);
+    await page.getByRole('link', { name: 'Acme Research' }).click();
+    await page.getByTestId('balance').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Top up' }).count(), 0);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Admin token').waitFor();
+  });
+
+  it('works from the keyboard, labels every field, and fits a phone screen', async () => {
+    const page = await openBrowser(PHONE);
+    await signIn(page, writeToken);
+    assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H1', "a new page's heading takes the focus, so it is announced");
+    await page.reload();
+    await page.locator('main h1').waitFor();
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to the content');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Keys');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Keys' }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Keys' && document.activeElement.tagName === 'H1');
+    for (const hash of ['#/', '#/keys', '#/documents', '#/audit-log']) {
+      await page.goto(`${server.url}/console${hash}`);
+      await page.locator('main h1').waitFor();
+      await page.waitForLoadState('networkidle');
+      const unlabelled = await page.$$eval('input, select', (fields) =>
+        fields
+          .filter((field) => (field as HTMLInputElement).labels?.length === 0 && !field.getAttribute('aria-label'))
+          .map((field) => field.outerHTML),
+      );
+      assert.deepEqual(unlabelled, [], `every field on ${hash} has a label`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `${hash} fits ${PHONE.width} px (overflows by ${overflow})`);
+    }
+    await page.goto(`${server.url}/console#/`);
+    await page.getByRole('link', { name: 'Acme Research' }).waitFor();
+    await shoot(page, 'overview-phone');
+    await page.getByRole('link', { name: 'Acme Research' }).click();
+    await page.getByTestId('balance').waitFor();
+    await page.waitForLoadState('networkidle');
+    await shoot(page, 'key-phone');
+    assert.deepEqual(outside, [], 'the console fetched nothing from outside the service');
+  });
+});
