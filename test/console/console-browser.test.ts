@@ -63,7 +63,6 @@ describe('the operator console in Chromium', {
 
   const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name });
   const shoot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, animations: 'disabled' });
-  const outcome = (page: Page) => page.locator('.outcome').last();
 
   before(async () => {
     const store = new SqliteStore(dir.path);
@@ -162,7 +161,8 @@ describe('the operator console in Chromium', {
 
     await nav(page, 'Overview').click();
     await page.getByRole('link', { name: 'Acme Research' }).waitFor();
-    assert.match(await page.getByRole('region', { name: 'Totals' }).innerText(), /Credits spent\s+4\b/);
+    const creditsSpent = page.getByRole('region', { name: 'Totals' }).locator('.tile', { hasText: 'Credits spent' }).locator('.tile-value');
+    assert.equal(await creditsSpent.textContent(), '4');
     await shoot(page, 'overview');
   });
 
