@@ -8,7 +8,7 @@ import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { tempDir } from '../helper.js';
 
 describe('ADMIN_PORT: the admin API on a listener of its own', () => {
-  it('serves /admin and /metrics there only, and the public API on PORT only', async () => {
+  it('serves /admin, the console and /metrics there only, and the public API on PORT only', async () => {
     const dir = tempDir();
     const seed = new SqliteStore(dir.path);
     const token = (await new AdminTokens(seed.admin).create('ops', false)).token;
@@ -25,6 +25,8 @@ describe('ADMIN_PORT: the admin API on a listener of its own', () => {
       };
       assert.equal(await get(server.adminUrl, '/admin/keys'), 200);
       assert.equal(await get(server.adminUrl, '/metrics'), 200);
+      assert.equal(await get(server.adminUrl, '/console'), 200);
+      assert.equal(await get(server.url, '/console'), 404);
       assert.equal(await get(server.adminUrl, '/credits'), 404);
       assert.equal(await get(server.url, '/admin/keys'), 404);
       assert.equal(await get(server.url, '/metrics'), 404);
