@@ -39,6 +39,7 @@ const ingestSchema = {
 
 const countSchema = {
   summary: 'How many documents there are',
+  description: 'Every document stored, whether or not the search index has caught up with it.',
   operationId: 'adminCountDocuments',
   tags: ['admin'],
   security: adminSecurity,
