@@ -74,6 +74,12 @@ export type QueryRequest = {
   };
   /** How many documents to return. */
   top_k?: number;
+  /** The rank the page starts at (0: the best match). Past the last match the page is empty; total is unchanged. */
+  offset?: number;
+  /** Metadata fields whose values to count over every match (after filters), at most 10. */
+  facets?: Array<string>;
+  /** How many values to return per facet, the most common first. */
+  facet_limit?: number;
   /** Metadata filters: each field equals the scalar, or any of the list; all fields must hold. */
   filters?: {
     [field: string]: string | number | boolean | null | Array<string | number | boolean | null>;
@@ -88,7 +94,7 @@ export type QueryResponse = {
     statusCode: number;
     body: {
       hits: {
-        /** Every match after filters, not only those returned. */
+        /** Every match after filters, not only those returned (whatever the offset). */
         total: number;
         documents: Array<{
           doc_id: string;
@@ -96,6 +102,12 @@ export type QueryResponse = {
           /** Non-increasing down the list. */
           confidence: number;
         }>;
+      };
+      /** When facets were asked: per field, its values and how many matches hold each, the most common first (ties by value); {} for a field no match has. */
+      facets?: {
+        [field: string]: {
+          [field: string]: number;
+        };
       };
     };
   };

@@ -10,6 +10,10 @@ export interface SearchRequest {
   /** AND across fields; each field matches any of its values. An empty list matches nothing. */
   filters: Array<{ field: string; anyOf: FilterScalar[] }>;
   topK: number;
+  /** The rank the page starts at (0: the best); the page is the `topK` hits from there. */
+  offset?: number;
+  /** Metadata fields whose values to count over every match, and how many values to keep per field. */
+  facets?: { fields: string[]; limit: number };
 }
 
 export interface SearchHit {
@@ -19,9 +23,14 @@ export interface SearchHit {
   score: number;
 }
 
+/** Per field, its values' counts over every match: the most common first, ties by value. */
+export type FacetCounts = Record<string, Record<string, number>>;
+
 export interface SearchResult {
   total: number;
   hits: SearchHit[];
+  /** When facets were asked. */
+  facets?: FacetCounts;
 }
 
 /**

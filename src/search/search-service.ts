@@ -1,5 +1,5 @@
 import { analyze } from './analyzer.js';
-import type { DocumentIndex, FilterScalar, SearchRequest } from './document-index.js';
+import type { DocumentIndex, FacetCounts, FilterScalar, SearchRequest } from './document-index.js';
 
 export type MatchField = SearchRequest['field'];
 
@@ -8,6 +8,9 @@ export interface SearchQuery {
   field: MatchField;
   filters: Record<string, FilterScalar | FilterScalar[]>;
   topK: number;
+  /** The rank the page starts at. */
+  offset?: number;
+  facets?: { fields: string[]; limit: number };
 }
 
 export interface RankedDocument {
@@ -19,6 +22,7 @@ export interface RankedDocument {
 export interface SearchOutcome {
   total: number;
   documents: RankedDocument[];
+  facets?: FacetCounts;
 }
 
 /**
@@ -55,15 +59,17 @@ export class SearchService {
 
   async search(query: SearchQuery): Promise<SearchOutcome> {
     const terms = analyze(query.text);
-    if (terms.length === 0) return { total: 0, documents: [] };
+    const noFacets = query.facets && Object.fromEntries(query.facets.fields.map((field) => [field, {}]));
+    if (terms.length === 0) return { total: 0, documents: [], ...(noFacets ? { facets: noFacets } : {}) };
     const filters = Object.entries(query.filters).map(([field, value]) => ({
       field,
       anyOf: Array.isArray(value) ? value : [value],
     }));
-    const result = await this.index.search({ terms, field: query.field, filters, topK: query.topK });
+    const result = await this.index.search({ terms, field: query.field, filters, topK: query.topK, offset: query.offset, facets: query.facets });
     return {
       total: result.total,
       documents: result.hits.map((hit) => ({ doc_id: hit.docId, title: hit.title, confidence: confidenceOf(hit.score) })),
+      ...(result.facets ? { facets: result.facets } : {}),
     };
   }
 }

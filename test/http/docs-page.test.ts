@@ -47,7 +47,10 @@ describe('the /docs page in Chromium', {
     await page.goto(`${server.url}/docs`, { waitUntil: 'networkidle' });
     await page.getByText('Greeting and availability check').first().waitFor();
     // The sidebar comes first; the operations and their auth selector render after it.
-    await page.getByText(/Selected Auth Type/).first().waitFor();
+    await page
+      .getByText(/Selected Auth Type/)
+      .first()
+      .waitFor();
     // biome-ignore lint/performance/useDomNodeTextContent: what is shown, not hidden nodes' text
     const text = await page.locator('body').innerText();
     assert.match(text, /Selected Auth Type:\s+apiKey/, 'the key scheme is preselected');

@@ -15,6 +15,8 @@ import {
 } from '../schemas/common.js';
 
 const text = { type: 'string', pattern: '\\S' } as const;
+const MAX_OFFSET = 10_000;
+const MAX_FACETS = 10;
 const scalar = { type: ['string', 'number', 'boolean', 'null'] } as const;
 
 const matchClause = {
@@ -46,6 +48,26 @@ const bodySchema = {
   properties: {
     query: { anyOf: [{ ...text, description: 'Plain text searched in title and text.' }, matchClause] },
     top_k: { type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'How many documents to return.' },
+    offset: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_OFFSET,
+      default: 0,
+      description: 'The rank the page starts at (0: the best match). Past the last match the page is empty; total is unchanged.',
+    },
+    facets: {
+      type: 'array',
+      maxItems: MAX_FACETS,
+      items: { type: 'string', minLength: 1 },
+      description: 'Metadata fields whose values to count over every match (after filters), at most 10.',
+    },
+    facet_limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: 10,
+      description: 'How many values to return per facet, the most common first.',
+    },
     filters: {
       type: 'object',
       description: 'Metadata filters: each field equals the scalar, or any of the list; all fields must hold.',
@@ -84,7 +106,7 @@ const schema = {
                   type: 'object',
                   required: ['total', 'documents'],
                   properties: {
-                    total: { type: 'integer', description: 'Every match after filters, not only those returned.' },
+                    total: { type: 'integer', description: 'Every match after filters, not only those returned (whatever the offset).' },
                     documents: {
                       type: 'array',
                       items: {
@@ -98,6 +120,12 @@ const schema = {
                       },
                     },
                   },
+                },
+                facets: {
+                  type: 'object',
+                  description:
+                    'When facets were asked: per field, its values and how many matches hold each, the most common first (ties by value); {} for a field no match has.',
+                  additionalProperties: { type: 'object', additionalProperties: { type: 'integer' } },
                 },
               },
             },
@@ -119,6 +147,9 @@ const fieldMessages = {
   query: errorCatalogue.MISSING_QUERY.message,
   top_k: 'top_k must be a JSON integer from 1 to 100 (not a string, not a fraction).',
   filters: 'filters must be an object whose values are scalars (string, number, boolean, null) or lists of scalars.',
+  offset: `offset must be a JSON integer from 0 to ${MAX_OFFSET}.`,
+  facets: `facets must be a list of at most ${MAX_FACETS} metadata field names (non-empty strings).`,
+  facet_limit: 'facet_limit must be a JSON integer from 1 to 100.',
 };
 
 type MatchClause = { match: string | Record<string, string | { query: string }> };
@@ -126,6 +157,9 @@ type MatchClause = { match: string | Record<string, string | { query: string }> 
 interface QueryBody {
   query: string | MatchClause;
   top_k: number;
+  offset: number;
+  facets?: string[];
+  facet_limit: number;
   filters?: Record<string, FilterScalar | FilterScalar[]>;
 }
 
@@ -151,8 +185,16 @@ export function queryRoute(app: FastifyInstance, services: Services, hooks: Keye
     const body = request.body as QueryBody;
     const { text, field } = matchTarget(body.query);
     const started = performance.now();
-    const result = await services.search.search({ text, field, filters: body.filters ?? {}, topK: body.top_k });
+    const result = await services.search.search({
+      text,
+      field,
+      filters: body.filters ?? {},
+      topK: body.top_k,
+      offset: body.offset,
+      ...(body.facets ? { facets: { fields: [...new Set(body.facets)], limit: body.facet_limit } } : {}),
+    });
     services.metrics?.search((performance.now() - started) / 1000);
-    return { status: 200, resp: { statusCode: 200, body: { hits: { total: result.total, documents: result.documents } } } };
+    const hits = { total: result.total, documents: result.documents };
+    return { status: 200, resp: { statusCode: 200, body: result.facets ? { hits, facets: result.facets } : { hits } } };
   });
 }

@@ -1,7 +1,7 @@
-import type { DocumentIndex, SearchRequest, SearchResult } from '../document-index.js';
+import type { DocumentIndex, FacetCounts, SearchRequest, SearchResult } from '../document-index.js';
 import { stemOf } from '../engine/analysis.js';
 import { cutAtTopK } from '../engine/ranking.js';
-import type { SearchField } from '../engine/search-index.js';
+import type { FilterScalar, SearchField } from '../engine/search-index.js';
 import { filterTerm, metadataWordTerm } from '../engine/term-vector.js';
 import type { CorpusFile } from './corpus-file.js';
 import type { IndexKeeper } from './index-keeper.js';
@@ -24,8 +24,18 @@ export class CorpusSearch implements DocumentIndex {
   async search(request: SearchRequest): Promise<SearchResult> {
     const index = this.keeper.current();
     const terms = this.termIds(request);
-    if (terms.length === 0) return { total: 0, hits: [] };
-    const query = { terms, field: request.field.kind satisfies SearchField, filters: this.filterTermIds(request.filters), topK: request.topK };
+    const facetValues = request.facets?.fields.map((field) => this.file.dictionary.valuesOf(field));
+    const facetsOf = (counts: number[][] | undefined) => request.facets && facetValues && topFacets(request.facets, facetValues, counts);
+    if (terms.length === 0) return withFacets({ total: 0, hits: [] }, facetsOf(undefined));
+    // A page from `offset` is cut from the best offset + topK, ties by doc_id: pages never overlap.
+    const offset = request.offset ?? 0;
+    const query = {
+      terms,
+      field: request.field.kind satisfies SearchField,
+      filters: this.filterTermIds(request.filters),
+      topK: offset + request.topK,
+      ...(facetValues ? { facets: facetValues.map((values) => values.map((value) => value.id)) } : {}),
+    };
     // An index level with the file answers from the doc_ids and titles it holds. A row can be gone
     // while this connection's own transaction holds the index back, or while a new index is built
     // in the background and the old one serves: then each hit's row is read, and a hit without one
@@ -37,7 +47,7 @@ export class CorpusSearch implements DocumentIndex {
       const label = (level && index.labelOf(hit.rowid)) || this.readLabel(hit.rowid);
       if (label) hits.push({ docId: label.docId, title: label.title, score: hit.score });
     }
-    return { total: result.total, hits: cutAtTopK(hits, request.topK) };
+    return withFacets({ total: result.total, hits: cutAtTopK(hits, offset + request.topK).slice(offset) }, facetsOf(result.facets));
   }
 
   private termIds(request: SearchRequest): number[] {
@@ -60,4 +70,33 @@ export class CorpusSearch implements DocumentIndex {
     const row = this.file.sql.hit.get(rowid) as { doc_id: string; title: string } | undefined;
     return row && { docId: row.doc_id, title: row.title };
   }
+}
+
+function withFacets(result: SearchResult, facets: FacetCounts | undefined): SearchResult {
+  return facets ? { ...result, facets } : result;
+}
+
+/**
+ * Each field's values with their counts (none counted: all zero), the `limit` most common, ties by
+ * value as text; values no match holds are left out.
+ */
+function topFacets(
+  request: { fields: string[]; limit: number },
+  values: ReadonlyArray<ReadonlyArray<{ value: FilterScalar }>>,
+  counts: number[][] | undefined,
+): FacetCounts {
+  const facets: FacetCounts = {};
+  request.fields.forEach((field, position) => {
+    // Values the same as text (5 and "5") are one key of the answer's object: their counts add up.
+    const byKey = new Map<string, number>();
+    (values[position] ?? []).forEach((entry, index) => {
+      const count = counts?.[position]?.[index] ?? 0;
+      if (count > 0) byKey.set(String(entry.value), (byKey.get(String(entry.value)) ?? 0) + count);
+    });
+    const counted = Array.from(byKey, ([key, count]) => ({ key, count }))
+      .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .slice(0, request.limit);
+    facets[field] = Object.fromEntries(counted.map((entry) => [entry.key, entry.count]));
+  });
+  return facets;
 }

@@ -30,6 +30,8 @@ export interface IndexQuery {
   /** Documents allowed by the filters, one bit each; null when unfiltered. */
   filter: Uint32Array | null;
   topK: number;
+  /** Per facet, its values' term ids: each is counted over every match (see IndexResult.facets). */
+  facets?: number[][];
   /**
    * The best scores, best first, that another share of the corpus has found for this query (empty
    * while none has). With this share's own hits they set the bar at the k-th best of both: a hit
@@ -61,6 +63,8 @@ export interface IndexResult {
   total: number;
   /** Best first; documents tied with the last one are all included, so the caller can break ties. */
   hits: IndexHit[];
+  /** When facets were asked: per facet, how many matches hold each of its value terms, in their order. */
+  facets?: number[][];
 }
 
 /** A search as an index takes it: term ids, the field, and filters as groups of term ids. */
@@ -70,12 +74,16 @@ export interface TermSearch {
   /** Groups of term ids: a document is allowed when it holds a term of every group. */
   filters: number[][];
   topK: number;
+  /** Per facet, its values' term ids, to count over every match. */
+  facets?: number[][];
 }
 
 /** The matches' count and the best hits by row id, with every hit tied with the last (see ranking.ts). */
 export interface RankedRows {
   total: number;
   hits: Array<{ rowid: number; score: number }>;
+  /** When facets were asked: per facet, how many matches hold each of its value terms. */
+  facets?: number[][];
 }
 
 /**

@@ -18,14 +18,31 @@ export interface AnalysedDocument {
 /** Term ids by term, growing as documents bring new terms; the caller persists `added`. */
 export class TermDictionary {
   private readonly ids = new Map<string, number>();
+  /** Filter terms by metadata field: the values a facet counts. */
+  private readonly filterTerms = new Map<string, Array<{ id: number; value: FilterScalar }>>();
   private nextId = 1;
   readonly added: Array<[number, string]> = [];
 
   load(rows: Iterable<{ id: number; term: string }>): void {
-    for (const { id, term } of rows) {
-      this.ids.set(term, id);
-      if (id >= this.nextId) this.nextId = id + 1;
+    for (const { id, term } of rows) this.remember(term, id);
+  }
+
+  /** Every value of a metadata field that some document holds (or held), with its term id. */
+  valuesOf(field: string): ReadonlyArray<{ id: number; value: FilterScalar }> {
+    return this.filterTerms.get(field) ?? [];
+  }
+
+  private remember(term: string, id: number): void {
+    this.ids.set(term, id);
+    if (id >= this.nextId) this.nextId = id + 1;
+    const parsed = term.charCodeAt(0) === 1 ? parseFilterTerm(term) : undefined;
+    if (!parsed) return;
+    let values = this.filterTerms.get(parsed.field);
+    if (!values) {
+      values = [];
+      this.filterTerms.set(parsed.field, values);
     }
+    values.push({ id, value: parsed.value });
   }
 
   entries(): Array<{ id: number; term: string }> {
@@ -34,8 +51,7 @@ export class TermDictionary {
 
   /** Takes a term another dictionary (a worker's copy) added, to be written like one added here. */
   adopt(id: number, term: string): void {
-    this.ids.set(term, id);
-    if (id >= this.nextId) this.nextId = id + 1;
+    this.remember(term, id);
     this.added.push([id, term]);
   }
 
@@ -50,8 +66,8 @@ export class TermDictionary {
   idFor(term: string): number {
     let id = this.ids.get(term);
     if (id === undefined) {
-      id = this.nextId++;
-      this.ids.set(term, id);
+      id = this.nextId;
+      this.remember(term, id);
       this.added.push([id, term]);
     }
     return id;
@@ -83,6 +99,19 @@ export function metadataScalars(value: MetadataValue, visit: (scalar: FilterScal
 export function filterTerm(field: string, value: FilterScalar): string {
   const typed = value === null ? 'z' : typeof value === 'string' ? `s${value}` : typeof value === 'number' ? `n${value}` : `b${value}`;
   return `\u0001${field}\u0000${typed}`;
+}
+
+/** The field and value of a filter term (see filterTerm). */
+function parseFilterTerm(term: string): { field: string; value: FilterScalar } | undefined {
+  const end = term.indexOf('\u0000', 1);
+  if (end < 0) return undefined;
+  const field = term.slice(1, end);
+  const tag = term[end + 1];
+  const raw = term.slice(end + 2);
+  if (tag === 's') return { field, value: raw };
+  if (tag === 'n') return { field, value: Number(raw) };
+  if (tag === 'b') return { field, value: raw === 'true' };
+  return tag === 'z' ? { field, value: null } : undefined;
 }
 
 /** The term a word of a metadata field's text is indexed under, for match clauses on that field. */

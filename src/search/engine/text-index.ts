@@ -44,6 +44,58 @@ export class TextIndex extends TermScoring {
 
   /** Scored with `statistics` when given (this index holding a share of the corpus), else with its own. */
   search(query: IndexQuery, statistics?: CorpusStatistics): IndexResult {
+    const result = this.rank(query, statistics);
+    return query.facets === undefined ? result : { ...result, facets: this.countFacets(query, query.facets) };
+  }
+
+  /**
+   * Per facet, how many matches hold each value term. The matches are built as a bitmap (each
+   * term's documents in the field, less the excluded), whichever way the ranking went: the ranking
+   * stops early where it can, a facet must count them all. A value's documents are then counted in
+   * it, by their bitmap when the value is dense, else posting by posting.
+   */
+  private countFacets(query: IndexQuery, facets: number[][]): number[][] {
+    const words = this.capacity >>> 5;
+    const matches = new Uint32Array(words);
+    const field = FIELD_CODES[query.field];
+    for (const termId of query.terms) {
+      const list = this.lists[termId];
+      if (!list || list.liveCount === 0) continue;
+      if (list.dense) {
+        const bits = this.fieldBounds(list, field).bits ?? list.bits!;
+        for (let word = 0; word < words; word++) matches[word] |= bits[word];
+        continue;
+      }
+      this.decodePostings(list);
+      for (let index = 0; index < list.count; index++) {
+        const document = this.postingDocuments[index];
+        if (pseudoFrequency(field, this.postingFrequencies[index], 1, 1) !== 0) matches[document >>> 5] |= 1 << (document & 31);
+      }
+    }
+    const exclusion = this.exclusionFor(query.filter);
+    if (exclusion) for (let word = 0; word < words; word++) matches[word] &= ~exclusion[word];
+    return facets.map((valueTerms) => valueTerms.map((termId) => this.countIn(termId, matches, words)));
+  }
+
+  /** How many documents of the `matches` bitmap hold this term. */
+  private countIn(termId: number, matches: Uint32Array, words: number): number {
+    const list = this.lists[termId];
+    if (!list || list.liveCount === 0) return 0;
+    let count = 0;
+    if (list.dense) {
+      const bits = list.bits!;
+      for (let word = 0; word < words; word++) count += popcount(bits[word] & matches[word]);
+      return count;
+    }
+    this.decodePostings(list);
+    for (let index = 0; index < list.count; index++) {
+      const document = this.postingDocuments[index];
+      count += (matches[document >>> 5] >>> (document & 31)) & 1;
+    }
+    return count;
+  }
+
+  private rank(query: IndexQuery, statistics?: CorpusStatistics): IndexResult {
     if (this.live === 0) return { total: 0, hits: [] };
     const { liveDocuments, titleTotal, textTotal, documentFrequencies } = statistics ?? this.statisticsFor(query.terms);
     this.updateNorms(titleTotal / liveDocuments, textTotal / liveDocuments);

@@ -767,6 +767,29 @@ describe('TextIndex', () => {
     }
   });
 
+  it('counts facet values over every match, in every field, filters and deletions included, however far the ranking looked', () => {
+    const documents = corpus(6000, 31);
+    const next = random(12);
+    const { index, deleted, filter, allowed } = indexWithDeletionsAndFilter(documents, next, 0.15, (number) => number % 4 !== 1);
+    const holds = (document: PlainDocument, termId: number) => document.title.has(termId) || document.text.has(termId);
+    for (let round = 0; round < 40; round++) {
+      const terms = query(next, VOCABULARY);
+      const field = FIELDS[round % FIELDS.length];
+      // Values of every kind of list: dense, in between, rare, and one no document holds.
+      const facets = [
+        [1, 2, 3, 40],
+        [300, 700, 1100, VOCABULARY + 5],
+      ];
+      const filtered = round % 2 === 0;
+      const matches = exhaustive(documents, deleted, terms, (rowid) => !filtered || allowed.has(rowid), field);
+      const byRowid = new Map(documents.map((document) => [document.rowid, document]));
+      const expected = facets.map((values) => values.map((termId) => matches.filter((match) => holds(byRowid.get(match.rowid)!, termId)).length));
+      const result = index.search({ terms, field, filter: filtered ? filter : null, topK: 1 + (round % 3), facets });
+      assert.equal(result.total, matches.length, `round ${round}: total`);
+      assert.deepEqual(result.facets, expected, `round ${round}: facets`);
+    }
+  });
+
   it('ranks and counts searches of one field exactly, several terms, filters and deletions included', () => {
     const documents = corpus(5000, 37);
     const next = random(13);

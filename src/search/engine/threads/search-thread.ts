@@ -172,7 +172,7 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
         hits[2 * index] = rowid;
         hits[2 * index + 1] = score;
       });
-      return { search: command.search, total: result.total, hits };
+      return { search: command.search, total: result.total, hits, ...(result.facets ? { facets: result.facets } : {}) };
     }
   }
 }

@@ -28,7 +28,7 @@ export type SearchThreadReply =
    * `hits`: row ids and scores alternately. One typed array crosses between threads as a copy of
    * its bytes, where an array of hit objects was an object per hit to serialise and rebuild.
    */
-  { search: number; total: number; hits: Float64Array } | { failed: string };
+  { search: number; total: number; hits: Float64Array; facets?: number[][] } | { failed: string };
 
 /** Batches queued per thread before a bulk load waits for the thread to add them. */
 const QUEUED_BATCHES = 4;
@@ -48,6 +48,8 @@ interface PendingSearch {
   total: number;
   hits: Array<{ rowid: number; score: number }>;
   topK: number;
+  /** The facet counts summed over the threads' shares so far. */
+  facets?: number[][];
   resolve: (outcome: RankedRows) => void;
   reject: (error: Error) => void;
 }
@@ -154,9 +156,11 @@ export class SearchThreads {
     if (!pending) return;
     pending.total += reply.total;
     for (let index = 0; index < reply.hits.length; index += 2) pending.hits.push({ rowid: reply.hits[index], score: reply.hits[index + 1] });
+    if (reply.facets) pending.facets = pending.facets ? addCounts(pending.facets, reply.facets) : reply.facets;
     if (--pending.remaining > 0) return;
     this.pending.delete(reply.search);
-    pending.resolve({ total: pending.total, hits: withTies(pending.hits, pending.topK) });
+    const ranked = { total: pending.total, hits: withTies(pending.hits, pending.topK) };
+    pending.resolve(pending.facets ? { ...ranked, facets: pending.facets } : ranked);
   }
 
   private fail(error: Error): Error {
@@ -170,4 +174,9 @@ export class SearchThreads {
     this.fail(new Error('the search threads were closed'));
     await Promise.all(this.threads.map(({ worker }) => worker.terminate()));
   }
+}
+
+/** Two shares' facet counts added up, value by value: the shares hold different documents. */
+function addCounts(sum: number[][], share: number[][]): number[][] {
+  return sum.map((counts, facet) => counts.map((count, value) => count + (share[facet]?.[value] ?? 0)));
 }
