@@ -15,6 +15,8 @@ const QUERIES: Array<Partial<SearchRequest>> = [
   { terms: ['quarry', 'thistle'], filters: [{ field: 'shelf', anyOf: ['a', 'c'] }] },
   { terms: ['harbour', 'lantern', 'orchard', 'meadow'], field: { kind: 'title' } },
   { terms: ['copper', 'falcon'], field: { kind: 'text' }, filters: [{ field: 'year', anyOf: [2001] }] },
+  { terms: ['river', 'stone'], offset: 5, facets: { fields: ['shelf', 'year', 'absent'], limit: 10 } },
+  { terms: ['ember'], filters: [{ field: 'shelf', anyOf: ['b'] }], offset: 2, facets: { fields: ['year'], limit: 2 } },
 ];
 
 async function rankings(corpus: SqliteCorpus) {
@@ -24,6 +26,12 @@ async function rankings(corpus: SqliteCorpus) {
 function assertSameRankings(actual: Awaited<ReturnType<typeof rankings>>, expected: Awaited<ReturnType<typeof rankings>>): void {
   actual.forEach((result, index) => {
     assert.equal(result.total, expected[index].total, `query ${index}: total`);
+    assert.deepEqual(result.facets, expected[index].facets, `query ${index}: facets`);
+    if (QUERIES[index].facets)
+      assert.ok(
+        Object.values(result.facets ?? {}).some((values) => Object.keys(values).length > 0),
+        `query ${index}: counted`,
+      );
     assert.deepEqual(
       result.hits.map((hit) => hit.docId),
       expected[index].hits.map((hit) => hit.docId),
