@@ -6,68 +6,17 @@
 // analysed query) is measured on the same corpus in the same run for comparison.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { request } from 'undici';
 import { analyze } from '../src/search/analyzer.js';
-import { CLI, machineLine, ROOT, start, stop } from './lib.js';
+import { CLI, machineLine, start, stop } from './lib.js';
+import { DATASET, judgments, type Query, readJsonLines, type Scores, scifactQueries, score } from './scifact.js';
 
-const DATASET = process.env.SCIFACT_DIR ?? join(ROOT, '../shared/datasets/scifact');
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-
-interface Query {
-  id: string;
-  text: string;
-}
-
-interface Scores {
-  ndcg10: number;
-  recall100: number;
-  mrr10: number;
-}
-
-function readJsonLines<T>(path: string): T[] {
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as T);
-}
-
-function judgments(): Map<string, Set<string>> {
-  const relevant = new Map<string, Set<string>>();
-  for (const line of readFileSync(join(DATASET, 'qrels-test.tsv'), 'utf8').split('\n').slice(1).filter(Boolean)) {
-    const [queryId, docId, score] = line.split('\t');
-    if (Number(score) <= 0) continue;
-    if (!relevant.has(queryId!)) relevant.set(queryId!, new Set());
-    relevant.get(queryId!)!.add(docId!);
-  }
-  return relevant;
-}
-
-/** Binary-relevance nDCG@10, Recall@100 and MRR@10, averaged over the queries. */
-function score(rankings: Map<string, string[]>, relevant: Map<string, Set<string>>): Scores {
-  let ndcg = 0;
-  let recall = 0;
-  let mrr = 0;
-  for (const [queryId, wanted] of relevant) {
-    const ranking = rankings.get(queryId) ?? [];
-    let dcg = 0;
-    ranking.slice(0, 10).forEach((docId, index) => {
-      if (wanted.has(docId)) dcg += 1 / Math.log2(index + 2);
-    });
-    let ideal = 0;
-    for (let index = 0; index < Math.min(wanted.size, 10); index++) ideal += 1 / Math.log2(index + 2);
-    ndcg += dcg / ideal;
-    recall += ranking.slice(0, 100).filter((docId) => wanted.has(docId)).length / wanted.size;
-    const first = ranking.slice(0, 10).findIndex((docId) => wanted.has(docId));
-    mrr += first === -1 ? 0 : 1 / (first + 1);
-  }
-  const count = relevant.size;
-  return { ndcg10: ndcg / count, recall100: recall / count, mrr10: mrr / count };
-}
 
 async function rankOverHttp(env: Record<string, string>, queries: Query[]): Promise<Map<string, string[]>> {
   const cli = (...args: string[]) => execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
@@ -129,10 +78,7 @@ function row(name: string, scores: Scores): string {
 
 async function main(): Promise<void> {
   if (!existsSync(join(DATASET, 'corpus.jsonl'))) throw new Error(`SciFact not found in ${DATASET} (set SCIFACT_DIR)`);
-  const queries = readJsonLines<{ _id: string; text: string }>(join(DATASET, 'queries.jsonl')).map((query) => ({
-    id: query._id,
-    text: query.text,
-  }));
+  const queries = scifactQueries();
   const relevant = judgments();
   const work = mkdtempSync(join(tmpdir(), 'bench-relevance-'));
   const lines: string[] = [];
