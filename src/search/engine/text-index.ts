@@ -15,6 +15,9 @@ import { SharedDocuments } from './shared-documents.js';
  */
 export const RARE_FRACTION = 1 / 64;
 
+/** The set bits of every 16-bit number, for counting facets. */
+const HALF_WORD_BITS = Uint8Array.from({ length: 1 << 16 }, (_, value) => popcount(value));
+
 /**
  * The full-text index of the corpus, in memory: postings per term id (see postings.ts), document
  * lengths and BM25F normalisations, and deletions as a bitmap (a deleted document's postings stay
@@ -84,7 +87,11 @@ export class TextIndex extends TermScoring {
     let count = 0;
     if (list.dense) {
       const bits = list.bits!;
-      for (let word = 0; word < words; word++) count += popcount(bits[word] & matches[word]);
+      // Two lookups a word: twice as fast here as popcount's shifts over a million documents' words.
+      for (let word = 0; word < words; word++) {
+        const both = bits[word] & matches[word];
+        count += HALF_WORD_BITS[both & 0xffff] + HALF_WORD_BITS[both >>> 16];
+      }
       return count;
     }
     this.decodePostings(list);
