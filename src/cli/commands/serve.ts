@@ -51,6 +51,9 @@ async function serveOne(config: Config, cli: CliContext): Promise<number> {
   const server = await startServer(config, { listenWhenReady: cluster.isWorker });
   cli.io.stderr(`metered-search listening on ${server.url}\n`);
   if (server.adminUrl) cli.io.stderr(`metered-search admin API listening on ${server.adminUrl}\n`);
+  cli.io.stderr(
+    `console: ${server.adminUrl ?? server.url}/console (sign in with a token from: npx metered-search admin tokens create --name NAME)\n`,
+  );
   const signal = await stopSignal;
   server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
   try {
