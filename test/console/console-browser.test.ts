@@ -157,10 +157,22 @@ describe('the operator console in Chromium', {
     const todayRow = usage.getByRole('row', { name: new RegExp(`^${today}`) });
     assert.deepEqual(await todayRow.getByRole('cell').allInnerTexts(), [today, '4', '4'], 'credits spent and requests charged today');
     assert.equal(await page.getByRole('region', { name: 'Recent charges' }).getByRole('row').count(), 5, 'a header row and four charges');
+    await usage.getByText('Show the figures').click();
     await shoot(page, 'key');
+
+    // A caller without credits: its 402 shows among the refusals.
+    const created = await fetch(`${server.url}/admin/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writeToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Broke Ltd', credits: 0 }),
+    });
+    const brokeKey = ((await created.json()) as { key: string }).key;
+    assert.equal((await fetch(`${server.url}/document`, { headers: { 'x-api-key': brokeKey, 'svc-doc-id': 'law-1' } })).status, 402);
 
     await nav(page, 'Overview').click();
     await page.getByRole('link', { name: 'Acme Research' }).waitFor();
+    const refusals = page.getByRole('region', { name: 'Totals' }).locator('.tile', { hasText: '402' }).locator('.tile-value');
+    assert.equal(await refusals.textContent(), '1');
     const creditsSpent = page.getByRole('region', { name: 'Totals' }).locator('.tile', { hasText: 'Credits spent' }).locator('.tile-value');
     assert.equal(await creditsSpent.textContent(), '4');
     await shoot(page, 'overview');

@@ -6,6 +6,8 @@ export interface ChartSeries {
   label: string;
   values: number[];
   color: string;
+  /** Drawn dashed: a line that may lie on another stays visible. */
+  dashed?: boolean;
 }
 
 interface ChartProps {
@@ -32,7 +34,14 @@ export function TimeChart({ title, times, series, bucket }: ChartProps) {
         axes: [{}, { values: (_plot, ticks) => ticks.map((tick) => formatNumber(tick)) }],
         series: [
           { label: bucket === 'day' ? 'Day (UTC)' : 'Hour (UTC)' },
-          ...series.map((entry) => ({ label: entry.label, stroke: entry.color, fill: `${entry.color}22`, width: 2, points: { show: times.length <= 60 } })),
+          ...series.map((entry) => ({
+            label: entry.label,
+            stroke: entry.color,
+            fill: `${entry.color}22`,
+            width: 2,
+            ...(entry.dashed ? { dash: [6, 4] } : {}),
+            points: { show: times.length <= 60 },
+          })),
         ],
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
       },

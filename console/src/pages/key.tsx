@@ -76,7 +76,7 @@ function KeyUsage({ api, keyRecord, round }: { api: AdminApi; keyRecord: AdminGe
     const buckets = perBucket(times, usage.data?.series ?? []);
     return [
       { label: 'Credits spent', values: buckets.credits, color: '#b3470f' },
-      { label: 'Requests charged', values: buckets.requests, color: '#1f5fbf' },
+      { label: 'Requests charged', values: buckets.requests, color: '#1f5fbf', dashed: true },
     ];
   }, [times, usage.data]);
   return (

@@ -23,7 +23,7 @@ export function OverviewPage({ api }: { api: AdminApi }) {
   const chartSeries = useMemo(
     () => [
       { label: 'Credits spent', values: buckets.credits, color: CREDITS_COLOR },
-      { label: 'Requests charged', values: buckets.requests, color: REQUESTS_COLOR },
+      { label: 'Requests charged', values: buckets.requests, color: REQUESTS_COLOR, dashed: true },
     ],
     [buckets],
   );
@@ -47,10 +47,10 @@ export function OverviewPage({ api }: { api: AdminApi }) {
       </div>
       <LoadError message={usage.error} />
       <section class="tiles" aria-label="Totals">
-        <Tile label="Credits spent" value={usage.data?.totals.credits} note={span.label} />
-        <Tile label="Requests charged" value={usage.data?.totals.count} note={span.label} />
-        <Tile label="402: not enough credits" value={live.data ? refused('402') : undefined} note="this instance, since it started" />
-        <Tile label="429: over the key's rate" value={live.data ? refused('429') : undefined} note="this instance, since it started" />
+        <Tile label="Credits spent" value={usage.error ? null : usage.data?.totals.credits} note={span.label} />
+        <Tile label="Requests charged" value={usage.error ? null : usage.data?.totals.count} note={span.label} />
+        <Tile label="402: not enough credits" value={live.error ? null : live.data && refused('402')} note="this instance, since it started" />
+        <Tile label="429: over the key's rate" value={live.error ? null : live.data && refused('429')} note="this instance, since it started" />
       </section>
       <section class="panel">
         <TimeChart title={`Credits spent and requests charged per ${span.bucket}`} times={times} series={chartSeries} bucket={span.bucket} />
@@ -108,11 +108,12 @@ export function OverviewPage({ api }: { api: AdminApi }) {
   );
 }
 
-function Tile({ label, value, note }: { label: string; value: number | undefined; note: string }) {
+/** A figure; undefined while it loads, null when it could not be read. */
+function Tile({ label, value, note }: { label: string; value: number | null | undefined; note: string }) {
   return (
     <div class="tile">
       <span class="tile-label">{label}</span>
-      <span class="tile-value">{value === undefined ? '…' : formatNumber(value)}</span>
+      <span class="tile-value">{value === undefined ? '…' : value === null ? '—' : formatNumber(value)}</span>
       <span class="tile-note">{note}</span>
     </div>
   );
