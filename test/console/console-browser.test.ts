@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -8,18 +8,9 @@ import { AdminTokens } from '../../src/admin/admin-tokens.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { CHROMIUM, CHROMIUM_FLAGS, skipWithoutChromium } from '../browser.js';
 import { tempDir } from '../helper.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'docs', 'console');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -31,7 +22,7 @@ const CORPUS = [
 
 /** The operator console in Debian's Chromium, against a real server: what an operator sees and does. */
 describe('the operator console in Chromium', {
-  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`,
+  skip: skipWithoutChromium,
 }, () => {
   const dir = tempDir();
   const profiles: string[] = [];
@@ -45,7 +36,7 @@ describe('the operator console in Chromium', {
   async function openBrowser(viewport = DESKTOP): Promise<Page> {
     const profile = mkdtempSync(join(tmpdir(), 'console-profile-'));
     profiles.push(profile);
-    const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport });
+    const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS, viewport });
     contexts.push(context);
     const page = context.pages()[0] ?? (await context.newPage());
     page.on('request', (request) => {

@@ -1,26 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
+import { CHROMIUM, CHROMIUM_FLAGS, skipWithoutChromium } from '../browser.js';
 import { tempDir } from '../helper.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** The API reference at /docs, in a real browser: it must work on a private network. */
 describe('the /docs page in Chromium', {
-  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`,
+  skip: skipWithoutChromium,
 }, () => {
   const dir = tempDir();
   let server: RunningServer;
@@ -30,7 +18,7 @@ describe('the /docs page in Chromium', {
     server = await startServer(
       loadConfig({ DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', FACE_WORKERS: '0' }),
     );
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
   });
   after(async () => {
     await browser?.close();

@@ -1,12 +1,11 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { AdminApi, AdminGetKeyResponse } from '../api.js';
-import { TimeChart } from '../components/chart.js';
 import { LoadError } from '../components/outcome.js';
 import { Pager } from '../components/pager.js';
+import { SpanSelect, UsageChart, useSpan } from '../components/usage-chart.js';
 import { formatNumber, formatTime } from '../format.js';
 import { useCursorPages, useLoad } from '../hooks.js';
 import { hrefOf } from '../router.js';
-import { perBucket, SPANS, spanQuery } from '../usage.js';
 import { KeyActions } from './key-actions.js';
 import { RefillPanel } from './key-refill.js';
 
@@ -68,34 +67,16 @@ export function KeyPage({ api, keyId, readOnly }: { api: AdminApi; keyId: string
 }
 
 function KeyUsage({ api, keyRecord, round }: { api: AdminApi; keyRecord: AdminGetKeyResponse; round: number }) {
-  const [spanIndex, setSpanIndex] = useState(2);
-  const span = SPANS[spanIndex] ?? SPANS[0];
-  const { times, query } = useMemo(() => spanQuery(span), [span, round]);
+  const { span, spanIndex, setSpanIndex, times, query } = useSpan(round);
   const usage = useLoad(() => api.keyUsage(keyRecord.id, query), [keyRecord.id, query]);
-  const chartSeries = useMemo(() => {
-    const buckets = perBucket(times, usage.data?.series ?? []);
-    return [
-      { label: 'Credits spent', values: buckets.credits, color: '#b3470f' },
-      { label: 'Requests charged', values: buckets.requests, color: '#1f5fbf', dashed: true },
-    ];
-  }, [times, usage.data]);
   return (
     <section class="panel" aria-labelledby="key-usage">
       <div class="page-head">
         <h2 id="key-usage">Usage</h2>
-        <label class="inline">
-          Span{' '}
-          <select value={spanIndex} onChange={(event) => setSpanIndex(Number((event.target as HTMLSelectElement).value))}>
-            {SPANS.map((option, index) => (
-              <option key={option.label} value={index}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SpanSelect value={spanIndex} onChange={setSpanIndex} />
       </div>
       <LoadError message={usage.error} />
-      <TimeChart title={`Credits spent and requests charged per ${span.bucket}`} times={times} series={chartSeries} bucket={span.bucket} />
+      <UsageChart times={times} series={usage.data?.series} bucket={span.bucket} />
       <h3>All-time charges by endpoint</h3>
       {Object.keys(keyRecord.charges_by_endpoint).length === 0 ? (
         <p>Never charged.</p>

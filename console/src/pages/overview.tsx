@@ -1,32 +1,19 @@
-import { useMemo, useState } from 'preact/hooks';
 import type { AdminApi } from '../api.js';
-import { TimeChart } from '../components/chart.js';
 import { LoadError } from '../components/outcome.js';
+import { SpanSelect, UsageChart, useSpan } from '../components/usage-chart.js';
 import { formatNumber } from '../format.js';
 import { useLoad } from '../hooks.js';
 import { hrefOf } from '../router.js';
-import { byEndpointAndStatus, perBucket, requestsFromMetrics, SPANS, spanQuery } from '../usage.js';
+import { byEndpointAndStatus, requestsFromMetrics } from '../usage.js';
 
 /** The operator's own traffic (admin API, metrics, this console) is left out: callers' requests only. */
 const OPERATOR_ROUTES = /^(\/admin|\/metrics|\/console|unmatched)/;
-const REQUESTS_COLOR = '#1f5fbf';
-const CREDITS_COLOR = '#b3470f';
 
 export function OverviewPage({ api }: { api: AdminApi }) {
-  const [spanIndex, setSpanIndex] = useState(2);
-  const span = SPANS[spanIndex] ?? SPANS[0];
-  const { times, query } = useMemo(() => spanQuery(span), [span]);
+  const { span, spanIndex, setSpanIndex, times, query } = useSpan();
   const usage = useLoad(() => api.usage(query), [query]);
   const live = useLoad(() => api.metrics().then(requestsFromMetrics), []);
-  const series = usage.data?.series ?? [];
-  const buckets = useMemo(() => perBucket(times, series), [times, series]);
-  const chartSeries = useMemo(
-    () => [
-      { label: 'Credits spent', values: buckets.credits, color: CREDITS_COLOR },
-      { label: 'Requests charged', values: buckets.requests, color: REQUESTS_COLOR, dashed: true },
-    ],
-    [buckets],
-  );
+  const series = usage.data?.series;
   const liveRows = live.data ?? [];
   const refused = (status: string) => liveRows.filter((row) => row.status === status).reduce((sum, row) => sum + row.count, 0);
 
@@ -34,16 +21,7 @@ export function OverviewPage({ api }: { api: AdminApi }) {
     <>
       <div class="page-head">
         <h1 tabIndex={-1}>Overview</h1>
-        <label class="inline">
-          Span{' '}
-          <select value={spanIndex} onChange={(event) => setSpanIndex(Number((event.target as HTMLSelectElement).value))}>
-            {SPANS.map((option, index) => (
-              <option key={option.label} value={index}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SpanSelect value={spanIndex} onChange={setSpanIndex} />
       </div>
       <LoadError message={usage.error} />
       <section class="tiles" aria-label="Totals">
@@ -53,7 +31,7 @@ export function OverviewPage({ api }: { api: AdminApi }) {
         <Tile label="429: over the key's rate" value={live.error ? null : live.data && refused('429')} note="this instance, since it started" />
       </section>
       <section class="panel">
-        <TimeChart title={`Credits spent and requests charged per ${span.bucket}`} times={times} series={chartSeries} bucket={span.bucket} />
+        <UsageChart times={times} series={series} bucket={span.bucket} />
       </section>
       <div class="columns">
         <section class="panel" aria-labelledby="top-keys">
@@ -89,7 +67,7 @@ export function OverviewPage({ api }: { api: AdminApi }) {
         <section class="panel" aria-labelledby="by-endpoint">
           <h2 id="by-endpoint">Charged requests by endpoint and status</h2>
           <p class="hint">Every instance, {span.label.toLowerCase()}; the status is what the request ended with.</p>
-          <CountTable rows={byEndpointAndStatus(series).map((row) => ({ first: row.endpoint, second: row.status, count: row.count }))} />
+          <CountTable rows={byEndpointAndStatus(series ?? []).map((row) => ({ first: row.endpoint, second: row.status, count: row.count }))} />
         </section>
       </div>
       <section class="panel" aria-labelledby="answered">
