@@ -74,11 +74,11 @@ export type QueryRequest = {
   };
   /** How many documents to return. */
   top_k?: number;
-  /** The rank the page starts at (0: the best match). Past the last match the page is empty; total is unchanged. */
+  /** The rank the page starts at; absent: 0, the best match. Past the last match the page is empty; total is unchanged. */
   offset?: number;
   /** Metadata fields whose values to count over every match (after filters), at most 10. */
   facets?: Array<string>;
-  /** How many values to return per facet, the most common first. */
+  /** How many values to return per facet, the most common first; absent: 10. */
   facet_limit?: number;
   /** Metadata filters: each field equals the scalar, or any of the list; all fields must hold. */
   filters?: {

@@ -17,6 +17,9 @@ import {
 const text = { type: 'string', pattern: '\\S' } as const;
 const MAX_OFFSET = 10_000;
 const MAX_FACETS = 10;
+// Defaults applied here, not by the schema: a body without them stays the body sent, so its
+// Idempotency-Key fingerprint is the one it had before these fields existed.
+const DEFAULT_FACET_LIMIT = 10;
 const scalar = { type: ['string', 'number', 'boolean', 'null'] } as const;
 
 const matchClause = {
@@ -52,8 +55,7 @@ const bodySchema = {
       type: 'integer',
       minimum: 0,
       maximum: MAX_OFFSET,
-      default: 0,
-      description: 'The rank the page starts at (0: the best match). Past the last match the page is empty; total is unchanged.',
+      description: 'The rank the page starts at; absent: 0, the best match. Past the last match the page is empty; total is unchanged.',
     },
     facets: {
       type: 'array',
@@ -65,8 +67,7 @@ const bodySchema = {
       type: 'integer',
       minimum: 1,
       maximum: 100,
-      default: 10,
-      description: 'How many values to return per facet, the most common first.',
+      description: 'How many values to return per facet, the most common first; absent: 10.',
     },
     filters: {
       type: 'object',
@@ -157,9 +158,9 @@ type MatchClause = { match: string | Record<string, string | { query: string }> 
 interface QueryBody {
   query: string | MatchClause;
   top_k: number;
-  offset: number;
+  offset?: number;
   facets?: string[];
-  facet_limit: number;
+  facet_limit?: number;
   filters?: Record<string, FilterScalar | FilterScalar[]>;
 }
 
@@ -190,8 +191,8 @@ export function queryRoute(app: FastifyInstance, services: Services, hooks: Keye
       field,
       filters: body.filters ?? {},
       topK: body.top_k,
-      offset: body.offset,
-      ...(body.facets ? { facets: { fields: [...new Set(body.facets)], limit: body.facet_limit } } : {}),
+      offset: body.offset ?? 0,
+      ...(body.facets ? { facets: { fields: [...new Set(body.facets)], limit: body.facet_limit ?? DEFAULT_FACET_LIMIT } } : {}),
     });
     services.metrics?.search((performance.now() - started) / 1000);
     const hits = { total: result.total, documents: result.documents };
