@@ -60,7 +60,9 @@ function TopUp({ api, keyId, onChanged }: { api: AdminApi; keyId: string; onChan
         <input name="credits" type="number" required min={1} step={1} inputMode="numeric" />
       </label>
       <label>
-        Expire at the start of <span class="subtle">(optional, UTC)</span>
+        <span>
+          Expires <span class="subtle">(optional; 00:00 UTC that day)</span>
+        </span>
         <input name="expires" type="date" />
       </label>
       <button type="submit" class="primary" disabled={action.busy}>

@@ -157,7 +157,9 @@ function CreateKey({ api, onCreated }: { api: AdminApi; onCreated: () => void })
           <input name="credits" type="number" required min={0} step={1} inputMode="numeric" />
         </label>
         <label>
-          Requests/s <span class="subtle">(optional)</span>
+          <span>
+            Requests/s <span class="subtle">(optional)</span>
+          </span>
           <input name="rate" type="number" min={1} step={1} inputMode="numeric" />
         </label>
         <button type="submit" class="primary" disabled={action.busy}>
