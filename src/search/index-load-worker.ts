@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { LAST_REMOVAL_SQL } from './corpus/corpus-file.js';
 import { BatchDecoder } from './engine/batch-decoder.js';
 import type { PackedLabels } from './engine/document-labels.js';
 import { packDocuments, packedBuffers } from './engine/packed-documents.js';
@@ -55,7 +56,7 @@ function waitForRoom(): void {
 }
 
 const removalsSeen = db.transaction(() => {
-  const seen = db.prepare('SELECT coalesce(max(seq), 0) FROM removed_documents').pluck().get() as number;
+  const seen = db.prepare(LAST_REMOVAL_SQL).pluck().get() as number;
   const stored = db.prepare(`SELECT ${STORED_DOCUMENT_COLUMNS} FROM documents ORDER BY id`);
   for (const { documents, labels } of indexBatches(stored.iterate() as Iterable<StoredDocument>, batchRows)) send(documents, labels);
   return seen;

@@ -1,7 +1,9 @@
+import { join } from 'node:path';
 import type { DocumentChange, DocumentRecord, DocumentStore, IngestProgress } from '../documents/document-store.js';
 import { CorpusFile } from './corpus/corpus-file.js';
 import { CorpusSearch } from './corpus/corpus-search.js';
 import { INDEX_UPKEEP, IndexKeeper, type IndexUpkeep } from './corpus/index-keeper.js';
+import { IndexSegments } from './corpus/index-segments.js';
 import { SqliteDocuments } from './corpus/sqlite-documents.js';
 import type { DocumentIndex, SearchRequest, SearchResult } from './document-index.js';
 
@@ -21,7 +23,7 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
   constructor(dir: string, upkeep = INDEX_UPKEEP) {
     this.file = new CorpusFile(dir);
     this.documents = new SqliteDocuments(this.file);
-    this.keeper = new IndexKeeper(this.file, upkeep);
+    this.keeper = new IndexKeeper(this.file, upkeep, new IndexSegments(join(dir, 'index'), upkeep));
     this.searches = new CorpusSearch(this.file, this.keeper);
   }
 

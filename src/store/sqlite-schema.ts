@@ -223,6 +223,11 @@ export const corpusMigrations: readonly string[] = [
   // The analyser now also indexes compounds ("IL-6") joined: every document is analysed again on
   // the next open, so that documents and queries agree.
   `UPDATE documents SET title_length = NULL, text_length = NULL, terms = NULL;`,
+  // A persisted search index names the corpus file it was built from: a file replaced by another
+  // (restored, or built anew) numbers its rows afresh, and must not be caught up from it. The
+  // identity changes too when the documents are analysed anew (see CorpusFile).
+  `CREATE TABLE IF NOT EXISTS corpus_identity (id TEXT NOT NULL);
+   INSERT INTO corpus_identity (id) SELECT lower(hex(randomblob(16))) WHERE NOT EXISTS (SELECT 1 FROM corpus_identity);`,
 ];
 
 function migrate(db: Database.Database, migrations: readonly string[]): void {

@@ -20,6 +20,13 @@ const REMOVAL_LOG_SECONDS = 3600;
  */
 const CORPUS_PAGE_SIZE = 16_384;
 
+/**
+ * The last deletion ever logged: the log is pruned (see REMOVAL_LOG_SECONDS), so its highest entry
+ * may be gone, but AUTOINCREMENT's counter remains, and a reader that has seen less than it and
+ * finds nothing after what it saw knows that it missed deletions.
+ */
+export const LAST_REMOVAL_SQL = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'removed_documents'), 0)";
+
 /** The corpus file's statements, prepared once. */
 export type CorpusStatements = Record<
   | 'document'
@@ -34,6 +41,7 @@ export type CorpusStatements = Record<
   | 'removalsFrom'
   | 'lastRemoval'
   | 'lastRowid'
+  | 'lastRowidAssigned'
   | 'pruneRemovals'
   | 'hit'
   | 'unanalysed'
@@ -55,8 +63,9 @@ function prepareStatements(db: Database.Database): CorpusStatements {
     documentsFrom: db.prepare(`SELECT ${STORED_DOCUMENT_COLUMNS} FROM documents WHERE id > ? ORDER BY id LIMIT ?`),
     removalsAfter: db.prepare('SELECT seq, doc_rowid, terms FROM removed_documents WHERE seq > ? ORDER BY seq'),
     removalsFrom: db.prepare('SELECT seq, doc_rowid, terms FROM removed_documents WHERE seq > ? ORDER BY seq LIMIT ?'),
-    lastRemoval: db.prepare('SELECT coalesce(max(seq), 0) FROM removed_documents').pluck(),
+    lastRemoval: db.prepare(LAST_REMOVAL_SQL).pluck(),
     lastRowid: db.prepare('SELECT coalesce(max(id), 0) FROM documents').pluck(),
+    lastRowidAssigned: db.prepare("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'documents'), 0)").pluck(),
     pruneRemovals: db.prepare('DELETE FROM removed_documents WHERE removed_at < unixepoch() - ?'),
     hit: db.prepare('SELECT doc_id, title FROM documents WHERE id = ?'),
     unanalysed: db.prepare('SELECT id, title, text, metadata FROM documents WHERE terms IS NULL AND id > ? ORDER BY id LIMIT 1000'),
@@ -78,6 +87,8 @@ export class CorpusFile {
   private termAnalyser = new DocumentAnalyser(this.terms);
   private readonly externalWrites: ExternalWrites;
   private readonly listeners: Array<() => void> = [];
+  /** Which corpus file this is, whatever its path: see the corpus_identity migration. */
+  readonly identity: string;
 
   constructor(dir: string) {
     this.path = join(dir, 'corpus.sqlite');
@@ -86,6 +97,7 @@ export class CorpusFile {
     this.externalWrites = new ExternalWrites(this.db, dir, 'corpus.sqlite');
     this.sql = prepareStatements(this.db);
     this.analyseOlderDocuments();
+    this.identity = this.db.prepare('SELECT id FROM corpus_identity').pluck().get() as string;
   }
 
   get dictionary(): TermDictionary {
@@ -160,11 +172,13 @@ export class CorpusFile {
 
   /**
    * Documents written before term vectors existed, or by an older analyser, get theirs once, on
-   * the first open; read a thousand at a time so that a large corpus is never all in memory.
+   * the first open; read a thousand at a time so that a large corpus is never all in memory. The
+   * file takes a new identity: an index persisted from the old vectors no longer matches it.
    */
   private analyseOlderDocuments(): void {
     if (!this.db.prepare('SELECT 1 FROM documents WHERE terms IS NULL LIMIT 1').get()) return;
     this.write(() => {
+      this.db.exec('UPDATE corpus_identity SET id = lower(hex(randomblob(16)))');
       let after = 0;
       for (;;) {
         const rows = this.sql.unanalysed.all(after) as Array<{ id: number; title: string; text: string; metadata: string }>;

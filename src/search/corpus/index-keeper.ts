@@ -7,6 +7,7 @@ import { collectThenRelease, releaseAfterNextCollection, releaseFreedMemory } fr
 import { SearchThreads } from '../engine/threads/search-threads.js';
 import { indexBatches, loadIndexOnWorker, loadShardedOnWorker, type StoredDocument } from '../index-loader.js';
 import type { CorpusFile } from './corpus-file.js';
+import type { IndexSegments, IndexState, Manifest } from './index-segments.js';
 
 /**
  * Deleted documents' postings, as a share of every document the index holds, past which the index
@@ -42,6 +43,14 @@ export interface IndexUpkeep {
    * once the threads have added the previous one: a search waits behind one step at most.
    */
   threadStepRows: number;
+  /**
+   * An index of at least this many documents is written to disk (see IndexSegments) once it has
+   * been unchanged for persistQuietMs, at most once per persistIntervalMs: each write is the whole
+   * index. A start reads it back instead of building it, and catches up from there.
+   */
+  persistRows: number;
+  persistQuietMs: number;
+  persistIntervalMs: number;
   /** Terms' postings a search thread appends (or lists it trims) between messages: see search-thread.ts. */
   threadSliceTerms: number;
   /**
@@ -67,6 +76,9 @@ export const INDEX_UPKEEP: IndexUpkeep = {
   searchThreads: 1,
   threadedRows: 50_000,
   threadStepRows: 500,
+  persistRows: 50_000,
+  persistQuietMs: 5000,
+  persistIntervalMs: 60_000,
   /** A millisecond or two at a million documents. */
   threadSliceTerms: 2000,
   indexBatchRows: 10_000,
@@ -99,6 +111,7 @@ export class IndexKeeper {
   constructor(
     private readonly file: CorpusFile,
     private readonly upkeep: IndexUpkeep,
+    private readonly segments?: IndexSegments,
   ) {
     file.onChange(() => {
       this.stale = true;
@@ -115,6 +128,7 @@ export class IndexKeeper {
    * thread reading and decoding the rows. Should that fail, the index is loaded here.
    */
   async prepare(): Promise<void> {
+    if (!this.index && (await this.restoreFromSegments())) return;
     if (!this.index && this.lastRowid() >= this.upkeep.workerLoadRows) {
       const loaded = await this.loadOnWorker().catch(() => undefined);
       if (loaded && !this.index && !this.closed) {
@@ -180,7 +194,44 @@ export class IndexKeeper {
 
   close(): void {
     this.closed = true;
+    this.segments?.close();
     void this.searchThreads?.close();
+  }
+
+  /**
+   * Serves the index the segments on disk hold, caught up with the file, if they are of this corpus
+   * and layout, pass their checks, and are close enough behind the file to catch up with.
+   * Otherwise (or if reading them fails) false: the index is built from the file. A restored index
+   * is served before its threads have computed the bounds of their common terms ahead: the first
+   * searches compute those they need.
+   */
+  private async restoreFromSegments(): Promise<boolean> {
+    const manifest = this.segments?.read(this.expectedState());
+    if (!manifest || !this.segments) return false;
+    const lastRemoval = this.file.sql.lastRemoval.get() as number;
+    const behind = Math.max(0, this.lastRowid() - manifest.highestRowid) + lastRemoval - manifest.removalsSeen;
+    if (manifest.highestRowid > this.lastRowidAssigned() || manifest.removalsSeen > lastRemoval || behind > this.upkeep.catchUpLimit) return false;
+    const restored = await this.readSegments(this.segments.dir, manifest).catch(() => undefined);
+    if (!restored) return false;
+    const seen = this.index || this.closed ? undefined : this.catchUp(restored, manifest.removalsSeen);
+    if (seen === undefined) {
+      restored.drop();
+      return this.index !== undefined;
+    }
+    this.segments.restored(manifest);
+    restored.trim();
+    this.serve(restored, seen);
+    return true;
+  }
+
+  /** The index a manifest's segments hold; rejects if any is missing or fails its check. */
+  private async readSegments(dir: string, manifest: Manifest): Promise<SearchIndex> {
+    return manifest.layout === 'local' ? LocalIndex.restore(dir, manifest.segments) : ShardedIndex.restore(this.newThreads(), dir, manifest.segments);
+  }
+
+  /** What segments written now would hold, and of which corpus. */
+  private expectedState(): Pick<IndexState, 'corpus' | 'layout'> {
+    return { corpus: this.file.identity, layout: this.threadedIndexDue() ? this.upkeep.searchThreads : 'local' };
   }
 
   /**
@@ -214,6 +265,13 @@ export class IndexKeeper {
     this.index = index;
     this.removalsSeen = removalsSeen;
     this.stale = false;
+    // The index and removalsSeen change together, here: what is written is the state recorded with it.
+    this.segments?.writeSoon(() => this.index && { index: this.index, state: this.stateOf(this.index) });
+  }
+
+  private stateOf(index: SearchIndex): IndexState {
+    const layout = index.threaded ? this.upkeep.searchThreads : 'local';
+    return { corpus: this.file.identity, layout, highestRowid: index.highestRowid, removalsSeen: this.removalsSeen };
   }
 
   private loadOnWorker(): Promise<{ index: SearchIndex; removalsSeen: number }> {
@@ -245,12 +303,17 @@ export class IndexKeeper {
 
   /** An empty ShardedIndex, on new threads if those there were have failed. */
   private newShardedIndex(): ShardedIndex {
+    return new ShardedIndex(this.newThreads());
+  }
+
+  /** The search threads, started anew if those there were have failed. */
+  private newThreads(): SearchThreads {
     if (this.searchThreads?.failed) {
       void this.searchThreads.close();
       this.searchThreads = undefined;
     }
     this.searchThreads ??= new SearchThreads(this.upkeep.searchThreads, this.upkeep.threadSliceTerms, startModuleWorker);
-    return new ShardedIndex(this.searchThreads);
+    return this.searchThreads;
   }
 
   private threadedIndexDue(): boolean {
@@ -259,6 +322,11 @@ export class IndexKeeper {
 
   private lastRowid(): number {
     return this.file.sql.lastRowid.get() as number;
+  }
+
+  /** The highest row id ever given a document, deleted since or not. */
+  private lastRowidAssigned(): number {
+    return this.file.sql.lastRowidAssigned.get() as number;
   }
 
   /**
@@ -277,7 +345,7 @@ export class IndexKeeper {
         return seen;
       }
       const removals = sql.removalsAfter.all(removalsSeen) as LoggedRemoval[];
-      if (!followsOn(removals, removalsSeen)) return undefined;
+      if (!followsOn(removals, removalsSeen, sql.lastRemoval.get() as number)) return undefined;
       this.addDocuments(index, sql.documentsAfter.iterate(index.highestRowid) as Iterable<StoredDocument>);
       return applyRemovals(index, removals, removalsSeen);
     })();
@@ -356,7 +424,7 @@ export class IndexKeeper {
     return this.file.db.transaction(() => {
       const removalsSeen = after ?? (sql.lastRemoval.get() as number);
       const removals = sql.removalsFrom.all(removalsSeen, readRows) as LoggedRemoval[];
-      if (!followsOn(removals, removalsSeen)) return { outcome: 'log passed' as const, removalsSeen };
+      if (!followsOn(removals, removalsSeen, sql.lastRemoval.get() as number)) return { outcome: 'log passed' as const, removalsSeen };
       const seen = applyRemovals(index, removals, removalsSeen);
       const read: StoredDocument[] = [];
       let lastRead = index.highestRowid;
@@ -374,9 +442,12 @@ export class IndexKeeper {
   }
 }
 
-/** Whether logged deletions read after `removalsSeen` start right after it (the log was not pruned past it). */
-function followsOn(removals: LoggedRemoval[], removalsSeen: number): boolean {
-  return removals.length === 0 || removals[0].seq === removalsSeen + 1;
+/**
+ * Whether logged deletions read after `removalsSeen` start right after it, or, when none were read,
+ * none was logged after it: the log was not pruned past it. `lastRemoval` is read with them.
+ */
+function followsOn(removals: LoggedRemoval[], removalsSeen: number, lastRemoval: number): boolean {
+  return removals.length === 0 ? lastRemoval <= removalsSeen : removals[0].seq === removalsSeen + 1;
 }
 
 /** Marks the logged deletions in the index; returns the last one's sequence number. */

@@ -60,6 +60,21 @@ export class DocumentLabels {
     return { docId: this.bytes.toString('utf8', start, docIdEnd), title: this.bytes.toString('utf8', docIdEnd, this.ends[2 * position + 1]) };
   }
 
+  /** What a segment keeps: the bytes used, and each document's two ends. */
+  contents(): { bytes: Uint8Array; ends: Uint32Array } {
+    return { bytes: this.bytes.subarray(0, this.used), ends: this.ends.subarray(0, 2 * this.count) };
+  }
+
+  /** Labels read back from a segment (see contents); the arrays are kept, not copied. */
+  static restored(bytes: Uint8Array<ArrayBuffer>, ends: Uint32Array<ArrayBuffer>): DocumentLabels {
+    const labels = new DocumentLabels();
+    labels.bytes = Buffer.from(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.length);
+    labels.used = bytes.length;
+    labels.ends = ends;
+    labels.count = ends.length / 2;
+    return labels;
+  }
+
   /** Gives back growth slack after a bulk load, when there is more than a little. */
   trim(): void {
     if (this.bytes.length - this.used > this.used * LITTLE_SLACK) this.bytes = Buffer.from(this.bytes.subarray(0, this.used));

@@ -17,6 +17,8 @@ import {
   WIDE,
 } from './scoring/bm25f.js';
 import type { CorpusStatistics, IndexedDocument } from './search-index.js';
+import { captureDocuments, restoreDocuments } from './segments/documents-segment.js';
+import type { ArraySource, ReadSegment } from './segments/segment-file.js';
 import { forEachStoredTerm } from './term-vector.js';
 import { positionOf, resized } from './typed-arrays.js';
 
@@ -78,7 +80,7 @@ export abstract class IndexedDocuments {
   protected normTextAverage = -1;
   protected lists: Array<PostingList | undefined> = [];
   protected decoder = new BatchDecoder();
-  protected readonly labels = new DocumentLabels();
+  protected labels = new DocumentLabels();
 
   get liveDocuments(): number {
     return this.live;
@@ -236,6 +238,20 @@ export abstract class IndexedDocuments {
         if (upTo >= this.documents) break;
       }
     }
+  }
+
+  /** What a segment of this index holds, as of now; written later, while the index goes on changing (see captureDocuments). */
+  captureSegment(): { scalars: Record<string, number>; arrays: Record<string, ArraySource> } {
+    const { documents, live, deletedCount, titleTotal, textTotal, rowids, lengths, wideLengths, deleted, lists, labels } = this;
+    return captureDocuments({ documents, live, deletedCount, titleTotal, textTotal, rowids, lengths, wideLengths, deleted, lists, labels });
+  }
+
+  /** Takes the documents of a segment (see captureSegment); for an empty index. */
+  restoreSegment(segment: ReadSegment): void {
+    const state = restoreDocuments(segment);
+    Object.assign(this, state);
+    this.capacity = state.rowids.length;
+    this.resizeWorkingMemory(this.capacity);
   }
 
   documentOf(rowid: number): number {

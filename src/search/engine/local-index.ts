@@ -1,6 +1,8 @@
 import type { PackedLabels } from './document-labels.js';
 import { FilterBitmaps } from './filter-bitmaps.js';
 import type { IndexedDocument, RankedRows, SearchIndex, TermSearch } from './search-index.js';
+import { runInSlices } from './segments/in-slices.js';
+import { readSegment, type SegmentRecord, writeSegment } from './segments/segment-file.js';
 import { TextIndex } from './text-index.js';
 
 /** Filter bitmaps kept for reuse until the index changes. */
@@ -58,6 +60,20 @@ export class LocalIndex implements SearchIndex {
 
   search(query: TermSearch): RankedRows {
     return this.index.search({ ...query, filter: this.filters.of(this.index, query.filters) });
+  }
+
+  /** Writes the index as of now to one segment file in `dir`, a slice per turn of the event loop. */
+  async persist(dir: string, prefix: string): Promise<SegmentRecord[]> {
+    const file = `${prefix}-local.seg`;
+    const { scalars, arrays } = this.index.captureSegment();
+    return [{ file, ...(await runInSlices(writeSegment(`${dir}/${file}`, scalars, arrays))) }];
+  }
+
+  /** An index read back from the segment persist wrote, checked whole first. */
+  static restore(dir: string, segments: SegmentRecord[]): LocalIndex {
+    const index = new TextIndex();
+    index.restoreSegment(readSegment(`${dir}/${segments[0].file}`, segments[0]));
+    return new LocalIndex(index);
   }
 
   settled(): Promise<void> {

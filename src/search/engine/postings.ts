@@ -91,6 +91,28 @@ export class PostingList {
     return this.bits !== null;
   }
 
+  /** A list read back from a segment: sparse with its stream, or dense with its bitmaps and frequencies. */
+  static restored(
+    counts: { count: number; liveCount: number; lastDocument: number },
+    form: { stream: Uint8Array } | { bits: Uint32Array; groupRanks: Uint32Array; wordRanks: Uint8Array; frequencies: Uint8Array },
+  ): PostingList {
+    const list = new PostingList();
+    list.count = counts.count;
+    list.liveCount = counts.liveCount;
+    list.lastDocument = counts.lastDocument;
+    if ('stream' in form) {
+      list.stream = form.stream;
+      list.streamBytes = form.stream.length;
+      return list;
+    }
+    list.stream = null;
+    list.bits = form.bits;
+    list.groupRanks = form.groupRanks;
+    list.wordRanks = form.wordRanks;
+    list.frequencies = form.frequencies;
+    return list;
+  }
+
   /**
    * Appends postings `start` to `end` of `documents` (ascending, all above the last one here) with
    * their frequency bytes. A run at a time: the index is loaded term by term, a batch's postings of
@@ -259,9 +281,11 @@ export class PostingList {
   /** Gives back the growth slack (after a bulk load); returns the bytes copied to do so. */
   trim(): number {
     if (this.bits) {
+      if (this.frequencies!.length === this.count) return 0;
       this.frequencies = resized(this.frequencies!, this.count);
       return this.count;
     }
+    if (this.stream!.length === this.streamBytes) return 0;
     this.stream = resized(this.stream!, this.streamBytes);
     return this.streamBytes;
   }

@@ -1,4 +1,5 @@
 import type { PackedLabels } from './document-labels.js';
+import type { SegmentRecord } from './segments/segment-file.js';
 
 /** A metadata value as documents carry it; its scalars become filter terms, its strings' words field terms. */
 export type MetadataValue = string | number | boolean | null | MetadataValue[] | { [field: string]: MetadataValue };
@@ -111,6 +112,11 @@ export interface SearchIndex {
   expectLabels(documents: number, bytes: number): void;
   labelOf(rowid: number): { docId: string; title: string } | undefined;
   search(query: TermSearch): RankedRows | Promise<RankedRows>;
+  /**
+   * Writes the index as it is now to segment files in `dir`, named from `prefix`, synced to disk;
+   * resolves with them. Changes meanwhile are not in them.
+   */
+  persist(dir: string, prefix: string): Promise<SegmentRecord[]>;
   /** Resolves once everything handed over has been added and what the loading freed given back. */
   settled(): Promise<void>;
   /** Frees what it holds; it is not used again. */

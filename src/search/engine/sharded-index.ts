@@ -1,6 +1,8 @@
 import { DocumentLabels, type PackedLabels } from './document-labels.js';
 import { type PackedDocuments, packDocuments } from './packed-documents.js';
 import type { IndexedDocument, RankedRows, SearchIndex, TermSearch } from './search-index.js';
+import { runInSlices } from './segments/in-slices.js';
+import { type ReadSegment, readSegment, SegmentError, type SegmentRecord, writeSegment } from './segments/segment-file.js';
 import { countStoredTerms } from './term-vector.js';
 import type { SearchThreads } from './threads/search-threads.js';
 import { positionOf, resized } from './typed-arrays.js';
@@ -28,7 +30,7 @@ export class ShardedIndex implements SearchIndex {
   private textTotal = 0;
   private frequencies: Int32Array = new Int32Array(0);
   private nextThread = 0;
-  private readonly labels = new DocumentLabels();
+  private labels = new DocumentLabels();
 
   constructor(private readonly threads: SearchThreads) {
     this.id = threads.newIndexId();
@@ -137,6 +139,80 @@ export class ShardedIndex implements SearchIndex {
   /** Frees its shares on the threads; the index is not used again. */
   drop(): void {
     if (!this.threads.failed) this.threads.sendAll({ kind: 'drop', index: this.id });
+  }
+
+  /**
+   * Writes this side's arrays and each thread's share to segment files in `dir` named from
+   * `prefix`, all as of now: the threads take their share's picture before any later change.
+   */
+  async persist(dir: string, prefix: string): Promise<SegmentRecord[]> {
+    const { documents } = this;
+    const words = (documents + 31) >>> 5;
+    const { bytes, ends } = this.labels.contents();
+    const [rowids, lengths, threadOf] = [this.rowids, this.lengths, this.threadOf];
+    const deleted = this.deleted.slice(0, words);
+    const frequencies = this.frequencies.slice();
+    const scalars = { documents, live: this.live, deletedCount: this.deletedCount, titleTotal: this.titleTotal, textTotal: this.textTotal };
+    const shares = Array.from({ length: this.threads.count }, (_, thread) => {
+      const file = `${prefix}-share-${thread}.seg`;
+      return this.threads.ask(thread, { kind: 'persist', index: this.id, path: `${dir}/${file}` }).then((answer) => {
+        if (!answer.segment) throw new SegmentError(`a search thread could not write its segment: ${answer.error}`);
+        return { file, ...answer.segment };
+      });
+    });
+    const file = `${prefix}-main.seg`;
+    const written = await runInSlices(
+      writeSegment(`${dir}/${file}`, scalars, {
+        rowids: { type: 'f64', length: documents, pieces: () => [rowids.subarray(0, documents)] },
+        lengths: { type: 'u32', length: 2 * documents, pieces: () => [lengths.subarray(0, 2 * documents)] },
+        threadOf: { type: 'u8', length: documents, pieces: () => [threadOf.subarray(0, documents)] },
+        deleted: { type: 'u32', length: words, pieces: () => [deleted] },
+        frequencies: { type: 'i32', length: frequencies.length, pieces: () => [frequencies] },
+        labelBytes: { type: 'u8', length: bytes.length, pieces: () => [bytes] },
+        labelEnds: { type: 'u32', length: ends.length, pieces: () => [ends] },
+      }),
+    );
+    return [{ file, ...written }, ...(await Promise.all(shares))];
+  }
+
+  /**
+   * A ShardedIndex read back from segments written by persist (this side's first, then one per
+   * thread, as many as `threads` has), each checked whole; rejects if any fails its check.
+   */
+  static async restore(threads: SearchThreads, dir: string, segments: SegmentRecord[]): Promise<ShardedIndex> {
+    if (segments.length !== threads.count + 1) throw new SegmentError(`${segments.length - 1} shares were written, for ${threads.count} threads`);
+    const index = new ShardedIndex(threads);
+    const shares = segments
+      .slice(1)
+      .map((segment, thread) =>
+        threads.ask(thread, { kind: 'restore', index: index.id, path: `${dir}/${segment.file}`, bytes: segment.bytes, crc: segment.crc }),
+      );
+    let failure: Error | undefined;
+    try {
+      index.takeSegment(readSegment(`${dir}/${segments[0].file}`, segments[0]));
+    } catch (error) {
+      failure = error as Error;
+    }
+    const answers = await Promise.all(shares);
+    const refused = answers.find((answer) => answer.error !== undefined);
+    failure ??= refused && new SegmentError(`a search thread could not read its segment: ${refused.error}`);
+    if (failure) {
+      index.drop();
+      throw failure;
+    }
+    return index;
+  }
+
+  private takeSegment(segment: ReadSegment): void {
+    const { documents, live, deletedCount, titleTotal, textTotal } = segment.scalars;
+    Object.assign(this, { documents, live, deletedCount, titleTotal, textTotal });
+    this.rowids = segment.array('rowids', 'f64');
+    this.lengths = segment.array('lengths', 'u32');
+    this.threadOf = segment.array('threadOf', 'u8');
+    this.deleted = segment.array('deleted', 'u32');
+    this.frequencies = segment.array('frequencies', 'i32');
+    this.labels = DocumentLabels.restored(segment.array('labelBytes', 'u8'), segment.array('labelEnds', 'u32'));
+    this.nextThread = this.documents === 0 ? 0 : (this.threadOf[this.documents - 1] + 1) % this.threads.count;
   }
 
   private ensureCapacity(needed: number): void {

@@ -1,9 +1,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { FilterBitmaps } from '../filter-bitmaps.js';
 import { unpackDocuments } from '../packed-documents.js';
+import { readSegment, writeSegment } from '../segments/segment-file.js';
 import { TextIndex } from '../text-index.js';
 import { collectAndRelease } from './release-memory.js';
-import type { SearchThreadCommand, SearchThreadData, SearchThreadReply } from './search-threads.js';
+import type { SearchThreadAnswer, SearchThreadCommand, SearchThreadData, SearchThreadReply } from './search-threads.js';
 import { SharedBestScores } from './shared-best-scores.js';
 
 // One search thread (see SearchThreads): holds its share of the documents of each ShardedIndex,
@@ -36,6 +37,8 @@ interface Entry {
 }
 
 const indexes = new Map<number, Entry>();
+/** Segments being written, a slice a turn: each from what its index held when asked (see captureDocuments). */
+const writes: Array<{ steps: Iterator<void, { bytes: number; crc: number }>; answer: number }> = [];
 const NO_HITS = new Float64Array(0);
 let pumpScheduled = false;
 
@@ -112,7 +115,25 @@ function pump(): void {
   } catch (error) {
     fail(error);
   }
+  const write = writes[0];
+  if (write) {
+    more = true;
+    try {
+      const next = write.steps.next();
+      if (next.done) {
+        writes.shift();
+        answer({ answer: write.answer, segment: next.value });
+      }
+    } catch (error) {
+      writes.shift();
+      answer({ answer: write.answer, error: (error as Error).message });
+    }
+  }
   if (more) schedulePump();
+}
+
+function answer(reply: SearchThreadAnswer): void {
+  parentPort!.postMessage(reply);
 }
 
 function fail(error: unknown): void {
@@ -152,6 +173,25 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
       // million documents), so one is enough.
       if (!collectionQueued()) collectAndRelease();
       return undefined;
+    }
+    case 'persist': {
+      // What it holds once every change sent before is carried out; written in the background.
+      const entry = entryFor(command.index);
+      carryOut(entry, false);
+      const { scalars, arrays } = entry.index.captureSegment();
+      writes.push({ steps: writeSegment(command.path, scalars, arrays), answer: command.answer });
+      schedulePump();
+      return undefined;
+    }
+    case 'restore': {
+      try {
+        const index = new TextIndex();
+        index.restoreSegment(readSegment(command.path, command));
+        indexes.set(command.index, { index, filters: new FilterBitmaps(FILTER_CACHE_ENTRIES), changes: [] });
+        return { answer: command.answer };
+      } catch (error) {
+        return { answer: command.answer, error: (error as Error).message };
+      }
     }
     case 'sync':
       for (const entry of indexes.values()) carryOut(entry, true);

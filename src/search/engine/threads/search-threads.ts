@@ -21,14 +21,25 @@ export type SearchThreadCommand =
   | { kind: 'trim'; index: number; titleAverage: number; textAverage: number }
   | { kind: 'drop'; index: number }
   | { kind: 'search'; index: number; search: number; query: TermSearch; statistics: CorpusStatistics }
-  | { kind: 'sync'; search: number };
+  | { kind: 'sync'; search: number }
+  /** Writes the thread's share of an index to a segment file; answered with its record. */
+  | { kind: 'persist'; index: number; path: string; answer: number }
+  /** Reads the thread's share of an index from a segment file, checked against its record. */
+  | { kind: 'restore'; index: number; path: string; bytes: number; crc: number; answer: number };
+
+/** The answer to a persist or restore: the segment written, or why it could not be. */
+export interface SearchThreadAnswer {
+  answer: number;
+  segment?: { bytes: number; crc: number };
+  error?: string;
+}
 
 export type SearchThreadReply =
   /**
    * `hits`: row ids and scores alternately. One typed array crosses between threads as a copy of
    * its bytes, where an array of hit objects was an object per hit to serialise and rebuild.
    */
-  { search: number; total: number; hits: Float64Array; facets?: number[][] } | { failed: string };
+  { search: number; total: number; hits: Float64Array; facets?: number[][] } | { failed: string } | SearchThreadAnswer;
 
 /** Batches queued per thread before a bulk load waits for the thread to add them. */
 const QUEUED_BATCHES = 4;
@@ -64,6 +75,8 @@ interface PendingSearch {
 export class SearchThreads {
   private readonly threads: Array<{ worker: Worker; queued: Int32Array }>;
   private readonly pending = new Map<number, PendingSearch>();
+  private readonly answers = new Map<number, { resolve: (answer: SearchThreadAnswer) => void; reject: (error: Error) => void }>();
+  private nextAnswer = 1;
   private nextIndex = 1;
   private nextSearch = 1;
   private failure: Error | undefined;
@@ -137,6 +150,16 @@ export class SearchThreads {
     });
   }
 
+  /** Sends a persist or restore to one thread; resolves with its answer (an error in it is the caller's to judge). */
+  ask(thread: number, command: DistributiveOmit<Extract<SearchThreadCommand, { answer: number }>, 'answer'>): Promise<SearchThreadAnswer> {
+    if (this.failure) return Promise.reject(this.failure);
+    const answer = this.nextAnswer++;
+    return new Promise((resolve, reject) => {
+      this.answers.set(answer, { resolve, reject });
+      this.send(thread, { ...command, answer } as SearchThreadCommand);
+    });
+  }
+
   /** Resolves once every thread has handled every command sent before. */
   async sync(): Promise<void> {
     if (this.failure) throw this.failure;
@@ -152,6 +175,11 @@ export class SearchThreads {
       this.fail(new Error(`a search thread failed: ${reply.failed}`));
       return;
     }
+    if ('answer' in reply) {
+      this.answers.get(reply.answer)?.resolve(reply);
+      this.answers.delete(reply.answer);
+      return;
+    }
     const pending = this.pending.get(reply.search);
     if (!pending) return;
     pending.total += reply.total;
@@ -165,8 +193,9 @@ export class SearchThreads {
 
   private fail(error: Error): Error {
     this.failure ??= error;
-    for (const pending of this.pending.values()) pending.reject(this.failure);
+    for (const pending of [...this.pending.values(), ...this.answers.values()]) pending.reject(this.failure);
     this.pending.clear();
+    this.answers.clear();
     return this.failure;
   }
 
@@ -175,6 +204,8 @@ export class SearchThreads {
     await Promise.all(this.threads.map(({ worker }) => worker.terminate()));
   }
 }
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** Two shares' facet counts added up, value by value: the shares hold different documents. */
 function addCounts(sum: number[][], share: number[][]): number[][] {
