@@ -65,6 +65,11 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
     return this.keeper.statistics();
   }
 
+  /** Whether the search index was read back from disk or built from the corpus file; undefined before one is loaded. */
+  indexSource(): 'segments' | 'corpus' | undefined {
+    return this.keeper.indexSource;
+  }
+
   close(): void {
     this.keeper.close();
     this.file.close();

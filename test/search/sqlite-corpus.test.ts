@@ -8,40 +8,7 @@ import type { SearchRequest } from '../../src/search/document-index.js';
 import { INDEX_UPKEEP, SqliteCorpus } from '../../src/search/sqlite-corpus.js';
 import { corpusMigrations } from '../../src/store/sqlite-schema.js';
 import { syntheticDocuments as documents, documentsOf, SYNTHETIC_WORDS, tempDir } from '../helper.js';
-
-const QUERIES: Array<Partial<SearchRequest>> = [
-  { terms: ['river'] },
-  { terms: ['stone', 'glacier', 'ember'] },
-  { terms: ['quarry', 'thistle'], filters: [{ field: 'shelf', anyOf: ['a', 'c'] }] },
-  { terms: ['harbour', 'lantern', 'orchard', 'meadow'], field: { kind: 'title' } },
-  { terms: ['copper', 'falcon'], field: { kind: 'text' }, filters: [{ field: 'year', anyOf: [2001] }] },
-  { terms: ['river', 'stone'], offset: 5, facets: { fields: ['shelf', 'year', 'absent'], limit: 10 } },
-  { terms: ['ember'], filters: [{ field: 'shelf', anyOf: ['b'] }], offset: 2, facets: { fields: ['year'], limit: 2 } },
-];
-
-async function rankings(corpus: SqliteCorpus) {
-  return Promise.all(QUERIES.map((query) => corpus.search({ terms: [], field: { kind: 'all' }, filters: [], topK: 20, ...query })));
-}
-
-function assertSameRankings(actual: Awaited<ReturnType<typeof rankings>>, expected: Awaited<ReturnType<typeof rankings>>): void {
-  actual.forEach((result, index) => {
-    assert.equal(result.total, expected[index].total, `query ${index}: total`);
-    assert.deepEqual(result.facets, expected[index].facets, `query ${index}: facets`);
-    if (QUERIES[index].facets)
-      assert.ok(
-        Object.values(result.facets ?? {}).some((values) => Object.keys(values).length > 0),
-        `query ${index}: counted`,
-      );
-    assert.deepEqual(
-      result.hits.map((hit) => hit.docId),
-      expected[index].hits.map((hit) => hit.docId),
-      `query ${index}: ranking`,
-    );
-    result.hits.forEach((hit, position) => {
-      assert.ok(Math.abs(hit.score - expected[index].hits[position].score) < 1e-9, `query ${index}: score`);
-    });
-  });
-}
+import { assertSameRankings, freshCorpus, INDEX_MODES, rankings } from './corpus-rankings.js';
 
 /** Asserts that every hit carries the doc_id and title stored for it now. */
 function assertStoredLabels(results: Awaited<ReturnType<typeof rankings>>, stored: DocumentRecord[]): void {
@@ -53,28 +20,6 @@ function assertStoredLabels(results: Awaited<ReturnType<typeof rankings>>, store
 async function rebuilt(corpus: SqliteCorpus): Promise<void> {
   while (corpus.indexStatistics().rebuilding) await new Promise((resolve) => setImmediate(resolve));
 }
-
-/** A corpus holding exactly `final`, ingested once, to compare a corpus with a history against. */
-async function freshCorpus(final: DocumentRecord[]) {
-  const dir = tempDir();
-  const corpus = new SqliteCorpus(dir.path);
-  await corpus.ingestDocuments(documentsOf(final));
-  const result = await rankings(corpus);
-  corpus.close();
-  dir.remove();
-  return result;
-}
-
-// Every index behaviour holds for an index in the corpus's own thread and for one split over
-// search threads (from the first document on); the reference rankings (freshCorpus) are always
-// an index in one thread, so the split one is checked against it. The threads carry changes out
-// three terms at a time, so that searches and other changes come between the slices of each, and
-// take documents 7 at a time, so that every ingest's documents are spread over both threads (with
-// the service's batches of 10,000, a test's ingest would all go to one).
-const INDEX_MODES = [
-  { name: 'in its own thread', upkeep: INDEX_UPKEEP },
-  { name: 'split over two search threads', upkeep: { ...INDEX_UPKEEP, searchThreads: 2, threadedRows: 0, threadSliceTerms: 3, indexBatchRows: 7 } },
-];
 
 for (const { name, upkeep } of INDEX_MODES) {
   describe(`SqliteCorpus search index, ${name}`, () => {

@@ -107,6 +107,8 @@ export class IndexKeeper {
   /** The index being built anew in the background, while one is (see rebuild). */
   private rebuilding: Promise<void> | undefined;
   private closed = false;
+  /** Where the serving index came from: read back from disk, or built from the corpus file. */
+  private source: 'segments' | 'corpus' | undefined;
 
   constructor(
     private readonly file: CorpusFile,
@@ -186,6 +188,11 @@ export class IndexKeeper {
     return index;
   }
 
+  /** Whether the serving index was read back from disk or built from the corpus file; undefined before one is loaded. */
+  get indexSource(): 'segments' | 'corpus' | undefined {
+    return this.source;
+  }
+
   /** The documents the search index holds, live and deleted (postings not dropped yet), and whether a new one is being built. */
   statistics(): { liveDocuments: number; deletedDocuments: number; rebuilding: boolean } {
     const index = this.current();
@@ -212,7 +219,11 @@ export class IndexKeeper {
     const behind = Math.max(0, this.lastRowid() - manifest.highestRowid) + lastRemoval - manifest.removalsSeen;
     if (manifest.highestRowid > this.lastRowidAssigned() || manifest.removalsSeen > lastRemoval || behind > this.upkeep.catchUpLimit) return false;
     const restored = await this.readSegments(this.segments.dir, manifest).catch(() => undefined);
-    if (!restored) return false;
+    if (!restored) {
+      // Torn or damaged: set aside, so that the index built instead is written in its place.
+      this.segments.discard();
+      return false;
+    }
     const seen = this.index || this.closed ? undefined : this.catchUp(restored, manifest.removalsSeen);
     if (seen === undefined) {
       restored.drop();
@@ -220,7 +231,7 @@ export class IndexKeeper {
     }
     this.segments.restored(manifest);
     restored.trim();
-    this.serve(restored, seen);
+    this.serve(restored, seen, 'segments');
     return true;
   }
 
@@ -260,7 +271,8 @@ export class IndexKeeper {
     return Math.max(0, this.lastRowid() - index.highestRowid) + (this.file.sql.lastRemoval.get() as number) - removalsSeen;
   }
 
-  private serve(index: SearchIndex, removalsSeen: number): void {
+  private serve(index: SearchIndex, removalsSeen: number, source: 'segments' | 'corpus' = 'corpus'): void {
+    if (this.index !== index) this.source = source;
     if (this.index && this.index !== index) this.index.drop();
     this.index = index;
     this.removalsSeen = removalsSeen;

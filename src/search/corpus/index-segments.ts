@@ -48,6 +48,12 @@ export class IndexSegments {
     this.manifestPath = join(dir, 'manifest.json');
   }
 
+  /** Removes the manifest, whose segments could not be read: the next write does not take them for its own. */
+  discard(): void {
+    rmSync(this.manifestPath, { force: true });
+    this.onDisk = undefined;
+  }
+
   /** Notes that the index served was read from this manifest: it need not be written again until it changes. */
   restored(manifest: Manifest): void {
     this.onDisk = manifest;
