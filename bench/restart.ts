@@ -1,0 +1,130 @@
+// bench:restart — how soon a restarted service is ready at a million documents (RESTART_SIZE) of
+// bench:search's corpus: spawned `serve` to /readyz 200, with FACE_WORKERS=0, for three starts
+// alternated RESTART_ROUNDS times (default 3) on this build's dist/:
+//   - empty: an empty data folder (process start-up and an empty index: the floor);
+//   - from segments: the corpus with the index the service wrote to its data folder (index/);
+//   - rebuilt: the same corpus with index/ set aside, so the index is built from the stored term
+//     vectors, as every start did before the index was written to disk.
+// Printed: the median seconds to ready of each, each run's, how much later than the empty start
+// the start from segments is ready (target: at most 1 s), and RSS once ready and 10 s later.
+// RESTART_DATA_DIR reuses a data folder that holds the corpus (else one is built in a scratch
+// folder: about two minutes).
+//
+//   npm run build && npm run bench:restart
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI, machineLine, median } from './lib.js';
+import { words, writeCorpus } from './synthetic-corpus.js';
+
+const SIZE = Number(process.env.RESTART_SIZE ?? 1_000_000);
+const ROUNDS = Number(process.env.RESTART_ROUNDS ?? 3);
+
+interface Start {
+  readySeconds: number;
+  readyRssMiB: number;
+  laterRssMiB: number;
+}
+
+function rssMiB(pid: number): number {
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+}
+
+/** Starts `serve` on `dataDir`, times it to /readyz 200, reads its RSS then and `laterMs` after, and stops it. */
+async function timedStart(dataDir: string, laterMs: number): Promise<Start> {
+  const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', FACE_WORKERS: '0', SEED_DEMO: 'false', RATE_LIMIT_PER_S: '0' };
+  const started = performance.now();
+  const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    let url: string | undefined;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the service stopped:\n${output}`);
+      url ??= /listening on (\S+)/.exec(output)?.[1];
+      const ready = url && (await fetch(`${url}/readyz`).catch(() => undefined));
+      if (ready && ready.status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const readySeconds = (performance.now() - started) / 1000;
+    const readyRssMiB = rssMiB(child.pid as number);
+    await new Promise((resolve) => setTimeout(resolve, laterMs));
+    return { readySeconds, readyRssMiB, laterRssMiB: rssMiB(child.pid as number) };
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+async function corpusFolder(scratch: string): Promise<string> {
+  if (process.env.RESTART_DATA_DIR) return process.env.RESTART_DATA_DIR;
+  const dataDir = join(scratch, 'data');
+  const file = join(scratch, 'corpus.jsonl');
+  await writeCorpus(file, SIZE, words());
+  execFileSync(process.execPath, [CLI, 'ingest', file], { env: { ...process.env, DATA_DIR: dataDir, SEED_DEMO: 'false' } });
+  rmSync(file);
+  return dataDir;
+}
+
+async function main(): Promise<void> {
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-restart-'));
+  try {
+    const dataDir = await corpusFolder(scratch);
+    const segments = join(dataDir, 'index');
+    const setAside = join(scratch, 'index-set-aside');
+    // The index written to disk: a start builds it, and writes it once it has been unchanged a while.
+    if (!existsSync(join(segments, 'manifest.json'))) {
+      console.log('writing the index to disk: one start that builds it and waits for the write');
+      await timedStart(dataDir, 30_000);
+    }
+    if (!existsSync(join(segments, 'manifest.json'))) throw new Error(`no index was written to ${segments}`);
+    const starts: Record<string, { dir: () => string; before?: () => void; after?: () => void; runs: Start[] }> = {
+      empty: { dir: () => mkdirSyncFresh(join(scratch, 'empty')), runs: [] },
+      'from segments': { dir: () => dataDir, runs: [] },
+      rebuilt: { dir: () => dataDir, before: () => renameSync(segments, setAside), after: () => restoreSegments(segments, setAside), runs: [] },
+    };
+    console.log(`\n${machineLine('bench:restart')}  ${SIZE} documents, ${ROUNDS} rounds alternated, FACE_WORKERS=0\n`);
+    for (let round = 0; round < ROUNDS; round++) {
+      const names = Object.keys(starts);
+      for (const name of round % 2 === 0 ? names : names.reverse()) {
+        const start = starts[name];
+        start.before?.();
+        try {
+          start.runs.push(await timedStart(start.dir(), 10_000));
+        } finally {
+          start.after?.();
+        }
+      }
+    }
+    console.log('| start | ready, s (median) | each run, s | RSS when ready, MiB | RSS 10 s later, MiB |');
+    console.log('|---|---:|---|---:|---:|');
+    for (const [name, { runs }] of Object.entries(starts)) {
+      const each = runs.map((run) => run.readySeconds.toFixed(2)).join(', ');
+      const ready = median(runs.map((run) => run.readySeconds)).toFixed(2);
+      console.log(`| ${name} | ${ready} | ${each} | ${median(runs.map((run) => run.readyRssMiB))} | ${median(runs.map((run) => run.laterRssMiB))} |`);
+    }
+    const ready = (name: string) => median(starts[name].runs.map((run) => run.readySeconds));
+    console.log(`\nfrom segments, later than the empty start: ${(ready('from segments') - ready('empty')).toFixed(2)} s (target: at most 1 s)`);
+    console.log(`rebuilt, later than the empty start: ${(ready('rebuilt') - ready('empty')).toFixed(2)} s`);
+    console.log(`from segments / rebuilt: ${(ready('from segments') / ready('rebuilt')).toFixed(3)}`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function mkdirSyncFresh(path: string): string {
+  rmSync(path, { recursive: true, force: true });
+  mkdirSync(path);
+  return path;
+}
+
+/** Puts the set-aside index back, over whatever the rebuilt start may have written meanwhile. */
+function restoreSegments(segments: string, setAside: string): void {
+  rmSync(segments, { recursive: true, force: true });
+  renameSync(setAside, segments);
+}
+
+await main();
