@@ -80,6 +80,9 @@ export class PostgresDocuments implements DocumentStore {
 /** The documents table read as a change feed: every write took the next value of document_seq. */
 export function postgresChangeFeed(db: PostgresDatabase): ChangeFeed {
   return {
+    async identity() {
+      return (await db.one<{ id: string }>('SELECT id FROM corpus_identity')).id;
+    },
     async changesSince(seq, limit) {
       const { rows } = await db.query<DocumentRow>(
         'SELECT doc_id, title, text, metadata, deleted, seq FROM documents WHERE seq > $1 ORDER BY seq LIMIT $2',

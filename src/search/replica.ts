@@ -3,22 +3,37 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DocumentChange } from '../documents/document-store.js';
 import type { DocumentIndex, SearchRequest, SearchResult } from './document-index.js';
-import { INDEX_UPKEEP, SqliteCorpus } from './sqlite-corpus.js';
+import { ReplicaFolder } from './replica-folder.js';
+import { INDEX_UPKEEP, type IndexUpkeep, SqliteCorpus } from './sqlite-corpus.js';
 
 /** The change feed a replica follows: changes after `seq`, oldest first, at most `limit`. */
 export interface ChangeFeed {
   changesSince(seq: number, limit: number): Promise<{ changes: DocumentChange[]; lastSeq: number }>;
+  /** Which database's feed this is: its sequence numbers mean nothing in another's. */
+  identity(): Promise<string>;
+}
+
+interface Replica {
+  corpus: SqliteCorpus;
+  dir: string;
+  seq: number;
+  source: string;
+  /** Held across restarts, when the replica is kept (see options.dir); else a temporary folder. */
+  kept: ReplicaFolder | undefined;
 }
 
 const REPLICA_BATCH = 5000;
 
 /**
- * An instance's local copy of a shared corpus: a SqliteCorpus in a temporary folder, created and
- * caught up on first use, then kept following the change feed every `pollMs`. Searches and
- * document reads run on it, so ranking is the embedded store's, exactly.
+ * An instance's local copy of a shared corpus: a SqliteCorpus, caught up on first use, then kept
+ * following the change feed every `pollMs`. Searches and document reads run on it, so ranking is
+ * the embedded store's, exactly. With `dir`, the copy, its index on disk and its place in the
+ * feed are kept there across restarts (see ReplicaFolder), and a start catches up from where the
+ * last one stopped; otherwise (or when every such folder is held by another process) it lives in
+ * a temporary folder, removed on close.
  */
 export class SearchReplica implements DocumentIndex {
-  private replica: { corpus: SqliteCorpus; dir: string; seq: number } | undefined;
+  private replica: Replica | undefined;
   private ready: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private syncing: Promise<void> | undefined;
@@ -26,7 +41,7 @@ export class SearchReplica implements DocumentIndex {
 
   constructor(
     private readonly feed: ChangeFeed,
-    private readonly options: { pollMs: number; searchThreads: number },
+    private readonly options: { pollMs: number; searchThreads: number; dir?: string; upkeep?: IndexUpkeep },
   ) {}
 
   async search(request: SearchRequest): Promise<SearchResult> {
@@ -58,13 +73,19 @@ export class SearchReplica implements DocumentIndex {
     await this.syncing?.catch(() => undefined);
     if (this.replica) {
       this.replica.corpus.close();
-      rmSync(this.replica.dir, { recursive: true, force: true });
+      if (this.replica.kept) this.replica.kept.release();
+      else rmSync(this.replica.dir, { recursive: true, force: true });
     }
   }
 
   private async start(): Promise<void> {
-    const dir = mkdtempSync(join(tmpdir(), 'metered-search-replica-'));
-    this.replica = { corpus: new SqliteCorpus(dir, { ...INDEX_UPKEEP, searchThreads: this.options.searchThreads }), dir, seq: 0 };
+    const source = await this.feed.identity();
+    const kept = this.options.dir === undefined ? undefined : ReplicaFolder.claim(this.options.dir);
+    const position = kept?.position();
+    if (kept && position?.source !== source) kept.clear();
+    const dir = kept?.dir ?? mkdtempSync(join(tmpdir(), 'metered-search-replica-'));
+    const corpus = new SqliteCorpus(dir, { ...(this.options.upkeep ?? INDEX_UPKEEP), searchThreads: this.options.searchThreads });
+    this.replica = { corpus, dir, seq: position?.source === source ? position.seq : 0, source, kept };
     await this.sync();
     this.poll();
   }
@@ -86,12 +107,13 @@ export class SearchReplica implements DocumentIndex {
   }
 
   private async applyFeed(): Promise<void> {
-    const replica = this.replica as { corpus: SqliteCorpus; seq: number };
+    const replica = this.replica as Replica;
     for (;;) {
       const { changes, lastSeq } = await this.feed.changesSince(replica.seq, REPLICA_BATCH);
       if (changes.length === 0 || this.closed) return;
       replica.corpus.applyChanges(changes);
       replica.seq = lastSeq;
+      replica.kept?.record({ source: replica.source, seq: lastSeq });
       if (changes.length < REPLICA_BATCH) return;
     }
   }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { type Config, searchThreadsOf } from '../config.js';
 import { type PostgresOptions, PostgresStore } from './postgres-store.js';
 import { SqliteStore } from './sqlite-store.js';
@@ -28,9 +29,15 @@ export function postgresOptions(config: StoreConfig & { databaseUrl: string }): 
   };
 }
 
-/** The store the configuration names: PostgreSQL when DATABASE_URL is set (migrated on open), else SQLite in DATA_DIR. */
+/**
+ * The store the configuration names: PostgreSQL when DATABASE_URL is set (migrated on open), else
+ * SQLite in DATA_DIR. A long-running PostgreSQL instance keeps its search replica in DATA_DIR/replica.
+ */
 export async function openStore(config: StoreConfig, options: { longRunning?: boolean } = {}): Promise<Store> {
-  if (config.databaseUrl !== undefined) return PostgresStore.open(postgresOptions({ ...config, databaseUrl: config.databaseUrl }));
+  if (config.databaseUrl !== undefined) {
+    const replicaDir = options.longRunning ? join(config.dataDir, 'replica') : undefined;
+    return PostgresStore.open({ ...postgresOptions({ ...config, databaseUrl: config.databaseUrl }), replicaDir });
+  }
   return new SqliteStore(config.dataDir, {
     backgroundCheckpoints: options.longRunning,
     searchThreads: searchThreadsOf(config),

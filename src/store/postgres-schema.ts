@@ -363,6 +363,10 @@ const migrations: string[] = [
      next_refill_at timestamptz NOT NULL
    );
    CREATE INDEX refill_rules_due ON refill_rules(next_refill_at);`,
+  // Which database this is: a search replica kept on disk (see replica.ts) follows one database's
+  // change feed, and starts afresh when pointed at another, or at this one created anew.
+  `CREATE TABLE corpus_identity (id text NOT NULL);
+   INSERT INTO corpus_identity (id) VALUES (md5(random()::text || clock_timestamp()::text));`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

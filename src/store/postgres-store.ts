@@ -14,6 +14,8 @@ export interface PostgresOptions extends PostgresConnection {
   replicaPollMs: number;
   /** See Config.searchThreads; 1 when not given. */
   searchThreads?: number;
+  /** Where the search replica is kept across restarts (see SearchReplica); in a temporary folder when not given. */
+  replicaDir?: string;
   /** LOW_BALANCE_THRESHOLD: the credits.low mark of keys that have none of their own. */
   lowBalanceThreshold?: number | null;
 }
@@ -38,7 +40,11 @@ export class PostgresStore implements Store {
     options: PostgresOptions,
   ) {
     this.ledger = new PostgresLedger(db, options.lowBalanceThreshold ?? null);
-    this.index = new SearchReplica(postgresChangeFeed(db), { pollMs: options.replicaPollMs, searchThreads: options.searchThreads ?? 1 });
+    this.index = new SearchReplica(postgresChangeFeed(db), {
+      pollMs: options.replicaPollMs,
+      searchThreads: options.searchThreads ?? 1,
+      dir: options.replicaDir,
+    });
     this.documents = new PostgresDocuments(db, this.index);
     this.idempotency = new PostgresIdempotency(db);
     this.faces = new PostgresFaces(db);

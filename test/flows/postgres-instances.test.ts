@@ -6,7 +6,7 @@ import { AdminTokens } from '../../src/admin/admin-tokens.js';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { auditLedger } from '../../src/cli/commands/audit.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
-import { documentsOf } from '../helper.js';
+import { documentsOf, tempDir } from '../helper.js';
 import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES, terminateConnections } from '../pg.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import { type ChildServer, spawnServer } from './child-server.js';
@@ -21,6 +21,8 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
   let adminToken: string;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   const agent = new Agent({ connections: 300 });
+  // One data folder for the three, as on one machine: each keeps its search replica in a folder of its own there.
+  const dataDir = tempDir();
 
   before(async () => {
     database = await createTestDatabase();
@@ -31,6 +33,7 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
       [1, 2, 3].map(() =>
         spawnServer({
           DATABASE_URL: database.url,
+          DATA_DIR: dataDir.path,
           REPLICA_POLL_MS: '100',
           PG_POOL_MAX: '8',
           STRIPE_WEBHOOK_SECRET: STRIPE_SECRET,
@@ -48,6 +51,7 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
     await receiver.stop();
     await admin.close();
     await database.drop();
+    dataDir.remove();
   });
 
   const billable = (server: ChildServer, key: string) =>
