@@ -162,8 +162,8 @@ export function readSegment(path: string, expected: Pick<SegmentRecord, 'bytes' 
   if (!data.subarray(0, MAGIC.length).equals(MAGIC)) throw new SegmentError(`segment ${path} is not a segment of this format`);
   const headerLength = data.readUInt32LE(MAGIC.length);
   const header = JSON.parse(data.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + headerLength)) as Header;
-  // A view needs its offset aligned in the underlying buffer: readFileSync gives a large file a buffer of its own.
-  const base = data.byteOffset % 8 === 0 ? data : Buffer.from(data);
+  // A view needs its offset aligned in the underlying buffer: a copy in a buffer of its own if not.
+  const base = data.byteOffset % 8 === 0 ? data : new Uint8Array(data);
   return {
     scalars: header.scalars,
     has: (name) => name in header.arrays,
