@@ -68,23 +68,32 @@ export class ReplicaFolder {
 
   release(): void {
     rmSync(join(this.dir, OWNER_FILE), { force: true });
+    held.delete(join(this.dir, OWNER_FILE));
   }
 }
 
+/** The owner files this process holds: in a container restarted, this process may have the id of the last. */
+const held = new Set<string>();
+
 /** Writes this process's id as the owner, unless a live process's is there already. */
 function takeOwnership(path: string): boolean {
+  if (held.has(path)) return false;
   try {
     writeFileSync(path, String(process.pid), { flag: 'wx' });
+    held.add(path);
     return true;
   } catch {
     // Held, or left by a process that has ended.
   }
-  if (alive(Number(readFileSync(path, 'utf8')))) return false;
+  const owner = Number(readFileSync(path, 'utf8'));
+  if (owner !== process.pid && alive(owner)) return false;
   const temporary = `${path}.${process.pid}`;
   writeFileSync(temporary, String(process.pid));
   renameSync(temporary, path);
   // Two processes taking over the same leftover: the last rename wins, and the other sees it.
-  return Number(readFileSync(path, 'utf8')) === process.pid;
+  if (Number(readFileSync(path, 'utf8')) !== process.pid) return false;
+  held.add(path);
+  return true;
 }
 
 function alive(pid: number): boolean {

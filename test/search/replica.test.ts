@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
@@ -96,6 +96,29 @@ describe('search replica kept on disk', { skip: SKIP_POSTGRES }, () => {
         assertSameRankings(await rankings(corpus), await freshCorpus(expected));
       } finally {
         await restarted.close();
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('takes over a folder its owner left without releasing it: an ended process, or this process id before a container restart', async () => {
+    const dir = tempDir();
+    const base = join(dir.path, 'replica');
+    try {
+      for (const owner of [process.pid, 2 ** 22 + 1]) {
+        mkdirSync(base, { recursive: true });
+        writeFileSync(join(base, 'owner.pid'), String(owner));
+        const replica = new SearchReplica(feedOf(databases[0].url), { pollMs: 50, searchThreads: 1, dir: base, upkeep: UPKEEP });
+        try {
+          await replica.prepareSearch();
+          assert.ok(existsSync(join(base, 'corpus.sqlite')), `taken over from ${owner}`);
+          assert.equal(readFileSync(join(base, 'owner.pid'), 'utf8'), String(process.pid));
+          assert.ok(!existsSync(`${base}-2`));
+        } finally {
+          await replica.close();
+        }
+        assert.ok(!existsSync(join(base, 'owner.pid')), 'released on close');
       }
     } finally {
       dir.remove();

@@ -2,7 +2,7 @@ import type { PackedLabels } from './document-labels.js';
 import { FilterBitmaps } from './filter-bitmaps.js';
 import type { IndexedDocument, RankedRows, SearchIndex, TermSearch } from './search-index.js';
 import { runInSlices } from './segments/in-slices.js';
-import { readSegment, type SegmentRecord, writeSegment } from './segments/segment-file.js';
+import { readSegment, SegmentError, type SegmentRecord, writeSegment } from './segments/segment-file.js';
 import { TextIndex } from './text-index.js';
 
 /** Filter bitmaps kept for reuse until the index changes. */
@@ -71,6 +71,7 @@ export class LocalIndex implements SearchIndex {
 
   /** An index read back from the segment persist wrote, checked whole first. */
   static restore(dir: string, segments: SegmentRecord[]): LocalIndex {
+    if (segments.length !== 1) throw new SegmentError(`${segments.length} segments were written, for one index`);
     const index = new TextIndex();
     index.restoreSegment(readSegment(`${dir}/${segments[0].file}`, segments[0]));
     return new LocalIndex(index);
