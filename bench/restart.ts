@@ -6,8 +6,9 @@
 //   - rebuilt: the same corpus with index/ set aside, so the index is built from the stored term
 //     vectors, as every start did before the index was written to disk.
 // Printed: the median seconds to ready of each, each run's, how much later than the empty start
-// the start from segments is ready (target: at most 1 s), RSS once ready and 10 s later, and how
-// long after ready the rebuilt start had written its index to disk.
+// the start from segments is ready (target: at most 1 s), RSS once ready and 10 s later, the first
+// 50 3-word searches after ready (one at a time, while the threads compute their common terms'
+// bounds), and how long after ready the rebuilt start had written its index to disk.
 // RESTART_DATA_DIR reuses a data folder that holds the corpus (else one is built in a scratch
 // folder: about two minutes).
 //
@@ -17,10 +18,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, machineLine, median } from './lib.js';
-import { words, writeCorpus } from './synthetic-corpus.js';
+import { queries, words, writeCorpus } from './synthetic-corpus.js';
 
 const SIZE = Number(process.env.RESTART_SIZE ?? 1_000_000);
 const ROUNDS = Number(process.env.RESTART_ROUNDS ?? 3);
+/** Searches sent one at a time as soon as a start is ready. */
+const FIRST_SEARCHES = 50;
 
 interface Start {
   readySeconds: number;
@@ -28,6 +31,31 @@ interface Start {
   laterRssMiB: number;
   /** Seconds from ready until `watch` (a new manifest) appeared, if asked and it did. */
   writtenSeconds?: number;
+  /** Milliseconds each of the first searches took, one at a time from ready, when searches were given. */
+  firstSearchesMs: number[];
+}
+
+/** 3-word searches with a key of the corpus's data folder. */
+interface Searches {
+  key: string;
+  bodies: string[];
+}
+
+/** The first searches after ready, one at a time: what a caller waits for while the index settles. */
+async function searchOneByOne(url: string, searches: Searches): Promise<number[]> {
+  const ms: number[] = [];
+  for (const body of searches.bodies) {
+    const started = performance.now();
+    const response = await fetch(`${url}/query`, {
+      method: 'POST',
+      headers: { 'x-api-key': searches.key, 'content-type': 'application/json' },
+      body,
+    });
+    if (response.status !== 200) throw new Error(`a search answered ${response.status}: ${await response.text()}`);
+    await response.arrayBuffer();
+    ms.push(performance.now() - started);
+  }
+  return ms;
 }
 
 function rssMiB(pid: number): number {
@@ -38,7 +66,7 @@ function rssMiB(pid: number): number {
  * Starts `serve` on `dataDir`, times it to /readyz 200, reads its RSS then and `laterMs` after, and
  * stops it; meanwhile, watches for `watch` to appear.
  */
-async function timedStart(dataDir: string, laterMs: number, watch?: string): Promise<Start> {
+async function timedStart(dataDir: string, laterMs: number, watch?: string, searches?: Searches): Promise<Start> {
   const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', FACE_WORKERS: '0', SEED_DEMO: 'false', RATE_LIMIT_PER_S: '0' };
   const started = performance.now();
   const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -57,12 +85,13 @@ async function timedStart(dataDir: string, laterMs: number, watch?: string): Pro
     }
     const ready = performance.now();
     const readyRssMiB = rssMiB(child.pid as number);
+    const firstSearchesMs = searches && url ? await searchOneByOne(url, searches) : [];
     let writtenSeconds: number | undefined;
     while (performance.now() - ready < laterMs) {
       if (watch && writtenSeconds === undefined && existsSync(watch)) writtenSeconds = (performance.now() - ready) / 1000;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    return { readySeconds: (ready - started) / 1000, readyRssMiB, laterRssMiB: rssMiB(child.pid as number), writtenSeconds };
+    return { readySeconds: (ready - started) / 1000, readyRssMiB, laterRssMiB: rssMiB(child.pid as number), writtenSeconds, firstSearchesMs };
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -92,17 +121,29 @@ async function main(): Promise<void> {
     }
     if (!existsSync(join(segments, 'manifest.json'))) throw new Error(`no index was written to ${segments}`);
     const manifest = join(segments, 'manifest.json');
-    const starts: Record<string, { dir: () => string; watch?: string; before?: () => void; after?: () => void; runs: Start[] }> = {
-      empty: { dir: () => mkdirSyncFresh(join(scratch, 'empty')), runs: [] },
-      'from segments': { dir: () => dataDir, runs: [] },
-      rebuilt: {
-        dir: () => dataDir,
-        watch: manifest,
-        before: () => renameSync(segments, setAside),
-        after: () => restoreSegments(segments, setAside),
-        runs: [],
-      },
+    const created = execFileSync(process.execPath, [CLI, 'keys', 'create', '--credits', '1000000000', '--json'], {
+      env: { ...process.env, DATA_DIR: dataDir, SEED_DEMO: 'false' },
+      encoding: 'utf8',
+    });
+    const searches: Searches = {
+      key: (JSON.parse(created) as { key: string }).key,
+      bodies: queries(words(), 3)
+        .slice(0, FIRST_SEARCHES)
+        .map((query) => JSON.stringify({ query, top_k: 10 })),
     };
+    const starts: Record<string, { dir: () => string; watch?: string; searches?: Searches; before?: () => void; after?: () => void; runs: Start[] }> =
+      {
+        empty: { dir: () => mkdirSyncFresh(join(scratch, 'empty')), runs: [] },
+        'from segments': { dir: () => dataDir, searches, runs: [] },
+        rebuilt: {
+          dir: () => dataDir,
+          watch: manifest,
+          searches,
+          before: () => renameSync(segments, setAside),
+          after: () => restoreSegments(segments, setAside),
+          runs: [],
+        },
+      };
     console.log(`\n${machineLine('bench:restart')}  ${SIZE} documents, ${ROUNDS} rounds alternated, FACE_WORKERS=0\n`);
     for (let round = 0; round < ROUNDS; round++) {
       const names = Object.keys(starts);
@@ -110,7 +151,7 @@ async function main(): Promise<void> {
         const start = starts[name];
         start.before?.();
         try {
-          start.runs.push(await timedStart(start.dir(), 10_000, start.watch));
+          start.runs.push(await timedStart(start.dir(), 10_000, start.watch, start.searches));
         } finally {
           start.after?.();
         }
@@ -127,6 +168,13 @@ async function main(): Promise<void> {
     console.log(`\nfrom segments, later than the empty start: ${(ready('from segments') - ready('empty')).toFixed(2)} s (target: at most 1 s)`);
     console.log(`rebuilt, later than the empty start: ${(ready('rebuilt') - ready('empty')).toFixed(2)} s`);
     console.log(`from segments / rebuilt: ${(ready('from segments') / ready('rebuilt')).toFixed(3)}`);
+    for (const name of ['from segments', 'rebuilt']) {
+      const all = starts[name].runs.flatMap((run) => run.firstSearchesMs);
+      const firsts = starts[name].runs.map((run) => run.firstSearchesMs[0].toFixed(0)).join(', ');
+      console.log(
+        `${name}: the first ${FIRST_SEARCHES} 3-word searches after ready, one at a time: median ${median(all).toFixed(1)} ms, slowest ${Math.max(...all).toFixed(0)} ms, the very first ${firsts} ms`,
+      );
+    }
     const written = starts.rebuilt.runs.map((run) => (run.writtenSeconds === undefined ? 'not within 10 s' : `${run.writtenSeconds.toFixed(1)} s`));
     console.log(`rebuilt, its index on disk after ready (5 s unchanged, then the write): ${written.join(', ')}`);
   } finally {

@@ -39,6 +39,8 @@ export class IndexSegments {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
   private lastWritten = 0;
+  /** When the index first changed since the last write began. */
+  private firstUnwritten: number | undefined;
   private closed = false;
 
   constructor(
@@ -61,14 +63,18 @@ export class IndexSegments {
 
   /**
    * Writes the index `current` gives once it has been unchanged for persistQuietMs, and at least
-   * persistIntervalMs after the last write (every write is the whole index), if it holds
-   * persistRows documents or more and differs from what is on disk. Called at every change.
+   * persistIntervalMs after the last write (every write is the whole index); an index that keeps
+   * changing is written persistIntervalMs after its first change since the last write. Only if it
+   * holds persistRows documents or more and differs from what is on disk. Called at every change.
    */
   writeSoon(current: () => { index: SearchIndex; state: IndexState } | undefined): void {
     if (this.closed) return;
     clearTimeout(this.timer);
-    const wait = Math.max(this.timing.persistQuietMs, this.lastWritten + this.timing.persistIntervalMs - Date.now());
-    this.timer = setTimeout(() => this.writeNow(current), wait);
+    const now = Date.now();
+    this.firstUnwritten ??= now;
+    const { persistQuietMs, persistIntervalMs } = this.timing;
+    const due = Math.min(Math.max(now + persistQuietMs, this.lastWritten + persistIntervalMs), this.firstUnwritten + persistIntervalMs);
+    this.timer = setTimeout(() => this.writeNow(current), Math.max(0, due - now));
     this.timer.unref();
   }
 
@@ -84,6 +90,7 @@ export class IndexSegments {
       void this.writing.then(() => this.writeSoon(current));
       return;
     }
+    this.firstUnwritten = undefined;
     // Another process on this data folder (serve --workers) may have written the same already.
     this.onDisk = this.read(serving.state) ?? this.onDisk;
     if (this.onDisk && sameCorpusState(this.onDisk, serving.state)) return;

@@ -93,6 +93,31 @@ for (const { name, upkeep: modeUpkeep } of INDEX_MODES) {
       }
     });
 
+    it('writes an index that never stays unchanged for persistQuietMs once persistIntervalMs after its first change', async () => {
+      const dir = tempDir();
+      const corpus = new SqliteCorpus(dir.path, { ...upkeep, persistQuietMs: 300, persistIntervalMs: 1000 });
+      try {
+        await corpus.ingestDocuments(documentsOf(documents(30, 35)));
+        await corpus.prepareSearch();
+        const first = await manifestWritten(dir.path);
+        // A document every 100 ms, each searched for, so the index changes faster than it can rest.
+        const started = Date.now();
+        let later: Manifest | undefined;
+        for (let number = 0; Date.now() - started < 3000 && !later; number++) {
+          await corpus.ingestDocuments(documentsOf(documents(1, 36 + number, `trickle-${number}`)));
+          await rankings(corpus);
+          const manifest = readManifest(dir.path);
+          if (manifest && manifest.highestRowid > first.highestRowid) later = manifest;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.ok(later, 'written while the documents kept coming');
+        assert.ok(Date.now() - started < 2500, `written ${Date.now() - started} ms after the first change`);
+      } finally {
+        corpus.close();
+        dir.remove();
+      }
+    });
+
     for (const harm of ['torn', 'damaged', 'missing'] as const) {
       it(`builds the index from the corpus, never serving a ${harm} segment, and writes a sound one in its place`, async () => {
         const dir = tempDir();
