@@ -2,6 +2,9 @@ import type { FilterScalar } from './engine/search-index.js';
 
 export type { FilterScalar };
 
+/** Where a start's search index came from: read back from disk, or built from the stored documents. */
+export type IndexOrigin = 'segments' | 'corpus';
+
 export interface SearchRequest {
   /** Analysed query terms (stemming happens in the index); at least one. */
   terms: string[];
@@ -39,6 +42,6 @@ export interface SearchResult {
  */
 export interface DocumentIndex {
   search(request: SearchRequest): Promise<SearchResult>;
-  /** Loads the search index now (before listening), so the first query does not wait for it. */
-  prepareSearch(): Promise<void>;
+  /** Loads the search index now (before listening), so the first query does not wait for it; says from where. */
+  prepareSearch(): Promise<IndexOrigin>;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DocumentChange } from '../documents/document-store.js';
-import type { DocumentIndex, SearchRequest, SearchResult } from './document-index.js';
+import type { DocumentIndex, IndexOrigin, SearchRequest, SearchResult } from './document-index.js';
 import { ReplicaFolder } from './replica-folder.js';
 import { INDEX_UPKEEP, type IndexUpkeep, SqliteCorpus } from './sqlite-corpus.js';
 
@@ -48,8 +48,8 @@ export class SearchReplica implements DocumentIndex {
     return (await this.corpus()).search(request);
   }
 
-  async prepareSearch(): Promise<void> {
-    await (await this.corpus()).prepareSearch();
+  async prepareSearch(): Promise<IndexOrigin> {
+    return (await this.corpus()).prepareSearch();
   }
 
   /** The replica, caught up with the feed at least once. */

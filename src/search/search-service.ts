@@ -1,5 +1,5 @@
 import { analyze } from './analyzer.js';
-import type { DocumentIndex, FacetCounts, FilterScalar, SearchRequest } from './document-index.js';
+import type { DocumentIndex, FacetCounts, FilterScalar, IndexOrigin, SearchRequest } from './document-index.js';
 
 export type MatchField = SearchRequest['field'];
 
@@ -42,11 +42,14 @@ export class SearchService {
 
   constructor(private readonly index: DocumentIndex) {}
 
-  /** Loads the index now: at a million documents this takes seconds, during which `ready` is false. */
-  async prepare(): Promise<void> {
+  /**
+   * Loads the index now: at a million documents this takes seconds when it is built from the
+   * documents (under one when read back from disk), during which `ready` is false.
+   */
+  async prepare(): Promise<IndexOrigin> {
     this.loading = true;
     try {
-      await this.index.prepareSearch();
+      return await this.index.prepareSearch();
     } finally {
       this.loading = false;
     }

@@ -5,7 +5,7 @@ import { CorpusSearch } from './corpus/corpus-search.js';
 import { INDEX_UPKEEP, IndexKeeper, type IndexUpkeep } from './corpus/index-keeper.js';
 import { IndexSegments } from './corpus/index-segments.js';
 import { SqliteDocuments } from './corpus/sqlite-documents.js';
-import type { DocumentIndex, SearchRequest, SearchResult } from './document-index.js';
+import type { DocumentIndex, IndexOrigin, SearchRequest, SearchResult } from './document-index.js';
 
 export { INDEX_UPKEEP, type IndexUpkeep };
 
@@ -56,18 +56,13 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
     return this.searches.search(request);
   }
 
-  prepareSearch(): Promise<void> {
+  prepareSearch(): Promise<IndexOrigin> {
     return this.searches.prepareSearch();
   }
 
   /** The documents the search index holds, live and deleted (postings not dropped yet), and whether a new one is being built. */
   indexStatistics(): { liveDocuments: number; deletedDocuments: number; rebuilding: boolean } {
     return this.keeper.statistics();
-  }
-
-  /** Whether the search index was read back from disk or built from the corpus file; undefined before one is loaded. */
-  indexSource(): 'segments' | 'corpus' | undefined {
-    return this.keeper.indexSource;
   }
 
   close(): void {

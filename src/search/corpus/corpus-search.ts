@@ -1,4 +1,4 @@
-import type { DocumentIndex, FacetCounts, SearchRequest, SearchResult } from '../document-index.js';
+import type { DocumentIndex, FacetCounts, IndexOrigin, SearchRequest, SearchResult } from '../document-index.js';
 import { stemOf } from '../engine/analysis.js';
 import { cutAtTopK } from '../engine/ranking.js';
 import type { FilterScalar, SearchField } from '../engine/search-index.js';
@@ -17,7 +17,7 @@ export class CorpusSearch implements DocumentIndex {
     private readonly keeper: IndexKeeper,
   ) {}
 
-  prepareSearch(): Promise<void> {
+  prepareSearch(): Promise<IndexOrigin> {
     return this.keeper.prepare();
   }
 

@@ -1,5 +1,6 @@
 import { StoreUnavailableError } from '../../platform/store-faults.js';
 import { startModuleWorker } from '../../platform/worker-thread.js';
+import type { IndexOrigin } from '../document-index.js';
 import { LocalIndex } from '../engine/local-index.js';
 import type { RankedRows, SearchIndex, TermSearch } from '../engine/search-index.js';
 import { ShardedIndex } from '../engine/sharded-index.js';
@@ -107,8 +108,8 @@ export class IndexKeeper {
   /** The index being built anew in the background, while one is (see rebuild). */
   private rebuilding: Promise<void> | undefined;
   private closed = false;
-  /** Where the serving index came from: read back from disk, or built from the corpus file. */
-  private source: 'segments' | 'corpus' | undefined;
+  /** Where the serving index came from. */
+  private origin: IndexOrigin = 'corpus';
 
   constructor(
     private readonly file: CorpusFile,
@@ -129,8 +130,8 @@ export class IndexKeeper {
    * Loads the search index now rather than on the first query; for a large corpus, with a worker
    * thread reading and decoding the rows. Should that fail, the index is loaded here.
    */
-  async prepare(): Promise<void> {
-    if (!this.index && (await this.restoreFromSegments())) return;
+  async prepare(): Promise<IndexOrigin> {
+    if (!this.index && (await this.restoreFromSegments())) return 'segments';
     if (!this.index && this.lastRowid() >= this.upkeep.workerLoadRows) {
       const loaded = await this.loadOnWorker().catch(() => undefined);
       if (loaded && !this.index && !this.closed) {
@@ -142,7 +143,7 @@ export class IndexKeeper {
       }
       if (loaded && loaded.index !== this.index) loaded.index.drop();
     }
-    if (this.closed) return;
+    if (this.closed) return this.origin;
     const index = this.current();
     // The threads collect what their loads freed after their trims (see search-thread.ts), and
     // release it once swept; this thread does the same here, while nothing is served yet. A small
@@ -150,6 +151,7 @@ export class IndexKeeper {
     await index.settled();
     if (index.liveDocuments >= this.upkeep.workerLoadRows) await collectThenRelease();
     else releaseFreedMemory();
+    return this.origin;
   }
 
   /**
@@ -186,11 +188,6 @@ export class IndexKeeper {
     const index = this.index as SearchIndex;
     if (index.deletedDocuments > COMPACT_DELETED_SHARE * (index.liveDocuments + index.deletedDocuments)) this.rebuildInBackground();
     return index;
-  }
-
-  /** Whether the serving index was read back from disk or built from the corpus file; undefined before one is loaded. */
-  get indexSource(): 'segments' | 'corpus' | undefined {
-    return this.source;
   }
 
   /** The documents the search index holds, live and deleted (postings not dropped yet), and whether a new one is being built. */
@@ -271,8 +268,8 @@ export class IndexKeeper {
     return Math.max(0, this.lastRowid() - index.highestRowid) + (this.file.sql.lastRemoval.get() as number) - removalsSeen;
   }
 
-  private serve(index: SearchIndex, removalsSeen: number, source: 'segments' | 'corpus' = 'corpus'): void {
-    if (this.index !== index) this.source = source;
+  private serve(index: SearchIndex, removalsSeen: number, origin: IndexOrigin = 'corpus'): void {
+    if (this.index !== index) this.origin = origin;
     if (this.index && this.index !== index) this.index.drop();
     this.index = index;
     this.removalsSeen = removalsSeen;

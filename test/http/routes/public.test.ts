@@ -99,7 +99,7 @@ describe('while the search index loads after a start', () => {
     const load = index.prepareSearch.bind(index);
     index.prepareSearch = async () => {
       await gate;
-      await load();
+      return load();
     };
     try {
       const key = await context.createKey(5);

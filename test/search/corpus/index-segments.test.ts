@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { DocumentRecord } from '../../../src/documents/document-store.js';
 import type { Manifest } from '../../../src/search/corpus/index-segments.js';
+import type { IndexOrigin } from '../../../src/search/document-index.js';
 import { type IndexUpkeep, SqliteCorpus } from '../../../src/search/sqlite-corpus.js';
 import { syntheticDocuments as documents, documentsOf, tempDir } from '../../helper.js';
 import { assertSameRankings, freshCorpus, INDEX_MODES, rankings } from '../corpus-rankings.js';
@@ -33,20 +34,18 @@ async function persistedCorpus(dir: string, upkeep: IndexUpkeep, first: Document
   const corpus = new SqliteCorpus(dir, upkeep);
   try {
     await corpus.ingestDocuments(documentsOf(first));
-    await corpus.prepareSearch();
-    assert.equal(corpus.indexSource(), 'corpus');
+    assert.equal(await corpus.prepareSearch(), 'corpus');
     return await manifestWritten(dir);
   } finally {
     corpus.close();
   }
 }
 
-/** Opens the corpus as a start does (the index prepared), and hands it to `check`. */
-async function started(dir: string, upkeep: IndexUpkeep, check: (corpus: SqliteCorpus) => Promise<void>): Promise<void> {
+/** Opens the corpus as a start does (the index prepared), and hands it to `check` with where its index came from. */
+async function started(dir: string, upkeep: IndexUpkeep, check: (corpus: SqliteCorpus, origin: IndexOrigin) => Promise<void>): Promise<void> {
   const corpus = new SqliteCorpus(dir, upkeep);
   try {
-    await corpus.prepareSearch();
-    await check(corpus);
+    await check(corpus, await corpus.prepareSearch());
   } finally {
     corpus.close();
   }
@@ -73,8 +72,8 @@ for (const { name, upkeep: modeUpkeep } of INDEX_MODES) {
         writer.close();
         const expected = [...first.filter((document) => !['doc-3', 'doc-5'].includes(document.docId)), ...late, rewritten];
 
-        await started(dir.path, upkeep, async (corpus) => {
-          assert.equal(corpus.indexSource(), 'segments');
+        await started(dir.path, upkeep, async (corpus, origin) => {
+          assert.equal(origin, 'segments');
           assert.equal(corpus.indexStatistics().liveDocuments, expected.length);
           assertSameRankings(await rankings(corpus), await freshCorpus(expected));
           const caughtUp = await manifestWritten(dir.path, written);
@@ -84,8 +83,8 @@ for (const { name, upkeep: modeUpkeep } of INDEX_MODES) {
             ['manifest.json', ...caughtUp.segments.map((segment) => segment.file)].sort(),
           );
         });
-        await started(dir.path, upkeep, async (corpus) => {
-          assert.equal(corpus.indexSource(), 'segments');
+        await started(dir.path, upkeep, async (corpus, origin) => {
+          assert.equal(origin, 'segments');
           assertSameRankings(await rankings(corpus), await freshCorpus(expected));
         });
       } finally {
@@ -132,13 +131,13 @@ for (const { name, upkeep: modeUpkeep } of INDEX_MODES) {
             writeFileSync(path, bytes);
           }
           if (harm === 'missing') writeFileSync(join(dir.path, 'index', 'manifest.json'), JSON.stringify({ ...written, segments: [] }));
-          await started(dir.path, upkeep, async (corpus) => {
-            assert.equal(corpus.indexSource(), 'corpus');
+          await started(dir.path, upkeep, async (corpus, origin) => {
+            assert.equal(origin, 'corpus');
             assertSameRankings(await rankings(corpus), await freshCorpus(first));
             await manifestWritten(dir.path, written);
           });
-          await started(dir.path, upkeep, async (corpus) => {
-            assert.equal(corpus.indexSource(), 'segments');
+          await started(dir.path, upkeep, async (corpus, origin) => {
+            assert.equal(origin, 'segments');
             assertSameRankings(await rankings(corpus), await freshCorpus(first));
           });
         } finally {
@@ -158,8 +157,8 @@ for (const { name, upkeep: modeUpkeep } of INDEX_MODES) {
         await otherCorpus.ingestDocuments(documentsOf(other));
         otherCorpus.close();
         cpSync(join(dirs[0].path, 'index'), join(dirs[1].path, 'index'), { recursive: true });
-        await started(dirs[1].path, upkeep, async (corpus) => {
-          assert.equal(corpus.indexSource(), 'corpus');
+        await started(dirs[1].path, upkeep, async (corpus, origin) => {
+          assert.equal(origin, 'corpus');
           assertSameRankings(await rankings(corpus), await freshCorpus(other));
         });
 
@@ -171,8 +170,8 @@ for (const { name, upkeep: modeUpkeep } of INDEX_MODES) {
         const raw = new Database(join(dirs[0].path, 'corpus.sqlite'));
         raw.exec('DELETE FROM removed_documents');
         raw.close();
-        await started(dirs[0].path, upkeep, async (corpus) => {
-          assert.equal(corpus.indexSource(), 'corpus');
+        await started(dirs[0].path, upkeep, async (corpus, origin) => {
+          assert.equal(origin, 'corpus');
           assertSameRankings(await rankings(corpus), await freshCorpus(first.filter((document) => !['doc-1', 'doc-2'].includes(document.docId))));
         });
       } finally {
