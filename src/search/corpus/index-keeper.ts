@@ -205,9 +205,7 @@ export class IndexKeeper {
   /**
    * Serves the index the segments on disk hold, caught up with the file, if they are of this corpus
    * and layout, pass their checks, and are close enough behind the file to catch up with.
-   * Otherwise (or if reading them fails) false: the index is built from the file. A restored index
-   * is served at once: its threads compute their common terms' bounds ahead in the background, and
-   * searches meanwhile compute those they need (about a second at a million documents).
+   * Otherwise (or if reading them fails) false: the index is built from the file.
    */
   private async restoreFromSegments(): Promise<boolean> {
     const manifest = this.segments?.read(this.expectedState());

@@ -68,6 +68,8 @@ describe('index segments', () => {
       index.add(documents.map(encode), labelsOf(documents));
       const deleted = new Set<number>();
       removeSome(index, documents, deleted, random(3), 0.1);
+      // Searched first: the common terms' block bounds are written with them.
+      assertExact(index, documents, deleted, 5);
       const restored = restore(await write(join(dir.path, 'whole.seg'), index.captureSegment()));
       assert.deepEqual(
         [restored.liveDocuments, restored.deletedDocuments, restored.highestRowid],
@@ -102,10 +104,13 @@ describe('index segments', () => {
       const deleted = new Set<number>();
       const next = random(13);
       removeSome(index, first, deleted, next, 0.05);
+      assertExact(index, first, deleted, 15);
       const captured = index.captureSegment();
       const deletedWhenCaptured = new Set(deleted);
       index.add(later.map(encode), labelsOf(later));
       removeSome(index, documents, deleted, next, 0.05);
+      // Searches of the grown index extend the captured bounds in place before the write.
+      assertExact(index, documents, deleted, 16);
       index.trim();
       const restored = restore(await write(join(dir.path, 'captured.seg'), captured));
       assertExact(restored, first, deletedWhenCaptured, 17);

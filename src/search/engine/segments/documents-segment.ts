@@ -1,5 +1,6 @@
 import { DocumentLabels } from '../document-labels.js';
 import { PostingList, RANK_GROUP_SHIFT } from '../postings.js';
+import { captureBounds, restoreBounds } from './bounds-segment.js';
 import type { ArraySource, ReadSegment } from './segment-file.js';
 
 /** A TextIndex's documents and postings, as IndexedDocuments holds them. */
@@ -83,6 +84,7 @@ export function captureDocuments(state: DocumentsState): { scalars: Record<strin
     frequencies: { type: 'u8', length: frequencyTotal, pieces: () => frequencies },
     labelBytes: { type: 'u8', length: labels.bytes.length, pieces: () => [labels.bytes] },
     labelEnds: { type: 'u32', length: labels.ends.length, pieces: () => [labels.ends] },
+    ...captureBounds(dense, documents),
   };
   if (wideLengths) arrays.wideLengths = { type: 'u32', length: 64 * words, pieces: () => [wideLengths.subarray(0, 2 * documents)] };
   const scalars = { documents, live: state.live, deletedCount: state.deletedCount, titleTotal: state.titleTotal, textTotal: state.textTotal };
@@ -108,6 +110,7 @@ export function restoreDocuments(segment: ReadSegment): DocumentsState {
   const lastWordMask = (documents & 31) === 0 ? 0xffffffff : (1 << (documents & 31)) - 1;
   const lists = new Array<PostingList | undefined>(forms.length);
   let streamOffset = 0;
+  const dense: PostingList[] = [];
   let denseNumber = 0;
   let frequencyOffset = 0;
   for (let termId = 0; termId < forms.length; termId++) {
@@ -121,15 +124,18 @@ export function restoreDocuments(segment: ReadSegment): DocumentsState {
     }
     const listBits = bits.subarray(denseNumber * words, (denseNumber + 1) * words);
     if (words > 0) listBits[words - 1] &= lastWordMask;
-    lists[termId] = PostingList.restored(listCounts, {
+    const list = PostingList.restored(listCounts, {
       bits: listBits,
       groupRanks: groupRanks.subarray(denseNumber * groups, (denseNumber + 1) * groups),
       wordRanks: wordRanks.subarray(denseNumber * words, (denseNumber + 1) * words),
       frequencies: frequencies.subarray(frequencyOffset, frequencyOffset + counts[termId]),
     });
+    lists[termId] = list;
+    dense.push(list);
     frequencyOffset += counts[termId];
     denseNumber++;
   }
+  restoreBounds(segment, dense, documents);
   return {
     documents,
     live,
