@@ -42,9 +42,10 @@ export interface StartOptions {
  * `close` finishes the requests in flight, then closes the store.
  */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const store = await openStore(config, { longRunning: true });
   let app: FastifyInstance | undefined;
-  const services = buildServices(store, config, (message, error) => app?.log.warn({ err: error }, message));
+  const warn = (message: string, error: unknown) => app?.log.warn({ err: error }, message);
+  const store = await openStore(config, { longRunning: true, warn });
+  const services = buildServices(store, config, warn);
   const https =
     config.tlsCertFile && config.tlsKeyFile ? { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) } : undefined;
   const appOptions = { settings: appSettings(config), logger: loggerOptions(config.logLevel), https };

@@ -41,7 +41,13 @@ export class SearchReplica implements DocumentIndex {
 
   constructor(
     private readonly feed: ChangeFeed,
-    private readonly options: { pollMs: number; searchThreads: number; dir?: string; upkeep?: IndexUpkeep },
+    private readonly options: {
+      pollMs: number;
+      searchThreads: number;
+      dir?: string;
+      upkeep?: IndexUpkeep;
+      warn?: (message: string, error: unknown) => void;
+    },
   ) {}
 
   async search(request: SearchRequest): Promise<SearchResult> {
@@ -84,7 +90,7 @@ export class SearchReplica implements DocumentIndex {
     const position = kept?.position();
     if (kept && position?.source !== source) kept.clear();
     const dir = kept?.dir ?? mkdtempSync(join(tmpdir(), 'metered-search-replica-'));
-    const corpus = new SqliteCorpus(dir, { ...(this.options.upkeep ?? INDEX_UPKEEP), searchThreads: this.options.searchThreads });
+    const corpus = new SqliteCorpus(dir, { ...(this.options.upkeep ?? INDEX_UPKEEP), searchThreads: this.options.searchThreads }, this.options.warn);
     this.replica = { corpus, dir, seq: position?.source === source ? position.seq : 0, source, kept };
     await this.sync();
     this.poll();

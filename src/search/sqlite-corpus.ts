@@ -20,10 +20,11 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
   private readonly keeper: IndexKeeper;
   private readonly searches: CorpusSearch;
 
-  constructor(dir: string, upkeep = INDEX_UPKEEP) {
+  /** `warn` is told of what goes wrong in the background: a failed write of the index to disk. */
+  constructor(dir: string, upkeep = INDEX_UPKEEP, warn?: (message: string, error: unknown) => void) {
     this.file = new CorpusFile(dir);
     this.documents = new SqliteDocuments(this.file);
-    this.keeper = new IndexKeeper(this.file, upkeep, new IndexSegments(join(dir, 'index'), upkeep));
+    this.keeper = new IndexKeeper(this.file, upkeep, new IndexSegments(join(dir, 'index'), upkeep, warn));
     this.searches = new CorpusSearch(this.file, this.keeper);
   }
 

@@ -33,14 +33,18 @@ export function postgresOptions(config: StoreConfig & { databaseUrl: string }): 
  * The store the configuration names: PostgreSQL when DATABASE_URL is set (migrated on open), else
  * SQLite in DATA_DIR. A long-running PostgreSQL instance keeps its search replica in DATA_DIR/replica.
  */
-export async function openStore(config: StoreConfig, options: { longRunning?: boolean } = {}): Promise<Store> {
+export async function openStore(
+  config: StoreConfig,
+  options: { longRunning?: boolean; warn?: (message: string, error: unknown) => void } = {},
+): Promise<Store> {
   if (config.databaseUrl !== undefined) {
     const replicaDir = options.longRunning ? join(config.dataDir, 'replica') : undefined;
-    return PostgresStore.open({ ...postgresOptions({ ...config, databaseUrl: config.databaseUrl }), replicaDir });
+    return PostgresStore.open({ ...postgresOptions({ ...config, databaseUrl: config.databaseUrl }), replicaDir, warn: options.warn });
   }
   return new SqliteStore(config.dataDir, {
     backgroundCheckpoints: options.longRunning,
     searchThreads: searchThreadsOf(config),
     lowBalanceThreshold: config.lowBalanceThreshold,
+    warn: options.warn,
   });
 }

@@ -16,6 +16,8 @@ export interface PostgresOptions extends PostgresConnection {
   searchThreads?: number;
   /** Where the search replica is kept across restarts (see SearchReplica); in a temporary folder when not given. */
   replicaDir?: string;
+  /** Told of what goes wrong in the background (see SqliteCorpus). */
+  warn?: (message: string, error: unknown) => void;
   /** LOW_BALANCE_THRESHOLD: the credits.low mark of keys that have none of their own. */
   lowBalanceThreshold?: number | null;
 }
@@ -44,6 +46,7 @@ export class PostgresStore implements Store {
       pollMs: options.replicaPollMs,
       searchThreads: options.searchThreads ?? 1,
       dir: options.replicaDir,
+      warn: options.warn,
     });
     this.documents = new PostgresDocuments(db, this.index);
     this.idempotency = new PostgresIdempotency(db);

@@ -19,6 +19,8 @@ export interface SqliteStoreOptions {
   searchThreads?: number;
   /** LOW_BALANCE_THRESHOLD: the credits.low mark of keys that have none of their own. */
   lowBalanceThreshold?: number | null;
+  /** Told of what goes wrong in the background (see SqliteCorpus). */
+  warn?: (message: string, error: unknown) => void;
 }
 
 /**
@@ -49,7 +51,7 @@ export class SqliteStore implements Store {
     this.faces = new SqliteFaces(this.db);
     this.admin = new SqliteAdminStore(this.db);
     this.webhooks = new SqliteWebhookStore(this.db);
-    this.documents = new SqliteCorpus(dataDir, { ...INDEX_UPKEEP, searchThreads: options.searchThreads ?? 1 });
+    this.documents = new SqliteCorpus(dataDir, { ...INDEX_UPKEEP, searchThreads: options.searchThreads ?? 1 }, options.warn);
     this.index = this.documents;
     if (options.backgroundCheckpoints) this.checkpointInBackground(dataDir);
     this.pingStatement = this.db.prepare('SELECT 1');

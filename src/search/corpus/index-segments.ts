@@ -46,6 +46,8 @@ export class IndexSegments {
   constructor(
     readonly dir: string,
     private readonly timing: { persistRows: number; persistQuietMs: number; persistIntervalMs: number },
+    /** Told of a write that failed (a full disk, say): the index then starts from the last one written, or is built. */
+    private readonly warn: (message: string, error: unknown) => void = () => undefined,
   ) {
     this.manifestPath = join(dir, 'manifest.json');
   }
@@ -99,8 +101,8 @@ export class IndexSegments {
         () => {
           this.onDisk = serving.state;
         },
-        // A failed write (a full disk, say) leaves the last manifest as it was; the next change tries again.
-        () => undefined,
+        // A failed write leaves the last manifest as it was; the next change tries again.
+        (error: unknown) => this.warn('could not write the search index to disk: the next change tries again', error),
       )
       .finally(() => {
         this.writing = undefined;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -111,6 +111,29 @@ for (const { name, upkeep: modeUpkeep } of INDEX_MODES) {
         }
         assert.ok(later, 'written while the documents kept coming');
         assert.ok(Date.now() - started < 2500, `written ${Date.now() - started} ms after the first change`);
+      } finally {
+        corpus.close();
+        dir.remove();
+      }
+    });
+
+    it('tells of a write that failed, serves on, and writes once it can', async () => {
+      const dir = tempDir();
+      const warnings: string[] = [];
+      // A file where the folder of segments goes: every write fails until it is removed.
+      writeFileSync(join(dir.path, 'index'), 'in the way');
+      const corpus = new SqliteCorpus(dir.path, upkeep, (message, error) => warnings.push(`${message}: ${(error as Error).message}`));
+      try {
+        const first = documents(30, 37);
+        await corpus.ingestDocuments(documentsOf(first));
+        await corpus.prepareSearch();
+        for (let waited = 0; warnings.length === 0 && waited < 5000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.match(warnings[0] ?? '', /could not write the search index to disk.*(EEXIST|ENOTDIR)/);
+        assertSameRankings(await rankings(corpus), await freshCorpus(first));
+        rmSync(join(dir.path, 'index'));
+        await corpus.ingestDocuments(documentsOf(documents(1, 38, 'late')));
+        await rankings(corpus);
+        assert.equal((await manifestWritten(dir.path)).highestRowid, 31);
       } finally {
         corpus.close();
         dir.remove();
