@@ -84,16 +84,21 @@ export class SearchReplica implements DocumentIndex {
     }
   }
 
+  /** Opens the replica (once: a start that failed to catch up tries again on the same one), then follows the feed. */
   private async start(): Promise<void> {
+    this.replica ??= await this.open();
+    await this.sync();
+    this.poll();
+  }
+
+  private async open(): Promise<Replica> {
     const source = await this.feed.identity();
     const kept = this.options.dir === undefined ? undefined : ReplicaFolder.claim(this.options.dir);
     const position = kept?.position();
     if (kept && position?.source !== source) kept.clear();
     const dir = kept?.dir ?? mkdtempSync(join(tmpdir(), 'metered-search-replica-'));
     const corpus = new SqliteCorpus(dir, { ...(this.options.upkeep ?? INDEX_UPKEEP), searchThreads: this.options.searchThreads }, this.options.warn);
-    this.replica = { corpus, dir, seq: position?.source === source ? position.seq : 0, source, kept };
-    await this.sync();
-    this.poll();
+    return { corpus, dir, seq: position?.source === source ? position.seq : 0, source, kept };
   }
 
   private poll(): void {
