@@ -14,14 +14,21 @@ import { assertSameRankings, rankings } from '../corpus-rankings.js';
 const WRITER = fileURLToPath(new URL('./index-writer.ts', import.meta.url));
 const KILLS = 5;
 
-/** Runs index-writer.ts on `dir` until its index is on disk, then `afterMs` more, and kills it with SIGKILL. */
+/** The manifest's text, or undefined while there is none. */
+function manifestText(dir: string): string | undefined {
+  const path = join(dir, 'index', 'manifest.json');
+  return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+}
+
+/** Runs index-writer.ts on `dir` until it has written its index to disk, then `afterMs` more, and kills it with SIGKILL. */
 async function writeThenKill(dir: string, threads: number, afterMs: number): Promise<void> {
+  const before = manifestText(dir);
   const child = spawn(process.execPath, ['--import', 'tsx', WRITER, dir, String(threads)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let errors = '';
   child.stderr.on('data', (chunk) => (errors += chunk));
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
-    for (let waited = 0; !existsSync(join(dir, 'index', 'manifest.json')); waited += 10) {
+    for (let waited = 0; [before, undefined].includes(manifestText(dir)); waited += 10) {
       if (waited > 20_000 || child.exitCode !== null) throw new Error(`the writer wrote no index:\n${errors}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -56,7 +63,7 @@ for (const threads of [1, 2]) {
       let unnamed = 0;
       try {
         const seed = new SqliteCorpus(dir.path);
-        await seed.ingestDocuments(documentsOf(documents(2000, 71)));
+        await seed.ingestDocuments(documentsOf(documents(20_000, 71)));
         seed.close();
         for (let kill = 0; kill < KILLS; kill++) {
           await writeThenKill(dir.path, threads, Math.floor(next() * 300));
