@@ -54,8 +54,12 @@ export class IndexSegments {
 
   /** Removes the manifest, whose segments could not be read: the next write does not take them for its own. */
   discard(): void {
-    rmSync(this.manifestPath, { force: true });
     this.onDisk = undefined;
+    try {
+      rmSync(this.manifestPath, { force: true });
+    } catch {
+      // Not removable (permissions): the index built instead is written over it, or fails to be, and says so.
+    }
   }
 
   /** Notes that the index served was read from this manifest: it need not be written again until it changes. */
@@ -127,7 +131,7 @@ export class IndexSegments {
   }
 
   /** Writes `index` as of now, with the corpus state it holds; the manifest names it once every segment is on disk. */
-  async write(index: SearchIndex, state: IndexState): Promise<Manifest> {
+  private async write(index: SearchIndex, state: IndexState): Promise<Manifest> {
     mkdirSync(this.dir, { recursive: true });
     const prefix = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
     let segments: SegmentRecord[];

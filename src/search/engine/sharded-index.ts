@@ -161,7 +161,7 @@ export class ShardedIndex implements SearchIndex {
       });
     });
     const file = `${prefix}-main.seg`;
-    const written = await runInSlices(
+    const main = runInSlices(
       writeSegment(`${dir}/${file}`, scalars, {
         rowids: { type: 'f64', length: documents, pieces: () => [rowids.subarray(0, documents)] },
         lengths: { type: 'u32', length: 2 * documents, pieces: () => [lengths.subarray(0, 2 * documents)] },
@@ -172,7 +172,9 @@ export class ShardedIndex implements SearchIndex {
         labelEnds: { type: 'u32', length: ends.length, pieces: () => [ends] },
       }),
     );
-    return [{ file, ...written }, ...(await Promise.all(shares))];
+    // Awaited together: a failed write of this side must not leave a share's failure unheard.
+    const [written, ...shareRecords] = await Promise.all([main, ...shares]);
+    return [{ file, ...written }, ...shareRecords];
   }
 
   /**
