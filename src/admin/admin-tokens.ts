@@ -1,5 +1,4 @@
 import { hash, randomBytes } from 'node:crypto';
-import type { ChangeReport } from '../billing/key-admin.js';
 import type { AdminStore, AdminTokenRecord } from './admin-store.js';
 
 /** A prefix and 64 hex digits: never a valid API key (exactly 64 hex), and recognisable in a leak. */
@@ -45,7 +44,10 @@ export class AdminTokens {
   }
 }
 
-/** Reports KeyAdmin's changes to the audit log, as made by `actor` (a token's name, or `cli`) in `requestId`. */
+/** Records a change to the audit log: what was done, to what, with which figures. */
+export type ChangeReport = (action: string, target: string, detail: Record<string, unknown>) => Promise<void>;
+
+/** Reports changes outside the ledger to the audit log, as made by `actor` (a token's name, or `cli`) in `requestId`. */
 export function auditReport(store: AdminStore, actor: string, requestId: string | null): ChangeReport {
   return (action, target, detail) => store.appendAudit({ actor, action, target, requestId, detail });
 }

@@ -1,4 +1,4 @@
-import type { PostgresDatabase } from '../platform/postgres-database.js';
+import type { PostgresDatabase, Queryable } from '../platform/postgres-database.js';
 import {
   type AdminStore,
   type AdminTokenRecord,
@@ -9,6 +9,17 @@ import {
   type NewAuditEntry,
   type Page,
 } from './admin-store.js';
+
+/** Appends to the audit log; the ledger calls it on a change's own transaction. */
+export async function insertAudit(db: Queryable, entry: NewAuditEntry): Promise<void> {
+  await db.query('INSERT INTO audit_log (actor, action, target, request_id, detail) VALUES ($1, $2, $3, $4, $5)', [
+    entry.actor,
+    entry.action,
+    entry.target,
+    entry.requestId,
+    JSON.stringify(entry.detail),
+  ]);
+}
 
 interface TokenRow {
   id: string;
@@ -73,13 +84,7 @@ export class PostgresAdminStore implements AdminStore {
   }
 
   async appendAudit(entry: NewAuditEntry): Promise<void> {
-    await this.db.query('INSERT INTO audit_log (actor, action, target, request_id, detail) VALUES ($1, $2, $3, $4, $5)', [
-      entry.actor,
-      entry.action,
-      entry.target,
-      entry.requestId,
-      JSON.stringify(entry.detail),
-    ]);
+    await insertAudit(this.db, entry);
   }
 
   async listAudit(limit: number, cursor: string | null): Promise<Page<AuditEntry>> {

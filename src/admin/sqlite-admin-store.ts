@@ -39,18 +39,27 @@ function auditFromRow(row: AuditRow): AuditEntry {
   return { id, at, actor, action, target, requestId: row.request_id, detail: JSON.parse(row.detail) as Record<string, unknown> };
 }
 
+/** The audit log's insert, shared with the ledger, which writes a change's entry in the change's own transaction. */
+export function prepareAuditInsert(db: Database.Database): (entry: NewAuditEntry) => void {
+  const insert = db.prepare('INSERT INTO audit_log (at, actor, action, target, request_id, detail) VALUES (?, ?, ?, ?, ?, ?)');
+  return (entry) => {
+    insert.run(new Date().toISOString(), entry.actor, entry.action, entry.target, entry.requestId, JSON.stringify(entry.detail));
+  };
+}
+
 /** Admin tokens and the audit log in the ledger's SQLite database. */
 export class SqliteAdminStore implements AdminStore {
   private readonly sql;
+  private readonly insertAudit: (entry: NewAuditEntry) => void;
 
   constructor(db: Database.Database) {
+    this.insertAudit = prepareAuditInsert(db);
     this.sql = {
       insertToken: db.prepare('INSERT INTO admin_tokens (id, token_hash, name, read_only, created_at) VALUES (?, ?, ?, ?, ?)'),
       tokenByHash: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM admin_tokens WHERE token_hash = ?`),
       tokenById: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM admin_tokens WHERE id = ?`),
       tokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM admin_tokens ORDER BY created_at, id`),
       revoke: db.prepare('UPDATE admin_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
-      insertAudit: db.prepare('INSERT INTO audit_log (at, actor, action, target, request_id, detail) VALUES (?, ?, ?, ?, ?, ?)'),
       auditPage: db.prepare('SELECT id, at, actor, action, target, request_id, detail FROM audit_log WHERE id < ? ORDER BY id DESC LIMIT ?'),
     };
   }
@@ -77,7 +86,7 @@ export class SqliteAdminStore implements AdminStore {
   }
 
   async appendAudit(entry: NewAuditEntry): Promise<void> {
-    this.sql.insertAudit.run(new Date().toISOString(), entry.actor, entry.action, entry.target, entry.requestId, JSON.stringify(entry.detail));
+    this.insertAudit(entry);
   }
 
   async listAudit(limit: number, cursor: string | null): Promise<Page<AuditEntry>> {

@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Clock } from './credit-service.js';
-import type { KeyRecord, KeySettings, KeyStatus, Ledger, RefillChange, TopUpResult } from './ledger.js';
+import type { ChangeRecord, KeyRecord, KeySettings, KeyStatus, Ledger, RefillChange, RollResult, TopUpResult } from './ledger.js';
 import type { RefillPlan } from './refills.js';
 
 export const API_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
@@ -20,6 +20,9 @@ function newKeyId(): string {
 }
 
 const STATUS_ACTIONS: Record<KeyStatus, string> = { active: 'enable', disabled: 'disable', revoked: 'revoke' };
+
+/** A change of a key's rate or settings: refused on a revoked key, like every other change. */
+export type SettingsChange = { outcome: 'changed'; key: KeyRecord } | { outcome: 'revoked'; key: KeyRecord } | { outcome: 'not-found' };
 
 export type StatusChange =
   | { outcome: 'changed'; key: KeyRecord }
@@ -42,24 +45,35 @@ export interface TopUpOptions {
   expiresAt?: string;
 }
 
-/** Where operator changes are reported, for the audit log: what was done, to which key, with which figures. */
-export type ChangeReport = (action: string, keyId: string, detail: Record<string, unknown>) => Promise<void>;
+/** A top-up's outcome: the ledger's, or refused before it since its expiry is not in the future. */
+export type TopUpOutcome = TopUpResult | { outcome: 'expiry-past' };
 
-const UNREPORTED: ChangeReport = async () => undefined;
+/** Who makes operator changes, for the audit log: an admin token's name, `cli` or `stripe`, and the HTTP request; null: unaudited. */
+export interface Actor {
+  name: string;
+  requestId: string | null;
+}
+
+/** The idempotent request making a change: its claim is completed with the answer, in the change's transaction. */
+export type Answering<Result> = ChangeRecord<Result>['claim'];
+
+type Described = { action: string; keyId: string; detail: Record<string, unknown> } | undefined;
 
 /** Operator actions on keys, the one implementation behind the CLI and the admin API. */
 export class KeyAdmin {
   constructor(
     private readonly ledger: Ledger,
-    private readonly report: ChangeReport = UNREPORTED,
+    private readonly actor: Actor | null = null,
     private readonly clock: Clock = Date.now,
   ) {}
 
   /** `rateLimit`: requests per second for this key; null or absent for the service's default. */
   async create(credits: number, name = '', rateLimit: number | null = null): Promise<{ key: string; record: KeyRecord }> {
     const key = newApiKey();
-    const record = await this.ledger.createKey({ keyHash: hashApiKey(key), id: newKeyId(), name, credits, rateLimit });
-    await this.report('keys.create', record.id, { credits, name, rate: rateLimit });
+    const record = await this.ledger.createKey(
+      { keyHash: hashApiKey(key), id: newKeyId(), name, credits, rateLimit },
+      this.recorded((created) => ({ action: 'keys.create', keyId: created.id, detail: { credits, name, rate: rateLimit } })),
+    );
     return { key, record };
   }
 
@@ -73,62 +87,94 @@ export class KeyAdmin {
    * now); absent, they never expire. `idempotencyRef`: the claim of the request granting, so that a
    * retry of it never grants twice (Ledger.topUp).
    */
-  async topUp(keyOrId: string, credits: number, options: TopUpOptions = {}): Promise<TopUpResult | { outcome: 'expiry-past' }> {
-    const expiresAt = options.expiresAt === undefined ? null : new Date(options.expiresAt);
-    if (expiresAt && !(expiresAt.getTime() > this.clock())) return { outcome: 'expiry-past' };
+  async topUp(
+    keyOrId: string,
+    credits: number,
+    options: TopUpOptions = {},
+    answering?: Answering<TopUpOutcome>,
+  ): Promise<TopUpOutcome> {
+    const expiresAt = options.expiresAt === undefined ? null : new Date(options.expiresAt).toISOString();
+    if (expiresAt !== null && !(Date.parse(expiresAt) > this.clock())) return { outcome: 'expiry-past' };
     const key = await this.find(keyOrId);
     if (!key) return { outcome: 'not-found' };
-    const result = await this.ledger.topUp(key.id, credits, { idempotencyRef: options.idempotencyRef, expiresAt: expiresAt?.toISOString() ?? null });
-    if (result.outcome === 'topped-up') {
-      await this.report('keys.topup', key.id, {
-        credits,
-        balance: result.key.balance,
-        reference: options.reference ?? null,
-        expires_at: expiresAt?.toISOString() ?? null,
-      });
-    }
-    return result;
+    const detail = { credits, reference: options.reference ?? null, expires_at: expiresAt };
+    return this.ledger.topUp(
+      key.id,
+      credits,
+      { idempotencyRef: options.idempotencyRef, expiresAt },
+      this.recorded(
+        (result) => (result.outcome === 'topped-up' ? { action: 'keys.topup', keyId: key.id, detail: { ...detail, balance: result.key.balance } } : undefined),
+        answering,
+      ),
+    );
   }
 
   /**
    * A new plain key for the same id, balance and history. The former key keeps working for
    * `graceSeconds` (0 to MAX_ROLL_GRACE_SECONDS), so callers can switch without an outage.
    */
-  async roll(keyOrId: string, graceSeconds: number): Promise<RollOutcome> {
+  async roll(keyOrId: string, graceSeconds: number, answering?: Answering<RollOutcome>): Promise<RollOutcome> {
     const key = await this.find(keyOrId);
     if (!key) return { outcome: 'not-found' };
     const plain = newApiKey();
     const now = this.clock();
     const oldKeyValidUntil = graceSeconds > 0 ? new Date(now + graceSeconds * 1000).toISOString() : null;
-    const result = await this.ledger.rollKey(key.id, hashApiKey(plain), oldKeyValidUntil, new Date(now).toISOString());
-    if (result.outcome === 'not-found') return result;
-    if (result.outcome === 'revoked') return { outcome: 'revoked', record: result.key };
-    await this.report('keys.roll', key.id, { grace_seconds: graceSeconds, old_key_valid_until: oldKeyValidUntil });
-    return { outcome: 'rolled', key: plain, record: result.key, oldKeyValidUntil };
+    const outcomeOf = (result: RollResult): RollOutcome => {
+      if (result.outcome === 'not-found') return result;
+      if (result.outcome === 'revoked') return { outcome: 'revoked', record: result.key };
+      return { outcome: 'rolled', key: plain, record: result.key, oldKeyValidUntil };
+    };
+    const detail = { grace_seconds: graceSeconds, old_key_valid_until: oldKeyValidUntil };
+    const result = await this.ledger.rollKey(
+      key.id,
+      hashApiKey(plain),
+      oldKeyValidUntil,
+      new Date(now).toISOString(),
+      this.recorded(
+        (rolled) => (rolled.outcome === 'rolled' ? { action: 'keys.roll', keyId: key.id, detail } : undefined),
+        answering && { entry: answering.entry, answer: (rolled) => answering.answer(outcomeOf(rolled)) },
+      ),
+    );
+    return outcomeOf(result);
   }
 
-  async setRateLimit(keyOrId: string, rateLimit: number | null): Promise<KeyRecord | undefined> {
-    const key = await this.find(keyOrId);
-    const updated = key && (await this.ledger.setKeyRateLimit(key.id, rateLimit));
-    if (updated) await this.report('keys.rate', updated.id, { rate: rateLimit });
-    return updated;
-  }
-
-  /** Sets a key's refill plan, its first period granted at once; null ends it. */
-  async setRefill(keyOrId: string, plan: RefillPlan | null): Promise<RefillChange> {
+  /** A revoked key is closed for good: its rate is not changed either. */
+  async setRateLimit(keyOrId: string, rateLimit: number | null): Promise<SettingsChange> {
     const key = await this.find(keyOrId);
     if (!key) return { outcome: 'not-found' };
-    const change = await this.ledger.setRefill(key.id, plan, new Date(this.clock()).toISOString());
-    if (change.outcome === 'set') await this.report('keys.refill', key.id, { plan, granted: change.refill?.credits ?? 0 });
-    return change;
+    if (key.status === 'revoked') return { outcome: 'revoked', key };
+    const updated = await this.ledger.setKeyRateLimit(
+      key.id,
+      rateLimit,
+      this.recorded(() => ({ action: 'keys.rate', keyId: key.id, detail: { rate: rateLimit } })),
+    );
+    return updated ? { outcome: 'changed', key: updated } : { outcome: 'not-found' };
   }
 
-  /** A key's own prices and low-balance mark (null returns each to the service's). */
-  async updateSettings(keyOrId: string, settings: KeySettings): Promise<KeyRecord | undefined> {
+  /**
+   * Sets a key's refill plan; null ends it. A new plan's first period is granted at once, or when the
+   * period its refills already paid for ends; the plan a key follows already changes nothing.
+   */
+  async setRefill(keyOrId: string, plan: RefillPlan | null, answering?: Answering<RefillChange>): Promise<RefillChange> {
     const key = await this.find(keyOrId);
-    const updated = key && (await this.ledger.updateKeySettings(key.id, settings));
-    if (updated) await this.report('keys.update', updated.id, { prices: settings.prices, low_balance_threshold: settings.lowBalanceThreshold });
-    return updated;
+    if (!key) return { outcome: 'not-found' };
+    const describe = (change: RefillChange): Described => {
+      if (change.outcome !== 'set' || !change.changed) return undefined;
+      const refill = change.refill;
+      const detail = { plan, granted: refill?.credits ?? 0, ...(refill && refill.credits < refill.planned && { planned: refill.planned }) };
+      return { action: 'keys.refill', keyId: key.id, detail };
+    };
+    return this.ledger.setRefill(key.id, plan, new Date(this.clock()).toISOString(), this.recorded(describe, answering));
+  }
+
+  /** A key's own prices and low-balance mark (null returns each to the service's); not on a revoked key. */
+  async updateSettings(keyOrId: string, settings: KeySettings): Promise<SettingsChange> {
+    const key = await this.find(keyOrId);
+    if (!key) return { outcome: 'not-found' };
+    if (key.status === 'revoked') return { outcome: 'revoked', key };
+    const detail = { prices: settings.prices, low_balance_threshold: settings.lowBalanceThreshold };
+    const updated = await this.ledger.updateKeySettings(key.id, settings, this.recorded(() => ({ action: 'keys.update', keyId: key.id, detail })));
+    return updated ? { outcome: 'changed', key: updated } : { outcome: 'not-found' };
   }
 
   async setStatus(keyOrId: string, status: KeyStatus): Promise<StatusChange> {
@@ -136,8 +182,21 @@ export class KeyAdmin {
     if (!key) return { outcome: 'not-found' };
     if (key.status === 'revoked') return status === 'revoked' ? { outcome: 'unchanged', key } : { outcome: 'revoked', key };
     if (key.status === status) return { outcome: 'unchanged', key };
-    const updated = (await this.ledger.setKeyStatus(key.id, status)) as KeyRecord;
-    await this.report(`keys.${STATUS_ACTIONS[status]}`, key.id, { status });
+    const action = `keys.${STATUS_ACTIONS[status]}`;
+    const updated = (await this.ledger.setKeyStatus(key.id, status, this.recorded(() => ({ action, keyId: key.id, detail: { status } })))) as KeyRecord;
     return { outcome: 'changed', key: updated };
+  }
+
+  /** The change's record: its audit entry by this actor (none without one), and the claim it answers. */
+  private recorded<Result>(describe: (result: Result) => Described, answering?: Answering<Result>): ChangeRecord<Result> {
+    const actor = this.actor;
+    return {
+      audit: (result) => {
+        const described = actor === null ? undefined : describe(result);
+        if (actor === null || described === undefined) return undefined;
+        return { actor: actor.name, action: described.action, target: described.keyId, requestId: actor.requestId, detail: described.detail };
+      },
+      claim: answering,
+    };
   }
 }

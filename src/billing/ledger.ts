@@ -1,3 +1,5 @@
+import type { NewAuditEntry } from '../admin/admin-store.js';
+import type { IdempotencyEntry, StoredResponse } from '../idempotency/idempotency-store.js';
 import { cursorOf, placeOf } from '../platform/cursor.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
 
@@ -8,6 +10,30 @@ import type { Refill, RefillPlan, RefillRule } from './refills.js';
  */
 
 export type KeyStatus = 'active' | 'disabled' | 'revoked';
+
+/**
+ * What an operator's change writes in its own transaction besides the ledger: its audit entry, and
+ * for a request sent with an Idempotency-Key, the answer kept for its retries. All of it commits with
+ * the change, or none of it does, so a retry after any fault finds either nothing done or its answer.
+ */
+export interface ChangeRecord<Result> {
+  /** The audit entry of this outcome; undefined when the outcome changed nothing. */
+  audit(result: Result): NewAuditEntry | undefined;
+  /** The claim of the request making the change, completed with the answer to this outcome (undefined: a refusal, released after). */
+  claim?: { entry: IdempotencyEntry; answer(result: Result): StoredResponse | undefined };
+}
+
+/** The rows a change's record adds to its transaction: the audit entry and the completed claim, each when there is one. */
+export function changeWrites<Result>(
+  record: ChangeRecord<Result> | undefined,
+  result: Result,
+): { audit: NewAuditEntry | undefined; completion: { entry: IdempotencyEntry; response: StoredResponse } | undefined } {
+  const response = record?.claim?.answer(result);
+  return {
+    audit: record?.audit(result),
+    completion: record?.claim && response ? { entry: record.claim.entry, response } : undefined,
+  };
+}
 
 export interface KeyRecord {
   id: string;
@@ -71,7 +97,8 @@ export type DebitResult =
   | { outcome: 'unknown-key' };
 
 export type RefillChange =
-  | { outcome: 'set'; rule: RefillRule | null; refill: Refill | undefined }
+  /** `changed`: false when the key already followed this plan (or had none to end); `refill`: what was granted now; `balance`: after. */
+  | { outcome: 'set'; rule: RefillRule | null; refill: Refill | undefined; changed: boolean; balance: number }
   | { outcome: 'not-found' }
   | { outcome: 'revoked'; key: KeyRecord };
 
@@ -194,7 +221,7 @@ export interface UsageRow {
 }
 
 export interface Ledger {
-  createKey(input: NewKey): Promise<KeyRecord>;
+  createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord>;
   /** The key whose current hash this is; a rolled key's former hashes are found by findRetiredKey. */
   findKeyByHash(keyHash: string): Promise<KeyRecord | undefined>;
   findRetiredKey(keyHash: string): Promise<RetiredKey | undefined>;
@@ -212,7 +239,7 @@ export interface Ledger {
    * `idempotencyRef` is recorded on the grant, in the same transaction: a retry that took over the
    * claim of an attempt which granted and died before answering finds it and grants nothing more.
    */
-  topUp(keyId: string, amount: number, options?: GrantOptions): Promise<TopUpResult>;
+  topUp(keyId: string, amount: number, options?: GrantOptions, record?: ChangeRecord<TopUpResult>): Promise<TopUpResult>;
   /**
    * Takes from the balance what is left of every grant whose time has come (at most `limit`), each
    * in its own transaction, recording it as an expiry. Any number of instances may run it at once:
@@ -222,8 +249,12 @@ export interface Ledger {
   /** The key's expiring credits still in its balance, soonest first, with the credits spent so far taken from them. */
   expiringCredits(keyId: string): Promise<ExpiringCredits[]>;
   refillRule(keyId: string): Promise<RefillRule | null>;
-  /** Sets a key's refill plan (null ends it); a new plan's first period is granted at once. A revoked key gets none. */
-  setRefill(keyId: string, plan: RefillPlan | null, now: string): Promise<RefillChange>;
+  /**
+   * Sets a key's refill plan (null ends it). A new plan's first period is granted at once, unless the
+   * key's refills already paid for the period now running: it then starts when that period ends.
+   * The plan a key already follows changes nothing. A revoked key gets none.
+   */
+  setRefill(keyId: string, plan: RefillPlan | null, now: string, record?: ChangeRecord<RefillChange>): Promise<RefillChange>;
   /**
    * Grants the current period of every plan whose next period has come (at most `limit`), once per
    * period whatever the number of instances: a missed period is not granted after downtime.
@@ -234,10 +265,10 @@ export interface Ledger {
    * `oldKeyValidUntil` (RFC 3339), or stops at once when that is null. Former hashes past their
    * time are forgotten here.
    */
-  rollKey(keyId: string, newKeyHash: string, oldKeyValidUntil: string | null, now: string): Promise<RollResult>;
-  setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined>;
+  rollKey(keyId: string, newKeyHash: string, oldKeyValidUntil: string | null, now: string, record?: ChangeRecord<RollResult>): Promise<RollResult>;
+  setKeyStatus(keyId: string, status: KeyStatus, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined>;
   /** Sets the key's requests per second; null returns it to the service's default. */
-  setKeyRateLimit(keyId: string, rateLimit: number | null): Promise<KeyRecord | undefined>;
+  setKeyRateLimit(keyId: string, rateLimit: number | null, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined>;
 
   /**
    * Spends the request's cost (all of it, or nothing: 402) in one conditional write and records the
@@ -246,7 +277,7 @@ export interface Ledger {
    */
   debit(keyHash: string, endpoint: string, options?: DebitOptions): Promise<DebitResult>;
   /** Sets a key's prices or low-balance mark; undefined for an unknown key. */
-  updateKeySettings(keyId: string, settings: KeySettings): Promise<KeyRecord | undefined>;
+  updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined>;
   /** Fills in the final HTTP status of a charged request. Not awaited on the request path. */
   recordOutcome(chargeId: number, status: number): void;
   /** The key's charges, newest first; with `beforeId`, those older than that charge. */

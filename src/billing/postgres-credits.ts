@@ -1,12 +1,8 @@
-import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
+import type { PoolClient } from 'pg';
+import type { Queryable } from '../platform/postgres-database.js';
 import { type EventType, newEventId } from './events.js';
-import { type ExpiringCredits, type Expiry, type GrantOptions, settleSpent } from './ledger.js';
-import { periodIndex, periodStart, type Refill, type RefillPlan, type RefillRule } from './refills.js';
-
-/** A pool or a client: reads need no transaction of their own. */
-interface Queryable {
-  query<Row extends QueryResultRow>(sql: string, params?: unknown[]): Promise<QueryResult<Row>>;
-}
+import { type ExpiringCredits, type Expiry, type GrantOptions, MAX_BALANCE, settleSpent } from './ledger.js';
+import { periodIndex, periodStart, planAnchor, type Refill, type RefillPlan, type RefillRule, samePlan } from './refills.js';
 
 interface RuleRow {
   credits: number;
@@ -40,6 +36,7 @@ export async function grant(
   amount: number,
   reason: 'topup' | 'refill',
   options: GrantOptions = {},
+  planned = amount,
 ): Promise<number> {
   const expiresAt = options.expiresAt ?? null;
   await settle(client, keyId);
@@ -57,7 +54,7 @@ export async function grant(
     [keyId, amount, expiresAt === null ? 0 : 1],
   );
   const balance = Number(rows[0]?.balance);
-  await recordEvent(client, 'credits.granted', keyId, { balance, credits: amount, expires_at: expiresAt });
+  await recordEvent(client, 'credits.granted', keyId, { balance, credits: amount, expires_at: expiresAt, ...(planned > amount && { planned }) });
   return balance;
 }
 
@@ -103,25 +100,32 @@ export async function refillRule(client: Queryable, keyId: string): Promise<Refi
   return rows[0] ? ruleOf(rows[0]) : null;
 }
 
-/** Sets (or with null, ends) a key's plan; a new plan's first period starts now and is granted at once. */
+/**
+ * Sets (or with null, ends) a key's plan. The plan it already follows changes nothing; another starts
+ * where the periods already paid for end (refills.ts, planAnchor), and is granted at once if that is now.
+ */
 export async function setRefill(
   client: PoolClient,
   keyId: string,
   plan: RefillPlan | null,
   now: string,
-): Promise<{ rule: RefillRule | null; refill: Refill | undefined }> {
+): Promise<{ rule: RefillRule | null; refill: Refill | undefined; changed: boolean }> {
+  const rule = await refillRule(client, keyId);
   if (plan === null) {
     await client.query('DELETE FROM refill_rules WHERE key_id = $1', [keyId]);
-    return { rule: null, refill: undefined };
+    return { rule: null, refill: undefined, changed: rule !== null };
   }
+  if (samePlan(rule, plan)) return { rule, refill: undefined, changed: false };
+  const { rows } = await client.query<{ until: Date | null }>('SELECT refill_paid_until AS until FROM keys WHERE id = $1', [keyId]);
+  const anchor = planAnchor(now, rows[0]?.until?.toISOString() ?? null);
   await client.query(
     `INSERT INTO refill_rules (key_id, credits, interval, mode, anchor, last_period, next_refill_at) VALUES ($1, $2, $3, $4, $5, -1, $5)
      ON CONFLICT (key_id) DO UPDATE SET credits = excluded.credits, interval = excluded.interval, mode = excluded.mode,
        anchor = excluded.anchor, last_period = -1, next_refill_at = excluded.next_refill_at`,
-    [keyId, plan.credits, plan.interval, plan.mode, now],
+    [keyId, plan.credits, plan.interval, plan.mode, anchor],
   );
   const refill = await applyRefill(client, keyId, now);
-  return { rule: await refillRule(client, keyId), refill };
+  return { rule: await refillRule(client, keyId), refill, changed: true };
 }
 
 /** Grants the current period of the key's plan unless it was granted already; undefined then. */
@@ -133,9 +137,17 @@ export async function applyRefill(client: PoolClient, keyId: string, now: string
   if (period <= row.last_period) return undefined;
   const nextStart = periodStart(row.anchor, row.interval, period + 1).toISOString();
   await client.query('UPDATE refill_rules SET last_period = $2, next_refill_at = $3 WHERE key_id = $1', [keyId, period, nextStart]);
-  const credits = Number(row.credits);
-  const balance = await grant(client, keyId, credits, 'refill', { expiresAt: row.mode === 'replace' ? nextStart : null });
-  return { keyId, credits, balance };
+  const { rows: keys } = await client.query<{ balance: number }>('UPDATE keys SET refill_paid_until = $2 WHERE id = $1 RETURNING balance', [
+    keyId,
+    nextStart,
+  ]);
+  // No grant lifts a balance past MAX_BALANCE: a refill grants what fits, and says so.
+  const before = Number(keys[0]?.balance);
+  const planned = Number(row.credits);
+  const credits = Math.min(planned, MAX_BALANCE - before);
+  const expiresAt = row.mode === 'replace' ? nextStart : null;
+  const balance = credits > 0 ? await grant(client, keyId, credits, 'refill', { expiresAt }, planned) : before;
+  return { keyId, credits, planned, balance };
 }
 
 /** An event for webhook endpoints, in the transaction of the change that causes it. */

@@ -1,8 +1,12 @@
 import type { PoolClient } from 'pg';
+import { insertAudit } from '../admin/postgres-admin-store.js';
+import { completeClaim } from '../idempotency/postgres-idempotency.js';
 import type { PostgresDatabase } from '../platform/postgres-database.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
 import {
+  type ChangeRecord,
   type ChargeRecord,
+  changeWrites,
   type CreditGrant,
   type DebitOptions,
   type DebitResult,
@@ -69,14 +73,16 @@ export class PostgresLedger implements Ledger {
     private readonly lowBalanceThreshold: number | null = null,
   ) {}
 
-  async createKey(input: NewKey): Promise<KeyRecord> {
+  async createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord> {
     return this.db.transaction(async (client) => {
       const { rows } = await client.query<KeyRow>(
         `INSERT INTO keys (id, key_hash, name, status, balance, rate_limit) VALUES ($1, $2, $3, 'active', $4, $5) RETURNING ${KEY_COLUMNS}`,
         [input.id, input.keyHash, input.name, input.credits, input.rateLimit ?? null],
       );
       await client.query(`INSERT INTO credit_grants (key_id, amount, reason) VALUES ($1, $2, 'create')`, [input.id, input.credits]);
-      return keyFromRow(rows[0] as KeyRow);
+      const key = keyFromRow(rows[0] as KeyRow);
+      await writeChange(client, record, key);
+      return key;
     });
   }
 
@@ -142,9 +148,8 @@ export class PostgresLedger implements Ledger {
     return (await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, id`)).rows.map(keyFromRow);
   }
 
-  async topUp(keyId: string, amount: number, options: GrantOptions = {}): Promise<TopUpResult> {
-    return this.db.transaction(async (client): Promise<TopUpResult> => {
-      const key = await lockedKey(client, keyId);
+  async topUp(keyId: string, amount: number, options: GrantOptions = {}, record?: ChangeRecord<TopUpResult>): Promise<TopUpResult> {
+    return this.changeKey(keyId, record, async (client, key): Promise<TopUpResult> => {
       if (key && options.idempotencyRef !== undefined) {
         const before = await client.query('SELECT 1 FROM credit_grants WHERE idempotency_ref = $1', [options.idempotencyRef]);
         if (before.rowCount) return { outcome: 'granted-before', key };
@@ -180,12 +185,12 @@ export class PostgresLedger implements Ledger {
     return refillRule(this.db, keyId);
   }
 
-  async setRefill(keyId: string, plan: RefillPlan | null, now: string): Promise<RefillChange> {
-    return this.db.transaction(async (client): Promise<RefillChange> => {
-      const key = await lockedKey(client, keyId);
+  async setRefill(keyId: string, plan: RefillPlan | null, now: string, record?: ChangeRecord<RefillChange>): Promise<RefillChange> {
+    return this.changeKey(keyId, record, async (client, key): Promise<RefillChange> => {
       if (!key) return { outcome: 'not-found' };
       if (key.status === 'revoked' && plan !== null) return { outcome: 'revoked', key };
-      return { outcome: 'set', ...(await setRefill(client, keyId, plan, now)) };
+      const change = await setRefill(client, keyId, plan, now);
+      return { outcome: 'set', ...change, balance: change.refill?.balance ?? key.balance };
     });
   }
 
@@ -214,9 +219,14 @@ export class PostgresLedger implements Ledger {
     return row && { key: keyFromRow(row), keyHash: row.current_hash, validUntil: row.valid_until.toISOString() };
   }
 
-  async rollKey(keyId: string, newKeyHash: string, oldKeyValidUntil: string | null, now: string): Promise<RollResult> {
-    return this.db.transaction(async (client): Promise<RollResult> => {
-      const key = keyOf((await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1 FOR UPDATE`, [keyId])).rows);
+  async rollKey(
+    keyId: string,
+    newKeyHash: string,
+    oldKeyValidUntil: string | null,
+    now: string,
+    record?: ChangeRecord<RollResult>,
+  ): Promise<RollResult> {
+    return this.changeKey(keyId, record, async (client, key): Promise<RollResult> => {
       if (!key) return { outcome: 'not-found' };
       if (key.status === 'revoked') return { outcome: 'revoked', key };
       await client.query('DELETE FROM retired_keys WHERE key_id = $1 AND valid_until <= $2', [keyId, now]);
@@ -232,12 +242,14 @@ export class PostgresLedger implements Ledger {
     });
   }
 
-  async setKeyRateLimit(keyId: string, rateLimit: number | null): Promise<KeyRecord | undefined> {
-    return keyOf((await this.db.query<KeyRow>(`UPDATE keys SET rate_limit = $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`, [keyId, rateLimit])).rows);
+  async setKeyRateLimit(keyId: string, rateLimit: number | null, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
+    return this.changeKey(keyId, record, async (client) =>
+      keyOf((await client.query<KeyRow>(`UPDATE keys SET rate_limit = $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`, [keyId, rateLimit])).rows),
+    );
   }
 
-  async setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined> {
-    return this.db.transaction(async (client) => {
+  async setKeyStatus(keyId: string, status: KeyStatus, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
+    return this.changeKey(keyId, record, async (client) => {
       const changed = await client.query<KeyRow>(`UPDATE keys SET status = $2 WHERE id = $1 AND status <> 'revoked' RETURNING ${KEY_COLUMNS}`, [
         keyId,
         status,
@@ -252,8 +264,9 @@ export class PostgresLedger implements Ledger {
     return this.debits.submit(keyHash, endpoint, options);
   }
 
-  async updateKeySettings(keyId: string, settings: KeySettings): Promise<KeyRecord | undefined> {
-    const { rows } = await this.db.query<KeyRow>(
+  async updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
+    return this.changeKey(keyId, record, async (client) => {
+      const { rows } = await client.query<KeyRow>(
       `UPDATE keys SET prices = CASE WHEN $2 THEN $3::jsonb ELSE prices END,
          low_balance_threshold = CASE WHEN $4 THEN $5::bigint ELSE low_balance_threshold END WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
       [
@@ -263,8 +276,9 @@ export class PostgresLedger implements Ledger {
         settings.lowBalanceThreshold !== undefined,
         settings.lowBalanceThreshold ?? null,
       ],
-    );
-    return keyOf(rows);
+      );
+      return keyOf(rows);
+    });
   }
 
   recordOutcome(chargeId: number, status: number): void {
@@ -332,6 +346,22 @@ export class PostgresLedger implements Ledger {
     }));
   }
 
+  /**
+   * A change to one key in a transaction holding the key's row lock, with its record (audit entry,
+   * completed claim): all of it commits, or none.
+   */
+  private changeKey<T>(
+    keyId: string,
+    record: ChangeRecord<T> | undefined,
+    change: (client: PoolClient, key: KeyRecord | undefined) => Promise<T>,
+  ): Promise<T> {
+    return this.db.transaction(async (client) => {
+      const result = await change(client, await lockedKey(client, keyId));
+      await writeChange(client, record, result);
+      return result;
+    });
+  }
+
   /** Writes every debit and outcome still pending. The pool itself belongs to the store. */
   async close(): Promise<void> {
     await this.debits.drain();
@@ -362,6 +392,12 @@ export class PostgresLedger implements Ledger {
     }
     return results;
   }
+}
+
+async function writeChange<T>(client: PoolClient, record: ChangeRecord<T> | undefined, result: T): Promise<void> {
+  const { audit, completion } = changeWrites(record, result);
+  if (audit) await insertAudit(client, audit);
+  if (completion) await completeClaim(client, completion.entry, completion.response);
 }
 
 /** Each debit's cost added up with those of the same key before it in the batch. */

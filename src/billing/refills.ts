@@ -22,11 +22,29 @@ export interface RefillRule extends RefillPlan {
   nextRefillAt: string;
 }
 
-/** A refill granted: the key, the credits, and the key's balance after. */
+/**
+ * A period's refill: the credits granted and the key's balance after. `credits` is less than the
+ * plan's `planned` when the balance had no room for all of them under MAX_BALANCE (0 when it had none).
+ */
 export interface Refill {
   keyId: string;
   credits: number;
+  planned: number;
   balance: number;
+}
+
+/** Whether a plan is the one a rule already follows: setting it again changes nothing. */
+export function samePlan(rule: RefillPlan | null, plan: RefillPlan): boolean {
+  return rule !== null && rule.credits === plan.credits && rule.interval === plan.interval && rule.mode === plan.mode;
+}
+
+/**
+ * Where a plan set at `now` starts: now, or, when the key's refills already paid for a period
+ * that has not ended (`paidUntil`), the end of it. A plan set, changed, or ended and set again is
+ * never a second refill in one period.
+ */
+export function planAnchor(now: string, paidUntil: string | null): string {
+  return paidUntil !== null && paidUntil > now ? paidUntil : now;
 }
 
 const DAY_MS = 86_400_000;

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { EventType } from './events.js';
 import { newEventId } from './events.js';
-import { balanceCrossings, type ExpiringCredits, type Expiry, type GrantOptions, settleSpent } from './ledger.js';
-import { periodIndex, periodStart, type Refill, type RefillPlan, type RefillRule } from './refills.js';
+import { balanceCrossings, type ExpiringCredits, type Expiry, type GrantOptions, MAX_BALANCE, settleSpent } from './ledger.js';
+import { periodIndex, periodStart, planAnchor, type Refill, type RefillPlan, type RefillRule, samePlan } from './refills.js';
 
 interface RuleRow {
   key_id: string;
@@ -45,6 +45,9 @@ function prepare(db: Database.Database) {
     deleteRule: db.prepare('DELETE FROM refill_rules WHERE key_id = ?'),
     dueRules: db.prepare('SELECT key_id FROM refill_rules WHERE next_refill_at <= ? ORDER BY next_refill_at LIMIT ?'),
     ruleDone: db.prepare('UPDATE refill_rules SET last_period = ?, next_refill_at = ? WHERE key_id = ?'),
+    paidUntil: db.prepare('SELECT refill_paid_until AS until FROM keys WHERE id = ?'),
+    setPaidUntil: db.prepare('UPDATE keys SET refill_paid_until = ? WHERE id = ?'),
+    balance: db.prepare('SELECT balance FROM keys WHERE id = ?'),
   };
 }
 
@@ -67,7 +70,7 @@ export class SqliteCredits {
   }
 
   /** Adds a grant to the balance, settling first; the balance after. */
-  grant(keyId: string, amount: number, reason: 'topup' | 'refill', options: GrantOptions = {}): number {
+  grant(keyId: string, amount: number, reason: 'topup' | 'refill', options: GrantOptions = {}, planned = amount): number {
     const expiresAt = options.expiresAt ?? null;
     this.settle(keyId);
     const { balance } = this.sql.addToBalance.get(amount, keyId) as { balance: number };
@@ -81,7 +84,7 @@ export class SqliteCredits {
       expiresAt === null ? null : amount,
     );
     this.settle(keyId);
-    this.recordEvent('credits.granted', keyId, { balance, credits: amount, expires_at: expiresAt });
+    this.recordEvent('credits.granted', keyId, { balance, credits: amount, expires_at: expiresAt, ...(planned > amount && { planned }) });
     return balance;
   }
 
@@ -116,15 +119,21 @@ export class SqliteCredits {
     return row ? ruleOf(row) : null;
   }
 
-  /** Sets (or with null, ends) a key's plan; a new plan's first period starts now and is granted at once. */
-  setRefill(keyId: string, plan: RefillPlan | null, now: string): { rule: RefillRule | null; refill: Refill | undefined } {
+  /**
+   * Sets (or with null, ends) a key's plan. The plan it already follows changes nothing; another starts
+   * where the periods already paid for end (refills.ts, planAnchor), and is granted at once if that is now.
+   */
+  setRefill(keyId: string, plan: RefillPlan | null, now: string): { rule: RefillRule | null; refill: Refill | undefined; changed: boolean } {
+    const rule = this.refillRule(keyId);
     if (plan === null) {
       this.sql.deleteRule.run(keyId);
-      return { rule: null, refill: undefined };
+      return { rule: null, refill: undefined, changed: rule !== null };
     }
-    this.sql.putRule.run({ keyId, ...plan, anchor: now });
+    if (samePlan(rule, plan)) return { rule, refill: undefined, changed: false };
+    const { until } = this.sql.paidUntil.get(keyId) as { until: string | null };
+    this.sql.putRule.run({ keyId, ...plan, anchor: planAnchor(now, until) });
     const refill = this.refill(keyId, now);
-    return { rule: this.refillRule(keyId), refill };
+    return { rule: this.refillRule(keyId), refill, changed: true };
   }
 
   dueRefills(now: string, limit: number): string[] {
@@ -140,9 +149,13 @@ export class SqliteCredits {
     if (period <= row.last_period) return undefined;
     const nextStart = periodStart(anchor, row.interval, period + 1).toISOString();
     this.sql.ruleDone.run(period, nextStart, keyId);
+    this.sql.setPaidUntil.run(nextStart, keyId);
     const expiresAt = row.mode === 'replace' ? nextStart : null;
-    const balance = this.grant(keyId, row.credits, 'refill', { expiresAt });
-    return { keyId, credits: row.credits, balance };
+    // No grant lifts a balance past MAX_BALANCE: a refill grants what fits, and says so.
+    const { balance: before } = this.sql.balance.get(keyId) as { balance: number };
+    const credits = Math.min(row.credits, MAX_BALANCE - before);
+    const balance = credits > 0 ? this.grant(keyId, credits, 'refill', { expiresAt }, row.credits) : before;
+    return { keyId, credits, planned: row.credits, balance };
   }
 
   /** credits.low and credits.depleted, written with the change that crossed the mark. */

@@ -1,9 +1,15 @@
 import { basename, dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+import type { NewAuditEntry } from '../admin/admin-store.js';
+import { prepareAuditInsert } from '../admin/sqlite-admin-store.js';
+import type { IdempotencyEntry, StoredResponse } from '../idempotency/idempotency-store.js';
+import { prepareCompletion } from '../idempotency/sqlite-idempotency.js';
 import { ExternalWrites } from '../platform/external-writes.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
 import {
+  type ChangeRecord,
   type ChargeRecord,
+  changeWrites,
   type CreditGrant,
   type DebitOptions,
   type DebitResult,
@@ -113,6 +119,8 @@ export class SqliteLedger implements Ledger {
   private readonly debits = new DebitBatcher((jobs) => this.runDebits(jobs));
   private readonly credits: SqliteCredits;
   private readonly outcomes = new OutcomeWriter((outcomes) => this.inTransaction(() => this.writeOutcomes(outcomes)));
+  private readonly insertAudit: (entry: NewAuditEntry) => void;
+  private readonly completeClaim: (entry: IdempotencyEntry, response: StoredResponse) => void;
 
   /** `lowBalanceThreshold`: LOW_BALANCE_THRESHOLD, the mark of keys that have none of their own. */
   constructor(
@@ -122,16 +130,14 @@ export class SqliteLedger implements Ledger {
     this.sql = prepareStatements(db);
     this.credits = new SqliteCredits(db, lowBalanceThreshold);
     this.externalWrites = new ExternalWrites(db, dirname(db.name), basename(db.name));
+    this.insertAudit = prepareAuditInsert(db);
+    this.completeClaim = prepareCompletion(db);
   }
 
-  async createKey(input: NewKey): Promise<KeyRecord> {
+  async createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord> {
     const createdAt = new Date().toISOString();
     const rateLimit = input.rateLimit ?? null;
-    this.db.transaction(() => {
-      this.sql.insertKey.run(input.id, input.keyHash, input.name, 'active', input.credits, createdAt, rateLimit);
-      this.sql.insertCreateGrant.run(input.id, input.credits, createdAt);
-    })();
-    return {
+    const key: KeyRecord = {
       id: input.id,
       name: input.name,
       status: 'active',
@@ -142,6 +148,12 @@ export class SqliteLedger implements Ledger {
       prices: null,
       lowBalanceThreshold: null,
     };
+    this.inTransaction(() => {
+      this.sql.insertKey.run(input.id, input.keyHash, input.name, 'active', input.credits, createdAt, rateLimit);
+      this.sql.insertCreateGrant.run(input.id, input.credits, createdAt);
+      this.writeChange(record, key);
+    });
+    return key;
   }
 
   async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
@@ -214,8 +226,8 @@ export class SqliteLedger implements Ledger {
     return (this.sql.allKeys.all() as KeyRow[]).map(keyFromRow);
   }
 
-  async topUp(keyId: string, amount: number, options: GrantOptions = {}): Promise<TopUpResult> {
-    return this.changeKey(keyId, (key): TopUpResult => {
+  async topUp(keyId: string, amount: number, options: GrantOptions = {}, record?: ChangeRecord<TopUpResult>): Promise<TopUpResult> {
+    return this.changeKey(keyId, record, (key): TopUpResult => {
       if (key && options.idempotencyRef !== undefined && this.credits.grantedBefore(options.idempotencyRef))
         return { outcome: 'granted-before', key };
       const refusal = topUpRefusal(key, amount);
@@ -228,7 +240,7 @@ export class SqliteLedger implements Ledger {
   async expireDue(now: string, limit: number): Promise<Expiry[]> {
     const expiries: Expiry[] = [];
     for (const grant of this.credits.dueGrants(now, limit)) {
-      const expiry = await this.changeKey(grant.key_id, () => this.credits.expireGrant(grant.id, grant.key_id));
+      const expiry = await this.changeKey(grant.key_id, undefined, () => this.credits.expireGrant(grant.id, grant.key_id));
       if (expiry) expiries.push(expiry);
     }
     return expiries;
@@ -242,18 +254,19 @@ export class SqliteLedger implements Ledger {
     return this.credits.refillRule(keyId);
   }
 
-  async setRefill(keyId: string, plan: RefillPlan | null, now: string): Promise<RefillChange> {
-    return this.changeKey(keyId, (key): RefillChange => {
+  async setRefill(keyId: string, plan: RefillPlan | null, now: string, record?: ChangeRecord<RefillChange>): Promise<RefillChange> {
+    return this.changeKey(keyId, record, (key): RefillChange => {
       if (!key) return { outcome: 'not-found' };
       if (key.status === 'revoked' && plan !== null) return { outcome: 'revoked', key };
-      return { outcome: 'set', ...this.credits.setRefill(keyId, plan, now) };
+      const change = this.credits.setRefill(keyId, plan, now);
+      return { outcome: 'set', ...change, balance: change.refill?.balance ?? key.balance };
     });
   }
 
   async refillDue(now: string, limit: number): Promise<Refill[]> {
     const refills: Refill[] = [];
     for (const keyId of this.credits.dueRefills(now, limit)) {
-      const refill = await this.changeKey(keyId, (key) => (key?.status === 'revoked' ? undefined : this.credits.refill(keyId, now)));
+      const refill = await this.changeKey(keyId, undefined, (key) => (key?.status === 'revoked' ? undefined : this.credits.refill(keyId, now)));
       if (refill) refills.push(refill);
     }
     return refills;
@@ -264,8 +277,14 @@ export class SqliteLedger implements Ledger {
     return row && { key: keyFromRow(row), keyHash: row.current_hash, validUntil: row.valid_until };
   }
 
-  async rollKey(keyId: string, newKeyHash: string, oldKeyValidUntil: string | null, now: string): Promise<RollResult> {
-    return this.changeKey(keyId, (key): RollResult => {
+  async rollKey(
+    keyId: string,
+    newKeyHash: string,
+    oldKeyValidUntil: string | null,
+    now: string,
+    record?: ChangeRecord<RollResult>,
+  ): Promise<RollResult> {
+    return this.changeKey(keyId, record, (key): RollResult => {
       if (!key) return { outcome: 'not-found' };
       if (key.status === 'revoked') return { outcome: 'revoked', key };
       this.sql.forgetRetired.run(keyId, now);
@@ -276,15 +295,15 @@ export class SqliteLedger implements Ledger {
     });
   }
 
-  async setKeyRateLimit(keyId: string, rateLimit: number | null): Promise<KeyRecord | undefined> {
-    return this.changeKey(keyId, () => {
+  async setKeyRateLimit(keyId: string, rateLimit: number | null, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
+    return this.changeKey(keyId, record, () => {
       this.sql.setRateLimit.run(rateLimit, keyId);
       return this.keyBy(this.sql.keyById, keyId);
     });
   }
 
-  async setKeyStatus(keyId: string, status: KeyStatus): Promise<KeyRecord | undefined> {
-    return this.changeKey(keyId, (before) => {
+  async setKeyStatus(keyId: string, status: KeyStatus, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
+    return this.changeKey(keyId, record, (before) => {
       this.sql.setStatus.run(status, keyId);
       const after = this.keyBy(this.sql.keyById, keyId);
       if (after && before?.status !== 'revoked' && after.status === 'revoked')
@@ -297,8 +316,8 @@ export class SqliteLedger implements Ledger {
     return this.debits.submit(keyHash, endpoint, options);
   }
 
-  async updateKeySettings(keyId: string, settings: KeySettings): Promise<KeyRecord | undefined> {
-    return this.changeKey(keyId, (key) => {
+  async updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
+    return this.changeKey(keyId, record, (key) => {
       if (!key) return undefined;
       this.sql.updateSettings.run({
         keyId,
@@ -384,10 +403,25 @@ export class SqliteLedger implements Ledger {
     return row && keyFromRow(row);
   }
 
-  /** An operator's change to one key, in an immediate transaction; the key cache is dropped first. */
-  private changeKey<T>(keyId: string, change: (key: KeyRecord | undefined) => T): Promise<T> {
+  /**
+   * A change to one key in an immediate transaction, with its record (audit entry, completed claim):
+   * all of it commits, or none. The key cache is dropped first.
+   */
+  private changeKey<T>(keyId: string, record: ChangeRecord<T> | undefined, change: (key: KeyRecord | undefined) => T): Promise<T> {
     this.keyCache.clear();
-    return Promise.resolve(this.db.transaction(() => change(this.keyBy(this.sql.keyById, keyId))).immediate());
+    return Promise.resolve(
+      this.inTransaction(() => {
+        const result = change(this.keyBy(this.sql.keyById, keyId));
+        this.writeChange(record, result);
+        return result;
+      }),
+    );
+  }
+
+  private writeChange<T>(record: ChangeRecord<T> | undefined, result: T): void {
+    const { audit, completion } = changeWrites(record, result);
+    if (audit) this.insertAudit(audit);
+    if (completion) this.completeClaim(completion.entry, completion.response);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { MAX_BALANCE } from './ledger.js';
 
 /** How far a Stripe-Signature timestamp may be from now: Stripe's own libraries' default. */
@@ -56,21 +56,47 @@ export function isStripeEvent(value: unknown): value is StripeEvent {
 /** Checkout events that mean "paid": the session completed paid, or a delayed payment succeeded. */
 export const PAID_CHECKOUT_EVENTS = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
 
-/** A paid checkout: the key it is for and the credits it bought; undefined for anything else. */
-export type CheckoutPurchase = { keyId: string | undefined; credits: number | undefined };
+/**
+ * A paid checkout: the reference it names (`client_reference_id`: a key id, when it is right), and
+ * the credits it bought, or why none could be read.
+ */
+export type CheckoutPurchase =
+  | { reference: string | undefined; credits: number }
+  | { reference: string | undefined; credits: undefined; why: string };
 
 /**
  * What a paid checkout session bought: the key id in `client_reference_id`, and the credits in
  * `metadata.credits`, or else from STRIPE_PRICE_CREDITS by the checkout's price (expanded line items,
- * or `metadata.price_id`), times the quantity.
+ * or `metadata.price_id`), times the quantity. Undefined when the session is not paid.
  */
 export function checkoutPurchase(session: Record<string, unknown>, priceCredits: Record<string, number>): CheckoutPurchase | undefined {
   if (session.payment_status !== 'paid') return undefined;
-  const keyId = typeof session.client_reference_id === 'string' && session.client_reference_id ? session.client_reference_id : undefined;
-  const metadata = (typeof session.metadata === 'object' && session.metadata) || {};
-  const stated = (metadata as Record<string, unknown>).credits;
-  if (typeof stated === 'string' && /^\d+$/.test(stated)) return { keyId, credits: grantable(Number(stated)) };
-  return { keyId, credits: grantable(pricedCredits(session, metadata as Record<string, unknown>, priceCredits)) };
+  const reference = typeof session.client_reference_id === 'string' && session.client_reference_id ? session.client_reference_id : undefined;
+  const metadata = ((typeof session.metadata === 'object' && session.metadata) || {}) as Record<string, unknown>;
+  if (metadata.credits !== undefined) {
+    const why = statedCreditsProblem(metadata.credits);
+    return why === undefined ? { reference, credits: Number(metadata.credits) } : { reference, credits: undefined, why };
+  }
+  const priced = pricedCredits(session, metadata, priceCredits);
+  if (Number.isSafeInteger(priced) && priced >= 1 && priced <= MAX_BALANCE) return { reference, credits: priced };
+  const why =
+    priced === 0
+      ? 'no metadata.credits, and no price of the checkout is in STRIPE_PRICE_CREDITS'
+      : `the checkout's prices come to ${priced} credits, more than one grant may add (10^12)`;
+  return { reference, credits: undefined, why };
+}
+
+/** Why metadata.credits is not a number of credits to grant (Stripe keeps metadata as strings of digits), or undefined. */
+function statedCreditsProblem(stated: unknown): string | undefined {
+  const shown = JSON.stringify(stated).slice(0, 40);
+  if (typeof stated !== 'string') return `metadata.credits is ${shown}: it must be a string of decimal digits, such as "500"`;
+  if (stated.startsWith('-')) return `metadata.credits is ${shown}: it is negative`;
+  if (/^\d+\.\d*$/.test(stated)) return `metadata.credits is ${shown}: it is not a whole number`;
+  if (!/^\d+$/.test(stated)) return `metadata.credits is ${shown}: it must be written in decimal digits only, such as "500"`;
+  const credits = Number(stated);
+  if (credits === 0) return 'metadata.credits is "0": a purchase grants at least 1 credit';
+  if (credits > MAX_BALANCE) return `metadata.credits is ${shown}: more than one grant may add (10^12)`;
+  return undefined;
 }
 
 function pricedCredits(session: Record<string, unknown>, metadata: Record<string, unknown>, priceCredits: Record<string, number>): number {
@@ -81,6 +107,11 @@ function pricedCredits(session: Record<string, unknown>, metadata: Record<string
   return typeof metadata.price_id === 'string' ? (priceCredits[metadata.price_id] ?? 0) : 0;
 }
 
-function grantable(credits: number): number | undefined {
-  return Number.isSafeInteger(credits) && credits >= 1 && credits <= MAX_BALANCE ? credits : undefined;
+/**
+ * How the audit log names a client_reference_id: as it is when it has the form of a key id, else by
+ * a fingerprint, never the value, which may be a secret (a plain API key sent by mistake).
+ */
+export function referenceFingerprint(reference: string): string {
+  if (/^key_[0-9a-f]{16}$/.test(reference)) return reference;
+  return `sha256:${createHash('sha256').update(reference).digest('hex').slice(0, 16)}`;
 }

@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { PostgresDatabase } from '../platform/postgres-database.js';
+import type { PostgresDatabase, Queryable } from '../platform/postgres-database.js';
 import type { IdempotencyClaim, IdempotencyRequest, IdempotencyStore, StoredResponse } from './idempotency-store.js';
 
 type Entry = { keyHash: string; idempotencyKey: string; ref: string };
+
+/** Keeps a claim's answer; the ledger calls it on an operator change's own transaction. */
+export async function completeClaim(db: Queryable, entry: Entry, response: StoredResponse): Promise<void> {
+  await db.query(
+    `UPDATE idempotency SET state = 'done', status = $4, body = $5, content_type = $6, credits_remaining = $7
+     WHERE key_hash = $1 AND idempotency_key = $2 AND ref = $3`,
+    [entry.keyHash, entry.idempotencyKey, entry.ref, response.status, response.body, response.contentType, response.creditsRemaining],
+  );
+}
 
 interface EntryRow {
   ref: string;
@@ -65,11 +74,7 @@ export class PostgresIdempotency implements IdempotencyStore {
   }
 
   async complete(entry: Entry, response: StoredResponse): Promise<void> {
-    await this.db.query(
-      `UPDATE idempotency SET state = 'done', status = $4, body = $5, content_type = $6, credits_remaining = $7
-       WHERE key_hash = $1 AND idempotency_key = $2 AND ref = $3`,
-      [entry.keyHash, entry.idempotencyKey, entry.ref, response.status, response.body, response.contentType, response.creditsRemaining],
-    );
+    await completeClaim(this.db, entry, response);
   }
 
   async release(entry: Entry): Promise<void> {

@@ -16,11 +16,24 @@ interface EntryRow {
 
 type Entry = { keyHash: string; idempotencyKey: string; ref: string };
 
+/** A claim's completion, shared with the ledger, which completes an operator's change in the change's own transaction. */
+export function prepareCompletion(db: Database.Database): (entry: Entry, response: StoredResponse) => void {
+  const complete = db.prepare(
+    `UPDATE idempotency SET state = 'done', status = ?, body = ?, content_type = ?, credits_remaining = ?
+     WHERE key_hash = ? AND idempotency_key = ? AND ref = ?`,
+  );
+  return (entry, response) => {
+    complete.run(response.status, response.body, response.contentType, response.creditsRemaining, entry.keyHash, entry.idempotencyKey, entry.ref);
+  };
+}
+
 /** Idempotency entries in the ledger database; each claim is one immediate transaction. */
 export class SqliteIdempotency implements IdempotencyStore {
   private readonly sql;
+  private readonly completeClaim: (entry: Entry, response: StoredResponse) => void;
 
   constructor(private readonly ledger: Database.Database) {
+    this.completeClaim = prepareCompletion(ledger);
     this.sql = {
       entry: ledger.prepare('SELECT * FROM idempotency WHERE key_hash = ? AND idempotency_key = ?'),
       start: ledger.prepare(
@@ -29,10 +42,6 @@ export class SqliteIdempotency implements IdempotencyStore {
       ),
       relock: ledger.prepare('UPDATE idempotency SET locked_until = ? WHERE key_hash = ? AND idempotency_key = ? AND ref = ?'),
       chargeOf: ledger.prepare('SELECT id FROM charges WHERE idempotency_ref = ? ORDER BY id LIMIT 1'),
-      complete: ledger.prepare(
-        `UPDATE idempotency SET state = 'done', status = ?, body = ?, content_type = ?, credits_remaining = ?
-         WHERE key_hash = ? AND idempotency_key = ? AND ref = ?`,
-      ),
       release: ledger.prepare(`DELETE FROM idempotency WHERE key_hash = ? AND idempotency_key = ? AND ref = ? AND state = 'running'`),
       purge: ledger.prepare('DELETE FROM idempotency WHERE expires_at <= ?'),
     };
@@ -58,15 +67,7 @@ export class SqliteIdempotency implements IdempotencyStore {
   }
 
   async complete(entry: Entry, response: StoredResponse): Promise<void> {
-    this.sql.complete.run(
-      response.status,
-      response.body,
-      response.contentType,
-      response.creditsRemaining,
-      entry.keyHash,
-      entry.idempotencyKey,
-      entry.ref,
-    );
+    this.completeClaim(entry, response);
   }
 
   async release(entry: Entry): Promise<void> {

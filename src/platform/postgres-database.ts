@@ -27,6 +27,11 @@ const types = {
     oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
+/** A pool, a client in a transaction, or the database itself: what a statement needs to run. */
+export interface Queryable {
+  query<Row extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<Row>>;
+}
+
 /**
  * The connection pool every PostgreSQL store shares, with queries and transactions whose
  * connection faults come out as StoreUnavailableError.

@@ -367,6 +367,9 @@ const migrations: string[] = [
   // change feed, and starts afresh when pointed at another, or at this one created anew.
   `CREATE TABLE corpus_identity (id text NOT NULL);
    INSERT INTO corpus_identity (id) VALUES (md5(random()::text || clock_timestamp()::text));`,
+  // See the SQLite ledger's migration of the same column.
+  `ALTER TABLE keys ADD COLUMN refill_paid_until timestamptz;
+   UPDATE keys SET refill_paid_until = r.next_refill_at FROM refill_rules r WHERE r.key_id = keys.id AND r.last_period >= 0;`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

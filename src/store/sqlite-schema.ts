@@ -151,6 +151,10 @@ const ledgerMigrations: string[] = [
      next_refill_at TEXT NOT NULL
    );
    CREATE INDEX refill_rules_due ON refill_rules(next_refill_at);`,
+  // The end of the last period a key's refills paid for (billing/refills.ts, planAnchor): a plan
+  // set again, changed, or ended and set anew starts there, never granting twice in one period.
+  `ALTER TABLE keys ADD COLUMN refill_paid_until TEXT;
+   UPDATE keys SET refill_paid_until = (SELECT next_refill_at FROM refill_rules r WHERE r.key_id = keys.id AND r.last_period >= 0);`,
 ];
 
 const tokenizer = `tokenize = 'porter unicode61 remove_diacritics 2'`;

@@ -135,11 +135,11 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
           mine(await store.ledger.expireDue(day(1), 100)).map((expiry) => expiry.amount),
           [7],
         );
-        assert.deepEqual(mine(await store.ledger.refillDue(day(1), 100)), [{ keyId: record.id, credits: 10, balance: 15 }]);
+        assert.deepEqual(mine(await store.ledger.refillDue(day(1), 100)), [{ keyId: record.id, credits: 10, planned: 10, balance: 15 }]);
         assert.deepEqual(mine(await store.ledger.refillDue(day(1), 100)), [], 'once per period');
         // Down for three days: day 4 is granted, days 2 and 3 are not.
         await store.ledger.expireDue(day(4.2), 100);
-        assert.deepEqual(mine(await store.ledger.refillDue(day(4.2), 100)), [{ keyId: record.id, credits: 10, balance: 15 }]);
+        assert.deepEqual(mine(await store.ledger.refillDue(day(4.2), 100)), [{ keyId: record.id, credits: 10, planned: 10, balance: 15 }]);
         assert.equal((await store.ledger.refillRule(record.id))?.nextRefillAt, day(5));
         assert.deepEqual(
           (await store.ledger.listGrants(record.id)).map((grant) => grant.reason),
@@ -152,6 +152,97 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.deepEqual(mine(await store.ledger.refillDue(day(9), 100)), []);
         await store.ledger.setKeyStatus(record.id, 'revoked');
         assert.equal((await store.ledger.setRefill(record.id, { credits: 1, interval: 'day', mode: 'add' }, day(9))).outcome, 'revoked');
+      });
+
+      it('never grants twice in a period: the same plan again, another plan, or one ended and set again start after the period paid for', async () => {
+        const { record } = await newKey(0);
+        const at = (hours: number) => new Date(Date.parse('2033-03-01T00:00:00.000Z') + hours * 3_600_000).toISOString();
+        const daily = { credits: 50, interval: 'day', mode: 'add' } as const;
+        const first = await store.ledger.setRefill(record.id, daily, at(0));
+        assert.deepEqual(first.outcome === 'set' && [first.refill?.credits, first.balance, first.changed], [50, 50, true]);
+        const again = await store.ledger.setRefill(record.id, daily, at(1));
+        assert.deepEqual(again.outcome === 'set' && [again.refill, again.balance, again.changed], [undefined, 50, false], 'the same plan: nothing');
+        const bigger = await store.ledger.setRefill(record.id, { ...daily, credits: 80 }, at(2));
+        assert.deepEqual(bigger.outcome === 'set' && [bigger.refill, bigger.balance, bigger.rule?.nextRefillAt], [undefined, 50, at(24)]);
+        await store.ledger.setRefill(record.id, null, at(3));
+        const anew = await store.ledger.setRefill(record.id, { ...daily, interval: 'week' }, at(4));
+        assert.deepEqual(
+          anew.outcome === 'set' && [anew.refill, anew.balance, anew.rule?.nextRefillAt],
+          [undefined, 50, at(24)],
+          'ended and set again',
+        );
+        assert.deepEqual(
+          (await store.ledger.refillDue(at(24), 1000)).filter((refill) => refill.keyId === record.id),
+          [{ keyId: record.id, credits: 50, planned: 50, balance: 100 }],
+          'the new plan starts when the paid period ends',
+        );
+        assert.equal((await store.ledger.findKeyById(record.id))!.balance, 100);
+      });
+
+      it('grants a refill only up to MAX_BALANCE, and says what it planned', async () => {
+        const { record } = await newKey(MAX_BALANCE - 30);
+        const set = await store.ledger.setRefill(record.id, { credits: 100, interval: 'day', mode: 'add' }, '2034-01-01T00:00:00.000Z');
+        assert.deepEqual(set.outcome === 'set' && set.refill, { keyId: record.id, credits: 30, planned: 100, balance: MAX_BALANCE });
+        const next = (await store.ledger.refillDue('2034-01-02T00:00:00.000Z', 1000)).filter((refill) => refill.keyId === record.id);
+        assert.deepEqual(next, [{ keyId: record.id, credits: 0, planned: 100, balance: MAX_BALANCE }]);
+        assert.equal((await store.ledger.findKeyById(record.id))!.balance, MAX_BALANCE);
+        assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.keyId === record.id)?.consistent, true);
+      });
+
+      it('writes a change, its audit entry and its claim together; a record that fails leaves nothing granted', async () => {
+        const { record } = await newKey(1);
+        const claim = await store.idempotency.claim({
+          keyHash: 'admin',
+          idempotencyKey: `contract-${record.id}`,
+          fingerprint: 'f',
+          lockMs: 60_000,
+          ttlMs: 60_000,
+        });
+        assert.equal(claim.outcome, 'claimed');
+        const entry = { keyHash: 'admin', idempotencyKey: `contract-${record.id}`, ref: (claim as { ref: string }).ref };
+        const audited = (action: string) => ({ actor: 'contract', action, target: record.id, requestId: null, detail: {} });
+        await assert.rejects(
+          store.ledger.topUp(
+            record.id,
+            5,
+            { idempotencyRef: entry.ref },
+            {
+              audit: () => audited('keys.topup'),
+              claim: {
+                entry,
+                answer: () => {
+                  throw new Error('injected: the answer cannot be written');
+                },
+              },
+            },
+          ),
+          /injected/,
+        );
+        assert.equal((await store.ledger.findKeyById(record.id))!.balance, 1, 'nothing granted');
+        const answer = { status: 200, body: '{"ok":true}', contentType: 'application/json', creditsRemaining: null };
+        const done = await store.ledger.topUp(
+          record.id,
+          5,
+          { idempotencyRef: entry.ref },
+          { audit: () => audited('keys.topup'), claim: { entry, answer: () => answer } },
+        );
+        assert.equal(done.outcome, 'topped-up');
+        const replay = await store.idempotency.claim({
+          keyHash: 'admin',
+          idempotencyKey: entry.idempotencyKey,
+          fingerprint: 'f',
+          lockMs: 60_000,
+          ttlMs: 60_000,
+        });
+        assert.deepEqual(replay, { outcome: 'replay', response: answer });
+        await store.idempotency.release(entry);
+        assert.equal(
+          (await store.idempotency.claim({ keyHash: 'admin', idempotencyKey: entry.idempotencyKey, fingerprint: 'f', lockMs: 1, ttlMs: 1 })).outcome,
+          'replay',
+          'a completed claim is never released',
+        );
+        const log = await store.admin.listAudit(50, null);
+        assert.equal(log.items.filter((item) => item.target === record.id && item.action === 'keys.topup').length, 1);
       });
 
       it("adds a plan's credits that roll over in add mode", async () => {

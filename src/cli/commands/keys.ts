@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { auditReport } from '../../admin/admin-tokens.js';
 import { KeyAdmin } from '../../billing/key-admin.js';
 import { type ChargeRecord, type CreditGrant, type KeyRecord, type KeyStatus, MAX_BALANCE } from '../../billing/ledger.js';
 import { REFILL_INTERVALS, REFILL_MODES, type RefillInterval, type RefillMode, type RefillPlan, type RefillRule } from '../../billing/refills.js';
@@ -130,7 +129,7 @@ export function keysCommands(program: Command, cli: CliContext): void {
 
 /** Key changes from the command line, recorded in the audit log as the CLI's. */
 function operatorKeys(store: Store): KeyAdmin {
-  return new KeyAdmin(store.ledger, auditReport(store.admin, 'cli', null));
+  return new KeyAdmin(store.ledger, { name: 'cli', requestId: null });
 }
 
 async function createKey(store: Store, options: { credits: string; name?: string; rate?: string }): Promise<CreatedKey> {
@@ -141,9 +140,10 @@ async function createKey(store: Store, options: { credits: string; name?: string
 }
 
 async function setKeyRate(store: Store, keyOrId: string, rate: string): Promise<KeyRecord> {
-  const key = await operatorKeys(store).setRateLimit(keyOrId, parseRate(rate, true));
-  if (!key) throw notFound(keyOrId);
-  return key;
+  const change = await operatorKeys(store).setRateLimit(keyOrId, parseRate(rate, true));
+  if (change.outcome === 'not-found') throw notFound(keyOrId);
+  if (change.outcome === 'revoked') throw new CliError(`Key ${change.key.id} is revoked, which is permanent: its rate does not change.`);
+  return change.key;
 }
 
 async function topUpKey(store: Store, keyOrId: string, rawCredits: string, expiresAt: string | undefined): Promise<KeyRecord> {

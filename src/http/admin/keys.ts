@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { AdminStore, AdminTokenRecord } from '../../admin/admin-store.js';
-import { auditReport } from '../../admin/admin-tokens.js';
-import { KeyAdmin } from '../../billing/key-admin.js';
+import type { AdminTokenRecord } from '../../admin/admin-store.js';
+import { KeyAdmin, type SettingsChange } from '../../billing/key-admin.js';
 import type { KeyRecord } from '../../billing/ledger.js';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
@@ -25,7 +24,14 @@ export function adminKeyOf(key: KeyRecord) {
 export function keysFor(services: Services, request: FastifyRequest): KeyAdmin {
   const token = request.adminToken as AdminTokenRecord;
   const { store, clock } = services;
-  return new KeyAdmin(store.ledger, auditReport(store.admin as AdminStore, token.name, request.id), clock);
+  return new KeyAdmin(store.ledger, { name: token.name, requestId: request.id }, clock);
+}
+
+/** The key a rate or settings change left, or its 404 or 409. */
+export function changedKey(change: SettingsChange, id: string): KeyRecord {
+  if (change.outcome === 'not-found') throw new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
+  if (change.outcome === 'revoked') throw new ApiError('KEY_REVOKED');
+  return change.key;
 }
 
 /** The key with this id, or 404. Ids only: a plain key never travels in an admin URL. */

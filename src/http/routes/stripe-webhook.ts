@@ -1,7 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { auditReport } from '../../admin/admin-tokens.js';
 import { KeyAdmin } from '../../billing/key-admin.js';
-import { checkoutPurchase, checkStripeSignature, isStripeEvent, PAID_CHECKOUT_EVENTS, type StripeEvent } from '../../billing/stripe.js';
+import {
+  checkoutPurchase,
+  checkStripeSignature,
+  isStripeEvent,
+  PAID_CHECKOUT_EVENTS,
+  referenceFingerprint,
+  type StripeEvent,
+} from '../../billing/stripe.js';
 import { ApiError } from '../../errors.js';
 import type { AppSettings, Services } from '../../services/services.js';
 import { errorResponse, freeErrorResponses, noSecurity, successHeaders } from '../schemas/common.js';
@@ -67,19 +74,25 @@ function parsedEvent(raw: Buffer): StripeEvent {
 async function handle(services: Services, stripe: StripeSettings, request: FastifyRequest, event: StripeEvent): Promise<Outcome> {
   const purchase = PAID_CHECKOUT_EVENTS.has(event.type) ? checkoutPurchase(event.data.object, stripe.priceCredits) : undefined;
   if (!purchase) return 'ignored';
-  const report = auditReport(services.store.admin, 'stripe', request.id);
+  const key = purchase.reference === undefined ? undefined : await services.store.ledger.findKeyById(purchase.reference);
+  const target = purchase.reference === undefined ? event.id : referenceFingerprint(purchase.reference);
   // Stripe must not retry these forever: answered 200, and kept for the operator to settle by hand.
   const unpaid = async (outcome: Outcome, why: string) => {
-    request.log.warn({ event: event.id, key: purchase.keyId }, `Stripe checkout not credited: ${why}`);
-    await report('billing.stripe.not-credited', purchase.keyId ?? event.id, { event_id: event.id, credits: purchase.credits ?? null, why });
+    request.log.warn({ event: event.id, target }, `Stripe checkout not credited: ${why}`);
+    await auditReport(services.store.admin, 'stripe', request.id)('billing.stripe.not-credited', target, {
+      event_id: event.id,
+      credits: purchase.credits ?? null,
+      why,
+    });
     return outcome;
   };
-  if (purchase.credits === undefined) return unpaid('no-credits-stated', 'no credits in metadata.credits, nor a price in STRIPE_PRICE_CREDITS');
-  if (purchase.keyId === undefined || !(await services.store.ledger.findKeyById(purchase.keyId))) {
-    return unpaid('unknown-key', 'client_reference_id names no key');
+  if (purchase.credits === undefined) return unpaid('no-credits-stated', purchase.why);
+  if (!key) {
+    const why = purchase.reference === undefined ? 'the checkout has no client_reference_id' : 'client_reference_id is not the id of a key';
+    return unpaid('unknown-key', why);
   }
-  const keys = new KeyAdmin(services.store.ledger, report, services.clock);
-  const result = await keys.topUp(purchase.keyId, purchase.credits, { reference: event.id, idempotencyRef: `stripe:${event.id}` });
+  const keys = new KeyAdmin(services.store.ledger, { name: 'stripe', requestId: request.id }, services.clock);
+  const result = await keys.topUp(key.id, purchase.credits, { reference: event.id, idempotencyRef: `stripe:${event.id}` });
   switch (result.outcome) {
     case 'topped-up':
       services.metrics?.grant(purchase.credits);
@@ -87,7 +100,7 @@ async function handle(services: Services, stripe: StripeSettings, request: Fasti
     case 'granted-before':
       return 'duplicate';
     case 'not-found':
-      return unpaid('unknown-key', 'client_reference_id names no key');
+      return unpaid('unknown-key', 'client_reference_id is not the id of a key');
     default:
       return unpaid('refused', result.outcome === 'revoked' ? 'the key is revoked' : 'the balance would pass 10^12 credits');
   }

@@ -25,6 +25,7 @@ describe('admin API: refill plans', () => {
       id: key.id,
       balance: 1000,
       refill: { credits: 1000, interval: 'month', mode: 'replace', next_refill_at: '2026-08-31T12:00:00.000Z' },
+      granted: 1000,
     });
     await call('POST', `/admin/keys/${key.id}/topup`, { credits: 50 });
     const upkeep = new BillingUpkeep(context.store.ledger, clock);
@@ -32,7 +33,7 @@ describe('admin API: refill plans', () => {
     const first = await upkeep.runOnce();
     assert.deepEqual(
       [first.expired.map((expiry) => expiry.amount), first.refilled],
-      [[1000], [{ keyId: key.id, credits: 1000, balance: 1050 }]],
+      [[1000], [{ keyId: key.id, credits: 1000, planned: 1000, balance: 1050 }]],
       "last month's plan credits leave, this month's arrive, the top-up stays",
     );
     assert.deepEqual((await upkeep.runOnce()).refilled, []);

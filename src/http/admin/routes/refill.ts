@@ -1,11 +1,12 @@
-import type { FastifyInstance } from 'fastify';
-import { MAX_BALANCE } from '../../../billing/ledger.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { MAX_BALANCE, type RefillChange } from '../../../billing/ledger.js';
 import type { RefillRule } from '../../../billing/refills.js';
 import { REFILL_INTERVALS, REFILL_MODES, type RefillPlan } from '../../../billing/refills.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
-import { errorResponse } from '../../schemas/common.js';
+import { errorResponse, idempotencyKeyHeader } from '../../schemas/common.js';
+import { idempotentChange } from '../idempotent-change.js';
 import { keysFor } from '../keys.js';
 import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
 
@@ -26,8 +27,18 @@ const refillAnswer = (description: string) =>
     description,
     headers: adminSuccessHeaders,
     type: 'object',
-    required: ['id', 'balance', 'refill'],
-    properties: { id: { type: 'string' }, balance: { type: 'integer' }, refill: refillSchema },
+    required: ['id', 'balance', 'refill', 'granted'],
+    properties: {
+      id: { type: 'string' },
+      balance: { type: 'integer' },
+      refill: refillSchema,
+      granted: {
+        type: 'integer',
+        description:
+          "Credits this request granted: the plan's first period when it starts now, else 0. Less than the plan's credits when " +
+          'the balance had room for only that much under 10^12.',
+      },
+    },
   }) as const;
 
 export function refillOf(rule: RefillRule | null) {
@@ -37,14 +48,18 @@ export function refillOf(rule: RefillRule | null) {
 const putSchema = {
   summary: "Set a key's refill plan",
   description:
-    'Each period (day, week or calendar month, from now) grants `credits` once, the first at once; after downtime only the current ' +
-    "period is granted. mode add: the plan's credits roll over. mode replace: a period's credits expire when the next period " +
-    'starts, so each refill replaces what is left of the last one; credits bought by top-up are never touched. Setting a plan ' +
-    'again starts it anew.',
+    'Each period (day, week or calendar month) grants `credits` once; after downtime only the current period is granted. A ' +
+    "key's first plan starts now and is granted at once. A plan set while a period its refills paid for is still running (a " +
+    'change of plan, or one ended and set again) starts when that period ends: no period is ever granted twice, and setting a ' +
+    'plan is never a top-up. Setting the plan the key already follows changes nothing. No refill lifts the balance past 10^12: ' +
+    "it grants what fits. mode add: the plan's credits roll over. mode replace: a period's credits expire when the next period " +
+    'starts, so each refill replaces what is left of the last one; credits bought by top-up are never touched. Send an ' +
+    'Idempotency-Key to have a retry answered from the first request.',
   operationId: 'adminSetRefill',
   tags: ['admin'],
   security: adminSecurity,
   params: idParams,
+  headers: { type: 'object', properties: { 'idempotency-key': idempotencyKeyHeader } },
   body: {
     type: 'object',
     required: ['credits', 'interval', 'mode'],
@@ -56,9 +71,10 @@ const putSchema = {
     },
   },
   response: {
-    200: refillAnswer('The plan, and the balance after its first refill.'),
+    200: refillAnswer('The plan, what this request granted, and the balance after.'),
     404: errorResponse('No key has this id.'),
-    409: errorResponse('The key is revoked, which is permanent.'),
+    409: errorResponse('The key is revoked, which is permanent; or a request with this Idempotency-Key is still running.'),
+    422: errorResponse('This Idempotency-Key was used for a different request.'),
     ...adminWriteErrorResponses,
   },
 } as const;
@@ -70,26 +86,38 @@ const deleteSchema = {
   tags: ['admin'],
   security: adminSecurity,
   params: idParams,
+  headers: { type: 'object', properties: { 'idempotency-key': idempotencyKeyHeader } },
   response: {
     200: refillAnswer('The key has no plan now.'),
     404: errorResponse('No key has this id.'),
+    409: errorResponse('A request with this Idempotency-Key is still running.'),
+    422: errorResponse('This Idempotency-Key was used for a different request.'),
     ...adminWriteErrorResponses,
   },
 } as const;
 
+function answerOf(id: string, change: RefillChange) {
+  if (change.outcome === 'not-found') return new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
+  if (change.outcome === 'revoked') return new ApiError('KEY_REVOKED');
+  return { id, balance: change.balance, refill: refillOf(change.rule), granted: change.refill?.credits ?? 0 };
+}
+
 /** PUT and DELETE /admin/keys/{id}/refill. */
 export function refillRoutes(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
-  const change = async (id: string, keys: ReturnType<typeof keysFor>, plan: RefillPlan | null) => {
-    const result = await keys.setRefill(id, plan);
-    if (result.outcome === 'not-found') throw new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
-    if (result.outcome === 'revoked') throw new ApiError('KEY_REVOKED');
-    const key = await services.store.ledger.findKeyById(id);
-    return { id, balance: key?.balance ?? 0, refill: refillOf(result.rule) };
+  const change = (request: FastifyRequest, reply: FastifyReply, plan: RefillPlan | null) => {
+    const id = (request.params as { id: string }).id;
+    return idempotentChange<RefillChange, ReturnType<typeof answerOf>>(
+      services,
+      request,
+      reply,
+      async (answering) => {
+        const result = await keysFor(services, request).setRefill(id, plan, answering);
+        if (result.outcome === 'set' && result.refill) services.metrics?.grant(result.refill.credits);
+        return result;
+      },
+      (result) => answerOf(id, result),
+    );
   };
-  app.put('/admin/keys/:id/refill', { schema: putSchema, ...hooks }, async (request) =>
-    change((request.params as { id: string }).id, keysFor(services, request), request.body as RefillPlan),
-  );
-  app.delete('/admin/keys/:id/refill', { schema: deleteSchema, ...hooks }, async (request) =>
-    change((request.params as { id: string }).id, keysFor(services, request), null),
-  );
+  app.put('/admin/keys/:id/refill', { schema: putSchema, ...hooks }, (request, reply) => change(request, reply, request.body as RefillPlan));
+  app.delete('/admin/keys/:id/refill', { schema: deleteSchema, ...hooks }, (request, reply) => change(request, reply, null));
 }

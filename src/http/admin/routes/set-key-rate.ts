@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
-import { adminKeyOf, keysFor } from '../keys.js';
+import { adminKeyOf, changedKey, keysFor } from '../keys.js';
 import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
 
 const schema = {
@@ -22,6 +21,7 @@ const schema = {
   response: {
     200: { description: 'The key as it is now.', headers: adminSuccessHeaders, ...adminKey },
     404: errorResponse('No key has this id.'),
+    409: errorResponse('The key is revoked, which is permanent: nothing about it changes.'),
     ...adminWriteErrorResponses,
   },
 } as const;
@@ -29,8 +29,7 @@ const schema = {
 export function setKeyRateRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
   app.put('/admin/keys/:id/rate', { schema, ...hooks }, async (request) => {
     const id = (request.params as { id: string }).id;
-    const key = await keysFor(services, request).setRateLimit(id, (request.body as { rate: number | null }).rate);
-    if (!key) throw new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
-    return adminKeyOf(key);
+    const change = await keysFor(services, request).setRateLimit(id, (request.body as { rate: number | null }).rate);
+    return adminKeyOf(changedKey(change, id));
   });
 }

@@ -1,19 +1,20 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AdminTokenRecord } from '../../../admin/admin-store.js';
+import type { FastifyInstance } from 'fastify';
+import type { TopUpOutcome } from '../../../billing/key-admin.js';
 import { MAX_BALANCE } from '../../../billing/ledger.js';
 import { ApiError } from '../../../errors.js';
-import type { Claim } from '../../../idempotency/idempotency-service.js';
 import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse, idempotencyKeyHeader, responseHeaders } from '../../schemas/common.js';
+import { idempotentChange } from '../idempotent-change.js';
 import { keysFor } from '../keys.js';
 import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
 
 const schema = {
   summary: 'Add credits to a key',
   description:
-    'Send an Idempotency-Key and repeat it on retries: the same request is answered from the first one and grants nothing more; ' +
-    'a different request with the same Idempotency-Key is 422.',
+    'Send an Idempotency-Key and repeat it on retries: the same request is answered from the first one and grants nothing more, ' +
+    'whichever admin token sends it; a different request with the same Idempotency-Key is 422. The grant, its audit entry and ' +
+    'the kept answer commit together: a request that failed granted nothing, and its retry runs afresh.',
   operationId: 'adminTopUpKey',
   tags: ['admin'],
   security: adminSecurity,
@@ -49,73 +50,43 @@ const schema = {
   },
 } as const;
 
-/** Claims the Idempotency-Key for this token; answers a replay, 409 or 422 itself. Undefined when no key was sent. */
-async function claimTopUp(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<Claim | 'answered' | undefined> {
-  const idempotencyKey = request.headers['idempotency-key'];
-  if (typeof idempotencyKey !== 'string') return undefined;
-  const keyHash = `admin:${(request.adminToken as AdminTokenRecord).id}`;
-  const claim = await services.idempotency.claim(keyHash, idempotencyKey, {
-    method: request.method,
-    path: request.routeOptions.url ?? request.url,
-    docId: (request.params as { id: string }).id,
-    body: request.body,
-  });
-  switch (claim.outcome) {
-    case 'mismatch':
-      throw new ApiError('IDEMPOTENCY_KEY_REUSED');
-    case 'in-progress':
-      throw new ApiError('IDEMPOTENCY_IN_PROGRESS', undefined, { headers: { 'retry-after': '1' } });
-    case 'replay':
-      services.metrics?.replay();
-      await reply.code(claim.response.status).type(claim.response.contentType).header('idempotent-replayed', 'true').send(claim.response.body);
-      return 'answered';
-    case 'claimed':
-      return { keyHash, idempotencyKey, ref: claim.ref };
-  }
-}
-
-async function topUp(services: Services, request: FastifyRequest, claim: Claim | undefined): Promise<{ id: string; balance: number }> {
-  const id = (request.params as { id: string }).id;
-  const body = request.body as { credits: number; reference?: string; expires_at?: string };
-  const result = await keysFor(services, request).topUp(id, body.credits, {
-    reference: body.reference,
-    idempotencyRef: claim?.ref,
-    expiresAt: body.expires_at,
-  });
+/** The answer to a top-up's outcome, or its refusal. */
+function answerOf(id: string, credits: number, result: TopUpOutcome, now: number): { id: string; balance: number } | ApiError {
   switch (result.outcome) {
     case 'not-found':
-      throw new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
+      return new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
     case 'revoked':
-      throw new ApiError('KEY_REVOKED');
+      return new ApiError('KEY_REVOKED');
     case 'over-limit':
-      throw new ApiError(
-        'BALANCE_LIMIT',
-        `Key ${id} holds ${result.key.balance} credits; adding ${body.credits} would pass ${MAX_BALANCE}. Nothing was added.`,
-      );
+      return new ApiError('BALANCE_LIMIT', `Key ${id} holds ${result.key.balance} credits; adding ${credits} would pass ${MAX_BALANCE}. Nothing was added.`);
+    case 'expiry-past':
+      return new ApiError('BAD_REQUEST', `expires_at must be later than now (${new Date(now).toISOString()}).`);
     case 'topped-up':
-      services.metrics?.grant(body.credits);
-      return { id, balance: result.key.balance };
     case 'granted-before':
       return { id, balance: result.key.balance };
-    case 'expiry-past':
-      throw new ApiError('BAD_REQUEST', `expires_at must be later than now (${new Date(services.clock()).toISOString()}).`);
   }
 }
 
 export function topUpKeyRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
   app.post('/admin/keys/:id/topup', { schema, ...hooks }, async (request, reply) => {
-    const claim = await claimTopUp(services, request, reply);
-    if (claim === 'answered') return reply;
-    try {
-      const answer = await topUp(services, request, claim);
-      if (claim) {
-        const response = { status: 200, body: JSON.stringify(answer), contentType: 'application/json; charset=utf-8', creditsRemaining: null };
-        await services.idempotency.complete(claim, response);
-      }
-      return answer;
-    } catch (error) {
-      if (claim) await services.idempotency.release(claim);
-      throw error;
-    }
+    const id = (request.params as { id: string }).id;
+    const body = request.body as { credits: number; reference?: string; expires_at?: string };
+    const now = services.clock();
+    return idempotentChange<TopUpOutcome, { id: string; balance: number }>(
+      services,
+      request,
+      reply,
+      async (answering) => {
+        const result = await keysFor(services, request).topUp(
+          id,
+          body.credits,
+          { reference: body.reference, idempotencyRef: answering?.entry.ref, expiresAt: body.expires_at },
+          answering,
+        );
+        if (result.outcome === 'topped-up') services.metrics?.grant(body.credits);
+        return result;
+      },
+      (result) => answerOf(id, body.credits, result, now),
+    );
   });
 }

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { MAX_BALANCE } from '../../../billing/ledger.js';
-import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
-import { adminKeyOf, keysFor } from '../keys.js';
+import { adminKeyOf, changedKey, keysFor } from '../keys.js';
 import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams, pricesSchema } from '../schemas.js';
 
 const schema = {
@@ -29,6 +28,7 @@ const schema = {
   response: {
     200: { description: 'The key as it is now.', headers: adminSuccessHeaders, ...adminKey },
     404: errorResponse('No key has this id.'),
+    409: errorResponse('The key is revoked, which is permanent: nothing about it changes.'),
     ...adminWriteErrorResponses,
   },
 } as const;
@@ -37,8 +37,7 @@ export function updateKeyRoute(app: FastifyInstance, services: Services, hooks: 
   app.patch('/admin/keys/:id', { schema, ...hooks }, async (request) => {
     const id = (request.params as { id: string }).id;
     const body = request.body as { prices?: Record<string, number> | null; low_balance_threshold?: number | null };
-    const key = await keysFor(services, request).updateSettings(id, { prices: body.prices, lowBalanceThreshold: body.low_balance_threshold });
-    if (!key) throw new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
-    return adminKeyOf(key);
+    const change = await keysFor(services, request).updateSettings(id, { prices: body.prices, lowBalanceThreshold: body.low_balance_threshold });
+    return adminKeyOf(changedKey(change, id));
   });
 }
