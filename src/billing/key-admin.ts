@@ -87,12 +87,7 @@ export class KeyAdmin {
    * now); absent, they never expire. `idempotencyRef`: the claim of the request granting, so that a
    * retry of it never grants twice (Ledger.topUp).
    */
-  async topUp(
-    keyOrId: string,
-    credits: number,
-    options: TopUpOptions = {},
-    answering?: Answering<TopUpOutcome>,
-  ): Promise<TopUpOutcome> {
+  async topUp(keyOrId: string, credits: number, options: TopUpOptions = {}, answering?: Answering<TopUpOutcome>): Promise<TopUpOutcome> {
     const expiresAt = options.expiresAt === undefined ? null : new Date(options.expiresAt).toISOString();
     if (expiresAt !== null && !(Date.parse(expiresAt) > this.clock())) return { outcome: 'expiry-past' };
     const key = await this.find(keyOrId);
@@ -103,7 +98,8 @@ export class KeyAdmin {
       credits,
       { idempotencyRef: options.idempotencyRef, expiresAt },
       this.recorded(
-        (result) => (result.outcome === 'topped-up' ? { action: 'keys.topup', keyId: key.id, detail: { ...detail, balance: result.key.balance } } : undefined),
+        (result) =>
+          result.outcome === 'topped-up' ? { action: 'keys.topup', keyId: key.id, detail: { ...detail, balance: result.key.balance } } : undefined,
         answering,
       ),
     );
@@ -173,7 +169,11 @@ export class KeyAdmin {
     if (!key) return { outcome: 'not-found' };
     if (key.status === 'revoked') return { outcome: 'revoked', key };
     const detail = { prices: settings.prices, low_balance_threshold: settings.lowBalanceThreshold };
-    const updated = await this.ledger.updateKeySettings(key.id, settings, this.recorded(() => ({ action: 'keys.update', keyId: key.id, detail })));
+    const updated = await this.ledger.updateKeySettings(
+      key.id,
+      settings,
+      this.recorded(() => ({ action: 'keys.update', keyId: key.id, detail })),
+    );
     return updated ? { outcome: 'changed', key: updated } : { outcome: 'not-found' };
   }
 
@@ -183,7 +183,11 @@ export class KeyAdmin {
     if (key.status === 'revoked') return status === 'revoked' ? { outcome: 'unchanged', key } : { outcome: 'revoked', key };
     if (key.status === status) return { outcome: 'unchanged', key };
     const action = `keys.${STATUS_ACTIONS[status]}`;
-    const updated = (await this.ledger.setKeyStatus(key.id, status, this.recorded(() => ({ action, keyId: key.id, detail: { status } })))) as KeyRecord;
+    const updated = (await this.ledger.setKeyStatus(
+      key.id,
+      status,
+      this.recorded(() => ({ action, keyId: key.id, detail: { status } })),
+    )) as KeyRecord;
     return { outcome: 'changed', key: updated };
   }
 

@@ -6,8 +6,8 @@ import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js'
 import {
   type ChangeRecord,
   type ChargeRecord,
-  changeWrites,
   type CreditGrant,
+  changeWrites,
   type DebitOptions,
   type DebitResult,
   type ExpiringCredits,
@@ -267,15 +267,15 @@ export class PostgresLedger implements Ledger {
   async updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
     return this.changeKey(keyId, record, async (client) => {
       const { rows } = await client.query<KeyRow>(
-      `UPDATE keys SET prices = CASE WHEN $2 THEN $3::jsonb ELSE prices END,
+        `UPDATE keys SET prices = CASE WHEN $2 THEN $3::jsonb ELSE prices END,
          low_balance_threshold = CASE WHEN $4 THEN $5::bigint ELSE low_balance_threshold END WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
-      [
-        keyId,
-        settings.prices !== undefined,
-        settings.prices ? JSON.stringify(settings.prices) : null,
-        settings.lowBalanceThreshold !== undefined,
-        settings.lowBalanceThreshold ?? null,
-      ],
+        [
+          keyId,
+          settings.prices !== undefined,
+          settings.prices ? JSON.stringify(settings.prices) : null,
+          settings.lowBalanceThreshold !== undefined,
+          settings.lowBalanceThreshold ?? null,
+        ],
       );
       return keyOf(rows);
     });

@@ -9,8 +9,8 @@ import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js'
 import {
   type ChangeRecord,
   type ChargeRecord,
-  changeWrites,
   type CreditGrant,
+  changeWrites,
   type DebitOptions,
   type DebitResult,
   type ExpiringCredits,

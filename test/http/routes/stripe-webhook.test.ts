@@ -111,6 +111,29 @@ describe('POST /billing/stripe/webhook', () => {
     );
   });
 
+  it('never writes a client_reference_id that is not a key id to the audit log, and says why metadata.credits was refused', async () => {
+    const plainKey = 'ab'.repeat(32);
+    const leaked = checkoutEvent('evt_plain_key', { client_reference_id: plainKey, metadata: { credits: '10' } });
+    assert.equal(json(await deliver(leaked)).outcome, 'unknown-key');
+    const refused: Array<[string, unknown, RegExp]> = [
+      ['evt_negative', '-50', /"-50": it is negative/],
+      ['evt_fraction', '1.5', /"1.5": it is not a whole number/],
+      ['evt_exponent', '1e15', /"1e15": it must be written in decimal digits only/],
+      ['evt_hex', '0x10', /"0x10": it must be written in decimal digits only/],
+      ['evt_zero', '0', /at least 1 credit/],
+      ['evt_huge', '2000000000000', /more than one grant may add/],
+    ];
+    for (const [id, credits] of refused) {
+      assert.equal(json(await deliver(checkoutEvent(id, { client_reference_id: keyId, metadata: { credits } }))).outcome, 'no-credits-stated');
+    }
+    const { token } = await new AdminTokens(context.store.admin).create('reader', true);
+    const page = await context.app.inject({ url: '/admin/audit-log?limit=50', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(page.body.includes(plainKey), false, 'the plain key is nowhere in the audit log');
+    const notes = json(page).entries as Array<{ target: string; detail: { event_id: string; why: string } }>;
+    assert.match(notes.find((entry) => entry.detail.event_id === 'evt_plain_key')?.target ?? '', /^sha256:[0-9a-f]{16}$/);
+    for (const [id, , why] of refused) assert.match(notes.find((entry) => entry.detail.event_id === id)?.detail.why ?? '', why, id);
+  });
+
   it('refuses a body that is not a Stripe event, even when signed (400)', async () => {
     assertEnvelope(await deliver('{"hello":"world"}'), 400, /not a Stripe event/);
   });

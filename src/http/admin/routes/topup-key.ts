@@ -58,7 +58,10 @@ function answerOf(id: string, credits: number, result: TopUpOutcome, now: number
     case 'revoked':
       return new ApiError('KEY_REVOKED');
     case 'over-limit':
-      return new ApiError('BALANCE_LIMIT', `Key ${id} holds ${result.key.balance} credits; adding ${credits} would pass ${MAX_BALANCE}. Nothing was added.`);
+      return new ApiError(
+        'BALANCE_LIMIT',
+        `Key ${id} holds ${result.key.balance} credits; adding ${credits} would pass ${MAX_BALANCE}. Nothing was added.`,
+      );
     case 'expiry-past':
       return new ApiError('BAD_REQUEST', `expires_at must be later than now (${new Date(now).toISOString()}).`);
     case 'topped-up':
