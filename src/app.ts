@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { registerConsole } from './http/admin/console.js';
 import { registerAdminRoutes } from './http/admin/index.js';
 import { registerErrorHandling } from './http/error-handler.js';
-import { registerJsonBodies } from './http/json-body.js';
+import { nullAsAbsent, registerJsonBodies } from './http/json-body.js';
 import { registerDocsPage, registerOpenApi } from './http/openapi.js';
 import { answerUnmetExpectation, clientErrorHandler, frameworkErrorHandler } from './http/protocol-errors.js';
 import { registerRoutes } from './http/routes/index.js';
@@ -96,6 +96,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     // Each route counts its own answers with its declared URL fixed here: reading the URL per
     // request (request.routeOptions builds an object) cost 2% of /credits (bench:api).
     if (metrics) route.onResponse = [...[route.onResponse ?? []].flat(), countAnswers(metrics, route.url, [route.method].flat())];
+    const dropNulls = route.url.startsWith('/admin/') ? nullAsAbsent(route) : undefined;
+    if (dropNulls) route.preValidation = [dropNulls, ...[route.preValidation ?? []].flat()];
   });
   // Set first thing, so that every answer carries it, errors included: Fastify keeps headers set
   // on the reply when an error handler takes over.

@@ -59,6 +59,8 @@ export interface Config {
   prices: Record<BillableEndpoint, number>;
   /** The balance at or below which a debit sends credits.low, for keys without their own (LOW_BALANCE_THRESHOLD); null: none. */
   lowBalanceThreshold: number | null;
+  /** Webhook URLs may name link-local and cloud-metadata addresses (WEBHOOK_ALLOW_LINK_LOCAL); refused by default. */
+  webhookAllowLinkLocal: boolean;
   /** An endpoint that receives every event (WEBHOOK_URL, WEBHOOK_SECRET), besides those set through the admin API. */
   webhook: { url: string; secret: string } | undefined;
   /** Stripe top-ups: STRIPE_WEBHOOK_SECRET, and STRIPE_PRICE_CREDITS ({"price_id": credits}). */
@@ -213,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     purchaseUrl: httpUrl(env, 'CREDITS_PURCHASE_URL'),
     stripe: stripeOf(env),
     prices: pricesOf(env),
+    webhookAllowLinkLocal: flag(env, 'WEBHOOK_ALLOW_LINK_LOCAL', false),
     webhook: webhookOf(env),
     lowBalanceThreshold: optional(env, 'LOW_BALANCE_THRESHOLD') === undefined ? null : integer(env, 'LOW_BALANCE_THRESHOLD', 0, 0),
   };

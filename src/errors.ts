@@ -22,7 +22,7 @@ export const errorCatalogue = {
   UNKNOWN_KEY: { status: 401, message: 'The API key is not recognised. Check the key, or ask the operator for one.' },
   REVOKED_KEY: { status: 403, message: 'The API key has been revoked and can no longer be used.' },
   DISABLED_KEY: { status: 403, message: 'The API key is disabled. Ask the operator to enable it.' },
-  NO_CREDITS: { status: 402, message: 'The API key has no credits left. Buy more credits to continue.' },
+  NO_CREDITS: { status: 402, message: 'The API key has no credits left. Ask the operator who gave you this API key for more credits.' },
   NOT_FOUND: { status: 404, message: 'No endpoint at this path.' },
   DOCUMENT_NOT_FOUND: { status: 404, message: 'Document not found.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
@@ -45,7 +45,8 @@ export const errorCatalogue = {
   STORE_UNAVAILABLE: { status: 503, message: 'The data store is not available right now. Retry with exponential backoff.' },
   ADMIN_TOKEN_REQUIRED: {
     status: 401,
-    message: 'The admin API needs Authorization: Bearer <token>, with a token from "metered-search admin tokens create".',
+    message:
+      'The admin API needs Authorization: Bearer <token>. Create a token on the service\'s machine with "npx metered-search admin tokens create --name <who uses it>".',
   },
   UNKNOWN_ADMIN_TOKEN: { status: 401, message: 'The admin token is not recognised, or was revoked.' },
   READ_ONLY_TOKEN: { status: 403, message: 'This admin token is read-only: it cannot change anything.' },

@@ -105,7 +105,7 @@ async function startUpkeep(store: Store, services: Services, config: Config, log
   if (config.webhook) {
     await store.webhooks.putEndpoint({ id: ENV_WEBHOOK_ID, ...config.webhook, events: null, createdAt: new Date().toISOString() });
   }
-  const sender = new WebhookSender(store.webhooks, services.clock, { timeoutMs: WEBHOOK_TIMEOUT_MS });
+  const sender = new WebhookSender(store.webhooks, services.clock, { timeoutMs: WEBHOOK_TIMEOUT_MS, allowLinkLocal: config.webhookAllowLinkLocal });
   const purge = () => services.idempotency.purgeExpired();
   void purge().catch((error: unknown) => log.warn({ err: error }, 'could not purge expired idempotency keys'));
   const tasks = [

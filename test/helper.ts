@@ -28,6 +28,7 @@ export const DEFAULT_SETTINGS: AppSettings = {
   metricsPublic: false,
   purchaseUrl: undefined,
   stripe: undefined,
+  webhookAllowLinkLocal: false,
   prices: {},
   imageMaxBytes: 10 * 1024 * 1024,
   timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5000 },

@@ -16,8 +16,18 @@ export function routeOf(hash: string): Route {
   if (path === '/documents') return { page: 'documents' };
   if (path === '/audit-log') return { page: 'audit-log' };
   const key = /^\/keys\/([^/]+)$/.exec(path);
-  if (key?.[1]) return { page: 'key', keyId: decodeURIComponent(key[1]) };
+  const keyId = key?.[1] && decoded(key[1]);
+  if (keyId) return { page: 'key', keyId };
   return { page: 'not-found' };
+}
+
+/** A route segment decoded, or undefined when it is not valid percent-encoding (a hand-typed or cut URL). */
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 export const hrefOf = {

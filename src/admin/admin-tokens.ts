@@ -36,7 +36,8 @@ export class AdminTokens {
 
   /** Checks an Authorization header: `Bearer <token>` of a token that exists and is not revoked. */
   async check(authorization: string | undefined): Promise<TokenCheck> {
-    const token = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
+    // The scheme is case-insensitive (RFC 9110, section 11.1): "bearer" and "BEARER" are Bearer.
+    const token = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1];
     if (!token || !TOKEN_PATTERN.test(token)) return { outcome: 'malformed' };
     const record = await this.store.findTokenByHash(hashToken(token));
     if (!record || record.revokedAt !== null) return { outcome: 'unknown' };

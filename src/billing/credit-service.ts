@@ -77,6 +77,11 @@ export class CreditService {
     return rolled ? this.ledger.debit(rolled.keyHash, endpoint, options) : result;
   }
 
+  /** Forgets what this instance remembers of a key, so that an operator's change to it applies here at once. */
+  forget(keyId: string): void {
+    for (const [hash, cached] of this.identified) if (cached.credential.key.id === keyId) this.identified.delete(hash);
+  }
+
   recordOutcome(chargeId: number, status: number): void {
     this.ledger.recordOutcome(chargeId, status);
   }

@@ -1,6 +1,7 @@
 import { type Config, loadConfig } from '../config.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
+import { printable } from './printable.js';
 
 export interface CliIo {
   env: NodeJS.ProcessEnv;
@@ -36,7 +37,7 @@ export class CliContext {
 
   /** Prints a result: as JSON with --json, else as `render` puts it. */
   output<T>(json: boolean | undefined, result: T, render: (result: T) => string): void {
-    this.io.stdout(`${json ? JSON.stringify(result, null, 2) : render(result)}\n`);
+    this.io.stdout(`${json ? JSON.stringify(result, null, 2) : printable(render(result))}\n`);
   }
 
   /** Resolves with the first SIGTERM or SIGINT: a long-running command then stops. */

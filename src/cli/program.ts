@@ -11,6 +11,7 @@ import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
 import { CliContext, type CliIo } from './context.js';
 import { CliError } from './errors.js';
+import { printable } from './printable.js';
 
 export type { CliIo };
 
@@ -47,7 +48,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (argv.includes('--json') && !(error instanceof CliError && error.reported)) {
       io.stdout(`${JSON.stringify({ error: { message: message ?? String(error) } }, null, 2)}\n`);
     }
-    io.stderr(`error: ${message ?? (error as Error).stack ?? String(error)}\n`);
+    io.stderr(`error: ${printable(message ?? (error as Error).stack ?? String(error))}\n`);
     return 1;
   }
 }

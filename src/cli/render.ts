@@ -4,19 +4,26 @@ import type { EnrolledFaceSummary } from './commands/faces.js';
 import type { EnrollSummary } from './commands/faces-enroll.js';
 import type { IngestSummary } from './commands/ingest.js';
 import type { CreatedKey, KeyRefill, KeyUsage, RolledKey } from './commands/keys.js';
+import { printableValue } from './printable.js';
 
 /** Text renderings of command results; --json prints the result itself instead. */
 
-function table(rows: string[][]): string {
+function table(cells: string[][]): string {
+  const rows = cells.map((row) => row.map(printableValue));
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   return rows
     .map((row) =>
       row
-        .map((cell, column) => cell.padEnd(widths[column]))
+        .map((cell, column) => cell.padEnd(widths[column] as number))
         .join('  ')
         .trimEnd(),
     )
     .join('\n');
+}
+
+/** A key's name after its id, escaped; nothing when it has none. */
+function named(name: string): string {
+  return name ? ` (${printableValue(name)})` : '';
 }
 
 function rate(rateLimit: number | null): string {
@@ -25,7 +32,7 @@ function rate(rateLimit: number | null): string {
 
 export function renderCreatedKey(created: CreatedKey): string {
   return [
-    `Created key ${created.id}${created.name ? ` (${created.name})` : ''} with ${created.balance} credits, rate limit ${rate(created.rateLimit)}.`,
+    `Created key ${created.id}${named(created.name)} with ${created.balance} credits, rate limit ${rate(created.rateLimit)}.`,
     `API key (shown once, store it now): ${created.key}`,
   ].join('\n');
 }
@@ -35,19 +42,16 @@ export function renderRefill(result: KeyRefill): string {
   const plan = refill
     ? `refills ${refill.credits} credits every ${refill.interval} (${refill.mode}); next at ${refill.nextRefillAt}`
     : 'has no refill plan';
-  return `Key ${result.id}${result.name ? ` (${result.name})` : ''} ${plan}. Balance ${result.balance}.`;
+  return `Key ${result.id}${named(result.name)} ${plan}. Balance ${result.balance}.`;
 }
 
 export function renderRolledKey(rolled: RolledKey): string {
   const until = rolled.oldKeyValidUntil ? `keeps working until ${rolled.oldKeyValidUntil}` : 'no longer works';
-  return [
-    `Rolled key ${rolled.id}${rolled.name ? ` (${rolled.name})` : ''}: the old key ${until}.`,
-    `New API key (shown once, store it now): ${rolled.key}`,
-  ].join('\n');
+  return [`Rolled key ${rolled.id}${named(rolled.name)}: the old key ${until}.`, `New API key (shown once, store it now): ${rolled.key}`].join('\n');
 }
 
 export function renderKey(key: KeyRecord, verb: string): string {
-  return `Key ${key.id}${key.name ? ` (${key.name})` : ''} ${verb}: status ${key.status}, balance ${key.balance}, rate limit ${rate(key.rateLimit)}.`;
+  return `Key ${key.id}${named(key.name)} ${verb}: status ${key.status}, balance ${key.balance}, rate limit ${rate(key.rateLimit)}.`;
 }
 
 export function renderKeyList(keys: KeyRecord[]): string {

@@ -414,10 +414,13 @@ export type AdminSetRefillResponse = {
     mode: "add" | "replace";
     next_refill_at: string;
   } | null;
+  /** Credits this request granted: the plan's first period when it starts now, else 0. Less than the plan's credits when the balance had room for only that much under 10^12. */
+  granted: number;
 };
 
 /** Body of POST /admin/webhooks. */
 export type AdminCreateWebhookRequest = {
+  /** http or https, without credentials. */
   url: string;
   /** The event types sent there; null or absent: all of them. */
   events?: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "key.revoked" | "key.rolled"> | null;
@@ -463,8 +466,10 @@ export type AdminListWebhookDeliveriesResponse = {
     };
     attempts: Array<{
       at: string;
-      /** What the endpoint answered; null: no answer in time. */
+      /** What the endpoint answered; null: no answer. */
       status: number | null;
+      /** Why the attempt failed, starting with its kind: dns, refused, timeout, tls, connection, or the HTTP status answered. Absent on success. */
+      error?: string;
     }>;
     state: "pending" | "delivered" | "failed";
     next_attempt_at: string | null;

@@ -1,4 +1,6 @@
 import { open, readFile } from 'node:fs/promises';
+import { CONTROL, CONTROL_IN_TEXT } from '../platform/control-characters.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../platform/json-depth.js';
 import type { DocumentRecord, MetadataValue } from './document-store.js';
 
 /** A bad record, located by 1-based line (JSONL) or 0-based index (JSON array). */
@@ -19,7 +21,23 @@ function optionalString(record: Record<string, unknown>, fields: readonly string
   const field = fields.find((name) => record[name] !== undefined && record[name] !== null);
   if (field === undefined) return '';
   const value = record[field];
-  return typeof value === 'string' ? value : new Error(`${field} must be a string`);
+  if (typeof value !== 'string') return new Error(`${field} must be a string`);
+  if (CONTROL_IN_TEXT.test(value))
+    return new Error(`${field} must not hold control characters other than tabs and line breaks (it holds NUL, ESC or the like)`);
+  return value;
+}
+
+/** The path of the first metadata key or string value holding control characters (tabs and line breaks allowed in values), or undefined. */
+function controlledMetadata(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return CONTROL_IN_TEXT.test(value) ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const at = Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`;
+    if (!Array.isArray(value) && CONTROL.test(key)) return `a key in ${path}`;
+    const found = controlledMetadata(child, at);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** One parsed JSON value as a document, or the reason it is not one. */
@@ -32,13 +50,18 @@ export function toDocument(value: unknown): DocumentRecord | string {
   if (typeof id === 'string' && id.trim() !== '') docId = id;
   else if (typeof id === 'number' && Number.isFinite(id)) docId = String(id);
   else return 'doc_id (or _id, id) is required: a non-empty string or a number';
+  if (CONTROL.test(docId)) return `${idField} must not hold control characters (such as NUL, ESC or a line break)`;
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return `a document may nest objects and arrays at most ${MAX_JSON_DEPTH} levels deep`;
   const title = optionalString(record, ['title']);
   if (title instanceof Error) return title.message;
   const text = optionalString(record, TEXT_FIELDS);
   if (text instanceof Error) return text.message;
   const metadata: Record<string, MetadataValue> = {};
   for (const [field, fieldValue] of Object.entries(record)) {
-    if (!RESERVED.has(field)) metadata[field] = fieldValue as MetadataValue;
+    if (RESERVED.has(field)) continue;
+    const controlled = CONTROL.test(field) ? 'a metadata field name' : controlledMetadata(fieldValue, field);
+    if (controlled) return `${controlled} must not hold control characters other than tabs and line breaks`;
+    metadata[field] = fieldValue as MetadataValue;
   }
   return { docId, title, text, metadata };
 }

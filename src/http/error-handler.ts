@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { ApiError, envelope, errorCatalogue } from '../errors.js';
 import { StoreFullError, storeFault } from '../platform/store-faults.js';
+import { NO_CONTROL_CHARACTERS } from './schemas/common.js';
 
 type ValidationIssue = NonNullable<FastifyError['validation']>[number];
 
@@ -23,6 +24,15 @@ function fieldOf(issue: ValidationIssue): { field: string; missing: boolean } {
 function validationMessage(error: FastifyError, request: FastifyRequest): string {
   const issue = error.validation![0];
   const { field, missing } = fieldOf(issue);
+  const where = error.validationContext === 'querystring' ? 'query parameter' : error.validationContext === 'params' ? 'path segment' : 'field';
+  if (issue.keyword === 'pattern' && (issue.params as { pattern?: string }).pattern === NO_CONTROL_CHARACTERS) {
+    return `The ${where} ${field} must not hold control characters (such as NUL, ESC or a line break).`;
+  }
+  if (issue.keyword === 'additionalProperties') {
+    const extra = (issue.params as { additionalProperty?: string }).additionalProperty;
+    const at = issue.instancePath === '' ? '' : ` in ${issue.instancePath.slice(1).replaceAll('/', '.')}`;
+    return `Unknown ${where} "${extra}"${at}: remove it. See GET /docs for the fields this endpoint takes.`;
+  }
   if (error.validationContext === 'headers') {
     const known = HEADER_MESSAGES[`${field}:${missing ? 'missing' : 'invalid'}`];
     if (known) return known;

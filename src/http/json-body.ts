@@ -1,22 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preValidationHookHandler, RouteOptions } from 'fastify';
 import { ApiError } from '../errors.js';
-
-/** Levels of nested objects and arrays a body may have: deeper bodies break JSON.stringify downstream. */
-export const MAX_JSON_DEPTH = 64;
-
-/** Whether objects and arrays nest more than `limit` levels; iterative, so any depth can be judged. */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const pending: Array<[unknown, number]> = [[value, 1]];
-  while (pending.length > 0) {
-    const [node, depth] = pending.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > limit) return true;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
-    }
-  }
-  return false;
-}
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../platform/json-depth.js';
 
 /**
  * JSON bodies: Fastify's parser, with `__proto__` and `constructor.prototype` keys dropped rather
@@ -32,4 +16,25 @@ export function registerJsonBodies(app: FastifyInstance): void {
       done(null, value);
     });
   });
+}
+
+/**
+ * An admin route's preValidation hook that takes `null` in an optional body field that has no null of its
+ * own as the field left out, as callers and generated clients send it; undefined when the route's
+ * body has no such field. Fields where null means something (a rate back to the default) keep it.
+ */
+export function nullAsAbsent(route: RouteOptions): preValidationHookHandler | undefined {
+  const body = route.schema?.body as { properties?: Record<string, { type?: string | string[] }>; required?: string[] } | undefined;
+  const required = new Set(body?.required ?? []);
+  const fields = Object.entries(body?.properties ?? {})
+    .filter(([name, field]) => !required.has(name) && ![field.type].flat().includes('null'))
+    .map(([name]) => name);
+  if (fields.length === 0) return undefined;
+  return (request, _reply, done) => {
+    const value = request.body as Record<string, unknown> | null;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const field of fields) if (value[field] === null) delete value[field];
+    }
+    done();
+  };
 }

@@ -77,6 +77,7 @@ export function appSettings(config: Config): AppSettings {
     purchaseUrl: config.purchaseUrl,
     prices: config.prices,
     stripe: config.stripe,
+    webhookAllowLinkLocal: config.webhookAllowLinkLocal,
     timeouts: { requestMs: config.requestTimeoutMs, headersMs: config.headersTimeoutMs, keepAliveMs: config.keepAliveTimeoutMs },
   };
 }

@@ -39,6 +39,8 @@ export interface AppSettings {
   prices: Partial<Record<string, number>>;
   /** Stripe top-ups (STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_CREDITS); undefined: the webhook is not served. */
   stripe: { webhookSecret: string; priceCredits: Record<string, number> } | undefined;
+  /** Webhook URLs may name link-local and cloud-metadata addresses (WEBHOOK_ALLOW_LINK_LOCAL). */
+  webhookAllowLinkLocal: boolean;
   /** Limits on slow or idle clients, so that they cannot hold connections the service needs. */
   timeouts: { requestMs: number; headersMs: number; keepAliveMs: number };
 }

@@ -1,6 +1,8 @@
+import { Agent, fetch } from 'undici';
 import type { Clock } from '../billing/credit-service.js';
 import { webhookSignature } from './signature.js';
 import type { DeliveryAttempt, DueDelivery, WebhookStore } from './webhook-store.js';
+import { guardedLookup, webhookUrlProblem } from './webhook-url.js';
 
 /**
  * Seconds from a failed attempt to the next: the first retry within 30 s, then growing, the last
@@ -24,8 +26,13 @@ export class WebhookSender {
   constructor(
     private readonly store: WebhookStore,
     private readonly clock: Clock,
-    private readonly options: { timeoutMs: number },
-  ) {}
+    private readonly options: { timeoutMs: number; allowLinkLocal: boolean },
+  ) {
+    this.dispatcher = options.allowLinkLocal ? undefined : new Agent({ connect: { lookup: guardedLookup } });
+  }
+
+  /** Connections that refuse a name resolving to a link-local address; the default unless WEBHOOK_ALLOW_LINK_LOCAL. */
+  private readonly dispatcher: Agent | undefined;
 
   /** One pass: dispatch new events, then send what is due. */
   async runOnce(): Promise<void> {
@@ -36,8 +43,9 @@ export class WebhookSender {
   }
 
   private async send(delivery: DueDelivery): Promise<void> {
-    const attempt: DeliveryAttempt = { at: iso(this.clock()), status: null };
-    if (delivery.endpoint) attempt.status = await this.post(delivery.endpoint, delivery);
+    const at = iso(this.clock());
+    const answer = delivery.endpoint ? await this.post(delivery.endpoint, delivery) : { status: null, error: 'the endpoint was deleted' };
+    const attempt: DeliveryAttempt = { at, ...answer };
     const ok = attempt.status !== null && attempt.status >= 200 && attempt.status < 300;
     const made = delivery.attempts + 1;
     const next = ok
@@ -48,8 +56,10 @@ export class WebhookSender {
     await this.store.recordAttempt(delivery.id, attempt, next);
   }
 
-  /** The endpoint's HTTP status, or null when it did not answer in time. */
-  private async post(endpoint: { url: string; secret: string }, delivery: DueDelivery): Promise<number | null> {
+  /** The endpoint's HTTP status, or why there is none; and for any answer but 2xx, what went wrong. */
+  private async post(endpoint: { url: string; secret: string }, delivery: DueDelivery): Promise<Omit<DeliveryAttempt, 'at'>> {
+    const refused = webhookUrlProblem(endpoint.url, this.options.allowLinkLocal);
+    if (refused) return { status: null, error: refused };
     const body = JSON.stringify(delivery.event);
     const timestamp = Math.floor(this.clock() / 1000);
     try {
@@ -57,6 +67,7 @@ export class WebhookSender {
         method: 'POST',
         body,
         redirect: 'manual',
+        dispatcher: this.dispatcher,
         signal: AbortSignal.timeout(this.options.timeoutMs),
         headers: {
           'content-type': 'application/json',
@@ -67,9 +78,26 @@ export class WebhookSender {
         },
       });
       await response.body?.cancel();
-      return response.status;
-    } catch {
-      return null;
+      const ok = response.status >= 200 && response.status < 300;
+      return ok ? { status: response.status } : { status: response.status, error: `the endpoint answered HTTP ${response.status}` };
+    } catch (error) {
+      return { status: null, error: failureOf(error, this.options.timeoutMs) };
     }
   }
+}
+
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
+
+/** Why a request got no answer, in the words an operator can act on: DNS, refused, timeout, TLS or the connection. */
+export function failureOf(error: unknown, timeoutMs: number): string {
+  const { name, cause } = error as { name?: string; cause?: { code?: string; message?: string; hostname?: string } };
+  if (name === 'TimeoutError' || name === 'AbortError') return `timeout: no answer within ${timeoutMs} ms`;
+  const code = cause?.code ?? '';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `dns: the host name could not be resolved (${code})`;
+  if (code === 'ELINKLOCAL') return `refused: ${cause?.message}`;
+  if (code === 'ECONNREFUSED') return 'refused: nothing listens at that address and port (ECONNREFUSED)';
+  if (TLS_CODE.test(code)) return `tls: ${cause?.message ?? code} (${code})`;
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `connection: closed before an answer (${code})`;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return `timeout: could not connect within ${timeoutMs} ms`;
+  return `connection: ${cause?.message ?? (error as Error).message ?? String(error)}${code ? ` (${code})` : ''}`;
 }

@@ -13,6 +13,8 @@ export interface DeliveryAttempt {
   at: string;
   /** The HTTP status the endpoint answered; null when it did not answer (refused, timed out). */
   status: number | null;
+  /** Why the attempt failed: dns, refused, timeout, tls, connection, or the status answered; absent when it succeeded. */
+  error?: string;
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';

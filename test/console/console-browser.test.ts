@@ -85,6 +85,16 @@ describe('the operator console in Chromium', {
     assert.equal(await page.evaluate(() => localStorage.length), 0, 'the token is not kept beyond the browser session');
   });
 
+  it('shows the not-found page for a route that is not valid percent-encoding, not a blank page', async () => {
+    const page = await openBrowser();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await signIn(page, writeToken);
+    await page.goto(`${server.url}/console#/keys/%E0%A4%A`);
+    await page.getByRole('heading', { level: 1, name: 'No such page' }).waitFor();
+    assert.deepEqual(errors, []);
+  });
+
   it('adds documents from a JSON lines file, looks one up and deletes it', async () => {
     const page = await openBrowser();
     await signIn(page, writeToken);

@@ -3,6 +3,7 @@ import type { AdminTokenRecord } from '../../admin/admin-store.js';
 import { AdminTokens } from '../../admin/admin-tokens.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
+import { plainName, printableValue } from '../printable.js';
 
 interface CreatedToken {
   token: string;
@@ -13,7 +14,7 @@ interface CreatedToken {
 
 function tokenLine(token: AdminTokenRecord): string {
   const state = token.revokedAt ? `revoked ${token.revokedAt}` : 'active';
-  return `${token.id}  ${token.name || '-'}  ${token.readOnly ? 'read-only' : 'read-write'}  created ${token.createdAt}  ${state}`;
+  return `${token.id}  ${printableValue(token.name) || '-'}  ${token.readOnly ? 'read-only' : 'read-write'}  created ${token.createdAt}  ${state}`;
 }
 
 /** `admin tokens create|list|revoke`: the bearer tokens of the admin API. */
@@ -27,7 +28,7 @@ export function adminCommands(program: Command, cli: CliContext): void {
     .option('--json', 'print the result as JSON')
     .action(async (options: { name: string; readOnly?: boolean; json?: boolean }) => {
       const created = await cli.withStore(async (store) => {
-        const { token, record } = await new AdminTokens(store.admin).create(options.name, options.readOnly === true);
+        const { token, record } = await new AdminTokens(store.admin).create(plainName(options.name, '--name'), options.readOnly === true);
         await store.admin.appendAudit({
           actor: 'cli',
           action: 'tokens.create',

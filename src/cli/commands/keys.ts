@@ -5,6 +5,7 @@ import { REFILL_INTERVALS, REFILL_MODES, type RefillInterval, type RefillMode, t
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
 import { CliError, notFound, parseCredits, parseGraceSeconds, parseRate, parseTime } from '../errors.js';
+import { plainName } from '../printable.js';
 import { renderCreatedKey, renderKey, renderKeyList, renderRefill, renderRolledKey, renderUsage } from '../render.js';
 
 export interface CreatedKey {
@@ -135,7 +136,7 @@ function operatorKeys(store: Store): KeyAdmin {
 async function createKey(store: Store, options: { credits: string; name?: string; rate?: string }): Promise<CreatedKey> {
   const credits = parseCredits(options.credits, 0);
   const rateLimit = options.rate === undefined ? null : parseRate(options.rate, false);
-  const { key, record } = await operatorKeys(store).create(credits, options.name ?? '', rateLimit);
+  const { key, record } = await operatorKeys(store).create(credits, plainName(options.name ?? '', '--name'), rateLimit);
   return { key, id: record.id, name: record.name, balance: record.balance, rateLimit: record.rateLimit };
 }
 

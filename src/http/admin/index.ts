@@ -43,7 +43,7 @@ export async function registerAdminRoutes(app: FastifyInstance, services: Servic
     usageRoutes(scope, services, read);
     documentRoutes(scope, services, read, write);
     auditLogRoute(scope, services, read);
-    webhookRoutes(scope, services, read, write);
+    webhookRoutes(scope, services, settings, read, write);
     webhookDeliveryRoutes(scope, services, read, write);
     if (services.metrics) metricsRoute(scope, services.metrics, settings.metricsPublic ? {} : read, settings.metricsPublic);
   });

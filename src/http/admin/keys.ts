@@ -27,10 +27,14 @@ export function keysFor(services: Services, request: FastifyRequest): KeyAdmin {
   return new KeyAdmin(store.ledger, { name: token.name, requestId: request.id }, clock);
 }
 
-/** The key a rate or settings change left, or its 404 or 409. */
-export function changedKey(change: SettingsChange, id: string): KeyRecord {
+/**
+ * The key a rate or settings change left, or its 404 or 409. This instance forgets what it
+ * remembered of the key, so the change applies here at once (elsewhere within IDENTIFY_CACHE_MS).
+ */
+export function changedKey(services: Services, change: SettingsChange, id: string): KeyRecord {
   if (change.outcome === 'not-found') throw new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
   if (change.outcome === 'revoked') throw new ApiError('KEY_REVOKED');
+  services.credits.forget(id);
   return change.key;
 }
 

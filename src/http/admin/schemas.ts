@@ -1,5 +1,5 @@
 import { BILLABLE_ENDPOINTS, MAX_BALANCE } from '../../billing/ledger.js';
-import { errorResponse, responseHeaders } from '../schemas/common.js';
+import { errorResponse, plainText, responseHeaders } from '../schemas/common.js';
 
 /** The admin routes' security: a bearer token from `metered-search admin tokens create`. */
 export const adminSecurity = [{ adminToken: [] }];
@@ -33,7 +33,7 @@ export const adminKey = {
 export const idParams = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
+  properties: { id: plainText({ minLength: 1, maxLength: 64 }) },
 } as const;
 
 /** What every admin route may answer besides its own. */

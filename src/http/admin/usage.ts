@@ -46,11 +46,23 @@ export interface UsageSpan {
   bucket: UsageBucket;
 }
 
-/** The span asked for, in UTC; 400 when it is backwards or longer than its bucket allows. */
+/** The times a span may name: from 1970 to the end of 9999, which both stores keep. */
+const EARLIEST = Date.parse('1970-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+function timeOf(name: 'from' | 'to', value: string): number {
+  const time = Date.parse(value);
+  if (!(time >= EARLIEST && time <= LATEST)) {
+    throw new ApiError('BAD_REQUEST', `\`${name}\` must be a time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z; it is ${value}.`);
+  }
+  return time;
+}
+
+/** The span asked for, in UTC; 400 when it is backwards, out of 1970-9999, or longer than its bucket allows. */
 export function usageSpan(query: { from?: string; to?: string; bucket: UsageBucket }): UsageSpan {
   // By default up to now, this millisecond included: a charge made just before the request counts.
-  const to = query.to === undefined ? Date.now() + 1 : Date.parse(query.to);
-  const from = query.from === undefined ? to - 30 * DAY_MS : Date.parse(query.from);
+  const to = query.to === undefined ? Date.now() + 1 : timeOf('to', query.to);
+  const from = query.from === undefined ? Math.max(EARLIEST, to - 30 * DAY_MS) : timeOf('from', query.from);
   if (from >= to) throw new ApiError('BAD_REQUEST', '`from` must be before `to`.');
   if (to - from > MAX_SPAN_DAYS[query.bucket] * DAY_MS) {
     throw new ApiError('BAD_REQUEST', `With ${query.bucket} buckets a span is at most ${MAX_SPAN_DAYS[query.bucket]} days.`);

@@ -4,11 +4,14 @@ import type { DebitResult } from '../../billing/ledger.js';
 import { ApiError, errorCatalogue } from '../../errors.js';
 import type { Step } from './step.js';
 
-/** 402, naming where to buy credits when CREDITS_PURCHASE_URL is set (in the message and as purchase_url). */
+/** How a 402 says whom to ask when no CREDITS_PURCHASE_URL is set; replaced by where to buy when one is. */
+export const ASK_THE_OPERATOR = ' Ask the operator who gave you this API key for more credits.';
+
+/** 402, naming where to buy credits when CREDITS_PURCHASE_URL is set (in the message and as purchase_url), else whom to ask. */
 export function noCredits(purchaseUrl: string | undefined, message?: string, extra: Record<string, unknown> = {}): ApiError {
   const base = message ?? errorCatalogue.NO_CREDITS.message;
   if (purchaseUrl === undefined) return new ApiError('NO_CREDITS', base, { extra });
-  return new ApiError('NO_CREDITS', `${base.replace(/ Buy more credits to continue\.$/, '')} Buy more at ${purchaseUrl}`, {
+  return new ApiError('NO_CREDITS', `${base.replace(ASK_THE_OPERATOR, '')} Buy more at ${purchaseUrl}`, {
     extra: { ...extra, purchase_url: purchaseUrl },
   });
 }

@@ -3,7 +3,7 @@ import type { CreditService } from '../../billing/credit-service.js';
 import { hashApiKey } from '../../billing/key-admin.js';
 import { type KeyRecord, priceOf } from '../../billing/ledger.js';
 import type { Metrics } from '../../metrics/metrics.js';
-import { noCredits, refusal } from './authenticate.js';
+import { ASK_THE_OPERATOR, noCredits, refusal } from './authenticate.js';
 import type { Step } from './step.js';
 
 /**
@@ -32,10 +32,7 @@ export function chargeStep(
       const result = await credits.charge(keyHash, endpoint, { idempotencyRef: request.idempotency?.claim.ref, cost });
       metrics?.debit(result.outcome);
       if (result.outcome === 'no-credits' && cost > 1) {
-        throw noCredits(
-          purchaseUrl,
-          `This request costs ${cost} credits and the API key has fewer left: nothing was charged. Buy more credits to continue.`,
-        );
+        throw noCredits(purchaseUrl, `This request costs ${cost} credits and the API key has fewer left: nothing was charged.${ASK_THE_OPERATOR}`);
       }
       if (result.outcome !== 'charged') throw refusal(result, {}, purchaseUrl);
       metrics?.spend(cost);

@@ -22,6 +22,17 @@ export const expiringSchema = {
   },
 } as const;
 
+/**
+ * Identifiers, names, references and URLs hold no control characters: PostgreSQL cannot store NUL,
+ * and ESC or a line break could recolour a terminal or forge a line wherever the value is printed.
+ */
+export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f]*$';
+
+/** A string field of that kind. */
+export function plainText<Extra extends Record<string, unknown>>(extra: Extra) {
+  return { type: 'string', pattern: NO_CONTROL_CHARACTERS, ...extra } as const;
+}
+
 export const apiKeyHeader = {
   type: 'string',
   pattern: '^[0-9a-fA-F]{64}$',

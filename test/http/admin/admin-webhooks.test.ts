@@ -26,7 +26,7 @@ describe('admin API: webhooks', () => {
 
   const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
     context.app.inject({ method, url, headers: { authorization }, ...(payload === undefined ? {} : { payload: payload as object }) });
-  const sender = () => new WebhookSender(context.store.webhooks, clock, { timeoutMs: 300 });
+  const sender = () => new WebhookSender(context.store.webhooks, clock, { timeoutMs: 300, allowLinkLocal: false });
 
   it('delivers a signed event to an endpoint that fails, hangs, then answers: once, every attempt recorded', async () => {
     const receiver = await startReceiver([500, 'hang', 200]);

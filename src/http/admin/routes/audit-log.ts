@@ -3,6 +3,7 @@ import { auditCursorId } from '../../../admin/admin-store.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
+import { plainText } from '../../schemas/common.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders, limitParameter, pageLimit } from '../schemas.js';
 
 const schema = {
@@ -14,7 +15,7 @@ const schema = {
   querystring: {
     type: 'object',
     additionalProperties: false,
-    properties: { limit: limitParameter, cursor: { type: 'string' } },
+    properties: { limit: limitParameter, cursor: plainText({}) },
   },
   response: {
     200: {

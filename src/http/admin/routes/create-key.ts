@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { MAX_BALANCE } from '../../../billing/ledger.js';
 import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
+import { plainText } from '../../schemas/common.js';
 import { adminKeyOf, keysFor } from '../keys.js';
 import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses } from '../schemas.js';
 
@@ -17,7 +18,7 @@ const schema = {
     additionalProperties: false,
     properties: {
       credits: { type: 'integer', minimum: 0, maximum: MAX_BALANCE },
-      name: { type: 'string', maxLength: 200 },
+      name: plainText({ maxLength: 200 }),
       rate: { type: ['number', 'null'], exclusiveMinimum: 0, description: "Requests per second; null or absent for the service's default." },
     },
   },

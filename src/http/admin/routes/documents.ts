@@ -5,7 +5,7 @@ import { documentsOfArray, documentsOfJsonLines, IngestError } from '../../../do
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
-import { errorResponse } from '../../schemas/common.js';
+import { errorResponse, plainText } from '../../schemas/common.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, deletedResponse } from '../schemas.js';
 
 const JSON_LINES = ['application/x-ndjson', 'application/jsonl'];
@@ -13,7 +13,7 @@ const JSON_LINES = ['application/x-ndjson', 'application/jsonl'];
 const docIdParams = {
   type: 'object',
   required: ['doc_id'],
-  properties: { doc_id: { type: 'string', minLength: 1 } },
+  properties: { doc_id: plainText({ minLength: 1 }) },
 } as const;
 
 const ingestSchema = {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
-import { errorResponse } from '../../schemas/common.js';
+import { errorResponse, plainText } from '../../schemas/common.js';
 import { existingKey } from '../keys.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders, idParams, limitParameter, pageLimit } from '../schemas.js';
 
@@ -18,7 +18,7 @@ const schema = {
   querystring: {
     type: 'object',
     additionalProperties: false,
-    properties: { limit: limitParameter, cursor: { type: 'string', description: 'next_cursor of the previous page.' } },
+    properties: { limit: limitParameter, cursor: plainText({ description: 'next_cursor of the previous page.' }) },
   },
   response: {
     200: {

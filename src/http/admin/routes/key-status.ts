@@ -41,6 +41,7 @@ export function keyStatusRoutes(app: FastifyInstance, services: Services, hooks:
       const change = await keysFor(services, request).setStatus(id, status);
       if (change.outcome === 'not-found') throw new ApiError('KEY_NOT_FOUND', `No key has id "${id}".`);
       if (change.outcome === 'revoked') throw new ApiError('KEY_REVOKED');
+      services.credits.forget(id);
       return { ...adminKeyOf(change.key), changed: change.outcome === 'changed' };
     });
   }

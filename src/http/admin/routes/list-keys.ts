@@ -3,6 +3,7 @@ import { keyCursorPlace } from '../../../billing/ledger.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
+import { plainText } from '../../schemas/common.js';
 import { adminKeyOf } from '../keys.js';
 import { adminErrorResponses, adminKey, adminSecurity, adminSuccessHeaders, limitParameter, pageLimit } from '../schemas.js';
 
@@ -17,10 +18,10 @@ const schema = {
     additionalProperties: false,
     properties: {
       limit: limitParameter,
-      cursor: { type: 'string', description: 'next_cursor of the previous page.' },
+      cursor: plainText({ description: 'next_cursor of the previous page.' }),
       status: { type: 'string', enum: ['active', 'disabled', 'revoked'] },
-      name: { type: 'string', description: 'Keys with exactly this name.' },
-      name_contains: { type: 'string', minLength: 1, maxLength: 200, description: 'Keys whose name contains this text, whatever its case.' },
+      name: plainText({ description: 'Keys with exactly this name.' }),
+      name_contains: plainText({ minLength: 1, maxLength: 200, description: 'Keys whose name contains this text, whatever its case.' }),
       max_balance: { type: 'string', pattern: '^[0-9]{1,15}$', description: 'Keys with at most this many credits.' },
     },
   },

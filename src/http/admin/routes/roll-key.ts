@@ -71,7 +71,10 @@ export function rollKeyRoute(app: FastifyInstance, services: Services, hooks: Ke
       request,
       reply,
       (answering) => keysFor(services, request).roll(id, graceSeconds, answering),
-      (result) => answerOf(id, result),
+      (result) => {
+        services.credits.forget(id);
+        return answerOf(id, result);
+      },
     );
   });
 }

@@ -7,7 +7,9 @@ import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses,
 
 const schema = {
   summary: "Set a key's rate limit",
-  description: 'Requests per second for this key; null returns it to RATE_LIMIT_PER_S. Every instance applies it within a second.',
+  description:
+    'Requests per second for this key; null returns it to RATE_LIMIT_PER_S. The instance that answers applies it at once; ' +
+    'every other instance within a second. A revoked key is not changed (409).',
   operationId: 'adminSetKeyRate',
   tags: ['admin'],
   security: adminSecurity,
@@ -30,6 +32,6 @@ export function setKeyRateRoute(app: FastifyInstance, services: Services, hooks:
   app.put('/admin/keys/:id/rate', { schema, ...hooks }, async (request) => {
     const id = (request.params as { id: string }).id;
     const change = await keysFor(services, request).setRateLimit(id, (request.body as { rate: number | null }).rate);
-    return adminKeyOf(changedKey(change, id));
+    return adminKeyOf(changedKey(services, change, id));
   });
 }

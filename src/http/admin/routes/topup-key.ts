@@ -4,7 +4,7 @@ import { MAX_BALANCE } from '../../../billing/ledger.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
-import { errorResponse, idempotencyKeyHeader, responseHeaders } from '../../schemas/common.js';
+import { errorResponse, idempotencyKeyHeader, plainText, responseHeaders } from '../../schemas/common.js';
 import { idempotentChange } from '../idempotent-change.js';
 import { keysFor } from '../keys.js';
 import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
@@ -26,7 +26,7 @@ const schema = {
     additionalProperties: false,
     properties: {
       credits: { type: 'integer', minimum: 1, maximum: MAX_BALANCE },
-      reference: { type: 'string', maxLength: 200, description: "Your billing system's reference, kept in the audit log." },
+      reference: plainText({ maxLength: 200, description: "Your billing system's reference, kept in the audit log." }),
       expires_at: {
         type: 'string',
         format: 'date-time',

@@ -11,7 +11,8 @@ const schema = {
   description:
     "prices: this key's credits per request by endpoint, over PRICES (endpoints left out cost what PRICES says); null returns the key to PRICES. " +
     'low_balance_threshold: the balance at or below which a debit sends credits.low; null returns it to LOW_BALANCE_THRESHOLD. ' +
-    'Fields left out stay as they are. Every instance applies a change within a second.',
+    'Fields left out stay as they are. The instance that answers applies a change at once; every other instance within a second. ' +
+    'A revoked key is not changed (409).',
   operationId: 'adminUpdateKey',
   tags: ['admin'],
   security: adminSecurity,
@@ -38,6 +39,6 @@ export function updateKeyRoute(app: FastifyInstance, services: Services, hooks: 
     const id = (request.params as { id: string }).id;
     const body = request.body as { prices?: Record<string, number> | null; low_balance_threshold?: number | null };
     const change = await keysFor(services, request).updateSettings(id, { prices: body.prices, lowBalanceThreshold: body.low_balance_threshold });
-    return adminKeyOf(changedKey(change, id));
+    return adminKeyOf(changedKey(services, change, id));
   });
 }

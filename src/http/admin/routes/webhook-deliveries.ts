@@ -5,7 +5,7 @@ import { ApiError } from '../../../errors.js';
 import { placeOf } from '../../../platform/cursor.js';
 import type { Services } from '../../../services/services.js';
 import type { KeyedHooks } from '../../keyed/step.js';
-import { errorResponse } from '../../schemas/common.js';
+import { errorResponse, plainText } from '../../schemas/common.js';
 import {
   adminErrorResponses,
   adminSecurity,
@@ -25,7 +25,7 @@ const listSchema = {
   operationId: 'adminListWebhookDeliveries',
   tags: ['admin'],
   security: adminSecurity,
-  querystring: { type: 'object', additionalProperties: false, properties: { limit: limitParameter, cursor: { type: 'string' } } },
+  querystring: { type: 'object', additionalProperties: false, properties: { limit: limitParameter, cursor: plainText({}) } },
   response: {
     200: {
       description: 'A page of deliveries and the cursor of the next one (null after the last).',
@@ -54,7 +54,12 @@ const listSchema = {
                   required: ['at', 'status'],
                   properties: {
                     at: { type: 'string', format: 'date-time' },
-                    status: { type: ['integer', 'null'], description: 'What the endpoint answered; null: no answer in time.' },
+                    status: { type: ['integer', 'null'], description: 'What the endpoint answered; null: no answer.' },
+                    error: {
+                      type: 'string',
+                      description:
+                        'Why the attempt failed, starting with its kind: dns, refused, timeout, tls, connection, or the HTTP status answered. Absent on success.',
+                    },
                   },
                 },
               },

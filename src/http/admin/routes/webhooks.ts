@@ -4,11 +4,12 @@ import type { AdminStore, AdminTokenRecord } from '../../../admin/admin-store.js
 import { auditReport } from '../../../admin/admin-tokens.js';
 import { EVENT_TYPES, type EventType } from '../../../billing/events.js';
 import { ApiError } from '../../../errors.js';
-import type { Services } from '../../../services/services.js';
+import type { AppSettings, Services } from '../../../services/services.js';
 import { newWebhookSecret } from '../../../webhooks/signature.js';
 import type { WebhookEndpoint } from '../../../webhooks/webhook-store.js';
+import { webhookUrlProblem } from '../../../webhooks/webhook-url.js';
 import type { KeyedHooks } from '../../keyed/step.js';
-import { errorResponse } from '../../schemas/common.js';
+import { errorResponse, plainText } from '../../schemas/common.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, deletedResponse, idParams } from '../schemas.js';
 
 const eventsSchema = {
@@ -29,7 +30,9 @@ const createSchema = {
   summary: 'Add a webhook endpoint',
   description:
     'Events are POSTed there signed as Standard Webhooks specifies, with the secret in this answer (shown only here). ' +
-    'The URL is yours: private and loopback addresses are allowed.',
+    'The URL is yours: private and loopback addresses are allowed; link-local and cloud-metadata addresses (169.254.0.0/16, ' +
+    'fe80::/10, metadata.google.internal and the like) are refused, also when a name resolves to one at delivery, unless ' +
+    'WEBHOOK_ALLOW_LINK_LOCAL=true. A URL holding a user name or password is refused.',
   operationId: 'adminCreateWebhook',
   tags: ['admin'],
   security: adminSecurity,
@@ -37,7 +40,7 @@ const createSchema = {
     type: 'object',
     required: ['url'],
     additionalProperties: false,
-    properties: { url: { type: 'string', pattern: '^https?://\\S+$', maxLength: 2000 }, events: eventsSchema },
+    properties: { url: plainText({ maxLength: 2000, description: 'http or https, without credentials.' }), events: eventsSchema },
   },
   response: {
     201: {
@@ -86,11 +89,13 @@ const deleteSchema = {
 const shown = (endpoint: WebhookEndpoint) => ({ id: endpoint.id, url: endpoint.url, events: endpoint.events, created_at: endpoint.createdAt });
 
 /** POST, GET /admin/webhooks and DELETE /admin/webhooks/{id}: where events are sent. */
-export function webhookRoutes(app: FastifyInstance, services: Services, read: KeyedHooks, write: KeyedHooks): void {
+export function webhookRoutes(app: FastifyInstance, services: Services, settings: AppSettings, read: KeyedHooks, write: KeyedHooks): void {
   const report = (request: { adminToken: unknown; id: string }) =>
     auditReport(services.store.admin as AdminStore, (request.adminToken as AdminTokenRecord).name, request.id);
   app.post('/admin/webhooks', { schema: createSchema, ...write }, async (request, reply) => {
     const body = request.body as { url: string; events?: EventType[] | null };
+    const problem = webhookUrlProblem(body.url, settings.webhookAllowLinkLocal);
+    if (problem) throw new ApiError('BAD_REQUEST', `${problem}. Nothing was created.`);
     const endpoint = {
       id: `whep_${randomBytes(8).toString('hex')}`,
       url: body.url,
