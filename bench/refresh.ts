@@ -111,7 +111,7 @@ async function main(): Promise<void> {
     await pass([]);
     await measure('after', 2);
     const after = corpus.indexStatistics();
-    corpus.close();
+    await corpus.close();
 
     console.log(
       `refresh ingest (CLI, another process) ${refreshSeconds.toFixed(1)} s; the first search after it took ${(firstSeconds * 1000).toFixed(0)} ms ` +

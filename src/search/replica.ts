@@ -78,7 +78,7 @@ export class SearchReplica implements DocumentIndex {
     clearTimeout(this.timer);
     await this.syncing?.catch(() => undefined);
     if (this.replica) {
-      this.replica.corpus.close();
+      await this.replica.corpus.close();
       if (this.replica.kept) this.replica.kept.release();
       else rmSync(this.replica.dir, { recursive: true, force: true });
     }

@@ -66,8 +66,11 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
     return this.keeper.statistics();
   }
 
-  close(): void {
-    this.keeper.close();
-    this.file.close();
+  async close(): Promise<void> {
+    try {
+      await this.keeper.close();
+    } finally {
+      this.file.close();
+    }
   }
 }

@@ -69,7 +69,7 @@ export class SqliteStore implements Store {
       await this.ledger.close();
     } finally {
       this.db.close();
-      this.documents.close();
+      await this.documents.close();
     }
   }
 

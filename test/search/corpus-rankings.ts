@@ -47,7 +47,7 @@ export async function freshCorpus(final: DocumentRecord[]) {
   const corpus = new SqliteCorpus(dir.path);
   await corpus.ingestDocuments(documentsOf(final));
   const result = await rankings(corpus);
-  corpus.close();
+  await corpus.close();
   dir.remove();
   return result;
 }

@@ -18,7 +18,7 @@ async function corpusWithHistory(path: string): Promise<{ live: number; removals
     for (const docId of ['doc-1', 'doc-2', 'doc-4000']) assert.equal(await corpus.deleteDocument(docId), true);
     return { live: 4997, removals: 303 };
   } finally {
-    corpus.close();
+    await corpus.close();
   }
 }
 
@@ -117,10 +117,10 @@ describe('loading the search index with a worker thread', { timeout: 60_000 }, (
       assert.deepEqual(loadedByWorker.indexStatistics(), { liveDocuments: 5016, deletedDocuments: 1, rebuilding: false });
       assert.deepEqual(splitByWorker.indexStatistics(), { liveDocuments: 5016, deletedDocuments: 1, rebuilding: false });
     } finally {
-      writer.close();
-      loadedHere.close();
-      loadedByWorker.close();
-      splitByWorker.close();
+      await writer.close();
+      await loadedHere.close();
+      await loadedByWorker.close();
+      await splitByWorker.close();
       dir.remove();
     }
   });

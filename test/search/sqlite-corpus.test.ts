@@ -43,7 +43,7 @@ for (const { name, upkeep } of INDEX_MODES) {
         for (const document of added) final.set(document.docId, document);
         assertSameRankings(await rankings(corpus), await freshCorpus([...final.values()]));
       } finally {
-        corpus.close();
+        await corpus.close();
         dir.remove();
       }
     });
@@ -67,7 +67,7 @@ for (const { name, upkeep } of INDEX_MODES) {
         await corpus.ingestDocuments(documentsOf(reingested));
         assertStoredLabels(await rankings(corpus), [...reingested, ...labelled(1).slice(30)]);
       } finally {
-        corpus.close();
+        await corpus.close();
         dir.remove();
       }
     });
@@ -88,7 +88,7 @@ for (const { name, upkeep } of INDEX_MODES) {
         final[final.findIndex((document) => document.docId === 'doc-7')] = { ...first[8], docId: 'doc-7' };
         assertSameRankings(await rankings(corpus), await freshCorpus(final));
       } finally {
-        corpus.close();
+        await corpus.close();
         dir.remove();
       }
     });
@@ -110,13 +110,13 @@ for (const { name, upkeep } of INDEX_MODES) {
         inThread.applyChanges(many.map((document) => ({ docId: document.docId, document })));
         const expected = await rankings(inThread);
         const unique = await inThread.search({ terms: ['w699'], field: { kind: 'title' }, filters: [], topK: 10 });
-        inThread.close();
+        await inThread.close();
         reference.remove();
         assertSameRankings(await rankings(corpus), expected);
         assert.deepEqual(await corpus.search({ terms: ['w699'], field: { kind: 'title' }, filters: [], topK: 10 }), unique);
         assert.equal(unique.total, 7);
       } finally {
-        corpus.close();
+        await corpus.close();
         dir.remove();
       }
     });
@@ -150,7 +150,7 @@ for (const { name, upkeep } of INDEX_MODES) {
         await assert.rejects(ingest, /record 6/);
         assertSameRankings(await rankings(corpus), await freshCorpus(first.slice(1)));
       } finally {
-        corpus.close();
+        await corpus.close();
         dir.remove();
       }
     });
@@ -209,7 +209,7 @@ for (const { name, upkeep } of INDEX_MODES) {
         assert.ok(after.deletedDocuments <= 2, `${after.deletedDocuments} deleted documents left`);
         assertSameRankings(await rankings(corpus), await freshCorpus([...final.values()]));
       } finally {
-        corpus.close();
+        await corpus.close();
         dir.remove();
       }
     });
@@ -243,8 +243,8 @@ for (const { name, upkeep } of INDEX_MODES) {
         assert.deepEqual(reader.indexStatistics(), { liveDocuments: pruned.length, deletedDocuments: 0, rebuilding: false });
         assertSameRankings(await rankings(reader), await freshCorpus(pruned));
       } finally {
-        reader.close();
-        writer.close();
+        await reader.close();
+        await writer.close();
         dir.remove();
       }
     });
@@ -279,8 +279,8 @@ for (const { name, upkeep } of INDEX_MODES) {
         assert.deepEqual(reader.indexStatistics(), { liveDocuments: 48, deletedDocuments: 0, rebuilding: false });
         assertSameRankings(await rankings(reader), await freshCorpus(final));
       } finally {
-        reader.close();
-        writer.close();
+        await reader.close();
+        await writer.close();
         dir.remove();
       }
     });
@@ -302,7 +302,7 @@ describe('SqliteCorpus search threads', () => {
       assertSameRankings(await rankings(corpus), before);
       assertSameRankings(before, await freshCorpus(all));
     } finally {
-      corpus.close();
+      await corpus.close();
       dir.remove();
     }
   });
@@ -345,8 +345,8 @@ describe('SqliteCorpus searches in flight together', () => {
         });
       }
     } finally {
-      threaded.close();
-      single.close();
+      await threaded.close();
+      await single.close();
       for (const dir of dirs) dir.remove();
     }
   });
@@ -358,12 +358,12 @@ describe('SqliteCorpus files', () => {
     const originals = [...documents(25, 11), { docId: 'cytokine', title: 'IL-6 signalling', text: 'HIV/AIDS and IL-6', metadata: {} }];
     const written = new SqliteCorpus(dir.path);
     await written.ingestDocuments(documentsOf(originals));
-    written.close();
+    await written.close();
     // What the previous analyser left: vectors without the joined terms (here: none at all).
     const old = new Database(join(dir.path, 'corpus.sqlite'));
     old.exec(`UPDATE documents SET terms = x'', title_length = 0, text_length = 0`);
     old.pragma('user_version = 2');
-    old.close();
+    await old.close();
     const corpus = new SqliteCorpus(dir.path);
     try {
       const found = await corpus.search({ terms: ['il6', 'hivaids'], field: { kind: 'all' }, filters: [], topK: 5 });
@@ -373,7 +373,7 @@ describe('SqliteCorpus files', () => {
       );
       assertSameRankings(await rankings(corpus), await freshCorpus(originals));
     } finally {
-      corpus.close();
+      await corpus.close();
       dir.remove();
     }
   });
@@ -392,17 +392,17 @@ describe('SqliteCorpus files', () => {
     try {
       const corpus = new SqliteCorpus(fresh.path);
       await corpus.ingestDocuments(documentsOf(documents(40, 3)));
-      corpus.close();
+      await corpus.close();
       assert.equal(pageSize(join(fresh.path, 'corpus.sqlite')), 16_384);
 
       const older = new Database(join(existing.path, 'corpus.sqlite'));
       older.pragma('page_size = 4096');
       older.exec('CREATE TABLE placeholder (x)');
-      older.close();
+      await older.close();
       const upgraded = new SqliteCorpus(existing.path);
       await upgraded.ingestDocuments(documentsOf(documents(40, 3)));
       assert.equal((await upgraded.getDocument('doc-7'))?.docId, 'doc-7');
-      upgraded.close();
+      await upgraded.close();
       assert.equal(pageSize(join(existing.path, 'corpus.sqlite')), 4096);
     } finally {
       fresh.remove();
@@ -422,14 +422,14 @@ describe('SqliteCorpus files', () => {
       const rowid = insertDocument.run(document.docId, document.title, document.text, JSON.stringify(document.metadata)).lastInsertRowid;
       insertField.run(rowid, 'shelf', document.metadata.shelf);
     }
-    old.close();
+    await old.close();
     const corpus = new SqliteCorpus(dir.path);
     try {
       assert.equal(await corpus.countDocuments(), originals.length);
       assert.deepEqual(await corpus.getDocument('doc-3'), originals[3]);
       assertSameRankings(await rankings(corpus), await freshCorpus(originals));
     } finally {
-      corpus.close();
+      await corpus.close();
       dir.remove();
     }
   });

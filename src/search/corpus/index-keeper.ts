@@ -196,10 +196,12 @@ export class IndexKeeper {
     return { liveDocuments: index.liveDocuments, deletedDocuments: index.deletedDocuments, rebuilding: this.rebuilding !== undefined };
   }
 
-  close(): void {
+  /** Writes an index not yet on disk while its threads still hold it (IndexSegments.flush), then stops. */
+  async close(): Promise<void> {
+    await this.segments?.flush();
     this.closed = true;
     this.segments?.close();
-    void this.searchThreads?.close();
+    await this.searchThreads?.close();
   }
 
   /**

@@ -42,6 +42,8 @@ export class IndexSegments {
   /** When the index first changed since the last write began. */
   private firstUnwritten: number | undefined;
   private closed = false;
+  /** What the write writeSoon has waiting would write. */
+  private pending: (() => { index: SearchIndex; state: IndexState } | undefined) | undefined;
 
   constructor(
     readonly dir: string,
@@ -76,12 +78,25 @@ export class IndexSegments {
   writeSoon(current: () => { index: SearchIndex; state: IndexState } | undefined): void {
     if (this.closed) return;
     clearTimeout(this.timer);
+    this.pending = current;
     const now = Date.now();
     this.firstUnwritten ??= now;
     const { persistQuietMs, persistIntervalMs } = this.timing;
     const due = Math.min(Math.max(now + persistQuietMs, this.lastWritten + persistIntervalMs), this.firstUnwritten + persistIntervalMs);
     this.timer = setTimeout(() => this.writeNow(current), Math.max(0, due - now));
     this.timer.unref();
+  }
+
+  /**
+   * Writes now what writeSoon has waiting, after any write already running, and resolves once it is
+   * on disk (or failed, which is told to `warn`). Run at shutdown: a service stopped before its
+   * index was written starts the next time from disk rather than building it again.
+   */
+  async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    await this.writing;
+    if (this.pending && this.firstUnwritten !== undefined && !this.closed) this.writeNow(this.pending);
+    await this.writing;
   }
 
   close(): void {

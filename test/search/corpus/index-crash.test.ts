@@ -49,7 +49,7 @@ async function builtFromTheDocuments(dir: string, into: string) {
   try {
     return await rankings(corpus);
   } finally {
-    corpus.close();
+    await corpus.close();
   }
 }
 
@@ -64,7 +64,7 @@ for (const threads of [1, 2]) {
       try {
         const seed = new SqliteCorpus(dir.path);
         await seed.ingestDocuments(documentsOf(documents(20_000, 71)));
-        seed.close();
+        await seed.close();
         for (let kill = 0; kill < KILLS; kill++) {
           await writeThenKill(dir.path, threads, Math.floor(next() * 300));
           const manifest = JSON.parse(readFileSync(join(dir.path, 'index', 'manifest.json'), 'utf8')) as Manifest;
@@ -77,7 +77,7 @@ for (const threads of [1, 2]) {
             origins.push(await restarted.prepareSearch());
             assertSameRankings(await rankings(restarted), expected);
           } finally {
-            restarted.close();
+            await restarted.close();
           }
         }
         assert.ok(origins.includes('segments'), `read back from disk at least once: ${origins.join(', ')}`);

@@ -37,7 +37,7 @@ async function persistedCorpus(dir: string, upkeep: IndexUpkeep, first: Document
     assert.equal(await corpus.prepareSearch(), 'corpus');
     return await manifestWritten(dir);
   } finally {
-    corpus.close();
+    await corpus.close();
   }
 }
 
@@ -47,7 +47,7 @@ async function started(dir: string, upkeep: IndexUpkeep, check: (corpus: SqliteC
   try {
     await check(corpus, await corpus.prepareSearch());
   } finally {
-    corpus.close();
+    await corpus.close();
   }
 }
 
@@ -56,6 +56,28 @@ for (const { name, upkeep: modeUpkeep } of INDEX_MODES) {
   const segmentsPerIndex = upkeep.searchThreads > 1 ? upkeep.searchThreads + 1 : 1;
 
   describe(`SqliteCorpus index on disk, ${name}`, () => {
+    it('writes at close an index that was still waiting to be written, so that the next start reads it', async () => {
+      const dir = tempDir();
+      try {
+        const waiting = { ...upkeep, persistRows: 1, persistQuietMs: 3_600_000, persistIntervalMs: 3_600_000 };
+        const first = documents(60, 23);
+        const writer = new SqliteCorpus(dir.path);
+        await writer.ingestDocuments(documentsOf(first));
+        await writer.close();
+        await started(dir.path, waiting, async (_corpus, origin) => {
+          assert.equal(origin, 'corpus');
+          assert.equal(readManifest(dir.path), undefined, 'not written before the stop');
+        });
+        assert.equal(readManifest(dir.path)?.highestRowid, 60, 'written at close');
+        await started(dir.path, waiting, async (corpus, origin) => {
+          assert.equal(origin, 'segments');
+          assertSameRankings(await rankings(corpus), await freshCorpus(first));
+        });
+      } finally {
+        dir.remove();
+      }
+    });
+
     it('starts from the index it wrote, caught up with what was ingested and deleted while stopped, and writes the new state', async () => {
       const dir = tempDir();
       try {
@@ -69,7 +91,7 @@ for (const { name, upkeep: modeUpkeep } of INDEX_MODES) {
         const rewritten = { ...first[5], text: `${first[5].text} glacier ember` };
         await writer.ingestDocuments(documentsOf([...late, rewritten]));
         await writer.deleteDocument('doc-3');
-        writer.close();
+        await writer.close();
         const expected = [...first.filter((document) => !['doc-3', 'doc-5'].includes(document.docId)), ...late, rewritten];
 
         await started(dir.path, upkeep, async (corpus, origin) => {
@@ -112,7 +134,7 @@ for (const { name, upkeep: modeUpkeep } of INDEX_MODES) {
         assert.ok(later, 'written while the documents kept coming');
         assert.ok(Date.now() - started < 2500, `written ${Date.now() - started} ms after the first change`);
       } finally {
-        corpus.close();
+        await corpus.close();
         dir.remove();
       }
     });
@@ -135,7 +157,7 @@ for (const { name, upkeep: modeUpkeep } of INDEX_MODES) {
         await rankings(corpus);
         assert.equal((await manifestWritten(dir.path)).highestRowid, 31);
       } finally {
-        corpus.close();
+        await corpus.close();
         dir.remove();
       }
     });
@@ -178,7 +200,7 @@ for (const { name, upkeep: modeUpkeep } of INDEX_MODES) {
         const other = documents(40, 42, 'other');
         const otherCorpus = new SqliteCorpus(dirs[1].path);
         await otherCorpus.ingestDocuments(documentsOf(other));
-        otherCorpus.close();
+        await otherCorpus.close();
         cpSync(join(dirs[0].path, 'index'), join(dirs[1].path, 'index'), { recursive: true });
         await started(dirs[1].path, upkeep, async (corpus, origin) => {
           assert.equal(origin, 'corpus');
@@ -188,7 +210,7 @@ for (const { name, upkeep: modeUpkeep } of INDEX_MODES) {
         const writer = new SqliteCorpus(dirs[0].path);
         await writer.deleteDocument('doc-1');
         await writer.deleteDocument('doc-2');
-        writer.close();
+        await writer.close();
         // As if both deletions had aged out of the log while the service was stopped.
         const raw = new Database(join(dirs[0].path, 'corpus.sqlite'));
         raw.exec('DELETE FROM removed_documents');
