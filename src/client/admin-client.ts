@@ -60,7 +60,8 @@ const key = (id: string) => `/admin/keys/${encodeURIComponent(id)}`;
 
 /**
  * A typed client for the admin API. Reads and state changes are retried like the public client's
- * calls; a top-up sends one Idempotency-Key with every attempt, so it grants at most once; creating
+ * calls; a top-up, a refill plan and a roll send one Idempotency-Key with every attempt, so each
+ * happens at most once; creating
  * a key is tried once, since a repeat would create a second key.
  */
 export class MeteredSearchAdmin {
@@ -94,9 +95,9 @@ export class MeteredSearchAdmin {
     return send(this.transport, { method: 'PUT', path: `${key(id)}/rate`, body: { rate }, idempotent: false }, options);
   }
 
-  /** Not retried: each attempt makes a new key (a lost answer's key is then a former key, valid for its grace period). */
+  /** One Idempotency-Key with every attempt: a retry gets the first answer's new key, and rolls nothing more. */
   roll(id: string, graceSeconds: number, options?: CallOptions): Promise<Result<AdminRollKeyResponse>> {
-    return send(this.transport, { method: 'POST', path: `${key(id)}/roll`, body: { grace_seconds: graceSeconds }, idempotent: false }, options);
+    return send(this.transport, { method: 'POST', path: `${key(id)}/roll`, body: { grace_seconds: graceSeconds }, idempotent: true }, options);
   }
 
   /** A key's own prices or low-balance mark. */
@@ -104,14 +105,10 @@ export class MeteredSearchAdmin {
     return send(this.transport, { method: 'PATCH', path: key(id), body: request, idempotent: false }, options);
   }
 
-  /** Sets a refill plan (its first period granted at once); null ends it. Retried: setting the same plan again starts it anew but grants once per period. */
+  /** Sets a refill plan; null ends it. One Idempotency-Key with every attempt: a retry is answered from the first. */
   setRefill(id: string, plan: AdminSetRefillRequest | null, options?: CallOptions): Promise<Result<AdminSetRefillResponse>> {
     const path = `${key(id)}/refill`;
-    return send(
-      this.transport,
-      plan ? { method: 'PUT', path, body: plan, idempotent: false } : { method: 'DELETE', path, idempotent: false },
-      options,
-    );
+    return send(this.transport, plan ? { method: 'PUT', path, body: plan, idempotent: true } : { method: 'DELETE', path, idempotent: true }, options);
   }
 
   /** Tried once: a repeat would add a second endpoint with a second secret. */

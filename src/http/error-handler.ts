@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { ApiError, envelope, errorCatalogue } from '../errors.js';
-import { StoreFullError, storeFault } from '../platform/store-faults.js';
+import { StoreFullError, storeFault, valueFault } from '../platform/store-faults.js';
 import { NO_CONTROL_CHARACTERS } from './schemas/common.js';
 
 type ValidationIssue = NonNullable<FastifyError['validation']>[number];
@@ -111,6 +111,11 @@ export function registerErrorHandling(
     }
     const known = frameworkError(error, request);
     if (known) return reply.code(known.status).send(envelope(known.status, known.message));
+    const badValue = valueFault(error);
+    if (badValue) {
+      const { status } = errorCatalogue.BAD_REQUEST;
+      return reply.code(status).send(envelope(status, `The request holds ${badValue}. Nothing was changed: correct the value and send it again.`));
+    }
     const fault = storeFault(error);
     if (fault instanceof StoreFullError) {
       request.log.error({ err: error }, 'storage full');

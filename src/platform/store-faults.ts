@@ -12,6 +12,24 @@ export class StoreFullError extends Error {
   }
 }
 
+/**
+ * PostgreSQL's data exceptions a caller's value causes: a NUL character (22021, 22P05), a time or
+ * number out of its range (22007, 22008, 22003). Validation refuses these first; this is the net
+ * under it, so that such a value is a 400 and never a 500. What is wrong, or undefined.
+ */
+const VALUE_FAULTS: Record<string, string> = {
+  '22021': 'a character the database cannot store (NUL)',
+  '22P05': 'a character the database cannot store (NUL)',
+  '22007': 'a time the database cannot read',
+  '22008': 'a time out of the range the database keeps',
+  '22003': 'a number out of the range the database keeps',
+};
+
+export function valueFault(error: unknown): string | undefined {
+  const { code } = error as { code?: unknown };
+  return typeof code === 'string' ? VALUE_FAULTS[code] : undefined;
+}
+
 const SQLITE_BUSY = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);
 
 /**

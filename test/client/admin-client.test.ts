@@ -59,6 +59,21 @@ describe('the typed admin client (MeteredSearchAdmin)', () => {
     assert.equal((await admin.getKey(created.id)).balance, 11);
   });
 
+  it('retries a roll and a refill plan whose answers were lost: one roll, one refill, the same new key', async () => {
+    const created = await admin.createKey({ credits: 1 });
+    proxy.faults.push({ kind: 'drop-response' }, { kind: 'drop-response' });
+    const refill = await admin.setRefill(created.id, { credits: 5, interval: 'day', mode: 'add' });
+    assert.deepEqual([refill.balance, refill.granted, refill.meta.attempts, refill.meta.replayed], [6, 5, 3, true]);
+    proxy.faults.push({ kind: 'drop-response' });
+    const rolled = await admin.roll(created.id, 0);
+    assert.equal(rolled.meta.replayed, true);
+    const caller = new MeteredSearchClient({ baseUrl: server.url, apiKey: rolled.key });
+    assert.equal((await caller.credits()).current_balance, 6, 'the key in the replayed answer is the key');
+    const log = await admin.auditLog({ limit: 20 });
+    const mine = log.entries.filter((entry) => entry.target === created.id).map((entry) => entry.action);
+    assert.deepEqual(mine.sort(), ['keys.create', 'keys.refill', 'keys.roll']);
+  });
+
   it('tries a key creation once, so a lost answer never creates two keys', async () => {
     const before = (await admin.listKeys({ name: 'once' })).keys.length;
     proxy.faults.push({ kind: 'drop-response' });

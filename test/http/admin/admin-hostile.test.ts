@@ -69,6 +69,17 @@ describe('admin API: hostile input', () => {
     assert.equal(json(await call('GET', '/admin/documents')).count, before);
   });
 
+  it('refuses a forged page cursor, whatever it holds, with a 400', async () => {
+    const forged = (place: unknown) => Buffer.from(JSON.stringify(place)).toString('base64url');
+    for (const place of [
+      ['9999-99-99T00:00:00.000Z', 'key_0'],
+      ['2026-01-01T00:00:00.000Z', 'key\u0000'],
+      ['0000-01-01', 'x'],
+    ]) {
+      assertEnvelope(await call('GET', `/admin/keys?cursor=${forged(place)}`), 400, /cursor is not one this API gave/);
+    }
+  });
+
   it('accepts usage spans from 1970 to 9999 only', async () => {
     assertEnvelope(await call('GET', '/admin/usage?from=0000-01-01T00:00:00Z&to=0000-01-02T00:00:00Z'), 400, /from 1970-01-01T00:00:00Z to 9999/);
     assertEnvelope(await call('GET', `/admin/keys/${keyId}/usage?from=1969-12-31T00:00:00Z&to=1970-01-02T00:00:00Z`), 400, /1970/);
