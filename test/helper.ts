@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { AdminTokens } from '../src/admin/admin-tokens.js';
 import { buildApp } from '../src/app.js';
-import { type Clock, CreditService } from '../src/billing/credit-service.js';
+import { CreditService } from '../src/billing/credit-service.js';
 import { KeyAdmin } from '../src/billing/key-admin.js';
 import type { DocumentRecord } from '../src/documents/document-store.js';
 import type { FaceSearchBackend } from '../src/faces/face-client.js';
 import { ProbeImageFetcher } from '../src/faces/probe-fetch.js';
 import { IdempotencyService, type IdempotencySettings } from '../src/idempotency/idempotency-service.js';
 import { Metrics } from '../src/metrics/metrics.js';
+import type { Clock } from '../src/platform/clock.js';
 import type { TokenBuckets } from '../src/rate-limit/buckets.js';
 import { MemoryBuckets } from '../src/rate-limit/memory-buckets.js';
 import { RateLimitService } from '../src/rate-limit/rate-limit.js';
@@ -162,7 +163,7 @@ export async function createTestApp(
     face: options.face,
   };
   const app = await buildApp(services, { settings: { ...DEFAULT_SETTINGS, ...options.settings } });
-  const admin = new KeyAdmin(store.ledger);
+  const admin = new KeyAdmin(store.ledger, null, Date.now, true);
   return {
     app,
     store,

@@ -24,9 +24,9 @@ export type {
   AdminGetKeyResponse,
   AdminKeyChargesResponse,
   AdminKeyEventsResponse,
+  AdminKeyUsageResponse,
   AdminListKeysResponse,
   AdminUsageResponse,
-  AdminKeyUsageResponse,
 };
 export type KeySummary = AdminListKeysResponse['keys'][number];
 export type UsageRow = AdminUsageResponse['series'][number];
@@ -90,12 +90,10 @@ export class AdminApi {
   usage = (query: Query) => this.call<AdminUsageResponse>('GET', pathWith('/admin/usage', query));
   metrics = () => this.call<string>('GET', '/metrics');
   listKeys = (query: Query) => this.call<AdminListKeysResponse>('GET', pathWith('/admin/keys', query));
-  createKey = (input: AdminCreateKeyRequest) =>
-    this.call<AdminCreateKeyResponse>('POST', '/admin/keys', { json: input });
+  createKey = (input: AdminCreateKeyRequest) => this.call<AdminCreateKeyResponse>('POST', '/admin/keys', { json: input });
   getKey = (keyId: string) => this.call<AdminGetKeyResponse>('GET', `/admin/keys/${id(keyId)}`);
   keyUsage = (keyId: string, query: Query) => this.call<AdminKeyUsageResponse>('GET', pathWith(`/admin/keys/${id(keyId)}/usage`, query));
-  keyCharges = (keyId: string, query: Query) =>
-    this.call<AdminKeyChargesResponse>('GET', pathWith(`/admin/keys/${id(keyId)}/charges`, query));
+  keyCharges = (keyId: string, query: Query) => this.call<AdminKeyChargesResponse>('GET', pathWith(`/admin/keys/${id(keyId)}/charges`, query));
   keyEvents = (keyId: string) => this.call<AdminKeyEventsResponse>('GET', pathWith(`/admin/keys/${id(keyId)}/events`, { limit: '20' }));
   /** The same idempotencyKey on a retry grants nothing more. */
   topUp = (keyId: string, input: AdminTopUpKeyRequest, idempotencyKey: string) =>
@@ -108,8 +106,7 @@ export class AdminApi {
     this.call<AdminSetRefillResponse>('PUT', `/admin/keys/${id(keyId)}/refill`, { json: input });
   endRefill = (keyId: string) => this.call<unknown>('DELETE', `/admin/keys/${id(keyId)}/refill`);
   countDocuments = () => this.call<AdminCountDocumentsResponse>('GET', '/admin/documents');
-  ingestJsonLines = (text: string) =>
-    this.call<AdminIngestDocumentsResponse>('POST', '/admin/documents', { text, type: 'application/x-ndjson' });
+  ingestJsonLines = (text: string) => this.call<AdminIngestDocumentsResponse>('POST', '/admin/documents', { text, type: 'application/x-ndjson' });
   getDocument = (docId: string) => this.call<Record<string, unknown>>('GET', `/admin/documents/${id(docId)}`);
   deleteDocument = (docId: string) => this.call<unknown>('DELETE', `/admin/documents/${id(docId)}`);
   auditLog = (query: Query) => this.call<AdminAuditLogResponse>('GET', pathWith('/admin/audit-log', query));

@@ -21,7 +21,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     return () => {
       current = false;
     };
-    // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names what the load depends on
+    // The caller names what the load depends on.
   }, [...deps, round]);
   const reload = useCallback(() => setRound((value) => value + 1), []);
   return { data: state.data, error: state.error, loading: state.loading, reload };
@@ -58,7 +58,7 @@ export function useAction(): ActionState {
 /** Cursor pages: the cursors of the pages before this one, so that Previous works too. */
 export function useCursorPages(resetOn: unknown[]) {
   const [cursors, setCursors] = useState<string[]>([]);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a new filter starts at the first page
+  // A new filter starts at the first page.
   useEffect(() => setCursors([]), resetOn);
   return {
     cursor: cursors[cursors.length - 1],

@@ -11,7 +11,7 @@ import { KeysPage } from './pages/keys.js';
 import { OverviewPage } from './pages/overview.js';
 import { SignInPage } from './pages/sign-in.js';
 import { type Route, useRoute } from './router.js';
-import { type Session, saveSession, savedSession } from './session.js';
+import { type Session, savedSession, saveSession } from './session.js';
 
 const TITLES: Record<Route['page'], string> = {
   overview: 'Overview',

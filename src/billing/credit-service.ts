@@ -1,8 +1,6 @@
-import { hashApiKey } from './key-admin.js';
+import type { Clock } from '../platform/clock.js';
+import { hashApiKey } from './keys.js';
 import type { DebitOptions, DebitResult, KeyRecord, Ledger } from './ledger.js';
-
-/** Milliseconds since the epoch; injected so tests can move time (a rolled key's grace period). */
-export type Clock = () => number;
 
 /** A key as presented: its record and the hash its debits go by (the current one, for a rolled key's former key). */
 export interface Credential {

@@ -1,14 +1,8 @@
-import { hash, randomBytes } from 'node:crypto';
-import type { Clock } from './credit-service.js';
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../platform/clock.js';
+import { API_KEY_PATTERN, hashApiKey } from './keys.js';
 import type { ChangeRecord, KeyRecord, KeySettings, KeyStatus, Ledger, RefillChange, RollResult, TopUpResult } from './ledger.js';
 import type { RefillPlan } from './refills.js';
-
-export const API_KEY_PATTERN = /^[0-9a-fA-F]{64}$/;
-
-/** Hex is case-insensitive, so a key and its upper-case spelling hash alike. */
-export function hashApiKey(apiKey: string): string {
-  return hash('sha256', apiKey.toLowerCase(), 'hex');
-}
 
 function newApiKey(): string {
   return randomBytes(32).toString('hex');
@@ -61,10 +55,15 @@ type Described = { action: string; keyId: string; detail: Record<string, unknown
 
 /** Operator actions on keys, the one implementation behind the CLI and the admin API. */
 export class KeyAdmin {
+  /**
+   * `acceptsPlainKeys`: keys may be named by the plain key as well as by id, as on the command line
+   * of the service's machine; the admin API names them by id only, so no URL ever carries a secret.
+   */
   constructor(
     private readonly ledger: Ledger,
     private readonly actor: Actor | null = null,
     private readonly clock: Clock = Date.now,
+    private readonly acceptsPlainKeys = false,
   ) {}
 
   /** `rateLimit`: requests per second for this key; null or absent for the service's default. */
@@ -77,9 +76,10 @@ export class KeyAdmin {
     return { key, record };
   }
 
-  /** Accepts a plain key (64 hex) or a key id. */
+  /** The key with this id; or with this plain key (64 hex), where plain keys are accepted. */
   async find(keyOrId: string): Promise<KeyRecord | undefined> {
-    return API_KEY_PATTERN.test(keyOrId) ? this.ledger.findKeyByHash(hashApiKey(keyOrId)) : this.ledger.findKeyById(keyOrId);
+    if (this.acceptsPlainKeys && API_KEY_PATTERN.test(keyOrId)) return this.ledger.findKeyByHash(hashApiKey(keyOrId));
+    return this.ledger.findKeyById(keyOrId);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Clock } from './credit-service.js';
+import type { Clock } from '../platform/clock.js';
 import type { Expiry, Ledger } from './ledger.js';
 import type { Refill } from './refills.js';
 

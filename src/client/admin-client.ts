@@ -24,8 +24,8 @@ import type {
   AdminUpdateKeyResponse,
   AdminUsageResponse,
 } from './api-types.js';
-import type { CallOptions, Result } from './client.js';
 import type { RetryOptions } from './retry.js';
+import type { CallOptions, Result } from './transport.js';
 import { send, type Transport, transportOf } from './transport.js';
 
 export interface AdminClientOptions {

@@ -11,7 +11,9 @@ import type {
   VersionResponse,
 } from './api-types.js';
 import type { RetryOptions } from './retry.js';
-import { send, type Transport, transportOf } from './transport.js';
+import { type CallOptions, type Result, send, type Transport, transportOf } from './transport.js';
+
+export type { CallMeta, CallOptions, Result } from './transport.js';
 
 export interface ClientOptions {
   /** Where the service listens, such as https://search.example.com. */
@@ -25,29 +27,6 @@ export interface ClientOptions {
   fetch?: typeof fetch;
 }
 
-export interface CallOptions {
-  /** Cancels the call, including any wait between attempts. */
-  signal?: AbortSignal;
-  /**
-   * For billable calls: the Idempotency-Key sent with every attempt of this call. A fresh one is
-   * made per call when absent, so a retried call is charged at most once.
-   */
-  idempotencyKey?: string;
-}
-
-/** What the service said besides the body. */
-export interface CallMeta {
-  /** Credits left after a billable call (x-credits-remaining). */
-  creditsRemaining: number | undefined;
-  /** The answer is the stored answer of an earlier attempt of the same call. */
-  replayed: boolean;
-  requestId: string | undefined;
-  attempts: number;
-}
-
-export type Result<Body> = Body & { readonly meta: CallMeta };
-
-/** A typed client for metered-search, with retries that never charge a call twice. */
 export class MeteredSearchClient {
   private readonly transport: Transport;
 

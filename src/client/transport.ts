@@ -1,7 +1,30 @@
 import { randomUUID } from 'node:crypto';
-import type { CallMeta, CallOptions, Result } from './client.js';
 import { MeteredSearchError, MeteredSearchNetworkError } from './errors.js';
 import { DEFAULT_RETRY, delayBeforeAttempt, isRetryableStatus, type RetryOptions, sleep } from './retry.js';
+
+export interface CallOptions {
+  /** Cancels the call, including any wait between attempts. */
+  signal?: AbortSignal;
+  /**
+   * For billable calls: the Idempotency-Key sent with every attempt of this call. A fresh one is
+   * made per call when absent, so a retried call is charged at most once.
+   */
+  idempotencyKey?: string;
+}
+
+/** What the service said besides the body. */
+export interface CallMeta {
+  /** Credits left after a billable call (x-credits-remaining). */
+  creditsRemaining: number | undefined;
+  /** The answer is the stored answer of an earlier attempt of the same call. */
+  replayed: boolean;
+  requestId: string | undefined;
+  attempts: number;
+}
+
+export type Result<Body> = Body & { readonly meta: CallMeta };
+
+/** A typed client for metered-search, with retries that never charge a call twice. */
 
 /** Where and how a client calls: the service, its credentials' headers, the time limit and retries. */
 export interface Transport {

@@ -1,9 +1,10 @@
 import type { AdminTokens } from '../admin/admin-tokens.js';
-import type { Clock, CreditService } from '../billing/credit-service.js';
+import type { CreditService } from '../billing/credit-service.js';
 import type { FaceSearchBackend } from '../faces/face-client.js';
 import type { ProbeImageFetcher } from '../faces/probe-fetch.js';
 import type { IdempotencyService } from '../idempotency/idempotency-service.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { Clock } from '../platform/clock.js';
 import type { RateLimitService } from '../rate-limit/rate-limit.js';
 import type { SearchService } from '../search/search-service.js';
 import type { Store } from '../store/store.js';

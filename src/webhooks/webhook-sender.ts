@@ -1,5 +1,5 @@
 import { Agent, fetch } from 'undici';
-import type { Clock } from '../billing/credit-service.js';
+import type { Clock } from '../platform/clock.js';
 import { webhookSignature } from './signature.js';
 import type { DeliveryAttempt, DueDelivery, WebhookStore } from './webhook-store.js';
 import { guardedLookup, webhookUrlProblem } from './webhook-url.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CreditService } from '../../src/billing/credit-service.js';
-import { hashApiKey, KeyAdmin } from '../../src/billing/key-admin.js';
+import { KeyAdmin } from '../../src/billing/key-admin.js';
+import { hashApiKey } from '../../src/billing/keys.js';
 import type { Ledger } from '../../src/billing/ledger.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { tempDir } from '../helper.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { request } from 'undici';
-import { hashApiKey } from '../../src/billing/key-admin.js';
+import { hashApiKey } from '../../src/billing/keys.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';

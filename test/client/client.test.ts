@@ -24,7 +24,7 @@ describe('the typed client (metered-search/client)', () => {
   before(async () => {
     seedStore = new SqliteStore(dir.path);
     await seedStore.documents.ingestDocuments(documentsOf(SAMPLE_DOCUMENTS));
-    admin = new KeyAdmin(seedStore.ledger);
+    admin = new KeyAdmin(seedStore.ledger, null, Date.now, true);
     server = await startServer(
       loadConfig({
         DATA_DIR: dir.path,

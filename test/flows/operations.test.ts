@@ -59,7 +59,7 @@ describe('operations of a running service', () => {
     );
 
     const store = new SqliteStore(dir.path);
-    assert.equal((await new KeyAdmin(store.ledger).find(key))!.balance, 17);
+    assert.equal((await new KeyAdmin(store.ledger, null, Date.now, true).find(key))!.balance, 17);
     await store.close();
   });
 });

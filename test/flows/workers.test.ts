@@ -39,7 +39,7 @@ describe('serve --workers N', () => {
     }
     assert.equal(await server.exited, 0);
     const check = new SqliteStore(dir.path);
-    const record = (await new KeyAdmin(check.ledger).find(key))!;
+    const record = (await new KeyAdmin(check.ledger, null, Date.now, true).find(key))!;
     assert.equal(record.balance, 0);
     assert.equal(await check.ledger.countCharges(record.id), 100);
     await check.close();

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { hashApiKey, KeyAdmin } from '../../src/billing/key-admin.js';
+import { KeyAdmin } from '../../src/billing/key-admin.js';
+import { hashApiKey } from '../../src/billing/keys.js';
 import type { DebitResult } from '../../src/billing/ledger.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { createTestDatabase, PG_TEST_OPTIONS, refuseConnections, SKIP_POSTGRES } from '../pg.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hashApiKey } from '../../src/billing/key-admin.js';
+import { hashApiKey } from '../../src/billing/keys.js';
 import { MAX_BALANCE } from '../../src/billing/ledger.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
 import type { SearchRequest } from '../../src/search/document-index.js';

@@ -79,7 +79,12 @@ export function TimeChart({ title, times, series, bucket }: ChartProps) {
             <tbody>
               {times.map((time, index) => (
                 <tr key={time}>
-                  <td>{new Date(time).toISOString().slice(0, bucket === 'day' ? 10 : 16).replace('T', ' ')}</td>
+                  <td>
+                    {new Date(time)
+                      .toISOString()
+                      .slice(0, bucket === 'day' ? 10 : 16)
+                      .replace('T', ' ')}
+                  </td>
                   {series.map((entry) => (
                     <td key={entry.label} class="number">
                       {formatNumber(entry.values[index] ?? 0)}

@@ -10,7 +10,7 @@ const REQUESTS_COLOR = '#1f5fbf';
 export function useSpan(round = 0) {
   const [spanIndex, setSpanIndex] = useState(2);
   const span = SPANS[spanIndex] ?? SPANS[0];
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a new round recomputes the buckets up to now
+  // A new round recomputes the buckets up to now.
   const { times, query } = useMemo(() => spanQuery(span), [span, round]);
   return { span, spanIndex, setSpanIndex, times, query };
 }

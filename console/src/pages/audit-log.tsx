@@ -34,7 +34,9 @@ export function AuditLogPage({ api }: { api: AdminApi }) {
                   <td>{formatTime(entry.at)}</td>
                   <td>{entry.actor}</td>
                   <td class="mono">{entry.action}</td>
-                  <td class="mono">{entry.target && entry.action.startsWith('keys.') ? <a href={hrefOf.key(entry.target)}>{entry.target}</a> : (entry.target ?? '—')}</td>
+                  <td class="mono">
+                    {entry.target && entry.action.startsWith('keys.') ? <a href={hrefOf.key(entry.target)}>{entry.target}</a> : (entry.target ?? '—')}
+                  </td>
                   <td class="mono detail">{Object.keys(entry.detail).length ? JSON.stringify(entry.detail) : ''}</td>
                 </tr>
               ))}

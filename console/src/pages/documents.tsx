@@ -119,7 +119,13 @@ function LookUp({ api, readOnly, onDeleted }: { api: AdminApi; readOnly: boolean
         </article>
       )}
       {found && confirming && (
-        <ConfirmDialog title={`Delete "${found.id}"?`} confirmLabel="Delete" danger onConfirm={() => remove(found.id)} onCancel={() => setConfirming(false)}>
+        <ConfirmDialog
+          title={`Delete "${found.id}"?`}
+          confirmLabel="Delete"
+          danger
+          onConfirm={() => remove(found.id)}
+          onCancel={() => setConfirming(false)}
+        >
           <p>It leaves the corpus and stops matching queries on every instance within a second.</p>
         </ConfirmDialog>
       )}

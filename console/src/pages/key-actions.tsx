@@ -132,7 +132,9 @@ function Roll({ api, keyRecord, onChanged }: ActionsProps) {
     const ok = await action.run(async () => {
       const answer = await api.roll(keyRecord.id, seconds);
       setRolled({ key: answer.key, until: answer.old_key_valid_until });
-      return answer.old_key_valid_until ? `Rolled: the former key works until ${formatTime(answer.old_key_valid_until)}.` : 'Rolled: the former key no longer works.';
+      return answer.old_key_valid_until
+        ? `Rolled: the former key works until ${formatTime(answer.old_key_valid_until)}.`
+        : 'Rolled: the former key no longer works.';
     });
     if (ok) onChanged();
   };
@@ -155,8 +157,8 @@ function Roll({ api, keyRecord, onChanged }: ActionsProps) {
       {grace !== undefined && (
         <ConfirmDialog title={`Roll "${keyRecord.name}"?`} confirmLabel="Roll" onConfirm={() => roll(grace)} onCancel={() => setGrace(undefined)}>
           <p>
-            A new plain key replaces the current one; the current one works for {formatNumber(grace / 60)} more minutes. The balance and history
-            stay with the key.
+            A new plain key replaces the current one; the current one works for {formatNumber(grace / 60)} more minutes. The balance and history stay
+            with the key.
           </p>
         </ConfirmDialog>
       )}

@@ -25,7 +25,11 @@ export function RefillPanel({ api, keyRecord, readOnly, onChanged }: RefillProps
     if (await action.run(async () => `Refill set: the balance is ${formatNumber((await api.setRefill(keyRecord.id, plan)).balance)}.`)) onChanged();
   };
   const end = async () => {
-    if (await action.run(async () => (await api.endRefill(keyRecord.id), 'Refill ended.'))) onChanged();
+    const ended = async () => {
+      await api.endRefill(keyRecord.id);
+      return 'Refill ended.';
+    };
+    if (await action.run(ended)) onChanged();
   };
   return (
     <section class="panel" aria-labelledby="refill">

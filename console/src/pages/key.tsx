@@ -103,10 +103,7 @@ function Grants({ keyRecord }: { keyRecord: AdminGetKeyResponse }) {
     <section class="panel" aria-labelledby="grants">
       <h2 id="grants">Grants</h2>
       {keyRecord.expiring.length > 0 && (
-        <p>
-          Expiring:{' '}
-          {keyRecord.expiring.map((entry) => `${formatNumber(entry.credits)} credits at ${formatTime(entry.at)}`).join('; ')}.
-        </p>
+        <p>Expiring: {keyRecord.expiring.map((entry) => `${formatNumber(entry.credits)} credits at ${formatTime(entry.at)}`).join('; ')}.</p>
       )}
       <div class="table-scroll">
         <table>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { AdminApi, KeySummary } from '../api.js';
-import { Outcome, LoadError } from '../components/outcome.js';
+import { LoadError, Outcome } from '../components/outcome.js';
 import { Pager } from '../components/pager.js';
 import { ShownOnce } from '../components/secret.js';
 import { formatNumber, formatTime } from '../format.js';

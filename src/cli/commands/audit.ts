@@ -3,7 +3,7 @@ import type { LedgerAudit } from '../../billing/ledger.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
-import { renderAudit } from '../render.js';
+import { table } from '../table.js';
 
 export interface AuditReport {
   keysChecked: number;
@@ -38,4 +38,34 @@ export function auditCommand(program: Command, cli: CliContext): void {
       if (report.differences.length > 0) throw new CliError(`the ledger of ${report.differences.length} keys does not add up`, true);
       if (report.chargedTwice.length > 0) throw new CliError(`${report.chargedTwice.length} idempotent requests were charged more than once`, true);
     });
+}
+
+export function renderAudit(report: AuditReport): string {
+  if (report.consistent) {
+    return `Ledger consistent: ${report.keysChecked} keys, credits granted - charged - expired = balance for each; no idempotent request charged twice.`;
+  }
+  const lines: string[] = [];
+  if (report.differences.length > 0) {
+    lines.push(
+      `Ledger INCONSISTENT for ${report.differences.length} of ${report.keysChecked} keys:`,
+      table([
+        ['KEY', 'GRANTED', 'CHARGED', 'EXPIRED', 'EXPECTED', 'BALANCE'],
+        ...report.differences.map((row) => [
+          row.keyId,
+          String(row.granted),
+          String(row.charged),
+          String(row.expired),
+          String(row.expectedBalance),
+          String(row.balance),
+        ]),
+      ]),
+    );
+  }
+  if (report.chargedTwice.length > 0) {
+    lines.push(
+      `${report.chargedTwice.length} idempotent requests were charged more than once:`,
+      table([['CLAIM REF', 'CHARGES'], ...report.chargedTwice.map((row) => [row.ref, String(row.charges)])]),
+    );
+  }
+  return lines.join('\n');
 }

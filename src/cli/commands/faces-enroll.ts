@@ -6,22 +6,18 @@ import type { FaceRecord } from '../../faces/gallery.js';
 import { normaliseBase64 } from '../../faces/image.js';
 import type { Store } from '../../store/store.js';
 import { CliError } from '../errors.js';
-
 export interface EnrollSummary {
   manifest: string;
-  enrolled: number;
-  /** Faces found only inside a grey border (tight crops). */
+  enrolled: number /** Faces found only inside a grey border (tight crops). */;
   padded: number;
   seconds: number;
 }
-
 interface ManifestLine {
   doc_id?: unknown;
   image?: unknown;
   face_file?: unknown;
   attributes?: unknown;
 }
-
 async function imageBytes(image: string, base: string, line: number): Promise<Buffer> {
   try {
     return await readFile(resolve(base, image));
@@ -32,13 +28,7 @@ async function imageBytes(image: string, base: string, line: number): Promise<Bu
   const decoded = normaliseBase64(image);
   if (!decoded.ok) throw new CliError(`line ${line}: "image" is neither a readable file nor base64 (${decoded.reason})`);
   return Buffer.from(decoded.base64, 'base64');
-}
-
-/**
- * Reads a JSONL manifest ({"doc_id", "image": file path or base64, "face_file", "attributes"?}),
- * describes every image on the engine's threads, and enrolls all of them in one transaction: a line
- * that is invalid, unreadable, undecodable or shows no face is reported and nothing is written.
- */
+} /** * Reads a JSONL manifest ({"doc_id", "image": file path or base64, "face_file", "attributes"?}), * describes every image on the engine's threads, and enrolls all of them in one transaction: a line * that is invalid, unreadable, undecodable or shows no face is reported and nothing is written. */
 export async function enrollFaces(store: Store, engine: FaceEnginePool, manifest: string): Promise<EnrollSummary> {
   const started = performance.now();
   const base = dirname(resolve(manifest));
@@ -86,4 +76,8 @@ export async function enrollFaces(store: Store, engine: FaceEnginePool, manifest
   );
   await store.faces.enroll(faces);
   return { manifest, enrolled: faces.length, padded, seconds: Number(((performance.now() - started) / 1000).toFixed(1)) };
+}
+
+export function renderEnroll(summary: EnrollSummary): string {
+  return `Enrolled ${summary.enrolled} faces from ${summary.manifest} in ${summary.seconds} s (${summary.padded} found only inside a border: tight crops).`;
 }

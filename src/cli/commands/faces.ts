@@ -3,8 +3,8 @@ import { FaceEnginePool } from '../../faces/engine/pool.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
-import { renderEnroll, renderFaceList } from '../render.js';
-import { enrollFaces } from './faces-enroll.js';
+import { table } from '../table.js';
+import { enrollFaces, renderEnroll } from './faces-enroll.js';
 
 export interface EnrolledFaceSummary {
   doc_id: string;
@@ -58,4 +58,12 @@ async function listFaces(store: Store): Promise<EnrolledFaceSummary[]> {
 async function removeFace(store: Store, docId: string): Promise<{ removed: string }> {
   if (!(await store.faces.remove(docId))) throw new CliError(`No enrolled face has doc_id "${docId}" (see "faces list").`);
   return { removed: docId };
+}
+
+export function renderFaceList(faces: EnrolledFaceSummary[]): string {
+  if (faces.length === 0) return 'No faces enrolled yet. Enroll some with: metered-search faces enroll MANIFEST';
+  return table([
+    ['DOC_ID', 'FACE_FILE', 'ATTRIBUTES'],
+    ...faces.map((face) => [face.doc_id, face.face_file, face.attributes ? JSON.stringify(face.attributes) : '-']),
+  ]);
 }

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { readDocuments } from '../../documents/ingest.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
-import { renderIngest } from '../render.js';
 
 export interface IngestSummary {
   file: string;
@@ -40,4 +39,9 @@ export async function ingestFile(
   );
   const seconds = (performance.now() - started) / 1000;
   return { file, documents, seconds: Math.round(seconds * 1000) / 1000, documentsPerSecond: rate(documents) };
+}
+
+export function renderIngest(summary: IngestSummary): string {
+  if (summary.documents === 0) return `Nothing was ingested: ${summary.file} holds no documents.`;
+  return `Ingested ${summary.documents} documents from ${summary.file} in ${summary.seconds} s (${summary.documentsPerSecond} docs/s).`;
 }

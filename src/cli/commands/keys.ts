@@ -1,43 +1,23 @@
 import type { Command } from 'commander';
 import { KeyAdmin } from '../../billing/key-admin.js';
-import { type ChargeRecord, type CreditGrant, type KeyRecord, type KeyStatus, MAX_BALANCE } from '../../billing/ledger.js';
-import { REFILL_INTERVALS, REFILL_MODES, type RefillInterval, type RefillMode, type RefillPlan, type RefillRule } from '../../billing/refills.js';
+import { type KeyRecord, type KeyStatus, MAX_BALANCE } from '../../billing/ledger.js';
+import { REFILL_INTERVALS, REFILL_MODES, type RefillInterval, type RefillMode, type RefillPlan } from '../../billing/refills.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
 import { CliError, notFound, parseCredits, parseGraceSeconds, parseRate, parseTime } from '../errors.js';
 import { plainName } from '../printable.js';
-import { renderCreatedKey, renderKey, renderKeyList, renderRefill, renderRolledKey, renderUsage } from '../render.js';
-
-export interface CreatedKey {
-  key: string;
-  id: string;
-  name: string;
-  balance: number;
-  rateLimit: number | null;
-}
-
-export interface KeyRefill {
-  id: string;
-  name: string;
-  balance: number;
-  refill: RefillRule | null;
-}
-
-export interface RolledKey {
-  key: string;
-  id: string;
-  name: string;
-  /** When the former key stops working; null: it already has. */
-  oldKeyValidUntil: string | null;
-}
-
-export interface KeyUsage {
-  key: KeyRecord;
-  granted: number;
-  charged: number;
-  grants: CreditGrant[];
-  recentCharges: ChargeRecord[];
-}
+import {
+  type CreatedKey,
+  type KeyRefill,
+  type KeyUsage,
+  type RolledKey,
+  renderCreatedKey,
+  renderKey,
+  renderKeyList,
+  renderRefill,
+  renderRolledKey,
+  renderUsage,
+} from './keys-output.js';
 
 const STATUS_COMMANDS = [
   ['revoke', 'revoked', 'revoked', 'Revoke a key permanently.'],
@@ -130,7 +110,7 @@ export function keysCommands(program: Command, cli: CliContext): void {
 
 /** Key changes from the command line, recorded in the audit log as the CLI's. */
 function operatorKeys(store: Store): KeyAdmin {
-  return new KeyAdmin(store.ledger, { name: 'cli', requestId: null });
+  return new KeyAdmin(store.ledger, { name: 'cli', requestId: null }, Date.now, true);
 }
 
 async function createKey(store: Store, options: { credits: string; name?: string; rate?: string }): Promise<CreatedKey> {

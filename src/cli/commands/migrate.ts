@@ -3,7 +3,6 @@ import type { Config } from '../../config.js';
 import { postgresOptions } from '../../store/open.js';
 import { PostgresStore } from '../../store/postgres-store.js';
 import type { CliContext } from '../context.js';
-import { renderMigrations } from '../render.js';
 
 export function migrateCommand(program: Command, cli: CliContext): void {
   program
@@ -18,4 +17,9 @@ export function migrateCommand(program: Command, cli: CliContext): void {
 export async function migrate(config: Config): Promise<{ store: string; applied: number[] }> {
   if (config.databaseUrl === undefined) return { store: 'sqlite', applied: [] };
   return { store: 'postgres', applied: await PostgresStore.migrate(postgresOptions({ ...config, databaseUrl: config.databaseUrl })) };
+}
+
+export function renderMigrations(result: { store: string; applied: number[] }): string {
+  if (result.store !== 'postgres') return 'The embedded store migrates itself when opened; nothing to do.';
+  return result.applied.length === 0 ? 'The database schema is up to date.' : `Applied migrations: ${result.applied.join(', ')}.`;
 }

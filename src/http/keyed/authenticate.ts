@@ -1,5 +1,5 @@
 import type { CreditService } from '../../billing/credit-service.js';
-import { hashApiKey } from '../../billing/key-admin.js';
+import { hashApiKey } from '../../billing/keys.js';
 import type { DebitResult } from '../../billing/ledger.js';
 import { ApiError, errorCatalogue } from '../../errors.js';
 import type { Step } from './step.js';

@@ -1,6 +1,6 @@
 import type { onResponseHookHandler } from 'fastify';
 import type { CreditService } from '../../billing/credit-service.js';
-import { hashApiKey } from '../../billing/key-admin.js';
+import { hashApiKey } from '../../billing/keys.js';
 import { type KeyRecord, priceOf } from '../../billing/ledger.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import { ASK_THE_OPERATOR, noCredits, refusal } from './authenticate.js';

@@ -1,5 +1,7 @@
 /** Shared schema pieces: the single source for validation, types and the OpenAPI document. */
 
+import { API_KEY_PATTERN_SOURCE } from '../../billing/keys.js';
+
 export const envelopeSchema = {
   type: 'object',
   required: ['status', 'message'],
@@ -35,7 +37,7 @@ export function plainText<Extra extends Record<string, unknown>>(extra: Extra) {
 
 export const apiKeyHeader = {
   type: 'string',
-  pattern: '^[0-9a-fA-F]{64}$',
+  pattern: API_KEY_PATTERN_SOURCE,
   description: 'Your API key: 64 hexadecimal characters (case-insensitive).',
 } as const;
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hashApiKey } from '../../../src/billing/key-admin.js';
+import { hashApiKey } from '../../../src/billing/keys.js';
 import { IdempotencyService } from '../../../src/idempotency/idempotency-service.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
 import { FaceDownstream } from '../../face-downstream.js';

@@ -85,7 +85,7 @@ describe('authentication on every protected route', () => {
       for (const status of ['revoked', 'disabled'] as const) {
         it(`answers 403 to a ${status} key and charges nothing`, async () => {
           const key = await context.createKey(5);
-          await new KeyAdmin(context.store.ledger).setStatus(key, status);
+          await new KeyAdmin(context.store.ledger, null, Date.now, true).setStatus(key, status);
           const body = assertEnvelope(await call(route, key), 403, new RegExp(status));
           if (route.url === '/credits') assert.equal(body.current_balance, null);
           assert.equal(await context.balanceOf(key), 5);
@@ -94,7 +94,7 @@ describe('authentication on every protected route', () => {
 
       it('takes effect on the very next request after an enable', async () => {
         const key = await context.createKey(5);
-        const admin = new KeyAdmin(context.store.ledger);
+        const admin = new KeyAdmin(context.store.ledger, null, Date.now, true);
         await admin.setStatus(key, 'disabled');
         assert.equal((await call(route, key)).statusCode, 403);
         await admin.setStatus(key, 'active');

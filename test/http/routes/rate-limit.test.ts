@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hashApiKey } from '../../../src/billing/key-admin.js';
+import { hashApiKey } from '../../../src/billing/keys.js';
 import { MemoryBuckets } from '../../../src/rate-limit/memory-buckets.js';
 import { assertEnvelope, createTestApp, type TestContext } from '../../helper.js';
 

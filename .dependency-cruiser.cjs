@@ -1,0 +1,58 @@
+/**
+ * The house's rules, checked by `npm run lint` (depcruise). Each says which way imports may point;
+ * a rule that fails names the file and the import that breaks it.
+ */
+const DOMAINS = '^src/(admin|billing|documents|faces|idempotency|metrics|platform|rate-limit|search|services|store|webhooks)/';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'No import cycles, type-only imports included: a cycle is two concerns that cannot be read apart.',
+      severity: 'error',
+      from: { path: '^(src|console/src)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'engine-stands-alone',
+      comment: 'The search engine imports nothing of the service outside its own folder, so it can be measured and reused alone.',
+      severity: 'error',
+      from: { path: '^src/search/engine/' },
+      to: { path: '^src/', pathNot: '^src/search/engine/' },
+    },
+    {
+      name: 'fastify-only-in-http',
+      comment: 'Only http/, app.ts and server.ts know Fastify: domains are plain TypeScript behind interfaces.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(http/|app\\.ts$|server\\.ts$)' },
+      to: { path: 'node_modules/(fastify|@fastify/|light-my-request)' },
+    },
+    {
+      name: 'domains-below-http-and-cli',
+      comment: 'Data flows one way, http and cli -> services -> stores: no domain imports http/ or cli/.',
+      severity: 'error',
+      from: { path: DOMAINS },
+      to: { path: '^src/(http|cli)/' },
+    },
+    {
+      name: 'console-uses-only-its-api-client',
+      comment: "The console is a client of the admin API: of the service's code it imports only the generated API types.",
+      severity: 'error',
+      from: { path: '^console/' },
+      to: { path: '^src/', pathNot: '^src/client/api-types\\.ts$' },
+    },
+    {
+      name: 'client-stands-alone',
+      comment: 'The published client (metered-search/client) carries none of the service: it imports only its own folder.',
+      severity: 'error',
+      from: { path: '^src/client/' },
+      to: { path: '^src/', pathNot: '^src/client/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^dist/' },
+  },
+};
