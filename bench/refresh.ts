@@ -8,7 +8,7 @@
 // over, and per phase (before the refresh, while the new index is built, after) the 3-word search
 // latency one at a time (top_k 10, after a warm-up pass) and memory: RSS and the array buffers
 // (where the index lives) after a full collection and 1.5 s more, in which the service hands what
-// was freed back to the system (src/release-memory.ts), and the highest RSS seen. The "before" row
+// was freed back to the system (src/search/engine/threads/release-memory.ts), and the highest RSS seen. The "before" row
 // is the baseline the others are compared with. The corpus searches as the service would with this
 // environment: split over SEARCH_THREADS threads (by default one per core, up to 4).
 // Run with `node --expose-gc` (npm run bench:refresh does).
@@ -25,7 +25,7 @@ import { queries, words, writeCorpus } from './synthetic-corpus.js';
 const SIZE = Number(process.env.REFRESH_SIZE ?? 1_000_000);
 const searchThreads = searchThreadsOf(loadConfig());
 
-/** Memory after a full collection, once the service has given freed memory back (src/release-memory.ts). */
+/** Memory after a full collection, once the service has given freed memory back (src/search/engine/threads/release-memory.ts). */
 async function collectedMemory(): Promise<{ rssMiB: number; arrayBuffersMiB: number }> {
   (globalThis as { gc?: () => void }).gc?.();
   await new Promise((resolve) => setTimeout(resolve, 1500));

@@ -7,7 +7,7 @@
  *
  * trim() runs it on the calling thread; trimInBackground() on libuv's thread pool, resolving its
  * promise with the same answer: after a rebuilt index takes over, glibc walks every page the old
- * one freed, which held the event loop for 185 ms at a million documents (session 15).
+ * one freed, which held the event loop for 185 ms at a million documents.
  */
 #include <node_api.h>
 #include <stdlib.h>

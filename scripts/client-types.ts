@@ -1,5 +1,5 @@
 // Generates src/client/api-types.ts from the service's own OpenAPI document, so the client's types
-// come from the route schemas. `npm run generate:client` writes it; test/client/types.test.ts fails
+// come from the route schemas. `npm run generate:client` writes it; test/client/client.test.ts ("drift") fails
 // when the committed file differs from what the schemas give.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -10,4 +10,15 @@ describe('docs/errors.md', () => {
       assert.match(doc, new RegExp(`\\| ${code} \\| ${error.status} \\|`), code);
     }
   });
+
+  it('lists no error the catalogue does not have', () => {
+    const doc = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
+    const listed = [...doc.matchAll(/^\| ([A-Z][A-Z_]+) \| (\d{3}) \|/gm)].map((match) => match[1]);
+    assert.ok(listed.length > 0, 'the table was found');
+    assert.deepEqual(
+      listed.filter((code) => !(code in errorCatalogue)),
+      [],
+      'every code in docs/errors.md is in src/errors.ts',
+    );
+  });
 });

@@ -41,18 +41,10 @@ import {
 import { type ChargeOutcome, OutcomeWriter } from './outcome-writer.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
 import { SqliteCredits } from './sqlite-credits.js';
+import { SqliteLedgerReports } from './sqlite-ledger-reports.js';
 
 const KEY_CACHE_LIMIT = 100_000;
 const MULTI_ROW_CHUNK = 64;
-
-interface ChargeRow {
-  id: number;
-  key_id: string;
-  endpoint: string;
-  at: string;
-  outcome_status: number | null;
-  credits: number;
-}
 
 interface DebitedRow {
   id: string;
@@ -85,11 +77,6 @@ function prepareStatements(db: Database.Database) {
       `UPDATE keys SET prices = CASE WHEN @setPrices THEN @prices ELSE prices END,
          low_balance_threshold = CASE WHEN @setThreshold THEN @threshold ELSE low_balance_threshold END WHERE id = @keyId`,
     ),
-    chargesByKey: db.prepare(
-      'SELECT id, key_id, endpoint, at, outcome_status, credits FROM charges WHERE key_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
-    ),
-    countCharges: db.prepare('SELECT count(*) AS n FROM charges WHERE key_id = ?'),
-    grantsByKey: db.prepare('SELECT key_id, amount, reason, at, expires_at FROM credit_grants WHERE key_id = ? ORDER BY id'),
     keysPage: db.prepare(
       `SELECT ${KEY_COLUMNS} FROM keys
        WHERE (@status IS NULL OR status = @status) AND (@name IS NULL OR name = @name)
@@ -98,7 +85,6 @@ function prepareStatements(db: Database.Database) {
          AND (@afterAt IS NULL OR (created_at, id) < (@afterAt, @afterId))
        ORDER BY created_at DESC, id DESC LIMIT @limit`,
     ),
-    activity: db.prepare('SELECT endpoint, count(*) AS n, max(at) AS last FROM charges WHERE key_id = ? GROUP BY endpoint'),
   };
 }
 
@@ -118,6 +104,7 @@ export class SqliteLedger implements Ledger {
   private readonly externalWrites: ExternalWrites;
   private readonly debits = new DebitBatcher((jobs) => this.runDebits(jobs));
   private readonly credits: SqliteCredits;
+  private readonly reports: SqliteLedgerReports;
   private readonly outcomes = new OutcomeWriter((outcomes) => this.inTransaction(() => this.writeOutcomes(outcomes)));
   private readonly insertAudit: (entry: NewAuditEntry) => void;
   private readonly completeClaim: (entry: IdempotencyEntry, response: StoredResponse) => void;
@@ -129,6 +116,7 @@ export class SqliteLedger implements Ledger {
   ) {
     this.sql = prepareStatements(db);
     this.credits = new SqliteCredits(db, lowBalanceThreshold);
+    this.reports = new SqliteLedgerReports(db);
     this.externalWrites = new ExternalWrites(db, dirname(db.name), basename(db.name));
     this.insertAudit = prepareAuditInsert(db);
     this.completeClaim = prepareCompletion(db);
@@ -180,42 +168,6 @@ export class SqliteLedger implements Ledger {
       limit: query.limit + 1,
     }) as KeyRow[];
     return keyPage(rows.map(keyFromRow), query.limit);
-  }
-
-  async keyActivity(keyId: string): Promise<KeyActivity> {
-    const rows = this.sql.activity.all(keyId) as Array<{ endpoint: string; n: number; last: string }>;
-    const lastUsedAt = rows.reduce<string | null>((last, row) => (last === null || row.last > last ? row.last : last), null);
-    return { lastUsedAt, chargesByEndpoint: Object.fromEntries(rows.map((row) => [row.endpoint, row.n])) };
-  }
-
-  async usage(query: UsageQuery): Promise<UsageRow[]> {
-    // ISO 8601 times in UTC compare and cut as text: the first 10 characters are the day, 13 the hour.
-    const cut = query.bucket === 'day' ? 10 : 13;
-    const rows = this.db
-      .prepare(
-        `SELECT substr(at, 1, ?) AS bucket, endpoint, outcome_status AS status, count(*) AS n, sum(credits) AS credits
-         FROM charges WHERE at >= ? AND at < ? AND (? IS NULL OR key_id = ?)
-         GROUP BY bucket, endpoint, status ORDER BY bucket, endpoint, status`,
-      )
-      .all(cut, query.from, query.to, query.keyId ?? null, query.keyId ?? null) as Array<{
-      bucket: string;
-      endpoint: string;
-      status: number | null;
-      n: number;
-      credits: number;
-    }>;
-    const suffix = query.bucket === 'day' ? 'T00:00:00.000Z' : ':00:00.000Z';
-    return rows.map((row) => ({ start: `${row.bucket}${suffix}`, endpoint: row.endpoint, status: row.status, count: row.n, credits: row.credits }));
-  }
-
-  async topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number; credits: number }>> {
-    const rows = this.db
-      .prepare(
-        `SELECT c.key_id, k.name, count(*) AS n, sum(c.credits) AS credits FROM charges c JOIN keys k ON k.id = c.key_id
-         WHERE c.at >= ? AND c.at < ? GROUP BY c.key_id ORDER BY credits DESC, n DESC, c.key_id LIMIT ?`,
-      )
-      .all(from, to, limit) as Array<{ key_id: string; name: string; n: number; credits: number }>;
-    return rows.map((row) => ({ keyId: row.key_id, name: row.name, charges: row.n, credits: row.credits }));
   }
 
   async findKeyById(id: string): Promise<KeyRecord | undefined> {
@@ -334,61 +286,36 @@ export class SqliteLedger implements Ledger {
     this.outcomes.record(chargeId, status);
   }
 
-  async listCharges(keyId: string, limit = 100, beforeId = Number.MAX_SAFE_INTEGER): Promise<ChargeRecord[]> {
-    const rows = this.sql.chargesByKey.all(keyId, beforeId, limit) as ChargeRow[];
-    return rows.map((row) => ({
-      id: row.id,
-      keyId: row.key_id,
-      endpoint: row.endpoint,
-      at: row.at,
-      outcomeStatus: row.outcome_status,
-      credits: row.credits,
-    }));
+  keyActivity(keyId: string): Promise<KeyActivity> {
+    return this.reports.keyActivity(keyId);
   }
 
-  async countCharges(keyId: string): Promise<number> {
-    return (this.sql.countCharges.get(keyId) as { n: number }).n;
+  usage(query: UsageQuery): Promise<UsageRow[]> {
+    return this.reports.usage(query);
   }
 
-  async listGrants(keyId: string): Promise<CreditGrant[]> {
-    const rows = this.sql.grantsByKey.all(keyId) as Array<{
-      key_id: string;
-      amount: number;
-      reason: CreditGrant['reason'];
-      at: string;
-      expires_at: string | null;
-    }>;
-    return rows.map((row) => ({ keyId: row.key_id, amount: row.amount, reason: row.reason, at: row.at, expiresAt: row.expires_at }));
+  topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number; credits: number }>> {
+    return this.reports.topSpenders(from, to, limit);
   }
 
-  async auditLedger(): Promise<LedgerAudit[]> {
-    // One read transaction: charges and balances as of the same moment.
-    const rows = this.db
-      .prepare(
-        `SELECT key_id, balance, granted, charged, expired, granted - charged - expired = balance AND balance >= 0 AS consistent FROM (
-           SELECT k.id AS key_id, k.balance,
-             (SELECT coalesce(sum(g.amount), 0) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
-             (SELECT coalesce(sum(c.credits), 0) FROM charges c WHERE c.key_id = k.id) AS charged,
-             (SELECT coalesce(sum(e.amount), 0) FROM credit_expiries e WHERE e.key_id = k.id) AS expired
-           FROM keys k) ORDER BY key_id`,
-      )
-      .all() as Array<{ key_id: string; balance: number; granted: number; charged: number; expired: number; consistent: number }>;
-    return rows.map((row) => ({
-      keyId: row.key_id,
-      granted: row.granted,
-      charged: row.charged,
-      expired: row.expired,
-      balance: row.balance,
-      consistent: row.consistent === 1,
-    }));
+  listCharges(keyId: string, limit?: number, beforeId?: number): Promise<ChargeRecord[]> {
+    return this.reports.listCharges(keyId, limit, beforeId);
   }
 
-  async auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>> {
-    return this.db
-      .prepare(
-        'SELECT idempotency_ref AS ref, count(*) AS charges FROM charges WHERE idempotency_ref IS NOT NULL GROUP BY idempotency_ref HAVING count(*) > 1',
-      )
-      .all() as Array<{ ref: string; charges: number }>;
+  countCharges(keyId: string): Promise<number> {
+    return this.reports.countCharges(keyId);
+  }
+
+  listGrants(keyId: string): Promise<CreditGrant[]> {
+    return this.reports.listGrants(keyId);
+  }
+
+  auditLedger(): Promise<LedgerAudit[]> {
+    return this.reports.auditLedger();
+  }
+
+  auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>> {
+    return this.reports.auditIdempotentCharges();
   }
 
   /** Writes every debit and outcome still pending. The connection itself belongs to the store. */

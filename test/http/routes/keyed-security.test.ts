@@ -7,6 +7,7 @@ import { assertEnvelope, createTestApp, json, pngLikeImage, type TestContext } f
 /** Every protected route, called with a valid request apart from the key. */
 const PROTECTED = [
   { name: 'GET /credits', method: 'GET', url: '/credits', headers: {}, billable: false },
+  { name: 'GET /usage', method: 'GET', url: '/usage', headers: {}, billable: false },
   { name: 'GET /document', method: 'GET', url: '/document', headers: { 'svc-doc-id': 'gdpr-17' }, billable: true },
   { name: 'POST /query', method: 'POST', url: '/query', headers: {}, payload: { query: 'breach' }, billable: true },
   {
