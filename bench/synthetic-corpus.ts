@@ -5,7 +5,7 @@
 
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { random } from '../test/random.js';
+import { random } from '../test/support/random.js';
 
 const VOCABULARY = 60_000;
 const ZIPF_S = 1.07;

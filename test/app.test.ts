@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SqliteStore } from '../src/store/sqlite-store.js';
-import { assertEnvelope, createTestApp, json, type TestContext, tempDir } from './helper.js';
+import { assertEnvelope, createTestApp, json, type TestContext, tempDir } from './support/helper.js';
 
 describe('the app: envelopes, methods, ids, limits, docs', () => {
   let context: TestContext;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
 import { loadConfig, searchThreadsOf } from '../src/config.js';
-import { createTestApp, json } from './helper.js';
+import { createTestApp, json } from './support/helper.js';
 
 describe('configuration from the environment', () => {
   it('has the documented defaults', () => {

@@ -5,7 +5,7 @@ import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { hashApiKey } from '../../src/billing/keys.js';
 import type { Ledger } from '../../src/billing/ledger.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { tempDir } from '../helper.js';
+import { tempDir } from '../support/helper.js';
 
 describe('CreditService.identify', () => {
   const dir = tempDir();

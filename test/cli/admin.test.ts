@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { tempDir } from '../helper.js';
-import { cli } from './cli-helper.js';
+import { cli } from '../support/cli-helper.js';
+import { tempDir } from '../support/helper.js';
 
 describe('metered-search admin tokens', () => {
   const dir = tempDir();

@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { tempDir } from '../helper.js';
+import { tempDir } from '../support/helper.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).bin['metered-search'] as string;

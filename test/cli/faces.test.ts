@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { tempDir } from '../helper.js';
-import { cli } from './cli-helper.js';
+import { cli } from '../support/cli-helper.js';
+import { tempDir } from '../support/helper.js';
 
 const FACES = new URL('../fixtures/faces/', import.meta.url).pathname;
 

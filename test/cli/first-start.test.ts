@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { request } from 'undici';
-import { spawnServer } from '../flows/child-server.js';
-import { tempDir } from '../helper.js';
+import { spawnServer } from '../support/child-server.js';
+import { tempDir } from '../support/helper.js';
 
 const DEMO_KEY = /Demo API key \(shown once, keep it\): ([0-9a-f]{64})/;
 

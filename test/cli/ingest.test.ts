@@ -3,8 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { tempDir } from '../helper.js';
-import { cli, cliOn } from './cli-helper.js';
+import { cli, cliOn } from '../support/cli-helper.js';
+import { tempDir } from '../support/helper.js';
 
 describe('metered-search ingest', () => {
   const dir = tempDir();

@@ -5,8 +5,8 @@ import { hashApiKey } from '../../src/billing/keys.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { tempDir } from '../helper.js';
-import { cli } from './cli-helper.js';
+import { cli } from '../support/cli-helper.js';
+import { tempDir } from '../support/helper.js';
 
 describe('metered-search keys', () => {
   const dir = tempDir();

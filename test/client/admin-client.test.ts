@@ -5,8 +5,8 @@ import { MeteredSearchAdmin, MeteredSearchClient, type MeteredSearchError, Meter
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { tempDir } from '../helper.js';
-import { FaultProxy } from './fault-proxy.js';
+import { FaultProxy } from '../support/fault-proxy.js';
+import { tempDir } from '../support/helper.js';
 
 const FAST_RETRY = { maxAttempts: 4, baseDelayMs: 10, maxDelayMs: 2000 };
 

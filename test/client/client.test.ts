@@ -7,8 +7,8 @@ import { MeteredSearchClient, MeteredSearchError, MeteredSearchNetworkError } fr
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { documentsOf, SAMPLE_DOCUMENTS, tempDir } from '../helper.js';
-import { FaultProxy } from './fault-proxy.js';
+import { FaultProxy } from '../support/fault-proxy.js';
+import { documentsOf, SAMPLE_DOCUMENTS, tempDir } from '../support/helper.js';
 
 const ENVELOPE_503 = JSON.stringify({ status: 503, message: 'injected' });
 const FAST_RETRY = { maxAttempts: 4, baseDelayMs: 10, maxDelayMs: 2000 };

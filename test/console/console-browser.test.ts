@@ -8,8 +8,8 @@ import { AdminTokens } from '../../src/admin/admin-tokens.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { CHROMIUM, CHROMIUM_FLAGS, skipWithoutChromium } from '../browser.js';
-import { tempDir } from '../helper.js';
+import { CHROMIUM, CHROMIUM_FLAGS, skipWithoutChromium } from '../support/browser.js';
+import { tempDir } from '../support/helper.js';
 
 const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'docs', 'console');
 const DESKTOP = { width: 1280, height: 800 };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
 import { IngestError, readDocuments } from '../../src/documents/ingest.js';
-import { tempDir } from '../helper.js';
+import { tempDir } from '../support/helper.js';
 
 describe('readDocuments (JSONL)', () => {
   const dir = tempDir();

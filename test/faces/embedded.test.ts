@@ -11,8 +11,8 @@ import { FaceEnginePool } from '../../src/faces/engine/pool.js';
 import { FaceClient } from '../../src/faces/face-client.js';
 import { startFaceService } from '../../src/http/face-service.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { assertEnvelope, createTestApp, json, type TestContext, tempDir } from '../helper.js';
-import { slowImage } from './images.js';
+import { assertEnvelope, createTestApp, json, type TestContext, tempDir } from '../support/helper.js';
+import { slowImage } from '../support/images.js';
 
 const FACES = new URL('../fixtures/faces/', import.meta.url).pathname;
 const image = (file: string) => readFileSync(join(FACES, file)).toString('base64');

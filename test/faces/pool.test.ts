@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import type { Worker } from 'node:worker_threads';
 import { FaceEnginePool, FaceJobTimeoutError } from '../../src/faces/engine/pool.js';
-import { slowImage } from './images.js';
+import { slowImage } from '../support/images.js';
 
 const IMAGE = readFileSync(new URL('../fixtures/faces/faceapijs-bbt/amy1.png', import.meta.url));
 

@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isPublicAddress, ProbeImageFetcher } from '../../src/faces/probe-fetch.js';
-import { FaceDownstream } from '../face-downstream.js';
-import { assertEnvelope, createTestApp, json, pngLikeImage, type TestContext, tempDir } from '../helper.js';
+import { FaceDownstream } from '../support/face-downstream.js';
+import { assertEnvelope, createTestApp, json, pngLikeImage, type TestContext, tempDir } from '../support/helper.js';
 
 const IMAGE = pngLikeImage('probe image bytes, fetched from a URL');
 

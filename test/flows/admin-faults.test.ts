@@ -11,8 +11,8 @@ import { MAX_BALANCE } from '../../src/billing/ledger.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
-import { createTestApp, json, type TestContext, tempDir } from '../helper.js';
-import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES } from '../pg.js';
+import { createTestApp, json, type TestContext, tempDir } from '../support/helper.js';
+import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES } from '../support/pg.js';
 
 /**
  * Money exactly once under faults: random sequences of top-ups, refill plans, Stripe credits, rolls

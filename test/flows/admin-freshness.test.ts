@@ -5,8 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { cli } from '../cli/cli-helper.js';
-import { tempDir } from '../helper.js';
+import { cli } from '../support/cli-helper.js';
+import { tempDir } from '../support/helper.js';
 
 describe('operator changes reach a busy running service on its next request', () => {
   const dir = tempDir();

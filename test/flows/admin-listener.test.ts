@@ -5,7 +5,7 @@ import { AdminTokens } from '../../src/admin/admin-tokens.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { tempDir } from '../helper.js';
+import { tempDir } from '../support/helper.js';
 
 describe('ADMIN_PORT: the admin API on a listener of its own', () => {
   it('serves /admin, the console and /metrics there only, and the public API on PORT only', async () => {

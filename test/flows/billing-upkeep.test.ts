@@ -6,7 +6,7 @@ import { auditLedger } from '../../src/cli/commands/audit.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { tempDir } from '../helper.js';
+import { tempDir } from '../support/helper.js';
 
 describe('a running service expires grants by itself', () => {
   it('takes what is left of a grant from the balance within a second or two of its expiry', async () => {

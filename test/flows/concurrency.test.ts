@@ -5,7 +5,7 @@ import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { tempDir } from '../helper.js';
+import { tempDir } from '../support/helper.js';
 
 describe('exact accounting under concurrency, over a real socket', () => {
   const dir = tempDir();

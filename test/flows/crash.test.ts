@@ -4,8 +4,8 @@ import { Agent, request } from 'undici';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { auditLedger } from '../../src/cli/commands/audit.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { tempDir } from '../helper.js';
-import { spawnServer } from './child-server.js';
+import { spawnServer } from '../support/child-server.js';
+import { tempDir } from '../support/helper.js';
 
 describe('crash safety', () => {
   const dir = tempDir();

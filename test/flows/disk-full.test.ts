@@ -10,7 +10,7 @@ import { hashApiKey } from '../../src/billing/keys.js';
 import type { DebitResult } from '../../src/billing/ledger.js';
 import { auditLedger } from '../../src/cli/commands/audit.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { spawnServer } from './child-server.js';
+import { spawnServer } from '../support/child-server.js';
 
 /** A real, tiny filesystem for the data folder; mounting needs root, as on the CI machine. */
 function mountTinyFilesystem(): { path: string; unmount: () => void } | string {

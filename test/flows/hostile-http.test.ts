@@ -3,8 +3,8 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { eventually, tempDir } from '../helper.js';
-import { type ChildServer, spawnServer } from './child-server.js';
+import { type ChildServer, spawnServer } from '../support/child-server.js';
+import { eventually, tempDir } from '../support/helper.js';
 
 interface RawAnswer {
   status: number;

@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
-import { tempDir } from '../helper.js';
+import { tempDir } from '../support/helper.js';
 
 describe('HTTPS', () => {
   const dir = tempDir();

@@ -4,9 +4,9 @@ import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { FaceDownstream } from '../face-downstream.js';
-import { eventually, pngLikeImage, tempDir } from '../helper.js';
-import { type ChildServer, spawnServer } from './child-server.js';
+import { type ChildServer, spawnServer } from '../support/child-server.js';
+import { FaceDownstream } from '../support/face-downstream.js';
+import { eventually, pngLikeImage, tempDir } from '../support/helper.js';
 
 /** Every line the service logs at its most verbose level, over a run that touches every endpoint and error path. */
 describe('logs hold no secrets', () => {

@@ -3,9 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { FaceDownstream } from '../face-downstream.js';
-import { pngLikeImage, tempDir } from '../helper.js';
-import { spawnServer } from './child-server.js';
+import { spawnServer } from '../support/child-server.js';
+import { FaceDownstream } from '../support/face-downstream.js';
+import { pngLikeImage, tempDir } from '../support/helper.js';
 
 describe('operations of a running service', () => {
   const dir = tempDir();

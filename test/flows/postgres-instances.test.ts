@@ -6,10 +6,10 @@ import { AdminTokens } from '../../src/admin/admin-tokens.js';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { auditLedger } from '../../src/cli/commands/audit.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
-import { documentsOf, tempDir } from '../helper.js';
-import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES, terminateConnections } from '../pg.js';
-import { startReceiver } from '../webhooks/receiver.js';
-import { type ChildServer, spawnServer } from './child-server.js';
+import { type ChildServer, spawnServer } from '../support/child-server.js';
+import { documentsOf, tempDir } from '../support/helper.js';
+import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES, terminateConnections } from '../support/pg.js';
+import { startReceiver } from '../support/webhook-receiver.js';
 
 const STRIPE_SECRET = 'whsec_instances_test';
 const WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { cli } from '../cli/cli-helper.js';
-import { tempDir } from '../helper.js';
-import { spawnServer } from './child-server.js';
+import { spawnServer } from '../support/child-server.js';
+import { cli } from '../support/cli-helper.js';
+import { tempDir } from '../support/helper.js';
 
 /** Longer than any settle window: no request reaches the service between a change and its check. */
 const QUIET_MS = 2200;

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { tempDir } from '../helper.js';
+import { tempDir } from '../support/helper.js';
 
 /** Resolves when the server ends the connection, with how long that took and what it sent. */
 function closed(socket: Socket): Promise<{ afterMs: number; received: string }> {

@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { documentsOf, tempDir } from '../helper.js';
+import { documentsOf, tempDir } from '../support/helper.js';
 
 // 60,000 documents: from 50,000 the index loads on a worker thread, and the service answers meanwhile.
 describe('start-up: listening while the search index loads', () => {

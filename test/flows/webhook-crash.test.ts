@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { request } from 'undici';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { eventually, tempDir } from '../helper.js';
-import { startReceiver } from '../webhooks/receiver.js';
-import { spawnServer } from './child-server.js';
+import { spawnServer } from '../support/child-server.js';
+import { eventually, tempDir } from '../support/helper.js';
+import { startReceiver } from '../support/webhook-receiver.js';
 
 const SECRET = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
 

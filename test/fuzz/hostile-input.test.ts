@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { FaceDownstream } from '../face-downstream.js';
-import { createTestApp, pngLikeImage, type TestContext } from '../helper.js';
+import { FaceDownstream } from '../support/face-downstream.js';
+import { createTestApp, pngLikeImage, type TestContext } from '../support/helper.js';
 
 /** Cases per property: a short run in `npm test`, a long one with `npm run fuzz`. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);

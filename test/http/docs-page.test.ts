@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { CHROMIUM, CHROMIUM_FLAGS, skipWithoutChromium } from '../browser.js';
-import { tempDir } from '../helper.js';
+import { CHROMIUM, CHROMIUM_FLAGS, skipWithoutChromium } from '../support/browser.js';
+import { tempDir } from '../support/helper.js';
 
 /** The API reference at /docs, in a real browser: it must work on a private network. */
 describe('the /docs page in Chromium', {

@@ -4,8 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { FaceDownstream } from '../face-downstream.js';
-import { createTestApp, pngLikeImage, type TestContext, tempDir } from '../helper.js';
+import { FaceDownstream } from '../support/face-downstream.js';
+import { createTestApp, pngLikeImage, type TestContext, tempDir } from '../support/helper.js';
 
 /** Headers whose presence the document must announce wherever they are sent. */
 const ANNOUNCED = ['x-request-id', 'x-credits-remaining', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy', 'retry-after', 'allow'];

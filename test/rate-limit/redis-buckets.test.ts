@@ -4,7 +4,7 @@ import { after, describe, it } from 'node:test';
 import type { KeyRecord } from '../../src/billing/ledger.js';
 import { RateLimitService } from '../../src/rate-limit/rate-limit.js';
 import { RedisBuckets } from '../../src/rate-limit/redis-buckets.js';
-import { assertEnvelope, createTestApp } from '../helper.js';
+import { assertEnvelope, createTestApp } from '../support/helper.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 const key = (rateLimit: number): KeyRecord => ({

@@ -7,7 +7,7 @@ import type { SearchField } from '../../src/search/engine/search-index.js';
 import { TextIndex } from '../../src/search/engine/text-index.js';
 import { loadIndexOnWorker } from '../../src/search/index-loader.js';
 import { INDEX_UPKEEP, SqliteCorpus } from '../../src/search/sqlite-corpus.js';
-import { syntheticDocuments as documents, documentsOf, SYNTHETIC_WORDS, tempDir } from '../helper.js';
+import { syntheticDocuments as documents, documentsOf, SYNTHETIC_WORDS, tempDir } from '../support/helper.js';
 
 /** A corpus with a history: ingested, partly re-ingested, partly deleted (so its deletion log is not empty). */
 async function corpusWithHistory(path: string): Promise<{ live: number; removals: number }> {

@@ -8,9 +8,9 @@ import { PostgresDatabase } from '../../src/platform/postgres-database.js';
 import { type ChangeFeed, SearchReplica } from '../../src/search/replica.js';
 import { INDEX_UPKEEP } from '../../src/search/sqlite-corpus.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
-import { syntheticDocuments as documents, documentsOf, tempDir } from '../helper.js';
-import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES } from '../pg.js';
-import { assertSameRankings, freshCorpus, rankings } from './corpus-rankings.js';
+import { assertSameRankings, freshCorpus, rankings } from '../support/corpus-rankings.js';
+import { syntheticDocuments as documents, documentsOf, tempDir } from '../support/helper.js';
+import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES } from '../support/pg.js';
 
 /** Its index written as soon as it is served, whatever its size. */
 const UPKEEP = { ...INDEX_UPKEEP, persistRows: 1, persistQuietMs: 0, persistIntervalMs: 0 };

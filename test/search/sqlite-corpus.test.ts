@@ -7,8 +7,8 @@ import { StoreUnavailableError } from '../../src/platform/store-faults.js';
 import type { SearchRequest } from '../../src/search/document-index.js';
 import { INDEX_UPKEEP, SqliteCorpus } from '../../src/search/sqlite-corpus.js';
 import { corpusMigrations } from '../../src/store/sqlite-schema.js';
-import { syntheticDocuments as documents, documentsOf, SYNTHETIC_WORDS, tempDir } from '../helper.js';
-import { assertSameRankings, freshCorpus, INDEX_MODES, rankings } from './corpus-rankings.js';
+import { assertSameRankings, freshCorpus, INDEX_MODES, rankings } from '../support/corpus-rankings.js';
+import { syntheticDocuments as documents, documentsOf, SYNTHETIC_WORDS, tempDir } from '../support/helper.js';
 
 /** Asserts that every hit carries the doc_id and title stored for it now. */
 function assertStoredLabels(results: Awaited<ReturnType<typeof rankings>>, stored: DocumentRecord[]): void {

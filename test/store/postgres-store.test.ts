@@ -5,7 +5,7 @@ import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { hashApiKey } from '../../src/billing/keys.js';
 import type { DebitResult } from '../../src/billing/ledger.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
-import { createTestDatabase, PG_TEST_OPTIONS, refuseConnections, SKIP_POSTGRES } from '../pg.js';
+import { createTestDatabase, PG_TEST_OPTIONS, refuseConnections, SKIP_POSTGRES } from '../support/pg.js';
 import { storeContract } from './store-contract.js';
 
 /** A store on a fresh database, and a client of its own on the same database. */

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { hashApiKey } from '../../src/billing/keys.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { eventually, tempDir } from '../helper.js';
+import { eventually, tempDir } from '../support/helper.js';
 import { storeContract } from './store-contract.js';
 
 storeContract('sqlite', async () => {

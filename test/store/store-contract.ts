@@ -5,7 +5,7 @@ import { MAX_BALANCE } from '../../src/billing/ledger.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
 import type { SearchRequest } from '../../src/search/document-index.js';
 import type { Store } from '../../src/store/store.js';
-import { documentsOf, eventually, SAMPLE_DOCUMENTS } from '../helper.js';
+import { documentsOf, eventually, SAMPLE_DOCUMENTS } from '../support/helper.js';
 
 /** The behaviour every Store implementation promises; run by each implementation's test file. */
 export function storeContract(name: string, openStore: () => Promise<{ store: Store; cleanup: () => Promise<void> }>): void {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
 import { BillingUpkeep } from '../../../src/billing/upkeep.js';
-import { assertEnvelope, createTestApp, json, type TestContext } from '../../helper.js';
+import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
 
 describe('admin API: grants that expire', () => {
   let context: TestContext;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
-import { assertEnvelope, createTestApp, json, type TestContext } from '../../helper.js';
+import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
 
 /** Hostile and careless input to the admin API: a 400 naming what to fix, never a 500, never a change. Runs on both stores. */
 describe('admin API: hostile input', () => {

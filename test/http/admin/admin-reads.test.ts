@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
-import { assertEnvelope, createTestApp, eventually, json, type TestContext } from '../../helper.js';
+import { assertEnvelope, createTestApp, eventually, json, type TestContext } from '../../support/helper.js';
 
 /** The admin reads a console needs: who is signed in, the corpus size, keys found by name or balance, a key's charges and events, credits spent. */
 describe('admin reads', () => {

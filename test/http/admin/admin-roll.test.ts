@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
-import { assertEnvelope, createTestApp, json, type TestContext } from '../../helper.js';
+import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
 
 describe('admin API: rolling a key', () => {
   let context: TestContext;

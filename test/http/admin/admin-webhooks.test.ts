@@ -3,8 +3,8 @@ import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
 import { WebhookSender } from '../../../src/webhooks/webhook-sender.js';
-import { assertEnvelope, createTestApp, json, type TestContext } from '../../helper.js';
-import { type Received, startReceiver } from '../../webhooks/receiver.js';
+import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
+import { type Received, startReceiver } from '../../support/webhook-receiver.js';
 
 /** The Standard Webhooks signature, computed here from the specification. */
 function expectedSignature(secret: string, received: Received): string {

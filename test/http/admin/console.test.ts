@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../../src/app.js';
-import { assertEnvelope, createTestApp, DEFAULT_SETTINGS, type TestContext } from '../../helper.js';
+import { assertEnvelope, createTestApp, DEFAULT_SETTINGS, type TestContext } from '../../support/helper.js';
 
 /** The console's files (built into dist/console by npm run build; the test runner builds them first). */
 describe('GET /console', () => {

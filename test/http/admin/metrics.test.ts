@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 // @ts-expect-error: the parser ships no type declarations
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
-import { assertEnvelope, createTestApp, type TestContext } from '../../helper.js';
+import { assertEnvelope, createTestApp, type TestContext } from '../../support/helper.js';
 
 interface Family {
   name: string;

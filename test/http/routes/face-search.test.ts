@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { FaceDownstream } from '../../face-downstream.js';
-import { assertEnvelope, createTestApp, json, pngLikeImage, type TestContext } from '../../helper.js';
+import { FaceDownstream } from '../../support/face-downstream.js';
+import { assertEnvelope, createTestApp, json, pngLikeImage, type TestContext } from '../../support/helper.js';
 
 const IMAGE = pngLikeImage('fake image bytes for the proxy tests').toString('base64');
 const MATCHES = [

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { hashApiKey } from '../../../src/billing/keys.js';
 import { IdempotencyService } from '../../../src/idempotency/idempotency-service.js';
 import { SqliteStore } from '../../../src/store/sqlite-store.js';
-import { FaceDownstream } from '../../face-downstream.js';
-import { assertEnvelope, createTestApp, json, pngLikeImage, type TestContext, tempDir } from '../../helper.js';
+import { FaceDownstream } from '../../support/face-downstream.js';
+import { assertEnvelope, createTestApp, json, pngLikeImage, type TestContext, tempDir } from '../../support/helper.js';
 
 const IMAGE = pngLikeImage('image bytes for the idempotency tests').toString('base64');
 

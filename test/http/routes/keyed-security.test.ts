@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KeyAdmin } from '../../../src/billing/key-admin.js';
-import { FaceDownstream } from '../../face-downstream.js';
-import { assertEnvelope, createTestApp, json, pngLikeImage, type TestContext } from '../../helper.js';
+import { FaceDownstream } from '../../support/face-downstream.js';
+import { assertEnvelope, createTestApp, json, pngLikeImage, type TestContext } from '../../support/helper.js';
 
 /** Every protected route, called with a valid request apart from the key. */
 const PROTECTED = [

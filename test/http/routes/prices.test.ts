@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
-import { assertEnvelope, createTestApp, eventually, json, type TestContext } from '../../helper.js';
+import { assertEnvelope, createTestApp, eventually, json, type TestContext } from '../../support/helper.js';
 
 describe('prices per endpoint (PRICES) and per key', () => {
   let context: TestContext;

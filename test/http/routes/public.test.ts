@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FaceClient } from '../../../src/faces/face-client.js';
-import { FaceDownstream } from '../../face-downstream.js';
-import { assertEnvelope, createTestApp, json, type TestContext } from '../../helper.js';
+import { FaceDownstream } from '../../support/face-downstream.js';
+import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
 
 describe('free public routes', () => {
   let context: TestContext;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { DocumentRecord } from '../../../src/documents/document-store.js';
-import { assertEnvelope, createTestApp, json, type TestContext } from '../../helper.js';
-import { random } from '../../random.js';
+import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
+import { random } from '../../support/random.js';
 
 // Words that are their own stems and no stopwords, so which documents hold a word is plain to see.
 const WORDS = ['river', 'stone', 'glacier', 'ember', 'quarry', 'thistle', 'falcon', 'copper'];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { STOPWORDS } from '../../../src/search/analyzer.js';
-import { assertEnvelope, createTestApp, json, type TestContext } from '../../helper.js';
+import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
 
 describe('POST /query', () => {
   let context: TestContext;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashApiKey } from '../../../src/billing/keys.js';
 import { MemoryBuckets } from '../../../src/rate-limit/memory-buckets.js';
-import { assertEnvelope, createTestApp, type TestContext } from '../../helper.js';
+import { assertEnvelope, createTestApp, type TestContext } from '../../support/helper.js';
 
 describe('per-key rate limits', () => {
   let context: TestContext;

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
 import { KeyAdmin } from '../../../src/billing/key-admin.js';
-import { assertEnvelope, createTestApp, json, type TestContext } from '../../helper.js';
+import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
 
 const SECRET = 'whsec_test_5WbX5kEWLlfzsGNjH64I8lOOqUB6e8FH';
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');

@@ -7,9 +7,9 @@ import type { SearchField } from '../../../src/search/engine/search-index.js';
 import { runInSlices } from '../../../src/search/engine/segments/in-slices.js';
 import { readSegment, SegmentError, type SegmentRecord, writeSegment } from '../../../src/search/engine/segments/segment-file.js';
 import { TextIndex } from '../../../src/search/engine/text-index.js';
-import { tempDir } from '../../helper.js';
-import { random } from '../../random.js';
-import { corpus, encode, exhaustive, type PlainDocument, query } from './plain-corpus.js';
+import { tempDir } from '../../support/helper.js';
+import { corpus, encode, exhaustive, type PlainDocument, query } from '../../support/plain-corpus.js';
+import { random } from '../../support/random.js';
 
 const FIELDS: SearchField[] = ['all', 'title', 'text', 'metadata'];
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SharedDocuments } from '../../../src/search/engine/shared-documents.js';
-import { random } from '../../random.js';
+import { random } from '../../support/random.js';
 
 describe('SharedDocuments', () => {
   it('counts the documents two bitmaps share as they grow, each pair on its own', () => {

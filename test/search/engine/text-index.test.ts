@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { DENSE_FRACTION, PostingList, USUAL_FREQUENCY } from '../../../src/search/engine/postings.js';
 import type { SearchField } from '../../../src/search/engine/search-index.js';
 import { RARE_FRACTION, TextIndex } from '../../../src/search/engine/text-index.js';
-import { random } from '../../random.js';
-import { corpus, encode, exhaustive, type PlainDocument, query, VOCABULARY } from './plain-corpus.js';
+import { corpus, encode, exhaustive, type PlainDocument, query, VOCABULARY } from '../../support/plain-corpus.js';
+import { random } from '../../support/random.js';
 
 /**
  * The documents indexed, each deleted with probability `deletedShare`, and a filter allowing the

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { positionOf, radixSort } from '../../../src/search/engine/typed-arrays.js';
-import { random } from '../../random.js';
+import { random } from '../../support/random.js';
 
 describe('radixSort', () => {
   it('sorts the first count values as the built-in sort does, for values of one to four bytes, leaving the rest alone', () => {

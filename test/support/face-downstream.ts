@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FaceClient } from '../src/faces/face-client.js';
+import { FaceClient } from '../../src/faces/face-client.js';
 
 export type DownstreamBehaviour =
   | { kind: 'matches'; matches: unknown[] }

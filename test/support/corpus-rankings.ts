@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
 import type { SearchRequest } from '../../src/search/document-index.js';
 import { INDEX_UPKEEP, SqliteCorpus } from '../../src/search/sqlite-corpus.js';
-import { documentsOf, tempDir } from '../helper.js';
+import { documentsOf, tempDir } from './helper.js';
 
 // Searches of a corpus, and the same searches of a corpus built fresh, for the corpus tests to
 // compare an index with a history (caught up, rebuilt, read back from disk) against.

@@ -1,8 +1,8 @@
-import { frequencyByte } from '../../../src/search/engine/postings.js';
-import { BM25F } from '../../../src/search/engine/scoring/bm25f.js';
-import type { IndexedDocument, SearchField } from '../../../src/search/engine/search-index.js';
-import { writeVarint } from '../../../src/search/engine/term-vector.js';
-import { random } from '../../random.js';
+import { frequencyByte } from '../../src/search/engine/postings.js';
+import { BM25F } from '../../src/search/engine/scoring/bm25f.js';
+import type { IndexedDocument, SearchField } from '../../src/search/engine/search-index.js';
+import { writeVarint } from '../../src/search/engine/term-vector.js';
+import { random } from './random.js';
 
 // A corpus of term ids drawn with a skew, and its rankings computed the obvious way, for the
 // engine's tests to hold the index to.
