@@ -4,7 +4,10 @@
 //   - empty: an empty data folder (process start-up and an empty index: the floor);
 //   - from segments: the corpus with the index the service wrote to its data folder (index/);
 //   - rebuilt: the same corpus with index/ set aside, so the index is built from the stored term
-//     vectors, as every start did before the index was written to disk.
+//     vectors, as a first start on a corpus ingested by the CLI does;
+//   - after a stop at ready: the start after one that built the index (index/ set aside) and was
+//     stopped with SIGTERM as soon as it was ready, before its write was due: it reads the index that
+//     stop wrote. How long that stop took is printed too.
 // Printed: the median seconds to ready of each, each run's, how much later than the empty start
 // the start from segments is ready (target: at most 1 s), RSS once ready and 10 s later, the first
 // 50 3-word searches after ready (one at a time, while the threads compute their common terms'
@@ -131,25 +134,40 @@ async function main(): Promise<void> {
         .slice(0, FIRST_SEARCHES)
         .map((query) => JSON.stringify({ query, top_k: 10 })),
     };
-    const starts: Record<string, { dir: () => string; watch?: string; searches?: Searches; before?: () => void; after?: () => void; runs: Start[] }> =
-      {
-        empty: { dir: () => mkdirSyncFresh(join(scratch, 'empty')), runs: [] },
-        'from segments': { dir: () => dataDir, searches, runs: [] },
-        rebuilt: {
-          dir: () => dataDir,
-          watch: manifest,
-          searches,
-          before: () => renameSync(segments, setAside),
-          after: () => restoreSegments(segments, setAside),
-          runs: [],
+    const stops: number[] = [];
+    const starts: Record<
+      string,
+      { dir: () => string; watch?: string; searches?: Searches; before?: () => void | Promise<void>; after?: () => void; runs: Start[] }
+    > = {
+      empty: { dir: () => mkdirSyncFresh(join(scratch, 'empty')), runs: [] },
+      'from segments': { dir: () => dataDir, searches, runs: [] },
+      rebuilt: {
+        dir: () => dataDir,
+        watch: manifest,
+        searches,
+        before: () => renameSync(segments, setAside),
+        after: () => restoreSegments(segments, setAside),
+        runs: [],
+      },
+      'after a stop at ready': {
+        dir: () => dataDir,
+        searches,
+        before: async () => {
+          renameSync(segments, setAside);
+          const began = performance.now();
+          const stopped = await timedStart(dataDir, 0);
+          stops.push((performance.now() - began) / 1000 - stopped.readySeconds);
         },
-      };
+        after: () => restoreSegments(segments, setAside),
+        runs: [],
+      },
+    };
     console.log(`\n${machineLine('bench:restart')}  ${SIZE} documents, ${ROUNDS} rounds alternated, FACE_WORKERS=0\n`);
     for (let round = 0; round < ROUNDS; round++) {
       const names = Object.keys(starts);
       for (const name of round % 2 === 0 ? names : names.reverse()) {
         const start = starts[name];
-        start.before?.();
+        await start.before?.();
         try {
           start.runs.push(await timedStart(start.dir(), 10_000, start.watch, start.searches));
         } finally {
@@ -167,6 +185,10 @@ async function main(): Promise<void> {
     const ready = (name: string) => median(starts[name].runs.map((run) => run.readySeconds));
     console.log(`\nfrom segments, later than the empty start: ${(ready('from segments') - ready('empty')).toFixed(2)} s (target: at most 1 s)`);
     console.log(`rebuilt, later than the empty start: ${(ready('rebuilt') - ready('empty')).toFixed(2)} s`);
+    console.log(
+      `after a stop at ready, later than the empty start: ${(ready('after a stop at ready') - ready('empty')).toFixed(2)} s; ` +
+        `that stop (SIGTERM to exit, the index written) took ${stops.map((seconds) => seconds.toFixed(2)).join(', ')} s`,
+    );
     console.log(`from segments / rebuilt: ${(ready('from segments') / ready('rebuilt')).toFixed(3)}`);
     for (const name of ['from segments', 'rebuilt']) {
       const all = starts[name].runs.flatMap((run) => run.firstSearchesMs);
