@@ -1,7 +1,7 @@
 import { ENGINE_VERSION } from './engine/describe.js';
 import { DEFAULT_THRESHOLD, type EnrolledFace, rankFaces } from './engine/matching.js';
 import { type FaceEnginePool, FaceJobTimeoutError } from './engine/pool.js';
-import type { FaceAdmission, FaceSearchBackend, FaceSearchOutcome } from './face-client.js';
+import type { FaceAdmission, FaceSearchBackend, FaceSearchOutcome } from './face-search.js';
 import type { FaceGalleryStore } from './gallery.js';
 import { ACCEPTED_IMAGE_FORMATS } from './image.js';
 

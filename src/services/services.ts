@@ -1,6 +1,6 @@
 import type { AdminTokens } from '../admin/admin-tokens.js';
 import type { CreditService } from '../billing/credit-service.js';
-import type { FaceSearchBackend } from '../faces/face-client.js';
+import type { FaceSearchBackend } from '../faces/face-search.js';
 import type { ProbeImageFetcher } from '../faces/probe-fetch.js';
 import type { IdempotencyService } from '../idempotency/idempotency-service.js';
 import type { Metrics } from '../metrics/metrics.js';

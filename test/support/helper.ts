@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { CreditService } from '../../src/billing/credit-service.js';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
-import type { FaceSearchBackend } from '../../src/faces/face-client.js';
+import type { FaceSearchBackend } from '../../src/faces/face-search.js';
 import { ProbeImageFetcher } from '../../src/faces/probe-fetch.js';
 import { IdempotencyService, type IdempotencySettings } from '../../src/idempotency/idempotency-service.js';
 import { Metrics } from '../../src/metrics/metrics.js';

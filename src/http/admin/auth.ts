@@ -1,7 +1,7 @@
 import type { AdminTokenRecord } from '../../admin/admin-store.js';
 import type { AdminTokens } from '../../admin/admin-tokens.js';
 import { ApiError } from '../../errors.js';
-import type { Step } from '../keyed/step.js';
+import type { Step } from '../steps.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppSettings, Services } from '../../services/services.js';
-import { inOrder } from '../keyed/step.js';
+import { inOrder } from '../steps.js';
 import { requireTokenStep, requireWriteStep } from './auth.js';
 import { auditLogRoute } from './routes/audit-log.js';
 import { createKeyRoute } from './routes/create-key.js';

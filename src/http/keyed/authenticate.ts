@@ -1,36 +1,7 @@
 import type { CreditService } from '../../billing/credit-service.js';
 import { hashApiKey } from '../../billing/keys.js';
-import type { DebitResult } from '../../billing/ledger.js';
-import { ApiError, errorCatalogue } from '../../errors.js';
-import type { Step } from './step.js';
-
-/** How a 402 says whom to ask when no CREDITS_PURCHASE_URL is set; replaced by where to buy when one is. */
-export const ASK_THE_OPERATOR = ' Ask the operator who gave you this API key for more credits.';
-
-/** 402, naming where to buy credits when CREDITS_PURCHASE_URL is set (in the message and as purchase_url), else whom to ask. */
-export function noCredits(purchaseUrl: string | undefined, message?: string, extra: Record<string, unknown> = {}): ApiError {
-  const base = message ?? errorCatalogue.NO_CREDITS.message;
-  if (purchaseUrl === undefined) return new ApiError('NO_CREDITS', base, { extra });
-  return new ApiError('NO_CREDITS', `${base.replace(ASK_THE_OPERATOR, '')} Buy more at ${purchaseUrl}`, {
-    extra: { ...extra, purchase_url: purchaseUrl },
-  });
-}
-
-/** The answer to a key the ledger refused: 401 unknown, 403 revoked or disabled, 402 at zero. */
-export function refusal(
-  result: Exclude<DebitResult, { outcome: 'charged' }>,
-  extra: Record<string, unknown>,
-  purchaseUrl: string | undefined,
-): ApiError {
-  switch (result.outcome) {
-    case 'unknown-key':
-      return new ApiError('UNKNOWN_KEY', undefined, { extra });
-    case 'inactive':
-      return new ApiError(result.status === 'revoked' ? 'REVOKED_KEY' : 'DISABLED_KEY', undefined, { extra });
-    case 'no-credits':
-      return noCredits(purchaseUrl);
-  }
-}
+import type { Step } from '../steps.js';
+import { refusal } from './refusals.js';
 
 /** Checks the key (401/403) and sets request.caller. */
 export function authenticateStep(credits: CreditService): Step {

@@ -3,8 +3,8 @@ import type { CreditService } from '../../billing/credit-service.js';
 import { hashApiKey } from '../../billing/keys.js';
 import { type KeyRecord, priceOf } from '../../billing/ledger.js';
 import type { Metrics } from '../../metrics/metrics.js';
-import { ASK_THE_OPERATOR, noCredits, refusal } from './authenticate.js';
-import type { Step } from './step.js';
+import type { Step } from '../steps.js';
+import { ASK_THE_OPERATOR, noCredits, refusal } from './refusals.js';
 
 /**
  * Spends what a request to `endpoint` costs this key (402 when the balance does not cover all of

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { ApiError } from '../../errors.js';
 import type { Claim, IdempotencyService } from '../../idempotency/idempotency-service.js';
 import type { Metrics } from '../../metrics/metrics.js';
-import type { Step } from './step.js';
+import type { Step } from '../steps.js';
 
 /**
  * Claims the Idempotency-Key, when one was sent: a replay of the stored answer, 409 while the first

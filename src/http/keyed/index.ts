@@ -1,12 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppSettings, Services } from '../../services/services.js';
+import { inOrder, type RouteHooks, type Step } from '../steps.js';
 import { authenticateStep, identifyStep } from './authenticate.js';
 import { chargeStep, recordOutcomeHook } from './charge.js';
 import { claimIdempotencyKeyStep, settleIdempotencyKeyHook } from './idempotency.js';
 import { limitRateStep } from './rate-limit.js';
-import { inOrder, type KeyedHooks, type Step } from './step.js';
-
-export type { KeyedHooks, Step };
 
 export interface KeyedSteps {
   /** Checks the key (401/403) and sets request.caller. */
@@ -20,9 +18,9 @@ export interface KeyedSteps {
   /** Spends what the request costs (402 when the balance does not cover it). */
   charge(endpoint: string): Step;
   /** A free keyed route: its steps as one preHandler. */
-  free(...steps: Step[]): KeyedHooks;
+  free(...steps: Step[]): RouteHooks;
   /** A billable route: its steps, then keeping the response for replay and recording the charge's outcome. */
-  billable(...steps: Step[]): KeyedHooks;
+  billable(...steps: Step[]): RouteHooks;
 }
 
 /** The steps keyed routes are declared with (routes/index.ts puts them in order), bound to the services. */

@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { RateLimitDecision, RateLimitService } from '../../rate-limit/rate-limit.js';
-import type { Step } from './step.js';
+import type { Step } from '../steps.js';
 
 const POLICY = 'per-key';
 

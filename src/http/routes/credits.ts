@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppSettings, Services } from '../../services/services.js';
-import { ASK_THE_OPERATOR, noCredits } from '../keyed/authenticate.js';
-import type { KeyedHooks } from '../keyed/index.js';
+import { ASK_THE_OPERATOR, noCredits } from '../keyed/refusals.js';
 import { expiringSchema, keyedErrorResponses, keyedHeaders, responseHeaders, security, successHeaders } from '../schemas/common.js';
+import type { RouteHooks } from '../steps.js';
 
 const balance = { type: ['integer', 'null'], description: 'Remaining credits; null when the key is not valid.' } as const;
 
@@ -42,7 +42,7 @@ const schema = {
   },
 } as const;
 
-export function creditsRoute(app: FastifyInstance, services: Services, settings: Pick<AppSettings, 'purchaseUrl'>, hooks: KeyedHooks): void {
+export function creditsRoute(app: FastifyInstance, services: Services, settings: Pick<AppSettings, 'purchaseUrl'>, hooks: RouteHooks): void {
   app.get('/credits', { schema, config: { authErrorExtra: { current_balance: null } }, ...hooks }, async (request) => {
     const { key } = request.caller!;
     const balanceNow = key.balance;

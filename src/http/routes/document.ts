@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
-import type { KeyedHooks } from '../keyed/index.js';
 import { apiKeyHeader, billableErrorResponses, chargedResponse, idempotencyKeyHeader, security, successHeaders } from '../schemas/common.js';
+import type { RouteHooks } from '../steps.js';
 
 const schema = {
   summary: 'One document by id (1 credit)',
@@ -42,7 +42,7 @@ const schema = {
   },
 } as const;
 
-export function documentRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function documentRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   // No HEAD twin: it would be charged for an answer without a body (405, like OPTIONS).
   app.get('/document', { schema, exposeHeadRoute: false, ...hooks }, async (request, reply) => {
     const docId = request.headers['svc-doc-id'] as string;

@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { priceOf } from '../../billing/ledger.js';
 import { ApiError } from '../../errors.js';
-import type { FaceMatch } from '../../faces/face-client.js';
+import type { FaceMatch } from '../../faces/face-search.js';
 import { ACCEPTED_IMAGE_FORMATS, imageFormatOfBase64, normaliseBase64 } from '../../faces/image.js';
 import { ProbeFetchError } from '../../faces/probe-fetch.js';
 import type { AppSettings, Services } from '../../services/services.js';
-import { noCredits } from '../keyed/authenticate.js';
-import type { KeyedHooks } from '../keyed/index.js';
+import { noCredits } from '../keyed/refusals.js';
 import {
   billableErrorResponses,
   billableHeaders,
@@ -16,6 +15,7 @@ import {
   security,
   successHeaders,
 } from '../schemas/common.js';
+import type { RouteHooks } from '../steps.js';
 
 /** Where the image may be sent, in order of precedence (docs/api.md). */
 const BASE64_FIELDS = ['image_b64', 'image_base64', 'probe_image_b64'] as const;
@@ -175,7 +175,7 @@ export function faceSearchSteps(app: FastifyInstance, services: Services, settin
   return { requireFaceService, fetchProbeImage };
 }
 
-export function faceSearchRoute(app: FastifyInstance, services: Services, settings: AppSettings, hooks: KeyedHooks): void {
+export function faceSearchRoute(app: FastifyInstance, services: Services, settings: AppSettings, hooks: RouteHooks): void {
   app.post(
     '/face/search',
     {

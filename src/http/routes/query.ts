@@ -3,7 +3,6 @@ import { ApiError, errorCatalogue } from '../../errors.js';
 import type { FilterScalar } from '../../search/document-index.js';
 import type { MatchField, SearchService } from '../../search/search-service.js';
 import type { Services } from '../../services/services.js';
-import type { KeyedHooks, Step } from '../keyed/index.js';
 import {
   billableErrorResponses,
   billableHeaders,
@@ -13,6 +12,7 @@ import {
   security,
   successHeaders,
 } from '../schemas/common.js';
+import type { RouteHooks, Step } from '../steps.js';
 
 const text = { type: 'string', pattern: '\\S' } as const;
 const MAX_OFFSET = 10_000;
@@ -181,7 +181,7 @@ export function requireSearchIndexStep(search: SearchService): Step {
   };
 }
 
-export function queryRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function queryRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.post('/query', { schema, config: { fieldMessages }, ...hooks }, async (request) => {
     const body = request.body as QueryBody;
     const { text, field } = matchTarget(body.query);

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { KeyRecord } from '../../billing/ledger.js';
 import type { Services } from '../../services/services.js';
-import { usageSpan } from '../admin/usage.js';
-import type { KeyedHooks } from '../keyed/index.js';
 import { keyedErrorResponses, keyedHeaders, security, successHeaders } from '../schemas/common.js';
+import type { RouteHooks } from '../steps.js';
+import { usageSpan } from '../usage.js';
 
 const schema = {
   summary: 'Your usage (free)',
@@ -34,7 +34,7 @@ const schema = {
   },
 } as const;
 
-export function usageRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function usageRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.get('/usage', { schema, ...hooks }, async (request) => {
     const key = request.caller?.key as KeyRecord;
     const rows = await services.store.ledger.usage({ keyId: key.id, ...usageSpan({ bucket: 'day' }) });

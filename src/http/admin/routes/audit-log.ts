@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { auditCursorId } from '../../../admin/admin-store.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { plainText } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders, limitParameter, pageLimit } from '../schemas.js';
 
 const schema = {
@@ -46,7 +46,7 @@ const schema = {
   },
 } as const;
 
-export function auditLogRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function auditLogRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.get('/admin/audit-log', { schema, ...hooks }, async (request) => {
     const { limit, cursor } = request.query as { limit?: string; cursor?: string };
     if (cursor !== undefined && auditCursorId(cursor) === undefined)

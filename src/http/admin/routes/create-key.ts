@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { MAX_BALANCE } from '../../../billing/ledger.js';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { plainText } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { adminKeyOf, keysFor } from '../keys.js';
 import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses } from '../schemas.js';
 
@@ -34,7 +34,7 @@ const schema = {
   },
 } as const;
 
-export function createKeyRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function createKeyRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.post('/admin/keys', { schema, ...hooks }, async (request, reply) => {
     const body = request.body as { credits: number; name?: string; rate?: number | null };
     const { key, record } = await keysFor(services, request).create(body.credits, body.name ?? '', body.rate ?? null);

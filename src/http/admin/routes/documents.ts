@@ -4,8 +4,8 @@ import type { DocumentRecord } from '../../../documents/document-store.js';
 import { documentsOfArray, documentsOfJsonLines, IngestError } from '../../../documents/ingest.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse, plainText } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, deletedResponse } from '../schemas.js';
 
 const JSON_LINES = ['application/x-ndjson', 'application/jsonl'];
@@ -99,7 +99,7 @@ async function* asynchronously(documents: Iterable<DocumentRecord>): AsyncGenera
 }
 
 /** POST /admin/documents, GET and DELETE /admin/documents/{doc_id}. */
-export function documentRoutes(app: FastifyInstance, services: Services, read: KeyedHooks, write: KeyedHooks): void {
+export function documentRoutes(app: FastifyInstance, services: Services, read: RouteHooks, write: RouteHooks): void {
   const { store } = services;
   app.addContentTypeParser(JSON_LINES, { parseAs: 'string' }, (_request, body, done) => done(null, body));
   const audit = (actor: AdminTokenRecord | null, requestId: string, action: string, target: string | null, detail: Record<string, unknown>) =>

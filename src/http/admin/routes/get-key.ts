@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse, expiringSchema } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { adminKeyOf, existingKey } from '../keys.js';
 import { adminErrorResponses, adminKey, adminSecurity, adminSuccessHeaders, idParams } from '../schemas.js';
 import { refillOf, refillSchema } from './refill.js';
@@ -48,7 +48,7 @@ const schema = {
   },
 } as const;
 
-export function getKeyRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function getKeyRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.get('/admin/keys/:id', { schema, ...hooks }, async (request) => {
     const key = await existingKey(services.store, (request.params as { id: string }).id);
     const { ledger } = services.store;

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse, plainText } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { existingKey } from '../keys.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders, idParams, limitParameter, pageLimit } from '../schemas.js';
 
@@ -50,7 +50,7 @@ const schema = {
 } as const;
 
 /** GET /admin/keys/{id}/charges. */
-export function keyChargesRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function keyChargesRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.get('/admin/keys/:id/charges', { schema, ...hooks }, async (request) => {
     const { limit, cursor } = request.query as { limit?: string; cursor?: string };
     if (cursor !== undefined && !CHARGE_CURSOR.test(cursor))

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { existingKey } from '../keys.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders, idParams, limitParameter, pageLimit } from '../schemas.js';
 
@@ -42,7 +42,7 @@ const schema = {
 } as const;
 
 /** GET /admin/keys/{id}/events. */
-export function keyEventsRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function keyEventsRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.get('/admin/keys/:id/events', { schema, ...hooks }, async (request) => {
     const key = await existingKey(services.store, (request.params as { id: string }).id);
     const { limit } = request.query as { limit?: string };

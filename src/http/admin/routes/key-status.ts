@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { KeyStatus } from '../../../billing/ledger.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { adminKeyOf, keysFor } from '../keys.js';
 import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
 
@@ -14,7 +14,7 @@ const CHANGES: Array<{ action: 'disable' | 'enable' | 'revoke'; status: KeyStatu
 ];
 
 /** POST /admin/keys/{id}/disable, /enable and /revoke: the CLI's operations, with the same rules. */
-export function keyStatusRoutes(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function keyStatusRoutes(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   for (const { action, status, summary } of CHANGES) {
     const schema = {
       summary,

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { keyCursorPlace } from '../../../billing/ledger.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { plainText } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { adminKeyOf } from '../keys.js';
 import { adminErrorResponses, adminKey, adminSecurity, adminSuccessHeaders, limitParameter, pageLimit } from '../schemas.js';
 
@@ -46,7 +46,7 @@ interface ListQuery {
   max_balance?: string;
 }
 
-export function listKeysRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function listKeysRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.get('/admin/keys', { schema, ...hooks }, async (request) => {
     const query = request.query as ListQuery;
     if (query.cursor !== undefined && !keyCursorPlace(query.cursor))

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../../../metrics/metrics.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse, responseHeaders } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { adminSecurity } from '../schemas.js';
 
 /** GET /metrics: the Prometheus text format. Needs an admin token, read-only enough, unless METRICS_PUBLIC. */
-export function metricsRoute(app: FastifyInstance, metrics: Metrics, hooks: Partial<KeyedHooks>, open: boolean): void {
+export function metricsRoute(app: FastifyInstance, metrics: Metrics, hooks: Partial<RouteHooks>, open: boolean): void {
   const schema = {
     summary: 'Metrics, in the Prometheus text format',
     description:

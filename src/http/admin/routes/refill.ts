@@ -4,8 +4,8 @@ import type { RefillRule } from '../../../billing/refills.js';
 import { REFILL_INTERVALS, REFILL_MODES, type RefillPlan } from '../../../billing/refills.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse, idempotencyKeyHeader } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { idempotentChange } from '../idempotent-change.js';
 import { keysFor } from '../keys.js';
 import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
@@ -103,7 +103,7 @@ function answerOf(id: string, change: RefillChange) {
 }
 
 /** PUT and DELETE /admin/keys/{id}/refill. */
-export function refillRoutes(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function refillRoutes(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   const change = (request: FastifyRequest, reply: FastifyReply, plan: RefillPlan | null) => {
     const id = (request.params as { id: string }).id;
     return idempotentChange<RefillChange, ReturnType<typeof answerOf>>(

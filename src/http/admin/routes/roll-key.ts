@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { MAX_ROLL_GRACE_SECONDS, type RollOutcome } from '../../../billing/key-admin.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse, idempotencyKeyHeader } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { idempotentChange } from '../idempotent-change.js';
 import { adminKeyOf, keysFor } from '../keys.js';
 import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
@@ -62,7 +62,7 @@ function answerOf(id: string, result: RollOutcome) {
   return { ...adminKeyOf(result.record), key: result.key, old_key_valid_until: result.oldKeyValidUntil };
 }
 
-export function rollKeyRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function rollKeyRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.post('/admin/keys/:id/roll', { schema, ...hooks }, async (request, reply) => {
     const id = (request.params as { id: string }).id;
     const graceSeconds = (request.body as { grace_seconds: number }).grace_seconds;

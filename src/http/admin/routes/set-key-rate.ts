@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { adminKeyOf, changedKey, keysFor } from '../keys.js';
 import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
 
@@ -28,7 +28,7 @@ const schema = {
   },
 } as const;
 
-export function setKeyRateRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function setKeyRateRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.put('/admin/keys/:id/rate', { schema, ...hooks }, async (request) => {
     const id = (request.params as { id: string }).id;
     const change = await keysFor(services, request).setRateLimit(id, (request.body as { rate: number | null }).rate);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { KeyedHooks } from '../../keyed/step.js';
+import type { RouteHooks } from '../../steps.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders } from '../schemas.js';
 
 const schema = {
@@ -21,7 +21,7 @@ const schema = {
 } as const;
 
 /** GET /admin/token. */
-export function currentTokenRoute(app: FastifyInstance, hooks: KeyedHooks): void {
+export function currentTokenRoute(app: FastifyInstance, hooks: RouteHooks): void {
   app.get('/admin/token', { schema, ...hooks }, async (request) => {
     const token = request.adminToken;
     return { id: token?.id ?? '', name: token?.name ?? '', read_only: token?.readOnly ?? true };

@@ -3,8 +3,8 @@ import type { TopUpOutcome } from '../../../billing/key-admin.js';
 import { MAX_BALANCE } from '../../../billing/ledger.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse, idempotencyKeyHeader, plainText, responseHeaders } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { idempotentChange } from '../idempotent-change.js';
 import { keysFor } from '../keys.js';
 import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
@@ -70,7 +70,7 @@ function answerOf(id: string, credits: number, result: TopUpOutcome, now: number
   }
 }
 
-export function topUpKeyRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function topUpKeyRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.post('/admin/keys/:id/topup', { schema, ...hooks }, async (request, reply) => {
     const id = (request.params as { id: string }).id;
     const body = request.body as { credits: number; reference?: string; expires_at?: string };

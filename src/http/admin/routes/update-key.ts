@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { MAX_BALANCE } from '../../../billing/ledger.js';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { adminKeyOf, changedKey, keysFor } from '../keys.js';
 import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams, pricesSchema } from '../schemas.js';
 
@@ -34,7 +34,7 @@ const schema = {
   },
 } as const;
 
-export function updateKeyRoute(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function updateKeyRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.patch('/admin/keys/:id', { schema, ...hooks }, async (request) => {
     const id = (request.params as { id: string }).id;
     const body = request.body as { prices?: Record<string, number> | null; low_balance_threshold?: number | null };

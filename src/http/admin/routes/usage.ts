@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { UsageBucket } from '../../../billing/ledger.js';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
+import { usageCsv, usageQuerystring, usageSeries, usageSpan, usageTotals, usageTotalsOf, wantsCsv } from '../../usage.js';
 import { existingKey } from '../keys.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders, idParams } from '../schemas.js';
-import { usageCsv, usageQuerystring, usageSeries, usageSpan, usageTotals, usageTotalsOf, wantsCsv } from '../usage.js';
 
 const TOP_KEYS = 10;
 
@@ -72,7 +72,7 @@ const allUsageSchema = {
 } as const;
 
 /** GET /admin/keys/{id}/usage and GET /admin/usage. */
-export function usageRoutes(app: FastifyInstance, services: Services, hooks: KeyedHooks): void {
+export function usageRoutes(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   const { ledger } = services.store;
   app.get('/admin/keys/:id/usage', { schema: keyUsageSchema, ...hooks }, async (request, reply) => {
     const key = await existingKey(services.store, (request.params as { id: string }).id);

@@ -4,8 +4,8 @@ import { auditReport } from '../../../admin/admin-tokens.js';
 import { ApiError } from '../../../errors.js';
 import { placeOf } from '../../../platform/cursor.js';
 import type { Services } from '../../../services/services.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse, plainText } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import {
   adminErrorResponses,
   adminSecurity,
@@ -97,7 +97,7 @@ const retrySchema = {
 } as const;
 
 /** GET /admin/webhooks/deliveries and POST /admin/webhooks/deliveries/{id}/retry. */
-export function webhookDeliveryRoutes(app: FastifyInstance, services: Services, read: KeyedHooks, write: KeyedHooks): void {
+export function webhookDeliveryRoutes(app: FastifyInstance, services: Services, read: RouteHooks, write: RouteHooks): void {
   app.get('/admin/webhooks/deliveries', { schema: listSchema, ...read }, async (request) => {
     const { limit, cursor } = request.query as { limit?: string; cursor?: string };
     if (cursor !== undefined && placeOf(cursor) === undefined)

@@ -8,8 +8,8 @@ import type { AppSettings, Services } from '../../../services/services.js';
 import { newWebhookSecret } from '../../../webhooks/signature.js';
 import type { WebhookEndpoint } from '../../../webhooks/webhook-store.js';
 import { webhookUrlProblem } from '../../../webhooks/webhook-url.js';
-import type { KeyedHooks } from '../../keyed/step.js';
 import { errorResponse, plainText } from '../../schemas/common.js';
+import type { RouteHooks } from '../../steps.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, deletedResponse, idParams } from '../schemas.js';
 
 const eventsSchema = {
@@ -89,7 +89,7 @@ const deleteSchema = {
 const shown = (endpoint: WebhookEndpoint) => ({ id: endpoint.id, url: endpoint.url, events: endpoint.events, created_at: endpoint.createdAt });
 
 /** POST, GET /admin/webhooks and DELETE /admin/webhooks/{id}: where events are sent. */
-export function webhookRoutes(app: FastifyInstance, services: Services, settings: AppSettings, read: KeyedHooks, write: KeyedHooks): void {
+export function webhookRoutes(app: FastifyInstance, services: Services, settings: AppSettings, read: RouteHooks, write: RouteHooks): void {
   const report = (request: { adminToken: unknown; id: string }) =>
     auditReport(services.store.admin as AdminStore, (request.adminToken as AdminTokenRecord).name, request.id);
   app.post('/admin/webhooks', { schema: createSchema, ...write }, async (request, reply) => {

@@ -1,5 +1,5 @@
-import type { UsageBucket, UsageRow } from '../../billing/ledger.js';
-import { ApiError } from '../../errors.js';
+import type { UsageBucket, UsageRow } from '../billing/ledger.js';
+import { ApiError } from '../errors.js';
 
 const DAY_MS = 86_400_000;
 /** The longest span a request may ask for, by bucket: at most about 750 buckets. */
