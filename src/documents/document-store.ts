@@ -17,6 +17,22 @@ export interface DocumentChange {
   document: DocumentRecord | null;
 }
 
+/** The change feed of a shared corpus: changes after `seq`, oldest first, at most `limit`. A search replica follows it. */
+export interface ChangeFeed {
+  changesSince(seq: number, limit: number): Promise<{ changes: DocumentChange[]; lastSeq: number }>;
+  /** Which database's feed this is: its sequence numbers mean nothing in another's. */
+  identity(): Promise<string>;
+}
+
+/**
+ * A local copy that follows a change feed (search/replica.ts): where a shared corpus's documents are
+ * read, and what a write through this instance catches up before it returns.
+ */
+export interface DocumentReplica {
+  corpus(): Promise<Pick<DocumentStore, 'getDocument' | 'getDocumentJson'>>;
+  catchUp(): Promise<void>;
+}
+
 /**
  * The corpus /document reads and the CLI writes. SQLite keeps it beside the search index
  * (search/sqlite-corpus.ts); PostgreSQL keeps it in a table with a change feed that each

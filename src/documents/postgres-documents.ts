@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import type { PostgresDatabase } from '../platform/postgres-database.js';
-import type { ChangeFeed, SearchReplica } from '../search/replica.js';
-import type { DocumentChange, DocumentRecord, DocumentStore, IngestProgress } from './document-store.js';
+import type { ChangeFeed, DocumentChange, DocumentRecord, DocumentReplica, DocumentStore, IngestProgress } from './document-store.js';
 
 /** Serialises document writers, so that document seq order is commit order. */
 const DOCUMENT_WRITE_LOCK = 7_204_311_902;
@@ -24,7 +23,7 @@ interface DocumentRow {
 export class PostgresDocuments implements DocumentStore {
   constructor(
     private readonly db: PostgresDatabase,
-    private readonly replica: SearchReplica,
+    private readonly replica: DocumentReplica,
   ) {}
 
   async getDocument(docId: string): Promise<DocumentRecord | undefined> {

@@ -15,3 +15,14 @@ export function openSqlite(path: string, options: { pageSize?: number } = {}): D
   db.pragma('foreign_keys = ON');
   return db;
 }
+
+/** Applies the migrations a database lacks, in order, in one immediate transaction; its user_version counts those applied. */
+export function migrateSqlite(db: Database.Database, migrations: readonly string[]): void {
+  db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    for (let version = current; version < migrations.length; version++) {
+      db.exec(migrations[version] as string);
+    }
+    if (current < migrations.length) db.pragma(`user_version = ${migrations.length}`);
+  }).immediate();
+}

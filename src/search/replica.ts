@@ -1,17 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DocumentChange } from '../documents/document-store.js';
+import type { ChangeFeed, DocumentReplica } from '../documents/document-store.js';
 import type { DocumentIndex, IndexOrigin, SearchRequest, SearchResult } from './document-index.js';
 import { ReplicaFolder } from './replica-folder.js';
 import { INDEX_UPKEEP, type IndexUpkeep, SqliteCorpus } from './sqlite-corpus.js';
-
-/** The change feed a replica follows: changes after `seq`, oldest first, at most `limit`. */
-export interface ChangeFeed {
-  changesSince(seq: number, limit: number): Promise<{ changes: DocumentChange[]; lastSeq: number }>;
-  /** Which database's feed this is: its sequence numbers mean nothing in another's. */
-  identity(): Promise<string>;
-}
 
 interface Replica {
   corpus: SqliteCorpus;
@@ -32,7 +25,7 @@ const REPLICA_BATCH = 5000;
  * last one stopped; otherwise (or when every such folder is held by another process) it lives in
  * a temporary folder, removed on close.
  */
-export class SearchReplica implements DocumentIndex {
+export class SearchReplica implements DocumentIndex, DocumentReplica {
   private replica: Replica | undefined;
   private ready: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;

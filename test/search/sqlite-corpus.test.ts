@@ -4,9 +4,9 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
 import { StoreUnavailableError } from '../../src/platform/store-faults.js';
+import { corpusMigrations } from '../../src/search/corpus/corpus-schema.js';
 import type { SearchRequest } from '../../src/search/document-index.js';
 import { INDEX_UPKEEP, SqliteCorpus } from '../../src/search/sqlite-corpus.js';
-import { corpusMigrations } from '../../src/store/sqlite-schema.js';
 import { assertSameRankings, freshCorpus, INDEX_MODES, rankings } from '../support/corpus-rankings.js';
 import { syntheticDocuments as documents, documentsOf, SYNTHETIC_WORDS, tempDir } from '../support/helper.js';
 

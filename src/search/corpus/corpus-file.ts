@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { ExternalWrites } from '../../platform/external-writes.js';
 import { openSqlite } from '../../platform/sqlite-open.js';
-import { migrateCorpus } from '../../store/sqlite-schema.js';
 import { DocumentAnalyser, TermDictionary } from '../engine/term-vector.js';
 import { STORED_DOCUMENT_COLUMNS } from '../index-loader.js';
+import { migrateCorpus } from './corpus-schema.js';
 
 /**
  * How long deletions stay in the log other processes follow. A process that has not looked for

@@ -47,11 +47,12 @@ const WARM_STEP_DOCUMENTS = 65_536;
 /**
  * The documents of a TextIndex and what scoring reads of them: row ids, packed lengths and their
  * BM25F normalisations, deletions, the posting lists with their block bounds, and doc_ids and
- * titles. Adding, removing and trimming happen here; TermScoring and TextIndex add the searches.
+ * titles. Adding, removing and trimming happen here; TextIndex adds the searches, with a TermScorer
+ * over these arrays.
  */
 export abstract class IndexedDocuments {
-  protected documents = 0;
-  protected capacity = 0;
+  documents = 0;
+  capacity = 0;
   protected rowids = new Float64Array(0);
   /**
    * Per document, its title's and its text's lengths in one 16-bit word (TITLE_BITS and TEXT_BITS):
@@ -61,23 +62,23 @@ export abstract class IndexedDocuments {
    * or whose text is 2,047 or longer, is marked WIDE and has both lengths whole in `wideLengths`
    * (2 x number and the next), allocated when the first such document comes.
    */
-  protected lengths = new Uint16Array(0);
-  protected wideLengths: Uint32Array | null = null;
+  lengths = new Uint16Array(0);
+  wideLengths: Uint32Array | null = null;
   /**
    * Length normalisations by length, for the lengths below NORM_TABLE_SIZE, against the current
    * averages: a new document or a deletion moves the averages, and recomputing a table is 8,192
    * divisions where a per-document array was two million (8 ms at a million documents, before every
    * search after any change). Lucene caches its BM25 norms by length the same way.
    */
-  protected readonly titleNorms = new Float32Array(NORM_TABLE_SIZE);
-  protected readonly textNorms = new Float32Array(NORM_TABLE_SIZE);
-  protected deleted = new Uint32Array(0);
-  protected deletedCount = 0;
+  readonly titleNorms = new Float32Array(NORM_TABLE_SIZE);
+  readonly textNorms = new Float32Array(NORM_TABLE_SIZE);
+  deleted = new Uint32Array(0);
+  deletedCount = 0;
   protected live = 0;
   protected titleTotal = 0;
   protected textTotal = 0;
-  protected normTitleAverage = -1;
-  protected normTextAverage = -1;
+  normTitleAverage = -1;
+  normTextAverage = -1;
   protected lists: Array<PostingList | undefined> = [];
   protected decoder = new BatchDecoder();
   protected labels = new DocumentLabels();
@@ -289,7 +290,7 @@ export abstract class IndexedDocuments {
    * date to all its documents, or to those below `upTo` (a multiple of 32) for a step of
    * warmBoundsInSlices.
    */
-  protected fieldBounds(list: PostingList, field: number, upTo = this.documents): FieldBounds {
+  fieldBounds(list: PostingList, field: number, upTo = this.documents): FieldBounds {
     const blocks = (this.capacity >>> BLOCK_SHIFT) + 1;
     const words = this.capacity >>> 5;
     let bounds = list.fieldBounds[field];
@@ -352,7 +353,7 @@ export abstract class IndexedDocuments {
    * one it was computed with, and a saturated frequency by at most the ratio of its argument's
    * growth; bounds computed with several averages answer for the smallest of them.
    */
-  protected boundSlack(bounds: FieldBounds): number {
+  boundSlack(bounds: FieldBounds): number {
     return Math.max(1, averageRatio(this.normTitleAverage, bounds.titleAverage), averageRatio(this.normTextAverage, bounds.textAverage));
   }
 

@@ -1,7 +1,8 @@
+import { IndexedDocuments } from './indexed-documents.js';
 import { popcount, RANK_GROUP_SHIFT, SATURATION_STEPS } from './postings.js';
 import { countInAny, unionCount } from './scoring/bitmap-counts.js';
 import { BM25F, FIELD_CODES, normOf, pseudoFrequency, textLengthAt, titleLengthAt } from './scoring/bm25f.js';
-import { type ScoredTerm, TermScoring } from './scoring/term-scoring.js';
+import { type ScoredTerm, TermScorer } from './scoring/term-scoring.js';
 import { kthHighest, noneBest, TopScores } from './scoring/top-scores.js';
 import type { CorpusStatistics, IndexQuery, IndexResult } from './search-index.js';
 import { SharedDocuments } from './shared-documents.js';
@@ -36,7 +37,8 @@ const HALF_WORD_BITS = Uint8Array.from({ length: 1 << 16 }, (_, value) => popcou
  * tries MaxScore with the rare terms as the only essential ones (searchFromRareTerms): at a million
  * documents, that is most searches of a few words, and it spares them the pass over every block.
  */
-export class TextIndex extends TermScoring {
+export class TextIndex extends IndexedDocuments {
+  private readonly scorer = new TermScorer(this);
   /** For searchFromRareTerms: per candidate, what dense terms add, and its title and text norms. */
   private candidateDenseScores = new Float64Array(0);
   private candidateNorms = new Float64Array(0);
@@ -44,6 +46,10 @@ export class TextIndex extends TermScoring {
   /** For narrowCandidates: the selected candidates' scores so far. */
   private narrowingScores = new Float64Array(0);
   private readonly sharedDocuments = new SharedDocuments();
+
+  protected resizeWorkingMemory(capacity: number): void {
+    this.scorer.resizeWorkingMemory(capacity);
+  }
 
   /** Scored with `statistics` when given (this index holding a share of the corpus), else with its own. */
   search(query: IndexQuery, statistics?: CorpusStatistics): IndexResult {
@@ -69,13 +75,13 @@ export class TextIndex extends TermScoring {
         for (let word = 0; word < words; word++) matches[word] |= bits[word];
         continue;
       }
-      this.decodePostings(list);
+      this.scorer.decodePostings(list);
       for (let index = 0; index < list.count; index++) {
-        const document = this.postingDocuments[index];
-        if (pseudoFrequency(field, this.postingFrequencies[index], 1, 1) !== 0) matches[document >>> 5] |= 1 << (document & 31);
+        const document = this.scorer.postingDocuments[index];
+        if (pseudoFrequency(field, this.scorer.postingFrequencies[index], 1, 1) !== 0) matches[document >>> 5] |= 1 << (document & 31);
       }
     }
-    const exclusion = this.exclusionFor(query.filter);
+    const exclusion = this.scorer.exclusionFor(query.filter);
     if (exclusion) for (let word = 0; word < words; word++) matches[word] &= ~exclusion[word];
     return facets.map((valueTerms) => valueTerms.map((termId) => this.countIn(termId, matches, words)));
   }
@@ -94,9 +100,9 @@ export class TextIndex extends TermScoring {
       }
       return count;
     }
-    this.decodePostings(list);
+    this.scorer.decodePostings(list);
     for (let index = 0; index < list.count; index++) {
-      const document = this.postingDocuments[index];
+      const document = this.scorer.postingDocuments[index];
       count += (matches[document >>> 5] >>> (document & 31)) & 1;
     }
     return count;
@@ -116,9 +122,9 @@ export class TextIndex extends TermScoring {
       terms.push({ termId: query.terms[position], list, multiplier: idf * (k1 + 1) });
     }
     if (terms.length === 0) return { total: 0, hits: [] };
-    const exclusion = this.exclusionFor(query.filter);
+    const exclusion = this.scorer.exclusionFor(query.filter);
     const field = FIELD_CODES[query.field];
-    const sparse = this.sparse;
+    const sparse = this.scorer.sparse;
     sparse.length = 0;
     const rareLimit = this.documents * RARE_FRACTION;
     const rare = terms.filter((term) => !term.list.dense && term.list.count <= rareLimit);
@@ -131,17 +137,17 @@ export class TextIndex extends TermScoring {
     }
     const best = new TopScores(query.topK, othersBest);
     const dense = terms.filter((term) => term.list.dense);
-    for (const term of terms) if (!term.list.dense) this.scoreWhole(term, field, exclusion);
+    for (const term of terms) if (!term.list.dense) this.scorer.scoreWhole(term, field, exclusion);
     let total: number;
     if (dense.length === 0) {
       total = sparse.length;
-      this.offerSparse(best);
+      this.scorer.offerSparse(best);
     } else if (terms.length === 1) {
-      total = this.scoreOneDenseTerm(dense[0], field, exclusion, best);
+      total = this.scorer.scoreOneDenseTerm(dense[0], field, exclusion, best);
     } else {
-      this.indexSparseByBlock();
-      total = this.scoreBlocks(dense, field, exclusion, best);
-      this.clearSparseBlocks();
+      this.scorer.indexSparseByBlock();
+      total = this.scorer.scoreBlocks(dense, field, exclusion, best);
+      this.scorer.clearSparseBlocks();
     }
     return { total, hits: best.hits().map(({ document, score }) => ({ document, rowid: this.rowids[document], score })) };
   }
@@ -161,9 +167,9 @@ export class TextIndex extends TermScoring {
     topK: number,
     othersBest: () => readonly number[],
   ): IndexResult | undefined {
-    for (const term of rare) this.scoreWhole(term, field, exclusion);
+    for (const term of rare) this.scorer.scoreWhole(term, field, exclusion);
     const othersKth = othersBest()[topK - 1] ?? 0;
-    const { documents: candidates, scores: sparseScores, length } = this.sparse;
+    const { documents: candidates, scores: sparseScores, length } = this.scorer.sparse;
     if (length < topK) return undefined;
     // Dense terms summed in the order scoreBlocks sums them, rarest first.
     const dense = others.filter((term) => term.list.dense).sort((a, b) => b.multiplier - a.multiplier);
@@ -180,7 +186,7 @@ export class TextIndex extends TermScoring {
     for (const highest of denseTermHighest) denseHighest += highest;
     let othersHighest = denseHighest;
     for (const term of commoner) othersHighest += term.multiplier;
-    const touched = this.touchedBits;
+    const touched = this.scorer.touchedBits;
     for (const term of commoner) this.addSparseToCandidates(term, field);
     const bitmaps = dense.map((term, position) => fieldBounds[position].bits ?? term.list.bits!);
     // Candidates are counted here, or with the commoner sparse terms' documents when there are any.
@@ -222,7 +228,8 @@ export class TextIndex extends TermScoring {
         total += inField(1) - this.sharedDocuments.count(pair, bitmaps[first], bitmaps[second], this.documents);
       }
     } else {
-      total = outsideDense + unionCount(bitmaps, commoner.length > 0 ? touched : null, exclusion, (this.documents + 31) >>> 5, this.blockUnions);
+      total =
+        outsideDense + unionCount(bitmaps, commoner.length > 0 ? touched : null, exclusion, (this.documents + 31) >>> 5, this.scorer.blockUnions);
       if (commoner.length > 0) touched.fill(0);
     }
     return { total, hits: best.hits().map(({ document, score }) => ({ document, rowid: this.rowids[document], score })) };
@@ -233,13 +240,13 @@ export class TextIndex extends TermScoring {
    * to search; and their norms into `candidateNorms`, read once for every term looked up.
    */
   private candidateScores(selected: Int32Array): Float64Array {
-    if (this.candidateDenseScores.length < this.sparse.length) {
-      this.candidateDenseScores = new Float64Array(Math.min(2 * this.sparse.length, this.documents));
+    if (this.candidateDenseScores.length < this.scorer.sparse.length) {
+      this.candidateDenseScores = new Float64Array(Math.min(2 * this.scorer.sparse.length, this.documents));
       this.candidateNorms = new Float64Array(2 * this.candidateDenseScores.length);
     }
     const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage, candidateNorms: norms } = this;
     const scores = this.candidateDenseScores;
-    const candidates = this.sparse.documents;
+    const candidates = this.scorer.sparse.documents;
     for (let position = 0; position < selected.length; position++) {
       const index = selected[position];
       const document = candidates[index];
@@ -256,7 +263,7 @@ export class TextIndex extends TermScoring {
    * than the sums' rounding, so that a document tied at the cut is never dropped.
    */
   private narrowCandidates(selected: Int32Array, denseScores: Float64Array, highestLeft: number, topK: number, othersKth: number): Int32Array {
-    const sparseScores = this.sparse.scores;
+    const sparseScores = this.scorer.sparse.scores;
     if (this.narrowingScores.length < selected.length) this.narrowingScores = new Float64Array(this.selected.length);
     const scores = this.narrowingScores;
     for (let position = 0; position < selected.length; position++)
@@ -272,7 +279,7 @@ export class TextIndex extends TermScoring {
   private selectCandidates(bar: number, length: number): Int32Array {
     if (this.selected.length < length) this.selected = new Int32Array(Math.min(2 * length, this.documents));
     const { selected } = this;
-    const scores = this.sparse.scores;
+    const scores = this.scorer.sparse.scores;
     let count = 0;
     for (let index = 0; index < length; index++) if (scores[index] >= bar) selected[count++] = index;
     return selected.subarray(0, count);
@@ -287,7 +294,7 @@ export class TextIndex extends TermScoring {
     const wordRanks = list.wordRanks!;
     const frequencies = list.frequencies!;
     const { candidateNorms: norms } = this;
-    const candidates = this.sparse.documents;
+    const candidates = this.scorer.sparse.documents;
     for (let position = 0; position < selected.length; position++) {
       const index = selected[position];
       const document = candidates[index];
@@ -306,11 +313,12 @@ export class TextIndex extends TermScoring {
    */
   private addSparseToCandidates(term: ScoredTerm, field: number): void {
     const { list, multiplier } = term;
-    this.decodePostings(list);
-    const { postingDocuments: postings, postingFrequencies: frequencies } = this;
+    this.scorer.decodePostings(list);
+    const { postingDocuments: postings, postingFrequencies: frequencies } = this.scorer;
     const { k1 } = BM25F;
-    const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage, touchedBits: touched } = this;
-    const { documents: candidates, scores, length } = this.sparse;
+    const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
+    const touched = this.scorer.touchedBits;
+    const { documents: candidates, scores, length } = this.scorer.sparse;
     let candidate = 0;
     for (let index = 0; index < list.count; index++) {
       const document = postings[index];

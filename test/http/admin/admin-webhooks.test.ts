@@ -68,6 +68,11 @@ describe('admin API: webhooks', () => {
         [delivery.state, delivery.type, delivery.endpoint, delivery.attempts.map((attempt: { status: number | null }) => attempt.status)],
         ['delivered', 'credits.granted', { id: endpoint.id, url: receiver.url }, [500, null, 200]],
       );
+      assert.deepEqual(
+        delivery.attempts.map((attempt: { error?: string }) => attempt.error?.replace(/\d+ ms/, 'N ms')),
+        ['the endpoint answered HTTP 500', 'timeout: no answer within N ms', undefined],
+        'each failed attempt says why',
+      );
 
       assert.deepEqual(json(await call('POST', `/admin/webhooks/deliveries/${delivery.id}/retry`)), { id: delivery.id, state: 'pending' });
       await sender().runOnce();

@@ -1,4 +1,4 @@
-import { BLOCK_SHIFT, IndexedDocuments } from '../indexed-documents.js';
+import { BLOCK_SHIFT, type IndexedDocuments } from '../indexed-documents.js';
 import { type PostingList, popcount, RANK_GROUP_SHIFT, SATURATION_STEPS } from '../postings.js';
 import { postingsBefore } from './bitmap-counts.js';
 import { BM25F, normOf, pseudoFrequency, TEXT_BITS, TEXT_MASK, textLengthAt, titleLengthAt, WIDE } from './bm25f.js';
@@ -21,39 +21,42 @@ export interface ScoredTerm {
 }
 
 /**
- * How a TextIndex scores terms: rare ones whole into an accumulator (scoreWhole), common ones
- * block by block against the k-th best score so far (scoreBlocks), with the per-search working
- * memory kept across searches.
+ * How a TextIndex scores terms over its indexed documents: rare ones whole into an accumulator
+ * (scoreWhole), common ones block by block against the k-th best score so far (scoreBlocks), with
+ * the per-search working memory kept across searches. It reads the documents' arrays through
+ * `index` at each call, since the index replaces them as it grows.
  */
-export abstract class TermScoring extends IndexedDocuments {
+export class TermScorer {
+  constructor(private readonly index: IndexedDocuments) {}
+
   /**
    * Per-search working memory, kept across searches: at a million documents, allocating it anew
    * (hundreds of kilobytes a search) made the garbage collector pause requests for 20 ms.
    * `touchedBits`: the documents in `sparse`, as bits; all zero between searches.
    */
-  protected touchedBits = new Uint32Array(0);
+  touchedBits = new Uint32Array(0);
   /** Per block, the highest score sparse terms gave a document in it; all zero between searches. */
-  protected sparseBounds = new Float64Array(0);
+  sparseBounds = new Float64Array(0);
   /** Per block holding documents in `sparse`, the position of its first one there. */
-  protected sparseStarts = new Int32Array(0);
-  protected exclusion = new Uint32Array(0);
-  protected blockBounds = new Float64Array(0);
+  sparseStarts = new Int32Array(0);
+  exclusion = new Uint32Array(0);
+  blockBounds = new Float64Array(0);
   /** Per block, the union of the documents of the terms summed so far (scoreBlocks, past three dense terms). */
-  protected blockUnions = new Uint32Array(0);
+  blockUnions = new Uint32Array(0);
   /** The list being scored whole: its postings' documents, frequency bytes, and what each adds to the score. */
-  protected postingDocuments = new Int32Array(0);
-  protected postingScores = new Float64Array(0);
-  protected postingFrequencies = new Uint8Array(0);
-  protected readonly chunkLengths = new Uint32Array(2 * LENGTHS_CHUNK);
-  protected readonly sparse = new SparseScores();
+  postingDocuments = new Int32Array(0);
+  postingScores = new Float64Array(0);
+  postingFrequencies = new Uint8Array(0);
+  readonly chunkLengths = new Uint32Array(2 * LENGTHS_CHUNK);
+  readonly sparse = new SparseScores();
 
   /** Deleted documents and those outside the filter, as one bitmap; null when there are none. */
-  protected exclusionFor(filter: Uint32Array | null): Uint32Array | null {
-    if (filter === null && this.deletedCount === 0) return null;
-    const words = this.capacity >>> 5;
+  exclusionFor(filter: Uint32Array | null): Uint32Array | null {
+    if (filter === null && this.index.deletedCount === 0) return null;
+    const words = this.index.capacity >>> 5;
     const exclusion = this.exclusion;
     for (let word = 0; word < words; word++) {
-      exclusion[word] = this.deleted[word] | (filter === null ? 0 : ~(filter[word] ?? 0));
+      exclusion[word] = this.index.deleted[word] | (filter === null ? 0 : ~(filter[word] ?? 0));
     }
     return exclusion;
   }
@@ -65,7 +68,7 @@ export abstract class TermScoring extends IndexedDocuments {
    * took 55-80 ns a posting against 35-40 ns this way. The documents' lengths are read a chunk at a
    * time ahead of the scoring (see gatherLengths).
    */
-  protected scoreWhole(term: ScoredTerm, field: number, exclusion: Uint32Array | null): void {
+  scoreWhole(term: ScoredTerm, field: number, exclusion: Uint32Array | null): void {
     const { list } = term;
     this.decodePostings(list);
     for (let start = 0; start < list.count; start += LENGTHS_CHUNK) {
@@ -73,13 +76,13 @@ export abstract class TermScoring extends IndexedDocuments {
       this.gatherLengths(start, end);
       this.scoreChunk(term, field, exclusion, start, end);
     }
-    this.sparse.add(this.postingDocuments, this.postingScores, list.count, this.documents);
+    this.sparse.add(this.postingDocuments, this.postingScores, list.count, this.index.documents);
   }
 
   /** A sparse list's documents and frequency bytes, into `postingDocuments` and `postingFrequencies`. */
-  protected decodePostings(list: PostingList): void {
+  decodePostings(list: PostingList): void {
     if (this.postingDocuments.length < list.count) {
-      const size = Math.min(list.count * 2, this.documents);
+      const size = Math.min(list.count * 2, this.index.documents);
       this.postingDocuments = new Int32Array(size);
       this.postingScores = new Float64Array(size);
       this.postingFrequencies = new Uint8Array(size);
@@ -92,8 +95,9 @@ export abstract class TermScoring extends IndexedDocuments {
    * `chunkLengths`. A loop of loads alone: its cache misses overlap, where a loop that also
    * scores them took 30% longer.
    */
-  protected gatherLengths(start: number, end: number): void {
-    const { postingDocuments: documents, lengths, wideLengths, chunkLengths } = this;
+  gatherLengths(start: number, end: number): void {
+    const { postingDocuments: documents, chunkLengths } = this;
+    const { lengths, wideLengths } = this.index;
     for (let index = start; index < end; index++) {
       const document = documents[index];
       const position = 2 * (index - start);
@@ -112,11 +116,11 @@ export abstract class TermScoring extends IndexedDocuments {
    * What postings `start` to `end` of the term add to their documents' scores, into
    * `postingScores`, with the lengths gathered into `chunkLengths`.
    */
-  protected scoreChunk(term: ScoredTerm, field: number, exclusion: Uint32Array | null, start: number, end: number): void {
+  scoreChunk(term: ScoredTerm, field: number, exclusion: Uint32Array | null, start: number, end: number): void {
     const { k1 } = BM25F;
     const { multiplier } = term;
     const { postingDocuments: documents, postingFrequencies: frequencies, postingScores: added, chunkLengths: lengths } = this;
-    const { titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
+    const { titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this.index;
     for (let index = start; index < end; index++) {
       const document = documents[index];
       const frequency = frequencies[index];
@@ -134,7 +138,7 @@ export abstract class TermScoring extends IndexedDocuments {
     }
   }
 
-  protected offerSparse(best: TopScores): void {
+  offerSparse(best: TopScores): void {
     const { documents, scores, length } = this.sparse;
     for (let index = 0; index < length; index++) best.offer(documents[index], scores[index]);
   }
@@ -143,7 +147,7 @@ export abstract class TermScoring extends IndexedDocuments {
    * For scoreBlocks: the documents in `sparse` as bits, each block's highest sparse score, and
    * where each block's documents start in `sparse`.
    */
-  protected indexSparseByBlock(): void {
+  indexSparseByBlock(): void {
     const { touchedBits, sparseBounds, sparseStarts } = this;
     const { documents, scores, length } = this.sparse;
     let previousBlock = -1;
@@ -159,7 +163,7 @@ export abstract class TermScoring extends IndexedDocuments {
     }
   }
 
-  protected clearSparseBlocks(): void {
+  clearSparseBlocks(): void {
     const { touchedBits, sparseBounds } = this;
     const { documents, length } = this.sparse;
     for (let index = 0; index < length; index++) {
@@ -174,16 +178,16 @@ export abstract class TermScoring extends IndexedDocuments {
    * and, without exclusions, the total is known. The blocks with the highest maxima are scored
    * first, then every other block whose maximum can still reach the bar; returns the total.
    */
-  protected scoreOneDenseTerm(term: ScoredTerm, field: number, exclusion: Uint32Array | null, best: TopScores): number {
-    const bounds = this.fieldBounds(term.list, field);
+  scoreOneDenseTerm(term: ScoredTerm, field: number, exclusion: Uint32Array | null, best: TopScores): number {
+    const bounds = this.index.fieldBounds(term.list, field);
     const { list } = term;
     const inField = bounds.bits ?? list.bits!;
-    const blocks = (this.documents + 31) >>> 5;
+    const blocks = (this.index.documents + 31) >>> 5;
     let total = 0;
     if (exclusion === null) total = bounds.bits === null ? list.count : bounds.documentsInField;
     else for (let word = 0; word < blocks; word++) total += popcount(inField[word] & ~exclusion[word]);
     const { saturation } = bounds;
-    const multiplier = (term.multiplier * this.boundSlack(bounds)) / SATURATION_STEPS;
+    const multiplier = (term.multiplier * this.index.boundSlack(bounds)) / SATURATION_STEPS;
     const firstBlocks = new BestBlocks(FIRST_BLOCKS);
     for (let block = 0; block < blocks; block++) if (saturation[block] > firstBlocks.floor) firstBlocks.offer(block, saturation[block]);
     best.takeOthersBest();
@@ -198,19 +202,12 @@ export abstract class TermScoring extends IndexedDocuments {
   }
 
   /** Offers the documents of one block (one bitmap word) holding the term in the field and not excluded. */
-  protected scoreBlockOfOneTerm(
-    term: ScoredTerm,
-    field: number,
-    exclusion: Uint32Array | null,
-    word: number,
-    inField: Uint32Array,
-    best: TopScores,
-  ): void {
+  scoreBlockOfOneTerm(term: ScoredTerm, field: number, exclusion: Uint32Array | null, word: number, inField: Uint32Array, best: TopScores): void {
     const { k1 } = BM25F;
     const { list, multiplier } = term;
     const scope = inField[word] & (exclusion === null ? -1 : ~exclusion[word]);
     if (scope === 0) return;
-    const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
+    const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this.index;
     const frequencies = list.frequencies!;
     const listBits = list.bits![word];
     const wordRank = list.groupRanks![word >>> RANK_GROUP_SHIFT] + list.wordRanks![word];
@@ -242,16 +239,16 @@ export abstract class TermScoring extends IndexedDocuments {
    * every document then costs little, for it can add only a little.
    */
   // One function for the hot loop over every block: its dozen arrays and bars stay in locals.
-  protected scoreBlocks(dense: ScoredTerm[], field: number, exclusion: Uint32Array | null, best: TopScores): number {
-    const blocks = (this.documents + (1 << BLOCK_SHIFT) - 1) >>> BLOCK_SHIFT;
+  scoreBlocks(dense: ScoredTerm[], field: number, exclusion: Uint32Array | null, best: TopScores): number {
+    const blocks = (this.index.documents + (1 << BLOCK_SHIFT) - 1) >>> BLOCK_SHIFT;
     const { blockBounds: bounds, sparseBounds, sparseStarts, touchedBits } = this;
     const sparseScores = this.sparse.scores;
     dense.sort((a, b) => b.multiplier - a.multiplier);
-    const fieldBounds = dense.map((term) => this.fieldBounds(term.list, field));
+    const fieldBounds = dense.map((term) => this.index.fieldBounds(term.list, field));
     const saturations = fieldBounds.map((termBounds) => termBounds.saturation);
     // What a term can add in a block at most: its multiplier, times the slack of its bounds, times
     // the block's saturation bound (in steps).
-    const boundMultipliers = dense.map((term, position) => (term.multiplier * this.boundSlack(fieldBounds[position])) / SATURATION_STEPS);
+    const boundMultipliers = dense.map((term, position) => (term.multiplier * this.index.boundSlack(fieldBounds[position])) / SATURATION_STEPS);
     // The documents holding each term in the field searched.
     const bitmaps = dense.map((term, position) => fieldBounds[position].bits ?? term.list.bits!);
     // One pass over the blocks (a block is a bitmap word) for the total, each block's bound, and
@@ -280,7 +277,7 @@ export abstract class TermScoring extends IndexedDocuments {
     const blockTitleNorms = new Float64Array(1 << BLOCK_SHIFT);
     const blockTextNorms = new Float64Array(1 << BLOCK_SHIFT);
     const remainders = new Float64Array(dense.length + 1);
-    const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
+    const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this.index;
     const scoreBlock = (block: number): void => {
       // One bitmap word per block (BLOCK_SHIFT is 5).
       const word = block;
@@ -377,7 +374,7 @@ export abstract class TermScoring extends IndexedDocuments {
    * left empty get bound 0, the others are offered to `firstBlocks`, and the documents are counted.
    * Up to three terms in variables of their own: a loop over arrays of arrays was 2-2.5x slower.
    */
-  protected sumBlocks(
+  sumBlocks(
     blocks: number,
     unions: Uint32Array,
     partialBounds: Float64Array,
@@ -428,7 +425,7 @@ export abstract class TermScoring extends IndexedDocuments {
     return total;
   }
 
-  protected resizeWorkingMemory(capacity: number): void {
+  resizeWorkingMemory(capacity: number): void {
     this.touchedBits = new Uint32Array(capacity >>> 5);
     this.sparseBounds = new Float64Array((capacity >>> BLOCK_SHIFT) + 1);
     this.sparseStarts = new Int32Array((capacity >>> BLOCK_SHIFT) + 1);
