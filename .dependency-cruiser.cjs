@@ -35,6 +35,13 @@ module.exports = {
       to: { path: '^src/(http|cli)/' },
     },
     {
+      name: 'config-reads-no-domain',
+      comment: 'Configuration is plain data: config.ts checks values against src/rules.ts only, and domains read the Config it makes.',
+      severity: 'error',
+      from: { path: '^src/config\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/rules\\.ts$' },
+    },
+    {
       name: 'console-uses-only-its-api-client',
       comment: "The console is a client of the admin API: of the service's code it imports only the generated API types.",
       severity: 'error',

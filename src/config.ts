@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { BILLABLE_ENDPOINTS, type BillableEndpoint, MAX_BALANCE } from './billing/ledger.js';
-import { isWebhookSecret } from './webhooks/signature.js';
+import { BILLABLE_ENDPOINTS, type BillableEndpoint, isWebhookSecret, MAX_BALANCE } from './rules.js';
 
 export interface Config {
   port: number;

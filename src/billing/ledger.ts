@@ -1,6 +1,7 @@
 import type { NewAuditEntry } from '../admin/admin-store.js';
 import type { IdempotencyEntry, StoredResponse } from '../idempotency/idempotency-store.js';
 import { cursorOf, placeOf } from '../platform/cursor.js';
+import { MAX_BALANCE } from '../rules.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
 
 /**
@@ -64,16 +65,7 @@ export interface DebitOptions {
   cost?: number;
 }
 
-/**
- * The most credits one key may hold, and so the most one grant may add: far beyond any real
- * balance, and far below where a double stops counting every credit (2^53).
- */
-export const MAX_BALANCE = 1_000_000_000_000;
-
-/** The endpoints a request pays for; PRICES and a key's prices are keyed by these paths. */
-export const BILLABLE_ENDPOINTS = ['/document', '/query', '/face/search'] as const;
-
-export type BillableEndpoint = (typeof BILLABLE_ENDPOINTS)[number];
+export { BILLABLE_ENDPOINTS, type BillableEndpoint, MAX_BALANCE } from '../rules.js';
 
 /** What a request to `endpoint` costs this key: its own price, else the service's (PRICES), else 1. */
 export function priceOf(endpoint: string, key: Pick<KeyRecord, 'prices'> | null, prices: Partial<Record<string, number>>): number {

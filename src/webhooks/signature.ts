@@ -1,17 +1,12 @@
 import { createHmac, randomBytes } from 'node:crypto';
-
-const SECRET_PREFIX = 'whsec_';
+import { WEBHOOK_SECRET_PREFIX as SECRET_PREFIX } from '../rules.js';
 
 /** A new endpoint secret as Standard Webhooks writes them: whsec_ and 24 random bytes in base64. */
 export function newWebhookSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(24).toString('base64')}`;
 }
 
-/** Whether a secret is whsec_ and base64 of at least 16 bytes (WEBHOOK_SECRET is checked with it). */
-export function isWebhookSecret(secret: string): boolean {
-  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : '';
-  return /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) && Buffer.from(encoded, 'base64').length >= 16;
-}
+export { isWebhookSecret } from '../rules.js';
 
 /**
  * The webhook-signature header of the Standard Webhooks specification: `v1,` and the base64

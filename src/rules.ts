@@ -1,0 +1,24 @@
+/**
+ * The product's fixed rules that configuration and the domains both check values against. It
+ * imports nothing, so that config.ts reads no domain.
+ */
+
+/**
+ * The most credits one key may hold, and so the most one grant may add: far beyond any real
+ * balance, and far below where a double stops counting every credit (2^53).
+ */
+export const MAX_BALANCE = 1_000_000_000_000;
+
+/** The endpoints a request pays for; PRICES and a key's prices are keyed by these paths. */
+export const BILLABLE_ENDPOINTS = ['/document', '/query', '/face/search'] as const;
+
+export type BillableEndpoint = (typeof BILLABLE_ENDPOINTS)[number];
+
+/** The prefix of a webhook secret in the Standard Webhooks form. */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+
+/** Whether a secret is whsec_ and base64 of at least 16 bytes (WEBHOOK_SECRET is checked with it). */
+export function isWebhookSecret(secret: string): boolean {
+  const encoded = secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : '';
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) && Buffer.from(encoded, 'base64').length >= 16;
+}
