@@ -49,7 +49,7 @@ export const errorCatalogue = {
       'The admin API needs Authorization: Bearer <token>. Create a token on the service\'s machine with "npx metered-search admin tokens create --name <who uses it>".',
   },
   UNKNOWN_ADMIN_TOKEN: { status: 401, message: 'The admin token is not recognised, or was revoked.' },
-  READ_ONLY_TOKEN: { status: 403, message: 'This admin token is read-only: it cannot change anything.' },
+  MISSING_SCOPE: { status: 403, message: 'This admin token lacks the scope this request needs.' },
   KEY_NOT_FOUND: { status: 404, message: 'No key has this id.' },
   WEBHOOK_NOT_FOUND: { status: 404, message: 'No webhook endpoint has this id.' },
   DELIVERY_NOT_FOUND: { status: 404, message: 'No webhook delivery has this id.' },

@@ -11,7 +11,7 @@ import { KeysPage } from './pages/keys.js';
 import { OverviewPage } from './pages/overview.js';
 import { SignInPage } from './pages/sign-in.js';
 import { type Route, useRoute } from './router.js';
-import { type Session, savedSession, saveSession } from './session.js';
+import { type Can, canOf, type Session, savedSession, saveSession } from './session.js';
 
 const TITLES: Record<Route['page'], string> = {
   overview: 'Overview',
@@ -56,21 +56,21 @@ function App() {
   }
   return (
     <Layout route={route} session={session} onSignOut={() => signOut()}>
-      <Page route={route} api={api} readOnly={session.readOnly} />
+      <Page route={route} api={api} can={canOf(session)} />
     </Layout>
   );
 }
 
-function Page({ route, api, readOnly }: { route: Route; api: AdminApi; readOnly: boolean }) {
+function Page({ route, api, can }: { route: Route; api: AdminApi; can: Can }) {
   switch (route.page) {
     case 'overview':
       return <OverviewPage api={api} />;
     case 'keys':
-      return <KeysPage api={api} readOnly={readOnly} />;
+      return <KeysPage api={api} can={can} />;
     case 'key':
-      return <KeyPage key={route.keyId} api={api} keyId={route.keyId} readOnly={readOnly} />;
+      return <KeyPage key={route.keyId} api={api} keyId={route.keyId} can={can} />;
     case 'documents':
-      return <DocumentsPage api={api} readOnly={readOnly} />;
+      return <DocumentsPage api={api} can={can} />;
     case 'audit-log':
       return <AuditLogPage api={api} />;
     default:

@@ -4,10 +4,15 @@
  * (sqlite-admin-store.ts, postgres-admin-store.ts).
  */
 
+import type { AdminScope } from './admin-scopes.js';
+
 export interface AdminTokenRecord {
   id: string;
   name: string;
+  /** No scope that changes anything. */
   readOnly: boolean;
+  /** What it may do (admin-scopes.ts). */
+  scopes: AdminScope[];
   createdAt: string;
   /** When it was revoked; null while it works. */
   revokedAt: string | null;
@@ -17,7 +22,7 @@ export interface NewAdminToken {
   id: string;
   tokenHash: string;
   name: string;
-  readOnly: boolean;
+  scopes: readonly AdminScope[];
 }
 
 export interface AuditEntry {

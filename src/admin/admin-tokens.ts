@@ -1,4 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
+import { ADMIN_SCOPES, type AdminScope, READ_SCOPES } from './admin-scopes.js';
 import type { AdminStore, AdminTokenRecord } from './admin-store.js';
 
 /** A prefix and 64 hex digits: never a valid API key (exactly 64 hex), and recognisable in a leak. */
@@ -19,10 +20,14 @@ function hashToken(token: string): string {
 export class AdminTokens {
   constructor(private readonly store: AdminStore) {}
 
-  /** A new token; the plain token is returned only here. */
-  async create(name: string, readOnly: boolean): Promise<{ token: string; record: AdminTokenRecord }> {
+  /**
+   * A new token; the plain token is returned only here. `access`: its scopes, or true for every
+   * `:read` one (a read-only token), false for all of them.
+   */
+  async create(name: string, access: boolean | readonly AdminScope[]): Promise<{ token: string; record: AdminTokenRecord }> {
     const token = `msadmin_${randomBytes(32).toString('hex')}`;
-    const record = await this.store.createToken({ id: `tok_${randomBytes(8).toString('hex')}`, tokenHash: hashToken(token), name, readOnly });
+    const scopes = access === true ? READ_SCOPES : access === false ? ADMIN_SCOPES : access;
+    const record = await this.store.createToken({ id: `tok_${randomBytes(8).toString('hex')}`, tokenHash: hashToken(token), name, scopes });
     return { token, record };
   }
 

@@ -1,4 +1,5 @@
 import type { PostgresDatabase, Queryable } from '../platform/postgres-database.js';
+import { readOnlyScopes, scopesOf, storedScopes } from './admin-scopes.js';
 import {
   type AdminStore,
   type AdminTokenRecord,
@@ -25,6 +26,7 @@ interface TokenRow {
   id: string;
   name: string;
   read_only: boolean;
+  scopes: string;
   created_at: Date;
   revoked_at: Date | null;
 }
@@ -39,13 +41,14 @@ interface AuditRow {
   detail: Record<string, unknown>;
 }
 
-const TOKEN_COLUMNS = 'id, name, read_only, created_at, revoked_at';
+const TOKEN_COLUMNS = 'id, name, read_only, scopes, created_at, revoked_at';
 
 function tokenFromRow(row: TokenRow): AdminTokenRecord {
   return {
     id: row.id,
     name: row.name,
     readOnly: row.read_only,
+    scopes: scopesOf(row.scopes),
     createdAt: row.created_at.toISOString(),
     revokedAt: row.revoked_at?.toISOString() ?? null,
   };
@@ -62,8 +65,8 @@ export class PostgresAdminStore implements AdminStore {
 
   async createToken(token: NewAdminToken): Promise<AdminTokenRecord> {
     const { rows } = await this.db.query<TokenRow>(
-      `INSERT INTO admin_tokens (id, token_hash, name, read_only) VALUES ($1, $2, $3, $4) RETURNING ${TOKEN_COLUMNS}`,
-      [token.id, token.tokenHash, token.name, token.readOnly],
+      `INSERT INTO admin_tokens (id, token_hash, name, read_only, scopes) VALUES ($1, $2, $3, $4, $5) RETURNING ${TOKEN_COLUMNS}`,
+      [token.id, token.tokenHash, token.name, readOnlyScopes(token.scopes), storedScopes(token.scopes)],
     );
     return tokenFromRow(rows[0]);
   }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { readOnlyScopes, scopesOf, storedScopes } from './admin-scopes.js';
 import {
   type AdminStore,
   type AdminTokenRecord,
@@ -14,6 +15,7 @@ interface TokenRow {
   id: string;
   name: string;
   read_only: number;
+  scopes: string;
   created_at: string;
   revoked_at: string | null;
 }
@@ -28,10 +30,17 @@ interface AuditRow {
   detail: string;
 }
 
-const TOKEN_COLUMNS = 'id, name, read_only, created_at, revoked_at';
+const TOKEN_COLUMNS = 'id, name, read_only, scopes, created_at, revoked_at';
 
 function tokenFromRow(row: TokenRow): AdminTokenRecord {
-  return { id: row.id, name: row.name, readOnly: row.read_only === 1, createdAt: row.created_at, revokedAt: row.revoked_at };
+  return {
+    id: row.id,
+    name: row.name,
+    readOnly: row.read_only === 1,
+    scopes: scopesOf(row.scopes),
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
 }
 
 function auditFromRow(row: AuditRow): AuditEntry {
@@ -55,7 +64,7 @@ export class SqliteAdminStore implements AdminStore {
   constructor(db: Database.Database) {
     this.insertAudit = prepareAuditInsert(db);
     this.sql = {
-      insertToken: db.prepare('INSERT INTO admin_tokens (id, token_hash, name, read_only, created_at) VALUES (?, ?, ?, ?, ?)'),
+      insertToken: db.prepare('INSERT INTO admin_tokens (id, token_hash, name, read_only, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
       tokenByHash: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM admin_tokens WHERE token_hash = ?`),
       tokenById: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM admin_tokens WHERE id = ?`),
       tokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM admin_tokens ORDER BY created_at, id`),
@@ -66,8 +75,9 @@ export class SqliteAdminStore implements AdminStore {
 
   async createToken(token: NewAdminToken): Promise<AdminTokenRecord> {
     const createdAt = new Date().toISOString();
-    this.sql.insertToken.run(token.id, token.tokenHash, token.name, token.readOnly ? 1 : 0, createdAt);
-    return { id: token.id, name: token.name, readOnly: token.readOnly, createdAt, revokedAt: null };
+    const readOnly = readOnlyScopes(token.scopes);
+    this.sql.insertToken.run(token.id, token.tokenHash, token.name, readOnly ? 1 : 0, storedScopes(token.scopes), createdAt);
+    return { id: token.id, name: token.name, readOnly, scopes: scopesOf(storedScopes(token.scopes)), createdAt, revokedAt: null };
   }
 
   async findTokenByHash(tokenHash: string): Promise<AdminTokenRecord | undefined> {

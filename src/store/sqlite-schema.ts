@@ -157,6 +157,10 @@ const ledgerMigrations: string[] = [
   // set again, changed, or ended and set anew starts there, never granting twice in one period.
   `ALTER TABLE keys ADD COLUMN refill_paid_until TEXT;
    UPDATE keys SET refill_paid_until = (SELECT next_refill_at FROM refill_rules r WHERE r.key_id = keys.id AND r.last_period >= 0);`,
+  // Admin tokens' scopes (admin/admin-scopes.ts), space-separated: a token keeps what it could do,
+  // every scope, or every :read one when it was read-only.
+  `ALTER TABLE admin_tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT '';
+   UPDATE admin_tokens SET scopes = CASE WHEN read_only = 1 THEN 'accounts:read keys:read documents:read webhooks:read audit:read metrics:read' ELSE 'accounts:read accounts:write keys:read keys:write credits:write documents:read documents:write webhooks:read webhooks:write audit:read metrics:read' END;`,
 ];
 
 export function migrateLedger(db: Database.Database): void {

@@ -31,6 +31,20 @@ describe('metered-search admin tokens', () => {
     assert.match(unknown.stderr, /No admin token/);
   });
 
+  it('creates a token with the scopes named, refusing names it does not know, and lists its scopes', async () => {
+    const created = await cli(env, 'admin', 'tokens', 'create', '--name', 'stripe-sync', '--scopes', 'credits:write,keys:read', '--json');
+    assert.equal(created.code, 0, created.stderr);
+    const token = JSON.parse(created.stdout) as { id: string; read_only: boolean; scopes: string[] };
+    assert.deepEqual([token.read_only, token.scopes], [false, ['keys:read', 'credits:write']]);
+    const listed = await cli(env, 'admin', 'tokens', 'list');
+    assert.match(listed.stdout, new RegExp(`${token.id} {2}stripe-sync {2}keys:read,credits:write`));
+    const unknown = await cli(env, 'admin', 'tokens', 'create', '--name', 'x', '--scopes', 'keys:read,everything');
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /--scopes takes scopes from: accounts:read, .*; not everything/);
+    const both = await cli(env, 'admin', 'tokens', 'create', '--name', 'x', '--scopes', 'keys:read', '--read-only');
+    assert.match(both.stderr, /not both/);
+  });
+
   it('records key changes made from the command line in the audit log, as the CLI', async () => {
     const created = JSON.parse((await cli(env, 'keys', 'create', '--credits', '3', '--json')).stdout) as { id: string };
     assert.equal((await cli(env, 'keys', 'topup', created.id, '--credits', '4')).code, 0);

@@ -1,12 +1,13 @@
 import type { ComponentChildren } from 'preact';
 import { hrefOf, type Route } from '../router.js';
-import type { Session } from '../session.js';
+import { canOf, type Session } from '../session.js';
 
-const LINKS: Array<{ href: string; label: string; pages: Route['page'][] }> = [
-  { href: hrefOf.overview, label: 'Overview', pages: ['overview'] },
-  { href: hrefOf.keys, label: 'Keys', pages: ['keys', 'key'] },
-  { href: hrefOf.documents, label: 'Documents', pages: ['documents'] },
-  { href: hrefOf.auditLog, label: 'Audit log', pages: ['audit-log'] },
+/** The pages, each shown to a token with the scope it reads with. */
+const LINKS: Array<{ href: string; label: string; pages: Route['page'][]; scope: string }> = [
+  { href: hrefOf.overview, label: 'Overview', pages: ['overview'], scope: 'keys:read' },
+  { href: hrefOf.keys, label: 'Keys', pages: ['keys', 'key'], scope: 'keys:read' },
+  { href: hrefOf.documents, label: 'Documents', pages: ['documents'], scope: 'documents:read' },
+  { href: hrefOf.auditLog, label: 'Audit log', pages: ['audit-log'], scope: 'audit:read' },
 ];
 
 interface LayoutProps {
@@ -33,7 +34,7 @@ export function Layout({ route, session, onSignOut, children }: LayoutProps) {
         <span class="brand">metered-search</span>
         <nav aria-label="Console">
           <ul>
-            {LINKS.map((link) => (
+            {LINKS.filter((link) => canOf(session)(link.scope)).map((link) => (
               <li key={link.href}>
                 <a href={link.href} aria-current={link.pages.includes(route.page) ? 'page' : undefined}>
                   {link.label}

@@ -4,8 +4,10 @@ import { ConfirmDialog } from '../components/confirm.js';
 import { LoadError, Outcome } from '../components/outcome.js';
 import { formatNumber } from '../format.js';
 import { useAction, useLoad } from '../hooks.js';
+import type { Can } from '../session.js';
 
-export function DocumentsPage({ api, readOnly }: { api: AdminApi; readOnly: boolean }) {
+export function DocumentsPage({ api, can }: { api: AdminApi; can: Can }) {
+  const readOnly = !can('documents:write');
   const count = useLoad(() => api.countDocuments(), []);
   return (
     <>

@@ -5,17 +5,19 @@ import { Outcome } from '../components/outcome.js';
 import { ShownOnce } from '../components/secret.js';
 import { formatNumber, formatTime, randomHex } from '../format.js';
 import { useAction } from '../hooks.js';
+import type { Can } from '../session.js';
 
 type Key = AdminGetKeyResponse;
 
 interface ActionsProps {
   api: AdminApi;
   keyRecord: Key;
+  can: Can;
   onChanged: () => void;
 }
 
 /** Top up, disable or enable, revoke, roll: each says what it did or what the API refused. */
-export function KeyActions({ api, keyRecord, onChanged }: ActionsProps) {
+export function KeyActions({ api, keyRecord, can, onChanged }: ActionsProps) {
   return (
     <section class="panel" aria-labelledby="key-actions">
       <h2 id="key-actions">Actions</h2>
@@ -23,9 +25,9 @@ export function KeyActions({ api, keyRecord, onChanged }: ActionsProps) {
         <p>This key is revoked: nothing more can be done with it.</p>
       ) : (
         <div class="action-grid">
-          <TopUp api={api} keyId={keyRecord.id} onChanged={onChanged} />
-          <StatusChange api={api} keyRecord={keyRecord} onChanged={onChanged} />
-          <Roll api={api} keyRecord={keyRecord} onChanged={onChanged} />
+          {can('credits:write') && <TopUp api={api} keyId={keyRecord.id} onChanged={onChanged} />}
+          {can('keys:write') && <StatusChange api={api} keyRecord={keyRecord} onChanged={onChanged} />}
+          {can('keys:write') && <Roll api={api} keyRecord={keyRecord} onChanged={onChanged} />}
         </div>
       )}
     </section>
@@ -73,7 +75,7 @@ function TopUp({ api, keyId, onChanged }: { api: AdminApi; keyId: string; onChan
   );
 }
 
-function StatusChange({ api, keyRecord, onChanged }: ActionsProps) {
+function StatusChange({ api, keyRecord, onChanged }: Omit<ActionsProps, 'can'>) {
   const action = useAction();
   const [confirming, setConfirming] = useState<'disable' | 'revoke'>();
   const change = async (verb: 'disable' | 'enable' | 'revoke') => {
@@ -122,7 +124,7 @@ function StatusChange({ api, keyRecord, onChanged }: ActionsProps) {
   );
 }
 
-function Roll({ api, keyRecord, onChanged }: ActionsProps) {
+function Roll({ api, keyRecord, onChanged }: Omit<ActionsProps, 'can'>) {
   const action = useAction();
   const [grace, setGrace] = useState<number>();
   const [rolled, setRolled] = useState<{ key: string; until: string | null }>();

@@ -6,10 +6,11 @@ import { SpanSelect, UsageChart, useSpan } from '../components/usage-chart.js';
 import { formatNumber, formatTime } from '../format.js';
 import { useCursorPages, useLoad } from '../hooks.js';
 import { hrefOf } from '../router.js';
+import type { Can } from '../session.js';
 import { KeyActions } from './key-actions.js';
 import { RefillPanel } from './key-refill.js';
 
-export function KeyPage({ api, keyId, readOnly }: { api: AdminApi; keyId: string; readOnly: boolean }) {
+export function KeyPage({ api, keyId, can }: { api: AdminApi; keyId: string; can: Can }) {
   const key = useLoad(() => api.getKey(keyId), [keyId]);
   const [round, setRound] = useState(0);
   const changed = () => {
@@ -52,11 +53,11 @@ export function KeyPage({ api, keyId, readOnly }: { api: AdminApi; keyId: string
               <span class="tile-value small mono">{record.id}</span>
             </div>
           </section>
-          {!readOnly && <KeyActions api={api} keyRecord={record} onChanged={changed} />}
+          {(can('keys:write') || can('credits:write')) && <KeyActions api={api} keyRecord={record} can={can} onChanged={changed} />}
           <KeyUsage api={api} keyRecord={record} round={round} />
           <div class="columns">
             <Grants keyRecord={record} />
-            <RefillPanel api={api} keyRecord={record} readOnly={readOnly} onChanged={changed} />
+            <RefillPanel api={api} keyRecord={record} readOnly={!can('credits:write')} onChanged={changed} />
           </div>
           <Charges api={api} keyId={record.id} round={round} />
           <Events api={api} keyId={record.id} round={round} />

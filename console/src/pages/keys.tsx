@@ -6,6 +6,7 @@ import { ShownOnce } from '../components/secret.js';
 import { formatNumber, formatTime } from '../format.js';
 import { useAction, useCursorPages, useLoad } from '../hooks.js';
 import { hrefOf } from '../router.js';
+import type { Can } from '../session.js';
 
 const PAGE_SIZE = '25';
 
@@ -15,7 +16,7 @@ interface Filters {
   maxBalance: string;
 }
 
-export function KeysPage({ api, readOnly }: { api: AdminApi; readOnly: boolean }) {
+export function KeysPage({ api, can }: { api: AdminApi; can: Can }) {
   const [filters, setFilters] = useState<Filters>({ nameContains: '', status: '', maxBalance: '' });
   const pages = useCursorPages([filters]);
   const keys = useLoad(
@@ -34,7 +35,7 @@ export function KeysPage({ api, readOnly }: { api: AdminApi; readOnly: boolean }
       <div class="page-head">
         <h1 tabIndex={-1}>Keys</h1>
       </div>
-      {!readOnly && <CreateKey api={api} onCreated={keys.reload} />}
+      {can('keys:write') && <CreateKey api={api} onCreated={keys.reload} />}
       <section class="panel" aria-labelledby="find-keys">
         <h2 id="find-keys">Find keys</h2>
         <FilterForm onApply={setFilters} />

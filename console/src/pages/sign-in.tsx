@@ -13,7 +13,7 @@ export function SignInPage({ onSignedIn, notice }: { onSignedIn: (session: Sessi
     setError(undefined);
     try {
       const current = await new AdminApi(token).currentToken();
-      onSignedIn({ token, name: current.name, readOnly: current.read_only });
+      onSignedIn({ token, name: current.name, readOnly: current.read_only, scopes: current.scopes });
     } catch (failure) {
       setError((failure as Error).message);
     } finally {
@@ -26,7 +26,7 @@ export function SignInPage({ onSignedIn, notice }: { onSignedIn: (session: Sessi
         <h1 id="sign-in-title">metered-search console</h1>
         <p>
           Sign in with an admin token. Create one on the server with <code>npx metered-search admin tokens create --name NAME</code> (add{' '}
-          <code>--read-only</code> for a token that can only look).
+          <code>--read-only</code> for a token that can only look, or <code>--scopes</code> for some things only).
         </p>
         <label>
           Admin token

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { ADMIN_SCOPES, type AdminScope, isAdminScope, READ_SCOPES, readOnlyScopes } from '../../admin/admin-scopes.js';
 import type { AdminTokenRecord } from '../../admin/admin-store.js';
 import { AdminTokens } from '../../admin/admin-tokens.js';
 import type { CliContext } from '../context.js';
@@ -10,11 +11,32 @@ interface CreatedToken {
   id: string;
   name: string;
   read_only: boolean;
+  scopes: AdminScope[];
 }
 
 function tokenLine(token: AdminTokenRecord): string {
   const state = token.revokedAt ? `revoked ${token.revokedAt}` : 'active';
-  return `${token.id}  ${printableValue(token.name) || '-'}  ${token.readOnly ? 'read-only' : 'read-write'}  created ${token.createdAt}  ${state}`;
+  return `${token.id}  ${printableValue(token.name) || '-'}  ${scopesShown(token.scopes)}  created ${token.createdAt}  ${state}`;
+}
+
+function scopesShown(scopes: readonly AdminScope[]): string {
+  if (scopes.length === ADMIN_SCOPES.length) return 'every scope';
+  return scopes.length === READ_SCOPES.length && readOnlyScopes(scopes) ? 'read-only' : scopes.join(',');
+}
+
+/** The scopes --scopes names, comma-separated, or --read-only's; every scope when neither is given. */
+function scopesOption(options: { scopes?: string; readOnly?: boolean }): boolean | AdminScope[] {
+  if (options.scopes === undefined) return options.readOnly === true;
+  if (options.readOnly) throw new CliError('Give --scopes or --read-only, not both.');
+  const named = options.scopes
+    .split(',')
+    .map((scope) => scope.trim())
+    .filter(Boolean);
+  const unknown = named.filter((scope) => !isAdminScope(scope));
+  if (named.length === 0 || unknown.length > 0) {
+    throw new CliError(`--scopes takes scopes from: ${ADMIN_SCOPES.join(', ')}${unknown.length > 0 ? `; not ${unknown.join(', ')}` : ''}.`);
+  }
+  return named.filter(isAdminScope);
 }
 
 /** `admin tokens create|list|revoke`: the bearer tokens of the admin API. */
@@ -24,25 +46,27 @@ export function adminCommands(program: Command, cli: CliContext): void {
     .command('create')
     .description('Create a token; the plain token is printed once.')
     .requiredOption('--name <name>', 'who or what uses it (shown as the actor in the audit log)')
-    .option('--read-only', 'may read, not change')
+    .option('--scopes <list>', `what it may do, comma-separated: ${ADMIN_SCOPES.join(',')} (default: every scope)`)
+    .option('--read-only', 'every :read scope and no other')
     .option('--json', 'print the result as JSON')
-    .action(async (options: { name: string; readOnly?: boolean; json?: boolean }) => {
+    .action(async (options: { name: string; scopes?: string; readOnly?: boolean; json?: boolean }) => {
+      const access = scopesOption(options);
       const created = await cli.withStore(async (store) => {
-        const { token, record } = await new AdminTokens(store.admin).create(plainName(options.name, '--name'), options.readOnly === true);
+        const { token, record } = await new AdminTokens(store.admin).create(plainName(options.name, '--name'), access);
         await store.admin.appendAudit({
           actor: 'cli',
           action: 'tokens.create',
           target: record.id,
           requestId: null,
-          detail: { name: record.name, read_only: record.readOnly },
+          detail: { name: record.name, read_only: record.readOnly, scopes: record.scopes },
         });
-        return { token, id: record.id, name: record.name, read_only: record.readOnly } satisfies CreatedToken;
+        return { token, id: record.id, name: record.name, read_only: record.readOnly, scopes: record.scopes } satisfies CreatedToken;
       });
       cli.output(
         options.json,
         created,
         (result) =>
-          `Created admin token ${result.id} (${result.name}${result.read_only ? ', read-only' : ''}).\nToken (shown once, store it now): ${result.token}`,
+          `Created admin token ${result.id} (${result.name}; ${scopesShown(result.scopes)}).\nToken (shown once, store it now): ${result.token}`,
       );
     });
   tokens

@@ -1,3 +1,4 @@
+import type { AdminScope } from '../../admin/admin-scopes.js';
 import type { AdminTokenRecord } from '../../admin/admin-store.js';
 import type { AdminTokens } from '../../admin/admin-tokens.js';
 import { ApiError } from '../../errors.js';
@@ -20,8 +21,16 @@ export function requireTokenStep(tokens: AdminTokens): Step {
   };
 }
 
-/** Refuses a read-only token (403): for the routes that change something. */
-export const requireWriteStep: Step = (request) => {
-  if (request.adminToken?.readOnly !== false) throw new ApiError('READ_ONLY_TOKEN');
-  return undefined;
-};
+/** Refuses a token without `scope` (403, naming it): each admin route checks its one scope. */
+export function requireScopeStep(scope: AdminScope): Step {
+  return (request) => {
+    const token = request.adminToken;
+    if (token?.scopes.includes(scope)) return undefined;
+    const which = token?.readOnly ? 'This admin token is read-only' : 'This admin token';
+    throw new ApiError(
+      'MISSING_SCOPE',
+      `${which}: it lacks the scope ${scope}, which ${request.method} ${request.routeOptions.url} needs. ` +
+        `Create one that has it: npx metered-search admin tokens create --name <who uses it> --scopes ${scope}`,
+    );
+  };
+}

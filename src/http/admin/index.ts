@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import type { AdminScope } from '../../admin/admin-scopes.js';
 import type { AppSettings, Services } from '../../services/services.js';
 import { inOrder } from '../steps.js';
-import { requireTokenStep, requireWriteStep } from './auth.js';
+import { requireScopeStep, requireTokenStep } from './auth.js';
 import { auditLogRoute } from './routes/audit-log.js';
 import { createKeyRoute } from './routes/create-key.js';
 import { documentRoutes } from './routes/documents.js';
@@ -21,30 +22,29 @@ import { usageRoutes } from './routes/usage.js';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
-/** The admin API: every route needs an admin token; those that change something, one that is not read-only. */
+/** The admin API: every route needs an admin token, and each but GET /admin/token its one scope. */
 export async function registerAdminRoutes(app: FastifyInstance, services: Services, settings: AppSettings): Promise<void> {
   await app.register(async (scope) => {
     scope.decorateRequest('adminToken', null);
     const requireToken = requireTokenStep(services.adminTokens);
-    const read = { preHandler: inOrder([requireToken]) };
-    const write = { preHandler: inOrder([requireToken, requireWriteStep]) };
-    currentTokenRoute(scope, read);
-    createKeyRoute(scope, services, write);
-    listKeysRoute(scope, services, read);
-    getKeyRoute(scope, services, read);
-    keyChargesRoute(scope, services, read);
-    keyEventsRoute(scope, services, read);
-    topUpKeyRoute(scope, services, write);
-    keyStatusRoutes(scope, services, write);
-    setKeyRateRoute(scope, services, write);
-    rollKeyRoute(scope, services, write);
-    updateKeyRoute(scope, services, write);
-    refillRoutes(scope, services, write);
-    usageRoutes(scope, services, read);
-    documentRoutes(scope, services, read, write);
-    auditLogRoute(scope, services, read);
-    webhookRoutes(scope, services, settings, read, write);
-    webhookDeliveryRoutes(scope, services, read, write);
-    if (services.metrics) metricsRoute(scope, services.metrics, settings.metricsPublic ? {} : read, settings.metricsPublic);
+    const needs = (needed: AdminScope) => ({ preHandler: inOrder([requireToken, requireScopeStep(needed)]) });
+    currentTokenRoute(scope, { preHandler: inOrder([requireToken]) });
+    createKeyRoute(scope, services, needs('keys:write'));
+    listKeysRoute(scope, services, needs('keys:read'));
+    getKeyRoute(scope, services, needs('keys:read'));
+    keyChargesRoute(scope, services, needs('keys:read'));
+    keyEventsRoute(scope, services, needs('keys:read'));
+    topUpKeyRoute(scope, services, needs('credits:write'));
+    keyStatusRoutes(scope, services, needs('keys:write'));
+    setKeyRateRoute(scope, services, needs('keys:write'));
+    rollKeyRoute(scope, services, needs('keys:write'));
+    updateKeyRoute(scope, services, needs('keys:write'));
+    refillRoutes(scope, services, needs('credits:write'));
+    usageRoutes(scope, services, needs('keys:read'));
+    documentRoutes(scope, services, needs('documents:read'), needs('documents:write'));
+    auditLogRoute(scope, services, needs('audit:read'));
+    webhookRoutes(scope, services, settings, needs('webhooks:read'), needs('webhooks:write'));
+    webhookDeliveryRoutes(scope, services, needs('webhooks:read'), needs('webhooks:write'));
+    if (services.metrics) metricsRoute(scope, services.metrics, settings.metricsPublic ? {} : needs('metrics:read'), settings.metricsPublic);
   });
 }

@@ -40,15 +40,13 @@ export const idParams = {
 export const adminErrorResponses = {
   400: errorResponse('The request is invalid: the message names the field.'),
   401: errorResponse('No admin token, a malformed one, or one unknown or revoked.'),
+  403: errorResponse('The admin token lacks the scope this route needs: the message names it.'),
   500: errorResponse('Unexpected error; the x-request-id header identifies it in the logs.'),
   503: errorResponse('The data store is not available right now; Retry-After says when to retry.', responseHeaders.retryAfter),
 } as const;
 
-/** What a route that changes something may answer besides. */
-export const adminWriteErrorResponses = {
-  ...adminErrorResponses,
-  403: errorResponse('The admin token is read-only.'),
-} as const;
+/** What a route that changes something may answer: the same, its 403 a write scope the token lacks. */
+export const adminWriteErrorResponses = adminErrorResponses;
 
 export const adminSuccessHeaders = responseHeaders.requestId;
 

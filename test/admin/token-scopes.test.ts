@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { ADMIN_SCOPES, READ_SCOPES } from '../../src/admin/admin-scopes.js';
+import { AdminTokens } from '../../src/admin/admin-tokens.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { tempDir } from '../support/helper.js';
+import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES } from '../support/pg.js';
+
+/** Tokens made before scopes existed keep what they could do: every scope, or every :read one. */
+describe('admin token scopes: tokens of the previous release', () => {
+  it('on SQLite', async () => {
+    const dir = tempDir();
+    try {
+      const seed = new SqliteStore(dir.path);
+      const tokens = new AdminTokens(seed.admin);
+      const full = await tokens.create('full', false);
+      const reader = await tokens.create('reader', true);
+      await seed.close();
+      // The ledger as the previous release left it: no scopes column, one migration behind.
+      const db = new Database(join(dir.path, 'ledger.sqlite'));
+      const version = db.pragma('user_version', { simple: true }) as number;
+      db.exec('ALTER TABLE admin_tokens DROP COLUMN scopes');
+      db.pragma(`user_version = ${version - 1}`);
+      db.close();
+
+      const store = new SqliteStore(dir.path);
+      try {
+        const migrated = new AdminTokens(store.admin);
+        const fullCheck = await migrated.check(`Bearer ${full.token}`);
+        const readerCheck = await migrated.check(`Bearer ${reader.token}`);
+        assert.deepEqual(fullCheck.outcome === 'ok' && fullCheck.token.scopes, [...ADMIN_SCOPES]);
+        assert.deepEqual(readerCheck.outcome === 'ok' && readerCheck.token.scopes, [...READ_SCOPES]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('on PostgreSQL', { skip: SKIP_POSTGRES }, async () => {
+    const database = await createTestDatabase();
+    try {
+      const seed = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
+      const tokens = new AdminTokens(seed.admin);
+      const full = await tokens.create('full', false);
+      const reader = await tokens.create('reader', true);
+      await seed.close();
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      await client.query('ALTER TABLE admin_tokens DROP COLUMN scopes');
+      await client.query('DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)');
+      await client.end();
+
+      const store = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
+      try {
+        const migrated = new AdminTokens(store.admin);
+        const fullCheck = await migrated.check(`Bearer ${full.token}`);
+        const readerCheck = await migrated.check(`Bearer ${reader.token}`);
+        assert.deepEqual(fullCheck.outcome === 'ok' && fullCheck.token.scopes, [...ADMIN_SCOPES]);
+        assert.deepEqual(readerCheck.outcome === 'ok' && readerCheck.token.scopes, [...READ_SCOPES]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+});
