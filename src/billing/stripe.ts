@@ -107,11 +107,14 @@ function pricedCredits(session: Record<string, unknown>, metadata: Record<string
   return typeof metadata.price_id === 'string' ? (priceCredits[metadata.price_id] ?? 0) : 0;
 }
 
+/** A key id: `key_` and 16 hex digits (KeyAdmin makes them). */
+export const KEY_ID_PATTERN = /^key_[0-9a-f]{16}$/;
+
 /**
  * How the audit log names a client_reference_id: as it is when it has the form of a key id, else by
  * a fingerprint, never the value, which may be a secret (a plain API key sent by mistake).
  */
 export function referenceFingerprint(reference: string): string {
-  if (/^key_[0-9a-f]{16}$/.test(reference)) return reference;
+  if (KEY_ID_PATTERN.test(reference)) return reference;
   return `sha256:${createHash('sha256').update(reference).digest('hex').slice(0, 16)}`;
 }

@@ -5,6 +5,7 @@ import {
   checkoutPurchase,
   checkStripeSignature,
   isStripeEvent,
+  KEY_ID_PATTERN,
   PAID_CHECKOUT_EVENTS,
   referenceFingerprint,
   type StripeEvent,
@@ -74,7 +75,11 @@ function parsedEvent(raw: Buffer): StripeEvent {
 async function handle(services: Services, stripe: StripeSettings, request: FastifyRequest, event: StripeEvent): Promise<Outcome> {
   const purchase = PAID_CHECKOUT_EVENTS.has(event.type) ? checkoutPurchase(event.data.object, stripe.priceCredits) : undefined;
   if (!purchase) return 'ignored';
-  const key = purchase.reference === undefined ? undefined : await services.store.ledger.findKeyById(purchase.reference);
+  // Only a reference of a key id's form is looked up: anything else names no key (and may hold what no store keeps).
+  const key =
+    purchase.reference !== undefined && KEY_ID_PATTERN.test(purchase.reference)
+      ? await services.store.ledger.findKeyById(purchase.reference)
+      : undefined;
   const target = purchase.reference === undefined ? event.id : referenceFingerprint(purchase.reference);
   // Stripe must not retry these forever: answered 200, and kept for the operator to settle by hand.
   const unpaid = async (outcome: Outcome, why: string) => {

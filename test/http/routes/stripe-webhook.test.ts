@@ -112,6 +112,8 @@ describe('POST /billing/stripe/webhook', () => {
   });
 
   it('never writes a client_reference_id that is not a key id to the audit log, and says why metadata.credits was refused', async () => {
+    const nul = checkoutEvent('evt_nul_reference', { client_reference_id: 'key_\u0000', metadata: { credits: '10' } });
+    assert.deepEqual([(await deliver(nul)).statusCode, json(await deliver(nul)).outcome], [200, 'unknown-key'], 'answered, so Stripe stops');
     const plainKey = 'ab'.repeat(32);
     const leaked = checkoutEvent('evt_plain_key', { client_reference_id: plainKey, metadata: { credits: '10' } });
     assert.equal(json(await deliver(leaked)).outcome, 'unknown-key');
