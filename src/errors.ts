@@ -22,6 +22,7 @@ export const errorCatalogue = {
   UNKNOWN_KEY: { status: 401, message: 'The API key is not recognised. Check the key, or ask the operator for one.' },
   REVOKED_KEY: { status: 403, message: 'The API key has been revoked and can no longer be used.' },
   DISABLED_KEY: { status: 403, message: 'The API key is disabled. Ask the operator to enable it.' },
+  EXPIRED_KEY: { status: 403, message: 'The API key has expired. Ask the operator for a new one.' },
   NO_CREDITS: { status: 402, message: 'The API key has no credits left. Ask the operator who gave you this API key for more credits.' },
   NOT_FOUND: { status: 404, message: 'No endpoint at this path.' },
   DOCUMENT_NOT_FOUND: { status: 404, message: 'Document not found.' },

@@ -1,6 +1,6 @@
 import type { Clock } from '../platform/clock.js';
 import { hashApiKey } from './keys.js';
-import type { DebitOptions, DebitResult, KeyRecord, Ledger } from './ledger.js';
+import { type DebitOptions, type DebitResult, type KeyRecord, keyExpired, type Ledger } from './ledger.js';
 
 /** A key as presented: its record and the hash its debits go by (the current one, for a rolled key's former key). */
 export interface Credential {
@@ -13,7 +13,9 @@ export interface Credential {
 export type Authentication =
   | { outcome: 'ok'; key: KeyRecord; keyHash: string }
   | { outcome: 'unknown-key' }
-  | { outcome: 'inactive'; key: KeyRecord };
+  | { outcome: 'inactive'; key: KeyRecord }
+  /** Active, but its end (expires_at) has come. */
+  | { outcome: 'expired'; key: KeyRecord };
 
 /** How long `identify` may answer from memory: a set-rate reaches every instance within this. */
 const IDENTIFY_CACHE_MS = 1000;
@@ -33,7 +35,13 @@ export class CreditService {
     const credential = await this.resolve(hashApiKey(apiKey));
     if (!credential) return { outcome: 'unknown-key' };
     if (credential.key.status !== 'active') return { outcome: 'inactive', key: credential.key };
+    if (this.expired(credential.key)) return { outcome: 'expired', key: credential.key };
     return { outcome: 'ok', key: credential.key, keyHash: credential.keyHash };
+  }
+
+  /** Whether the key's end (expires_at) has come: it is then refused like a disabled one. */
+  expired(key: KeyRecord): boolean {
+    return keyExpired(key, this.clock());
   }
 
   /**

@@ -4,7 +4,15 @@ import { randomBytes } from 'node:crypto';
  * What the ledger tells webhook endpoints, written in the transaction of the change that causes it.
  * credits.low and credits.depleted: a balance crossed its mark downwards (once per crossing).
  */
-export const EVENT_TYPES = ['credits.low', 'credits.depleted', 'credits.granted', 'credits.expired', 'key.revoked', 'key.rolled'] as const;
+export const EVENT_TYPES = [
+  'credits.low',
+  'credits.depleted',
+  'credits.granted',
+  'credits.expired',
+  'key.revoked',
+  'key.rolled',
+  'key.expired',
+] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
 

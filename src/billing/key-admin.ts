@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../platform/clock.js';
 import { API_KEY_PATTERN, hashApiKey } from './keys.js';
-import type { ChangeRecord, KeyRecord, KeySettings, KeyStatus, Ledger, RefillChange, RollResult, TopUpResult } from './ledger.js';
+import type { ChangeRecord, KeyRecord, KeySettings, KeyStatus, Ledger, NewKey, RefillChange, RollResult, TopUpResult } from './ledger.js';
 import type { RefillPlan } from './refills.js';
 
 function newApiKey(): string {
@@ -67,11 +67,17 @@ export class KeyAdmin {
   ) {}
 
   /** `rateLimit`: requests per second for this key; null or absent for the service's default. */
-  async create(credits: number, name = '', rateLimit: number | null = null): Promise<{ key: string; record: KeyRecord }> {
+  async create(
+    credits: number,
+    name = '',
+    rateLimit: number | null = null,
+    life: Pick<NewKey, 'expiresAt' | 'metadata'> = {},
+  ): Promise<{ key: string; record: KeyRecord }> {
     const key = newApiKey();
+    const detail = { credits, name, rate: rateLimit, ...(life.expiresAt && { expires_at: life.expiresAt }) };
     const record = await this.ledger.createKey(
-      { keyHash: hashApiKey(key), id: newKeyId(), name, credits, rateLimit },
-      this.recorded((created) => ({ action: 'keys.create', keyId: created.id, detail: { credits, name, rate: rateLimit } })),
+      { keyHash: hashApiKey(key), id: newKeyId(), name, credits, rateLimit, ...life },
+      this.recorded((created) => ({ action: 'keys.create', keyId: created.id, detail })),
     );
     return { key, record };
   }
@@ -168,7 +174,12 @@ export class KeyAdmin {
     const key = await this.find(keyOrId);
     if (!key) return { outcome: 'not-found' };
     if (key.status === 'revoked') return { outcome: 'revoked', key };
-    const detail = { prices: settings.prices, low_balance_threshold: settings.lowBalanceThreshold };
+    const detail = {
+      prices: settings.prices,
+      low_balance_threshold: settings.lowBalanceThreshold,
+      expires_at: settings.expiresAt,
+      ...(settings.metadata !== undefined && { metadata_changed: true }),
+    };
     const updated = await this.ledger.updateKeySettings(
       key.id,
       settings,

@@ -50,12 +50,25 @@ export interface KeyRecord {
   prices: Record<string, number> | null;
   /** Balance at or below which a debit sends credits.low; null: LOW_BALANCE_THRESHOLD. */
   lowBalanceThreshold: number | null;
+  /** When the key stops working, RFC 3339 in UTC; null: never. */
+  expiresAt: string | null;
+  /** The operator's own data about the key; null: none. */
+  metadata: Record<string, unknown> | null;
+}
+
+/** Whether a key's end has come at `now` (ms since the epoch). */
+export function keyExpired(key: Pick<KeyRecord, 'expiresAt'>, now: number): boolean {
+  return key.expiresAt !== null && Date.parse(key.expiresAt) <= now;
 }
 
 /** What an operator may change on a key besides its status and rate (PATCH /admin/keys/{id}); absent fields stay. */
 export interface KeySettings {
   prices?: Record<string, number> | null;
   lowBalanceThreshold?: number | null;
+  /** When the key stops working (RFC 3339); null: never. */
+  expiresAt?: string | null;
+  /** The operator's own data about the key (a JSON object); null: none. */
+  metadata?: Record<string, unknown> | null;
 }
 
 export interface DebitOptions {
@@ -170,6 +183,14 @@ export interface NewKey {
   name: string;
   credits: number;
   rateLimit?: number | null;
+  expiresAt?: string | null;
+  metadata?: Record<string, unknown> | null;
+}
+
+/** A key whose end has come, announced once (key.expired). */
+export interface KeyEnd {
+  keyId: string;
+  expiredAt: string;
 }
 
 /** Which keys to list, newest first; `cursor` is a previous page's nextCursor. */
@@ -268,7 +289,13 @@ export interface Ledger {
    * crosses those marks. Resolves only once all of it is durable.
    */
   debit(keyHash: string, endpoint: string, options?: DebitOptions): Promise<DebitResult>;
-  /** Sets a key's prices or low-balance mark; undefined for an unknown key. */
+  /**
+   * Keys whose end has come and was not announced yet (at most `limit`): each is marked and its
+   * key.expired event written in one transaction, so every end is announced once, whatever the
+   * number of instances.
+   */
+  announceExpiredKeys(now: string, limit: number): Promise<KeyEnd[]>;
+  /** Sets a key's prices, low-balance mark, end or metadata; undefined for an unknown key. */
   updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined>;
   /** Fills in the final HTTP status of a charged request. Not awaited on the request path. */
   recordOutcome(chargeId: number, status: number): void;
@@ -294,9 +321,12 @@ export interface KeyRow {
   /** JSON text in SQLite, an object from PostgreSQL's jsonb. */
   prices: string | Record<string, number> | null;
   low_balance_threshold: number | null;
+  expires_at: string | Date | null;
+  /** JSON text in SQLite, an object from PostgreSQL's jsonb. */
+  metadata: string | Record<string, unknown> | null;
 }
 
-export const KEY_COLUMNS = 'id, name, status, balance, created_at, rate_limit, expiring_grants, prices, low_balance_threshold';
+export const KEY_COLUMNS = 'id, name, status, balance, created_at, rate_limit, expiring_grants, prices, low_balance_threshold, expires_at, metadata';
 
 export function keyFromRow(row: KeyRow): KeyRecord {
   const createdAt = row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at;
@@ -310,6 +340,8 @@ export function keyFromRow(row: KeyRow): KeyRecord {
     expiringGrants: Number(row.expiring_grants),
     prices: typeof row.prices === 'string' ? (JSON.parse(row.prices) as Record<string, number>) : row.prices,
     lowBalanceThreshold: row.low_balance_threshold === null ? null : Number(row.low_balance_threshold),
+    expiresAt: row.expires_at instanceof Date ? row.expires_at.toISOString() : row.expires_at,
+    metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
   };
 }
 

@@ -15,6 +15,7 @@ import {
   type GrantOptions,
   KEY_COLUMNS,
   type KeyActivity,
+  type KeyEnd,
   type KeyQuery,
   type KeyRecord,
   type KeyRow,
@@ -76,8 +77,17 @@ export class PostgresLedger implements Ledger {
   async createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord> {
     return this.db.transaction(async (client) => {
       const { rows } = await client.query<KeyRow>(
-        `INSERT INTO keys (id, key_hash, name, status, balance, rate_limit) VALUES ($1, $2, $3, 'active', $4, $5) RETURNING ${KEY_COLUMNS}`,
-        [input.id, input.keyHash, input.name, input.credits, input.rateLimit ?? null],
+        `INSERT INTO keys (id, key_hash, name, status, balance, rate_limit, expires_at, metadata)
+         VALUES ($1, $2, $3, 'active', $4, $5, $6, $7) RETURNING ${KEY_COLUMNS}`,
+        [
+          input.id,
+          input.keyHash,
+          input.name,
+          input.credits,
+          input.rateLimit ?? null,
+          input.expiresAt ?? null,
+          input.metadata ? JSON.stringify(input.metadata) : null,
+        ],
       );
       await client.query(`INSERT INTO credit_grants (key_id, amount, reason) VALUES ($1, $2, 'create')`, [input.id, input.credits]);
       const key = keyFromRow(rows[0] as KeyRow);
@@ -210,6 +220,29 @@ export class PostgresLedger implements Ledger {
     return refills;
   }
 
+  async announceExpiredKeys(now: string, limit: number): Promise<KeyEnd[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      'SELECT id FROM keys WHERE expires_at <= $1 AND NOT expiry_announced ORDER BY expires_at LIMIT $2',
+      [now, limit],
+    );
+    const ends: KeyEnd[] = [];
+    for (const { id } of rows) {
+      const end = await this.changeKey(id, undefined, async (client) => {
+        const announced = await client.query<{ balance: number; expires_at: Date }>(
+          'UPDATE keys SET expiry_announced = true WHERE id = $1 AND NOT expiry_announced AND expires_at <= $2 RETURNING balance, expires_at',
+          [id, now],
+        );
+        const row = announced.rows[0];
+        if (!row) return undefined;
+        const expiredAt = row.expires_at.toISOString();
+        await recordEvent(client, 'key.expired', id, { balance: Number(row.balance), expired_at: expiredAt });
+        return { keyId: id, expiredAt };
+      });
+      if (end) ends.push(end);
+    }
+    return ends;
+  }
+
   async findRetiredKey(keyHash: string): Promise<RetiredKey | undefined> {
     const { rows } = await this.db.query<KeyRow & { current_hash: string; valid_until: Date }>(
       'SELECT k.*, k.key_hash AS current_hash, r.valid_until FROM retired_keys r JOIN keys k ON k.id = r.key_id WHERE r.key_hash = $1',
@@ -268,13 +301,20 @@ export class PostgresLedger implements Ledger {
     return this.changeKey(keyId, record, async (client) => {
       const { rows } = await client.query<KeyRow>(
         `UPDATE keys SET prices = CASE WHEN $2 THEN $3::jsonb ELSE prices END,
-         low_balance_threshold = CASE WHEN $4 THEN $5::bigint ELSE low_balance_threshold END WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+         low_balance_threshold = CASE WHEN $4 THEN $5::bigint ELSE low_balance_threshold END,
+         expires_at = CASE WHEN $6 THEN $7::timestamptz ELSE expires_at END,
+         expiry_announced = CASE WHEN $6 THEN false ELSE expiry_announced END,
+         metadata = CASE WHEN $8 THEN $9::jsonb ELSE metadata END WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
         [
           keyId,
           settings.prices !== undefined,
           settings.prices ? JSON.stringify(settings.prices) : null,
           settings.lowBalanceThreshold !== undefined,
           settings.lowBalanceThreshold ?? null,
+          settings.expiresAt !== undefined,
+          settings.expiresAt ?? null,
+          settings.metadata !== undefined,
+          settings.metadata ? JSON.stringify(settings.metadata) : null,
         ],
       );
       return keyOf(rows);

@@ -18,6 +18,7 @@ import {
   type GrantOptions,
   KEY_COLUMNS,
   type KeyActivity,
+  type KeyEnd,
   type KeyQuery,
   type KeyRecord,
   type KeyRow,
@@ -55,7 +56,13 @@ interface DebitedRow {
 
 function prepareStatements(db: Database.Database) {
   return {
-    insertKey: db.prepare('INSERT INTO keys (id, key_hash, name, status, balance, created_at, rate_limit) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    insertKey: db.prepare(
+      'INSERT INTO keys (id, key_hash, name, status, balance, created_at, rate_limit, expires_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    endedKeys: db.prepare('SELECT id FROM keys WHERE expires_at <= ? AND expiry_announced = 0 ORDER BY expires_at LIMIT ?'),
+    announceEnd: db.prepare(
+      'UPDATE keys SET expiry_announced = 1 WHERE id = ? AND expiry_announced = 0 AND expires_at <= ? RETURNING balance, expires_at',
+    ),
     insertCreateGrant: db.prepare(`INSERT INTO credit_grants (key_id, amount, reason, at) VALUES (?, ?, 'create', ?)`),
     retiredKey: db.prepare(
       'SELECT k.*, k.key_hash AS current_hash, r.valid_until FROM retired_keys r JOIN keys k ON k.id = r.key_id WHERE r.key_hash = ?',
@@ -75,7 +82,10 @@ function prepareStatements(db: Database.Database) {
     ),
     updateSettings: db.prepare(
       `UPDATE keys SET prices = CASE WHEN @setPrices THEN @prices ELSE prices END,
-         low_balance_threshold = CASE WHEN @setThreshold THEN @threshold ELSE low_balance_threshold END WHERE id = @keyId`,
+         low_balance_threshold = CASE WHEN @setThreshold THEN @threshold ELSE low_balance_threshold END,
+         expires_at = CASE WHEN @setExpiry THEN @expiresAt ELSE expires_at END,
+         expiry_announced = CASE WHEN @setExpiry THEN 0 ELSE expiry_announced END,
+         metadata = CASE WHEN @setMetadata THEN @metadata ELSE metadata END WHERE id = @keyId`,
     ),
     keysPage: db.prepare(
       `SELECT ${KEY_COLUMNS} FROM keys
@@ -135,9 +145,21 @@ export class SqliteLedger implements Ledger {
       expiringGrants: 0,
       prices: null,
       lowBalanceThreshold: null,
+      expiresAt: input.expiresAt ?? null,
+      metadata: input.metadata ?? null,
     };
     this.inTransaction(() => {
-      this.sql.insertKey.run(input.id, input.keyHash, input.name, 'active', input.credits, createdAt, rateLimit);
+      this.sql.insertKey.run(
+        input.id,
+        input.keyHash,
+        input.name,
+        'active',
+        input.credits,
+        createdAt,
+        rateLimit,
+        key.expiresAt,
+        key.metadata === null ? null : JSON.stringify(key.metadata),
+      );
       this.sql.insertCreateGrant.run(input.id, input.credits, createdAt);
       this.writeChange(record, key);
     });
@@ -224,6 +246,20 @@ export class SqliteLedger implements Ledger {
     return refills;
   }
 
+  async announceExpiredKeys(now: string, limit: number): Promise<KeyEnd[]> {
+    const ends: KeyEnd[] = [];
+    for (const { id } of this.sql.endedKeys.all(now, limit) as Array<{ id: string }>) {
+      const end = await this.changeKey(id, undefined, () => {
+        const row = this.sql.announceEnd.get(id, now) as { balance: number; expires_at: string } | undefined;
+        if (!row) return undefined;
+        this.credits.recordEvent('key.expired', id, { balance: row.balance, expired_at: row.expires_at });
+        return { keyId: id, expiredAt: row.expires_at };
+      });
+      if (end) ends.push(end);
+    }
+    return ends;
+  }
+
   async findRetiredKey(keyHash: string): Promise<RetiredKey | undefined> {
     const row = this.sql.retiredKey.get(keyHash) as (KeyRow & { current_hash: string; valid_until: string }) | undefined;
     return row && { key: keyFromRow(row), keyHash: row.current_hash, validUntil: row.valid_until };
@@ -277,6 +313,10 @@ export class SqliteLedger implements Ledger {
         prices: settings.prices ? JSON.stringify(settings.prices) : null,
         setThreshold: settings.lowBalanceThreshold === undefined ? 0 : 1,
         threshold: settings.lowBalanceThreshold ?? null,
+        setExpiry: settings.expiresAt === undefined ? 0 : 1,
+        expiresAt: settings.expiresAt ?? null,
+        setMetadata: settings.metadata === undefined ? 0 : 1,
+        metadata: settings.metadata ? JSON.stringify(settings.metadata) : null,
       });
       return this.keyBy(this.sql.keyById, keyId);
     });

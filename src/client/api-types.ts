@@ -160,6 +160,12 @@ export type AdminCreateKeyRequest = {
   name?: string;
   /** Requests per second; null or absent for the service's default. */
   rate?: number | null;
+  /** When the key stops working (RFC 3339, later than now): after it every request with it is 403, like a disabled key, and key.expired is sent once. null: never. */
+  expires_at?: string | null;
+  /** Your own data about the key (your customer id, say): a JSON object of at most 4096 bytes, returned by the admin API and carried in the key's webhook events. null: none. */
+  metadata?: {
+    [field: string]: unknown;
+  } | null;
 };
 
 /** 201 answer of POST /admin/keys. */
@@ -179,6 +185,12 @@ export type AdminCreateKeyResponse = {
   } | null;
   /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
+  /** When the key stops working; null: never. */
+  expires_at: string | null;
+  /** Your own data about the key; null: none. */
+  metadata: {
+    [field: string]: unknown;
+  } | null;
   /** The plain key: 64 hexadecimal characters, shown once. */
   key: string;
 };
@@ -201,6 +213,12 @@ export type AdminListKeysResponse = {
     } | null;
     /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
     low_balance_threshold: number | null;
+    /** When the key stops working; null: never. */
+    expires_at: string | null;
+    /** Your own data about the key; null: none. */
+    metadata: {
+      [field: string]: unknown;
+    } | null;
   }>;
   next_cursor: string | null;
 };
@@ -230,6 +248,12 @@ export type AdminGetKeyResponse = {
   } | null;
   /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
+  /** When the key stops working; null: never. */
+  expires_at: string | null;
+  /** Your own data about the key; null: none. */
+  metadata: {
+    [field: string]: unknown;
+  } | null;
   last_used_at: string | null;
   charges_by_endpoint: {
     [field: string]: number;
@@ -311,6 +335,12 @@ export type AdminKeyStatusResponse = {
   } | null;
   /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
+  /** When the key stops working; null: never. */
+  expires_at: string | null;
+  /** Your own data about the key; null: none. */
+  metadata: {
+    [field: string]: unknown;
+  } | null;
   changed: boolean;
 };
 
@@ -337,6 +367,12 @@ export type AdminSetKeyRateResponse = {
   } | null;
   /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
+  /** When the key stops working; null: never. */
+  expires_at: string | null;
+  /** Your own data about the key; null: none. */
+  metadata: {
+    [field: string]: unknown;
+  } | null;
 };
 
 /** Body of POST /admin/keys/{id}/roll. */
@@ -362,6 +398,12 @@ export type AdminRollKeyResponse = {
   } | null;
   /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
+  /** When the key stops working; null: never. */
+  expires_at: string | null;
+  /** Your own data about the key; null: none. */
+  metadata: {
+    [field: string]: unknown;
+  } | null;
   /** The new plain key: 64 hexadecimal characters, shown once. */
   key: string;
   /** When the former key stops working; null: it already has. */
@@ -376,6 +418,12 @@ export type AdminUpdateKeyRequest = {
     "/face/search"?: number;
   } | null;
   low_balance_threshold?: number | null;
+  /** When the key stops working (RFC 3339, later than now): after it every request with it is 403, like a disabled key, and key.expired is sent once. null: never. */
+  expires_at?: string | null;
+  /** Your own data about the key (your customer id, say): a JSON object of at most 4096 bytes, returned by the admin API and carried in the key's webhook events. null: none. */
+  metadata?: {
+    [field: string]: unknown;
+  } | null;
 };
 
 /** 200 answer of PATCH /admin/keys/{id}. */
@@ -395,6 +443,12 @@ export type AdminUpdateKeyResponse = {
   } | null;
   /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
+  /** When the key stops working; null: never. */
+  expires_at: string | null;
+  /** Your own data about the key; null: none. */
+  metadata: {
+    [field: string]: unknown;
+  } | null;
 };
 
 /** Body of PUT /admin/keys/{id}/refill. */
@@ -424,7 +478,7 @@ export type AdminCreateWebhookRequest = {
   /** http or https, without credentials. */
   url: string;
   /** The event types sent there; null or absent: all of them. */
-  events?: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "key.revoked" | "key.rolled"> | null;
+  events?: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "key.revoked" | "key.rolled" | "key.expired"> | null;
 };
 
 /** 201 answer of POST /admin/webhooks. */
@@ -432,7 +486,7 @@ export type AdminCreateWebhookResponse = {
   id: string;
   url: string;
   /** The event types sent there; null or absent: all of them. */
-  events: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "key.revoked" | "key.rolled"> | null;
+  events: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "key.revoked" | "key.rolled" | "key.expired"> | null;
   created_at: string;
   /** whsec_ and base64: verify signatures with it. */
   secret: string;
@@ -444,7 +498,7 @@ export type AdminListWebhooksResponse = {
     id: string;
     url: string;
     /** The event types sent there; null or absent: all of them. */
-    events: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "key.revoked" | "key.rolled"> | null;
+    events: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "key.revoked" | "key.rolled" | "key.expired"> | null;
     created_at: string;
   }>;
 };

@@ -370,6 +370,9 @@ const migrations: string[] = [
   // See the SQLite ledger's migration of the same column.
   `ALTER TABLE keys ADD COLUMN refill_paid_until timestamptz;
    UPDATE keys SET refill_paid_until = r.next_refill_at FROM refill_rules r WHERE r.key_id = keys.id AND r.last_period >= 0;`,
+  // See the SQLite ledger's migration of the same columns.
+  `ALTER TABLE keys ADD COLUMN expires_at timestamptz, ADD COLUMN metadata jsonb, ADD COLUMN expiry_announced boolean NOT NULL DEFAULT false;
+   CREATE INDEX keys_expiring ON keys(expires_at) WHERE expires_at IS NOT NULL AND NOT expiry_announced;`,
   // See the SQLite ledger's migration of the same column.
   `ALTER TABLE admin_tokens ADD COLUMN scopes text NOT NULL DEFAULT '';
    UPDATE admin_tokens SET scopes = CASE WHEN read_only THEN 'accounts:read keys:read documents:read webhooks:read audit:read metrics:read' ELSE 'accounts:read accounts:write keys:read keys:write credits:write documents:read documents:write webhooks:read webhooks:write audit:read metrics:read' END;`,

@@ -157,6 +157,12 @@ const ledgerMigrations: string[] = [
   // set again, changed, or ended and set anew starts there, never granting twice in one period.
   `ALTER TABLE keys ADD COLUMN refill_paid_until TEXT;
    UPDATE keys SET refill_paid_until = (SELECT next_refill_at FROM refill_rules r WHERE r.key_id = keys.id AND r.last_period >= 0);`,
+  // A key's own end (expires_at: refused after it, key.expired sent once, when expiry_announced is
+  // set) and the operator's metadata (a JSON object, carried in its webhook events).
+  `ALTER TABLE keys ADD COLUMN expires_at TEXT;
+   ALTER TABLE keys ADD COLUMN metadata TEXT;
+   ALTER TABLE keys ADD COLUMN expiry_announced INTEGER NOT NULL DEFAULT 0;
+   CREATE INDEX keys_expiring ON keys(expires_at) WHERE expires_at IS NOT NULL AND expiry_announced = 0;`,
   // Admin tokens' scopes (admin/admin-scopes.ts), space-separated: a token keeps what it could do,
   // every scope, or every :read one when it was read-only.
   `ALTER TABLE admin_tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT '';

@@ -16,6 +16,8 @@ interface EventRow {
   type: EventType;
   data: LedgerEvent['data'];
   created_at: Date;
+  /** The metadata of the event's key as it is now; null when it has none. */
+  key_metadata: Record<string, unknown> | null;
 }
 
 function endpointOf(row: EndpointRow): WebhookEndpoint {
@@ -23,7 +25,8 @@ function endpointOf(row: EndpointRow): WebhookEndpoint {
 }
 
 function eventOf(row: EventRow): LedgerEvent {
-  return { id: row.id, type: row.type, created_at: row.created_at.toISOString(), data: row.data };
+  const data = row.key_metadata === null ? row.data : { ...row.data, metadata: row.key_metadata };
+  return { id: row.id, type: row.type, created_at: row.created_at.toISOString(), data };
 }
 
 /** The webhook outbox and deliveries shared by every instance: a row lock or SKIP LOCKED gives each event and attempt to one. */
@@ -76,8 +79,9 @@ export class PostgresWebhookStore implements WebhookStore {
          UPDATE webhook_deliveries d SET next_attempt_at = $2 FROM due WHERE d.id = due.id
          RETURNING d.id, d.event_id, d.endpoint_id, jsonb_array_length(d.attempts) AS attempts
        )
-       SELECT leased.id, leased.attempts, to_jsonb(ev) AS event, to_jsonb(ep) AS endpoint
-       FROM leased JOIN webhook_events ev ON ev.id = leased.event_id LEFT JOIN webhook_endpoints ep ON ep.id = leased.endpoint_id`,
+       SELECT leased.id, leased.attempts, to_jsonb(ev) || jsonb_build_object('key_metadata', k.metadata) AS event, to_jsonb(ep) AS endpoint
+       FROM leased JOIN webhook_events ev ON ev.id = leased.event_id LEFT JOIN keys k ON k.id = ev.key_id
+       LEFT JOIN webhook_endpoints ep ON ep.id = leased.endpoint_id`,
       [now, leaseUntil, limit],
     );
     return rows.map((row) => ({
@@ -137,7 +141,8 @@ export class PostgresWebhookStore implements WebhookStore {
 
   async listEvents(limit: number, keyId?: string): Promise<LedgerEvent[]> {
     const { rows } = await this.db.query<EventRow>(
-      'SELECT id, type, data, created_at FROM webhook_events WHERE ($2::text IS NULL OR key_id = $2) ORDER BY created_at DESC, id DESC LIMIT $1',
+      `SELECT e.id, e.type, e.data, e.created_at, k.metadata AS key_metadata FROM webhook_events e LEFT JOIN keys k ON k.id = e.key_id
+       WHERE ($2::text IS NULL OR e.key_id = $2) ORDER BY e.created_at DESC, e.id DESC LIMIT $1`,
       [limit, keyId ?? null],
     );
     return rows.map(eventOf);

@@ -25,7 +25,12 @@ interface EventRow {
   type: EventType;
   data: string;
   created_at: string;
+  /** The metadata of the event's key as it is now, JSON text; null when it has none. */
+  key_metadata: string | null;
 }
+
+/** An event's columns, with the metadata of its key, which events carry (`metadata` in `data`). */
+const EVENT_COLUMNS = 'e.id, e.type, e.data, e.created_at, k.metadata AS key_metadata FROM webhook_events e LEFT JOIN keys k ON k.id = e.key_id';
 
 interface DeliveryRow {
   id: string;
@@ -44,7 +49,13 @@ function endpointOf(row: EndpointRow): WebhookEndpoint {
 }
 
 function eventOf(row: EventRow): LedgerEvent {
-  return { id: row.id, type: row.type, created_at: row.created_at, data: JSON.parse(row.data) };
+  const data = JSON.parse(row.data) as LedgerEvent['data'];
+  return {
+    id: row.id,
+    type: row.type,
+    created_at: row.created_at,
+    data: row.key_metadata === null ? data : { ...data, metadata: JSON.parse(row.key_metadata) },
+  };
 }
 
 export function newDeliveryId(): string {
@@ -71,7 +82,7 @@ export class SqliteWebhookStore implements WebhookStore {
            SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= @now ORDER BY next_attempt_at LIMIT @limit)
          RETURNING id, event_id, endpoint_id, attempts`,
       ),
-      event: db.prepare('SELECT id, type, data, created_at FROM webhook_events WHERE id = ?'),
+      event: db.prepare(`SELECT ${EVENT_COLUMNS} WHERE e.id = ?`),
       endpoint: db.prepare('SELECT * FROM webhook_endpoints WHERE id = ?'),
       attempt: db.prepare(
         `UPDATE webhook_deliveries SET attempts = json_insert(attempts, '$[#]', json(@attempt)), state = @state, next_attempt_at = @next WHERE id = @id`,
@@ -83,9 +94,7 @@ export class SqliteWebhookStore implements WebhookStore {
          ORDER BY d.created_at DESC, d.id DESC LIMIT @limit`,
       ),
       retry: db.prepare(`UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ? WHERE id = ?`),
-      events: db.prepare(
-        'SELECT id, type, data, created_at FROM webhook_events WHERE (? IS NULL OR key_id = ?) ORDER BY created_at DESC, id DESC LIMIT ?',
-      ),
+      events: db.prepare(`SELECT ${EVENT_COLUMNS} WHERE (? IS NULL OR e.key_id = ?) ORDER BY e.created_at DESC, e.id DESC LIMIT ?`),
     };
   }
 

@@ -30,6 +30,24 @@ describe('metered-search keys', () => {
     assert.match(text.stdout, /0 credits/);
   });
 
+  it('create takes an end and metadata, refusing an end in the past and metadata that is not a JSON object', async () => {
+    const created = (await create('5', '--expires-at', '2099-01-01T00:00:00Z', '--metadata', '{"customer":"cus_7"}')) as unknown as {
+      id: string;
+      expiresAt: string;
+    };
+    assert.equal(created.expiresAt, '2099-01-01T00:00:00.000Z');
+    const store = new SqliteStore(dir.path);
+    try {
+      assert.deepEqual((await store.ledger.findKeyById(created.id))?.metadata, { customer: 'cus_7' });
+    } finally {
+      await store.close();
+    }
+    const past = await cli(env, 'keys', 'create', '--credits', '1', '--expires-at', '2001-01-01T00:00:00Z');
+    assert.match(past.stderr, /--expires-at must be later than now/);
+    const list = await cli(env, 'keys', 'create', '--credits', '1', '--metadata', '[1]');
+    assert.match(list.stderr, /--metadata must be a JSON object/);
+  });
+
   it('create refuses credits that are not an integer >= 0', async () => {
     for (const credits of ['-1', 'abc', '1.5', '']) {
       const result = await cli(env, 'keys', 'create', '--credits', credits);

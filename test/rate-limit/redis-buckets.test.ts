@@ -17,6 +17,8 @@ const key = (rateLimit: number): KeyRecord => ({
   expiringGrants: 0,
   prices: null,
   lowBalanceThreshold: null,
+  expiresAt: null,
+  metadata: null,
 });
 
 describe('rate-limit buckets in Redis', { skip: REDIS_URL ? false : 'TEST_REDIS_URL is not set' }, () => {

@@ -10,6 +10,7 @@ export interface CreatedKey {
   name: string;
   balance: number;
   rateLimit: number | null;
+  expiresAt: string | null;
 }
 
 export interface KeyRefill {
@@ -37,7 +38,8 @@ export interface KeyUsage {
 
 export function renderCreatedKey(created: CreatedKey): string {
   return [
-    `Created key ${created.id}${named(created.name)} with ${created.balance} credits, rate limit ${rate(created.rateLimit)}.`,
+    `Created key ${created.id}${named(created.name)} with ${created.balance} credits, rate limit ${rate(created.rateLimit)}` +
+      `${created.expiresAt ? `, working until ${created.expiresAt}` : ''}.`,
     `API key (shown once, store it now): ${created.key}`,
   ].join('\n');
 }

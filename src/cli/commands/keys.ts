@@ -33,8 +33,10 @@ export function keysCommands(program: Command, cli: CliContext): void {
     .requiredOption('--credits <n>', 'starting balance (integer >= 0)')
     .option('--name <name>', 'a label for the key')
     .option('--rate <n>', "requests per second for this key (default: the service's RATE_LIMIT_PER_S)")
+    .option('--expires-at <time>', 'when the key stops working (RFC 3339, later than now); default: never')
+    .option('--metadata <json>', 'your own data about the key: a JSON object of at most 4 KB')
     .option('--json', 'print the result as JSON')
-    .action(async (options: { credits: string; name?: string; rate?: string; json?: boolean }) => {
+    .action(async (options: CreateOptions & { json?: boolean }) => {
       cli.output(options.json, await cli.withStore((store) => createKey(store, options)), renderCreatedKey);
     });
   keys
@@ -113,11 +115,34 @@ function operatorKeys(store: Store): KeyAdmin {
   return new KeyAdmin(store.ledger, { name: 'cli', requestId: null }, Date.now, true);
 }
 
-async function createKey(store: Store, options: { credits: string; name?: string; rate?: string }): Promise<CreatedKey> {
+interface CreateOptions {
+  credits: string;
+  name?: string;
+  rate?: string;
+  expiresAt?: string;
+  metadata?: string;
+}
+
+async function createKey(store: Store, options: CreateOptions): Promise<CreatedKey> {
   const credits = parseCredits(options.credits, 0);
   const rateLimit = options.rate === undefined ? null : parseRate(options.rate, false);
-  const { key, record } = await operatorKeys(store).create(credits, plainName(options.name ?? '', '--name'), rateLimit);
-  return { key, id: record.id, name: record.name, balance: record.balance, rateLimit: record.rateLimit };
+  const expiresAt = options.expiresAt === undefined ? null : new Date(parseTime(options.expiresAt, '--expires-at')).toISOString();
+  if (expiresAt !== null && Date.parse(expiresAt) <= Date.now()) throw new CliError('--expires-at must be later than now.');
+  const metadata = options.metadata === undefined ? null : parseMetadata(options.metadata);
+  const { key, record } = await operatorKeys(store).create(credits, plainName(options.name ?? '', '--name'), rateLimit, { expiresAt, metadata });
+  return { key, id: record.id, name: record.name, balance: record.balance, rateLimit: record.rateLimit, expiresAt: record.expiresAt };
+}
+
+function parseMetadata(raw: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new CliError('--metadata must be a JSON object, such as \'{"customer": "cus_42"}\'.');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError('--metadata must be a JSON object.');
+  if (Buffer.byteLength(raw) > 4096) throw new CliError('--metadata may hold at most 4096 bytes as JSON.');
+  return value as Record<string, unknown>;
 }
 
 async function setKeyRate(store: Store, keyOrId: string, rate: string): Promise<KeyRecord> {

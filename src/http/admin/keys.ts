@@ -5,6 +5,7 @@ import type { KeyRecord } from '../../billing/ledger.js';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
 import type { Store } from '../../store/store.js';
+import { MAX_METADATA_BYTES } from './schemas.js';
 
 /** A key as the admin API shows it (never the plain key, which only creation answers). */
 export function adminKeyOf(key: KeyRecord) {
@@ -17,7 +18,26 @@ export function adminKeyOf(key: KeyRecord) {
     created_at: key.createdAt,
     prices: key.prices,
     low_balance_threshold: key.lowBalanceThreshold,
+    expires_at: key.expiresAt,
+    metadata: key.metadata,
   };
+}
+
+/** A key's end and metadata as a request gives them, checked: 400 for an end not in the future or metadata over 4 KB. */
+export function keyLifeOf(
+  body: { expires_at?: string | null; metadata?: Record<string, unknown> | null },
+  now: number,
+): { expiresAt?: string | null; metadata?: Record<string, unknown> | null } {
+  const expiresAt = body.expires_at === undefined || body.expires_at === null ? body.expires_at : new Date(body.expires_at).toISOString();
+  if (expiresAt && !(Date.parse(expiresAt) > now)) {
+    throw new ApiError(
+      'BAD_REQUEST',
+      `expires_at must be later than now (${new Date(now).toISOString()}); to stop a key at once, disable or revoke it.`,
+    );
+  }
+  const bytes = body.metadata ? Buffer.byteLength(JSON.stringify(body.metadata)) : 0;
+  if (bytes > MAX_METADATA_BYTES) throw new ApiError('BAD_REQUEST', `metadata is ${bytes} bytes as JSON; it may hold at most ${MAX_METADATA_BYTES}.`);
+  return { expiresAt, metadata: body.metadata };
 }
 
 /** Key operations on behalf of this request's token, reported to the audit log under its name and request id. */

@@ -13,7 +13,7 @@ export const pricesSchema = {
 
 export const adminKey = {
   type: 'object',
-  required: ['id', 'name', 'balance', 'status', 'rate', 'created_at', 'prices', 'low_balance_threshold'],
+  required: ['id', 'name', 'balance', 'status', 'rate', 'created_at', 'prices', 'low_balance_threshold', 'expires_at', 'metadata'],
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
@@ -26,6 +26,27 @@ export const adminKey = {
       type: ['integer', 'null'],
       description: 'The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD.',
     },
+    expires_at: { type: ['string', 'null'], format: 'date-time', description: 'When the key stops working; null: never.' },
+    metadata: { type: ['object', 'null'], additionalProperties: true, description: 'Your own data about the key; null: none.' },
+  },
+} as const;
+
+/** The most a key's metadata may hold, as JSON. */
+export const MAX_METADATA_BYTES = 4096;
+
+/** A key's end and metadata, as create and PATCH take them. */
+export const keyLifeProperties = {
+  expires_at: {
+    type: ['string', 'null'],
+    format: 'date-time',
+    description:
+      'When the key stops working (RFC 3339, later than now): after it every request with it is 403, like a disabled key, and ' +
+      'key.expired is sent once. null: never.',
+  },
+  metadata: {
+    type: ['object', 'null'],
+    additionalProperties: true,
+    description: `Your own data about the key (your customer id, say): a JSON object of at most ${MAX_METADATA_BYTES} bytes, returned by the admin API and carried in the key's webhook events. null: none.`,
   },
 } as const;
 

@@ -1,4 +1,4 @@
-import type { DebitResult } from '../../billing/ledger.js';
+import type { DebitResult, KeyRecord } from '../../billing/ledger.js';
 import { ApiError, errorCatalogue } from '../../errors.js';
 
 /** The catalogue's answers to a key the ledger refused, shared by the authenticate and charge steps. */
@@ -29,4 +29,9 @@ export function refusal(
     case 'no-credits':
       return noCredits(purchaseUrl);
   }
+}
+
+/** 403 for a key whose end (expires_at) has come, saying when. */
+export function expiredKey(key: KeyRecord, extra: Record<string, unknown>): ApiError {
+  return new ApiError('EXPIRED_KEY', `The API key expired at ${key.expiresAt}. Ask the operator for a new one.`, { extra });
 }

@@ -3,8 +3,8 @@ import { MAX_BALANCE } from '../../../billing/ledger.js';
 import type { Services } from '../../../services/services.js';
 import { plainText } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
-import { adminKeyOf, keysFor } from '../keys.js';
-import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses } from '../schemas.js';
+import { adminKeyOf, keyLifeOf, keysFor } from '../keys.js';
+import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, keyLifeProperties } from '../schemas.js';
 
 const schema = {
   summary: 'Create an API key',
@@ -20,6 +20,7 @@ const schema = {
       credits: { type: 'integer', minimum: 0, maximum: MAX_BALANCE },
       name: plainText({ maxLength: 200 }),
       rate: { type: ['number', 'null'], exclusiveMinimum: 0, description: "Requests per second; null or absent for the service's default." },
+      ...keyLifeProperties,
     },
   },
   response: {
@@ -36,8 +37,15 @@ const schema = {
 
 export function createKeyRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.post('/admin/keys', { schema, ...hooks }, async (request, reply) => {
-    const body = request.body as { credits: number; name?: string; rate?: number | null };
-    const { key, record } = await keysFor(services, request).create(body.credits, body.name ?? '', body.rate ?? null);
+    const body = request.body as {
+      credits: number;
+      name?: string;
+      rate?: number | null;
+      expires_at?: string | null;
+      metadata?: Record<string, unknown> | null;
+    };
+    const life = keyLifeOf(body, services.clock());
+    const { key, record } = await keysFor(services, request).create(body.credits, body.name ?? '', body.rate ?? null, life);
     services.metrics?.grant(body.credits);
     return reply.code(201).send({ ...adminKeyOf(record), key });
   });
