@@ -29,6 +29,7 @@ describe('the operator console in Chromium', {
   let server: RunningServer;
   let writeToken: string;
   let readToken: string;
+  let billingToken: string;
   const contexts: BrowserContext[] = [];
   const outside: string[] = [];
 
@@ -60,6 +61,7 @@ describe('the operator console in Chromium', {
     const tokens = new AdminTokens(store.admin);
     writeToken = (await tokens.create('operator', false)).token;
     readToken = (await tokens.create('analyst', true)).token;
+    billingToken = (await tokens.create('billing', ['keys:read', 'credits:write'])).token;
     await store.close();
     server = await startServer(
       loadConfig({ DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', FACE_WORKERS: '0' }),
@@ -266,6 +268,23 @@ describe('the operator console in Chromium', {
     assert.equal(await page.getByRole('button', { name: 'Top up' }).count(), 0);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Admin token').waitFor();
+  });
+
+  it('a token with some scopes sees what they allow and no button they do not', async () => {
+    const page = await openBrowser();
+    await signIn(page, billingToken);
+    assert.deepEqual(
+      await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents(),
+      ['Overview', 'Keys'],
+      'no pages it cannot read',
+    );
+    await nav(page, 'Keys').click();
+    await page.getByRole('cell', { name: /Acme Research/ }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Create key' }).count(), 0);
+    await page.getByRole('link', { name: 'Acme Research' }).click();
+    await page.getByTestId('balance').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Top up' }).count(), 1, 'credits:write tops up');
+    for (const name of ['Disable', 'Revoke', 'Roll']) assert.equal(await page.getByRole('button', { name }).count(), 0, `no "${name}"`);
   });
 
   it('works from the keyboard, labels every field, and fits a phone screen', async () => {

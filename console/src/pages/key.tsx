@@ -52,7 +52,19 @@ export function KeyPage({ api, keyId, can }: { api: AdminApi; keyId: string; can
               <span class="tile-label">Id</span>
               <span class="tile-value small mono">{record.id}</span>
             </div>
+            <div class="tile">
+              <span class="tile-label">Works until</span>
+              <span class="tile-value small" data-testid="expires">
+                {record.expires_at === null ? 'no end' : formatTime(record.expires_at)}
+              </span>
+            </div>
           </section>
+          {record.metadata !== null && (
+            <section class="panel" aria-labelledby="key-metadata">
+              <h2 id="key-metadata">Metadata</h2>
+              <pre class="mono metadata">{JSON.stringify(record.metadata, null, 2)}</pre>
+            </section>
+          )}
           {(can('keys:write') || can('credits:write')) && <KeyActions api={api} keyRecord={record} can={can} onChanged={changed} />}
           <KeyUsage api={api} keyRecord={record} round={round} />
           <div class="columns">

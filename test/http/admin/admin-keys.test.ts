@@ -35,6 +35,8 @@ describe('admin API: keys', () => {
         rate: 20,
         prices: null,
         low_balance_threshold: null,
+        expires_at: null,
+        metadata: null,
       },
     );
     const credits = await context.app.inject({ url: '/credits', headers: { 'x-api-key': created.key } });
