@@ -4,7 +4,7 @@ import { hashApiKey } from '../../billing/keys.js';
 import { type KeyRecord, priceOf } from '../../billing/ledger.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { Step } from '../steps.js';
-import { ASK_THE_OPERATOR, noCredits, refusal } from './refusals.js';
+import { ASK_THE_OPERATOR, noCredits, purchaseUrlFor, refusal } from './refusals.js';
 
 /**
  * Spends what a request to `endpoint` costs this key (402 when the balance does not cover all of
@@ -31,10 +31,11 @@ export function chargeStep(
       const cost = priceOf(endpoint, request.caller?.key ?? null, prices);
       const result = await credits.charge(keyHash, endpoint, { idempotencyRef: request.idempotency?.claim.ref, cost });
       metrics?.debit(result.outcome);
+      const buyAt = purchaseUrlFor(purchaseUrl, request.caller?.key.id);
       if (result.outcome === 'no-credits' && cost > 1) {
-        throw noCredits(purchaseUrl, `This request costs ${cost} credits and the API key has fewer left: nothing was charged.${ASK_THE_OPERATOR}`);
+        throw noCredits(buyAt, `This request costs ${cost} credits and the API key has fewer left: nothing was charged.${ASK_THE_OPERATOR}`);
       }
-      if (result.outcome !== 'charged') throw refusal(result, {}, purchaseUrl);
+      if (result.outcome !== 'charged') throw refusal(result, {}, buyAt);
       metrics?.spend(cost);
       request.charge = { chargeId: result.chargeId, balance: result.balance };
       reply.header('x-credits-charged', String(cost));

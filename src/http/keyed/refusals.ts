@@ -15,6 +15,18 @@ export function noCredits(purchaseUrl: string | undefined, message?: string, ext
   });
 }
 
+/**
+ * Where this key's holder buys credits: CREDITS_PURCHASE_URL with the key's id as
+ * `client_reference_id` (the parameter a Stripe Payment Link passes on to its checkout, which
+ * POST /billing/stripe/webhook credits), never the key itself. Undefined without the setting.
+ */
+export function purchaseUrlFor(purchaseUrl: string | undefined, keyId: string | undefined): string | undefined {
+  if (purchaseUrl === undefined || keyId === undefined) return purchaseUrl;
+  const url = new URL(purchaseUrl);
+  url.searchParams.set('client_reference_id', keyId);
+  return url.toString();
+}
+
 /** The answer to a key the ledger refused: 401 unknown, 403 revoked or disabled, 402 at zero. */
 export function refusal(
   result: Exclude<DebitResult, { outcome: 'charged' }>,

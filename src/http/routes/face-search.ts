@@ -5,7 +5,7 @@ import type { FaceMatch } from '../../faces/face-search.js';
 import { ACCEPTED_IMAGE_FORMATS, imageFormatOfBase64, normaliseBase64 } from '../../faces/image.js';
 import { ProbeFetchError } from '../../faces/probe-fetch.js';
 import type { AppSettings, Services } from '../../services/services.js';
-import { noCredits } from '../keyed/refusals.js';
+import { noCredits, purchaseUrlFor } from '../keyed/refusals.js';
 import {
   billableErrorResponses,
   billableHeaders,
@@ -160,7 +160,9 @@ export function faceSearchSteps(app: FastifyInstance, services: Services, settin
   async function fetchProbeImage(request: FastifyRequest): Promise<void> {
     if (request.probeImage?.kind !== 'url') return;
     const { caller } = request;
-    if (caller && caller.key.balance < priceOf('/face/search', caller.key, settings.prices)) throw noCredits(settings.purchaseUrl);
+    if (caller && caller.key.balance < priceOf('/face/search', caller.key, settings.prices)) {
+      throw noCredits(purchaseUrlFor(settings.purchaseUrl, caller.key.id));
+    }
     let base64: string;
     try {
       base64 = await services.probeImages.fetch(request.probeImage.url);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { hashApiKey } from '../../../src/billing/keys.js';
 import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
 
 describe('GET /credits', () => {
@@ -41,18 +42,22 @@ describe('GET /credits', () => {
 });
 
 describe('402 with CREDITS_PURCHASE_URL set', () => {
-  it('names where to buy, in the message and as purchase_url, on /credits and on every billable route', async () => {
-    const context = await createTestApp({ settings: { purchaseUrl: 'https://shop.example/credits' } });
+  it('names where to buy, with the key id for the payment to credit (never the key), on /credits and on every billable route', async () => {
+    const context = await createTestApp({ settings: { purchaseUrl: 'https://buy.stripe.example/test_abc?prefilled_email=a%40b.c' } });
     try {
       const key = await context.createKey(0);
+      const { id } = (await context.store.ledger.findKeyByHash(hashApiKey(key)))!;
+      const expected = `https://buy.stripe.example/test_abc?prefilled_email=a%40b.c&client_reference_id=${id}`;
       const answers = [
         await context.app.inject({ url: '/credits', headers: { 'x-api-key': key } }),
         await context.app.inject({ url: '/document', headers: { 'x-api-key': key, 'svc-doc-id': 'gdpr-17' } }),
         await context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': key }, payload: { query: 'breach' } }),
       ];
       for (const response of answers) {
-        const body = assertEnvelope(response, 402, /Buy more at https:\/\/shop\.example\/credits$/);
-        assert.equal(body.purchase_url, 'https://shop.example/credits');
+        const body = assertEnvelope(response, 402, /Buy more at https:\/\/buy\.stripe\.example\/test_abc\?/);
+        assert.equal(body.purchase_url, expected);
+        assert.ok(body.message.endsWith(expected));
+        assert.ok(!response.body.includes(key), 'never the key');
       }
       assert.equal(json(answers[0]!).current_balance, 0);
       const unset = await createTestApp();
