@@ -7,8 +7,17 @@ import { ADMIN_SCOPES, READ_SCOPES } from '../../src/admin/admin-scopes.js';
 import { AdminTokens } from '../../src/admin/admin-tokens.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
 import { tempDir } from '../support/helper.js';
 import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES } from '../support/pg.js';
+
+async function assertKeptWhatTheyCouldDo(store: Store, full: string, reader: string): Promise<void> {
+  const migrated = new AdminTokens(store.admin);
+  const fullCheck = await migrated.check(`Bearer ${full}`);
+  const readerCheck = await migrated.check(`Bearer ${reader}`);
+  assert.deepEqual(fullCheck.outcome === 'ok' && fullCheck.token.scopes, [...ADMIN_SCOPES]);
+  assert.deepEqual(readerCheck.outcome === 'ok' && readerCheck.token.scopes, [...READ_SCOPES]);
+}
 
 /** Tokens made before scopes existed keep what they could do: every scope, or every :read one. */
 describe('admin token scopes: tokens of the previous release', () => {
@@ -29,11 +38,7 @@ describe('admin token scopes: tokens of the previous release', () => {
 
       const store = new SqliteStore(dir.path);
       try {
-        const migrated = new AdminTokens(store.admin);
-        const fullCheck = await migrated.check(`Bearer ${full.token}`);
-        const readerCheck = await migrated.check(`Bearer ${reader.token}`);
-        assert.deepEqual(fullCheck.outcome === 'ok' && fullCheck.token.scopes, [...ADMIN_SCOPES]);
-        assert.deepEqual(readerCheck.outcome === 'ok' && readerCheck.token.scopes, [...READ_SCOPES]);
+        await assertKeptWhatTheyCouldDo(store, full.token, reader.token);
       } finally {
         await store.close();
       }
@@ -58,11 +63,7 @@ describe('admin token scopes: tokens of the previous release', () => {
 
       const store = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });
       try {
-        const migrated = new AdminTokens(store.admin);
-        const fullCheck = await migrated.check(`Bearer ${full.token}`);
-        const readerCheck = await migrated.check(`Bearer ${reader.token}`);
-        assert.deepEqual(fullCheck.outcome === 'ok' && fullCheck.token.scopes, [...ADMIN_SCOPES]);
-        assert.deepEqual(readerCheck.outcome === 'ok' && readerCheck.token.scopes, [...READ_SCOPES]);
+        await assertKeptWhatTheyCouldDo(store, full.token, reader.token);
       } finally {
         await store.close();
       }
