@@ -68,6 +68,37 @@ if (SKIP_POSTGRES) {
       }
     });
 
+    it("announces each key's end once with three instances at work at the same moment, carrying its metadata", async () => {
+      const database = await createTestDatabase();
+      const stores = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS })));
+      try {
+        const admin = new KeyAdmin(stores[0].ledger);
+        const keys = await Promise.all(
+          Array.from({ length: 10 }, (_, index) =>
+            admin.create(1, `k${index}`, null, { expiresAt: '2035-01-01T00:00:00.000Z', metadata: { n: index } }),
+          ),
+        );
+        const ends = await Promise.all(stores.map((store) => store.ledger.announceExpiredKeys('2035-01-01T00:00:01.000Z', 100)));
+        assert.deepEqual(
+          ends
+            .flat()
+            .map((end) => end.keyId)
+            .sort(),
+          keys.map((key) => key.record.id).sort(),
+          'each end once',
+        );
+        const events = (await stores[1].webhooks.listEvents(1000)).filter((event) => event.type === 'key.expired');
+        assert.equal(events.length, 10);
+        assert.deepEqual(
+          events.map((event) => (event.data.metadata as { n: number }).n).sort((a, b) => a - b),
+          [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+        );
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+        await database.drop();
+      }
+    });
+
     it('refills, expires and crosses marks once with three instances at work at the same moment', async () => {
       const database = await createTestDatabase();
       const stores = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS, lowBalanceThreshold: 5 })));
