@@ -36,6 +36,7 @@ export const errorCatalogue = {
     status: 422,
     message: 'This Idempotency-Key was used for a different request (method, path, svc-doc-id or body). Use a new key for a new request.',
   },
+  SPEND_CAP_REACHED: { status: 429, message: 'This API key has reached a spend cap; the message says which and when it resets.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests for this API key. Retry after the number of seconds in Retry-After.' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   IMAGE_TOO_LARGE: { status: 413, message: 'The image is too large.' },

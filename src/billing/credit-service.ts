@@ -83,6 +83,19 @@ export class CreditService {
     return rolled ? this.ledger.debit(rolled.keyHash, endpoint, options) : result;
   }
 
+  /**
+   * Spends the request's cost from a key with spend caps (Ledger.debitCapped): the caps are decided
+   * in the debit's own transaction, by this service's clock. Keys without caps take `charge`, batched.
+   */
+  chargeCapped(key: KeyRecord, endpoint: string, options: DebitOptions = {}): Promise<DebitResult> {
+    return this.ledger.debitCapped(key.id, endpoint, options, this.clock());
+  }
+
+  /** This service's time, ms since the epoch. */
+  now(): number {
+    return this.clock();
+  }
+
   /** Forgets what this instance remembers of a key, so that an operator's change to it applies here at once. */
   forget(keyId: string): void {
     for (const [hash, cached] of this.identified) if (cached.credential.key.id === keyId) this.identified.delete(hash);

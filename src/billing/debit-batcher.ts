@@ -1,11 +1,14 @@
 import type { DebitOptions, DebitResult } from './ledger.js';
 
 export interface DebitJob {
+  /** The key's hash; the key's id for a capped debit (Ledger.debitCapped). */
   keyHash: string;
   endpoint: string;
   idempotencyRef: string | null;
   /** Credits the request costs. */
   cost: number;
+  /** When it is decided, ms since the epoch: spend caps' periods follow it. */
+  at: number;
 }
 
 /** Runs one batch of debits in one transaction; results in the order of the jobs. */
@@ -32,7 +35,7 @@ export class DebitBatcher {
   constructor(private readonly runDebits: RunDebits) {}
 
   submit(keyHash: string, endpoint: string, options: DebitOptions): Promise<DebitResult> {
-    const job = { keyHash, endpoint, idempotencyRef: options.idempotencyRef ?? null, cost: options.cost ?? 1 };
+    const job = { keyHash, endpoint, idempotencyRef: options.idempotencyRef ?? null, cost: options.cost ?? 1, at: options.at ?? Date.now() };
     return new Promise((resolve, reject) => {
       this.waiting.push({ job, resolve, reject });
       this.schedule();

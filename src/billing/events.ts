@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { CapReached } from './spend-caps.js';
 
 /**
  * What the ledger tells webhook endpoints, written in the transaction of the change that causes it.
@@ -9,6 +10,7 @@ export const EVENT_TYPES = [
   'credits.depleted',
   'credits.granted',
   'credits.expired',
+  'credits.cap_reached',
   'key.revoked',
   'key.rolled',
   'key.expired',
@@ -27,4 +29,9 @@ export interface LedgerEvent {
 /** Event ids are the webhook-id of every delivery of the event. */
 export function newEventId(): string {
   return `evt_${randomBytes(12).toString('hex')}`;
+}
+
+/** What credits.cap_reached says: the cap, what its period spent, and when it resets. */
+export function capEventData(balance: number, reached: CapReached): Record<string, unknown> {
+  return { balance, cap: reached.cap, spent: reached.spent, resets_at: reached.resetsAt };
 }

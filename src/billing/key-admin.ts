@@ -71,10 +71,16 @@ export class KeyAdmin {
     credits: number,
     name = '',
     rateLimit: number | null = null,
-    life: Pick<NewKey, 'expiresAt' | 'metadata'> = {},
+    life: Pick<NewKey, 'expiresAt' | 'metadata' | 'spendCaps'> = {},
   ): Promise<{ key: string; record: KeyRecord }> {
     const key = newApiKey();
-    const detail = { credits, name, rate: rateLimit, ...(life.expiresAt && { expires_at: life.expiresAt }) };
+    const detail = {
+      credits,
+      name,
+      rate: rateLimit,
+      ...(life.expiresAt && { expires_at: life.expiresAt }),
+      ...(life.spendCaps && { spend_caps: life.spendCaps }),
+    };
     const record = await this.ledger.createKey(
       { keyHash: hashApiKey(key), id: newKeyId(), name, credits, rateLimit, ...life },
       this.recorded((created) => ({ action: 'keys.create', keyId: created.id, detail })),
@@ -178,6 +184,7 @@ export class KeyAdmin {
       prices: settings.prices,
       low_balance_threshold: settings.lowBalanceThreshold,
       expires_at: settings.expiresAt,
+      spend_caps: settings.spendCaps,
       ...(settings.metadata !== undefined && { metadata_changed: true }),
     };
     const updated = await this.ledger.updateKeySettings(

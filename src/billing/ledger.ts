@@ -3,6 +3,7 @@ import type { IdempotencyEntry, StoredResponse } from '../idempotency/idempotenc
 import { cursorOf, placeOf } from '../platform/cursor.js';
 import { MAX_BALANCE } from '../rules.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
+import type { CapReached, SpendCap } from './spend-caps.js';
 
 /**
  * The ledger: keys, their balances, the credits granted and the charges made. Two implementations,
@@ -54,6 +55,8 @@ export interface KeyRecord {
   expiresAt: string | null;
   /** The operator's own data about the key; null: none. */
   metadata: Record<string, unknown> | null;
+  /** At most this many credits a day, week or month; null: no cap. */
+  spendCaps: SpendCap[] | null;
 }
 
 /** Whether a key's end has come at `now` (ms since the epoch). */
@@ -69,6 +72,8 @@ export interface KeySettings {
   expiresAt?: string | null;
   /** The operator's own data about the key (a JSON object); null: none. */
   metadata?: Record<string, unknown> | null;
+  /** At most this many credits a day, week or month (one cap per interval); null: none. */
+  spendCaps?: SpendCap[] | null;
 }
 
 export interface DebitOptions {
@@ -76,6 +81,8 @@ export interface DebitOptions {
   idempotencyRef?: string;
   /** Credits this request costs: 1 unless prices say otherwise. */
   cost?: number;
+  /** When the debit is decided, ms since the epoch (default: now): a capped debit's periods follow it. */
+  at?: number;
 }
 
 export { BILLABLE_ENDPOINTS, type BillableEndpoint, MAX_BALANCE } from '../rules.js';
@@ -97,6 +104,8 @@ export type TopUpResult =
 
 export type DebitResult =
   | { outcome: 'charged'; balance: number; chargeId: number }
+  /** The price would take a period's spend over a cap: nothing was charged. */
+  | { outcome: 'capped'; balance: number; reached: CapReached }
   | { outcome: 'no-credits' }
   | { outcome: 'inactive'; status: KeyStatus }
   | { outcome: 'unknown-key' };
@@ -185,6 +194,7 @@ export interface NewKey {
   rateLimit?: number | null;
   expiresAt?: string | null;
   metadata?: Record<string, unknown> | null;
+  spendCaps?: SpendCap[] | null;
 }
 
 /** A key whose end has come, announced once (key.expired). */
@@ -290,6 +300,13 @@ export interface Ledger {
    */
   debit(keyHash: string, endpoint: string, options?: DebitOptions): Promise<DebitResult>;
   /**
+   * A debit of a key with spend caps: in one transaction holding the key's row, the price is
+   * refused when it would take a cap's current period over the cap ('capped', with
+   * credits.cap_reached written once per cap and period), else spent and recorded, the period's
+   * spend with it. `now`: ms since the epoch, which decides the periods.
+   */
+  debitCapped(keyId: string, endpoint: string, options: DebitOptions, now: number): Promise<DebitResult>;
+  /**
    * Keys whose end has come and was not announced yet (at most `limit`): each is marked and its
    * key.expired event written in one transaction, so every end is announced once, whatever the
    * number of instances.
@@ -324,9 +341,11 @@ export interface KeyRow {
   expires_at: string | Date | null;
   /** JSON text in SQLite, an object from PostgreSQL's jsonb. */
   metadata: string | Record<string, unknown> | null;
+  spend_caps: string | SpendCap[] | null;
 }
 
-export const KEY_COLUMNS = 'id, name, status, balance, created_at, rate_limit, expiring_grants, prices, low_balance_threshold, expires_at, metadata';
+export const KEY_COLUMNS =
+  'id, name, status, balance, created_at, rate_limit, expiring_grants, prices, low_balance_threshold, expires_at, metadata, spend_caps';
 
 export function keyFromRow(row: KeyRow): KeyRecord {
   const createdAt = row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at;
@@ -342,6 +361,7 @@ export function keyFromRow(row: KeyRow): KeyRecord {
     lowBalanceThreshold: row.low_balance_threshold === null ? null : Number(row.low_balance_threshold),
     expiresAt: row.expires_at instanceof Date ? row.expires_at.toISOString() : row.expires_at,
     metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
+    spendCaps: typeof row.spend_caps === 'string' ? (JSON.parse(row.spend_caps) as SpendCap[]) : row.spend_caps,
   };
 }
 

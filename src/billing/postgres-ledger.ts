@@ -3,6 +3,7 @@ import { insertAudit } from '../admin/postgres-admin-store.js';
 import { completeClaim } from '../idempotency/postgres-idempotency.js';
 import type { PostgresDatabase } from '../platform/postgres-database.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
+import { capEventData } from './events.js';
 import {
   type ChangeRecord,
   type ChargeRecord,
@@ -39,6 +40,7 @@ import {
 import { OutcomeWriter } from './outcome-writer.js';
 import { applyRefill, expireGrant, expiringCredits, grant, recordEvent, refillRule, setRefill } from './postgres-credits.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
+import { capPeriods, decideCapped } from './spend-caps.js';
 
 interface DebitedRow {
   key_hash: string;
@@ -64,6 +66,8 @@ function keyOf(rows: KeyRow[]): KeyRecord | undefined {
  */
 export class PostgresLedger implements Ledger {
   private readonly debits = new DebitBatcher((jobs) => this.runDebits(jobs));
+  /** Debits of keys with spend caps, by key id, batched as the others: a burst past a cap takes the key's row lock once per batch. */
+  private readonly cappedDebits = new DebitBatcher((jobs) => this.runCappedDebits(jobs));
   private readonly outcomes = new OutcomeWriter(async (outcomes) => {
     await this.db.query('SELECT record_outcomes($1, $2)', [outcomes.map(([id]) => id), outcomes.map(([, status]) => status)]);
   });
@@ -77,8 +81,8 @@ export class PostgresLedger implements Ledger {
   async createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord> {
     return this.db.transaction(async (client) => {
       const { rows } = await client.query<KeyRow>(
-        `INSERT INTO keys (id, key_hash, name, status, balance, rate_limit, expires_at, metadata)
-         VALUES ($1, $2, $3, 'active', $4, $5, $6, $7) RETURNING ${KEY_COLUMNS}`,
+        `INSERT INTO keys (id, key_hash, name, status, balance, rate_limit, expires_at, metadata, spend_caps)
+         VALUES ($1, $2, $3, 'active', $4, $5, $6, $7, $8) RETURNING ${KEY_COLUMNS}`,
         [
           input.id,
           input.keyHash,
@@ -87,6 +91,7 @@ export class PostgresLedger implements Ledger {
           input.rateLimit ?? null,
           input.expiresAt ?? null,
           input.metadata ? JSON.stringify(input.metadata) : null,
+          input.spendCaps ? JSON.stringify(input.spendCaps) : null,
         ],
       );
       await client.query(`INSERT INTO credit_grants (key_id, amount, reason) VALUES ($1, $2, 'create')`, [input.id, input.credits]);
@@ -297,6 +302,10 @@ export class PostgresLedger implements Ledger {
     return this.debits.submit(keyHash, endpoint, options);
   }
 
+  debitCapped(keyId: string, endpoint: string, options: DebitOptions, now: number): Promise<DebitResult> {
+    return this.cappedDebits.submit(keyId, endpoint, { ...options, at: now });
+  }
+
   async updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
     return this.changeKey(keyId, record, async (client) => {
       const { rows } = await client.query<KeyRow>(
@@ -304,7 +313,8 @@ export class PostgresLedger implements Ledger {
          low_balance_threshold = CASE WHEN $4 THEN $5::bigint ELSE low_balance_threshold END,
          expires_at = CASE WHEN $6 THEN $7::timestamptz ELSE expires_at END,
          expiry_announced = CASE WHEN $6 THEN false ELSE expiry_announced END,
-         metadata = CASE WHEN $8 THEN $9::jsonb ELSE metadata END WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+         metadata = CASE WHEN $8 THEN $9::jsonb ELSE metadata END,
+         spend_caps = CASE WHEN $10 THEN $11::jsonb ELSE spend_caps END WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
         [
           keyId,
           settings.prices !== undefined,
@@ -315,6 +325,8 @@ export class PostgresLedger implements Ledger {
           settings.expiresAt ?? null,
           settings.metadata !== undefined,
           settings.metadata ? JSON.stringify(settings.metadata) : null,
+          settings.spendCaps !== undefined,
+          settings.spendCaps ? JSON.stringify(settings.spendCaps) : null,
         ],
       );
       return keyOf(rows);
@@ -387,6 +399,85 @@ export class PostgresLedger implements Ledger {
   }
 
   /**
+   * A batch of capped debits: per key one transaction holding its row lock, its caps' periods read
+   * once, its debits decided in order (spend-caps.ts, decideCapped), and the balance, charges,
+   * periods' spend and events written together.
+   */
+  private async runCappedDebits(jobs: DebitJob[]): Promise<DebitResult[]> {
+    const results = new Array<DebitResult>(jobs.length);
+    for (const [keyId, indexes] of positionsByKey(jobs)) {
+      const batch = indexes.map((index) => jobs[index] as DebitJob);
+      const decided = await this.changeKey(keyId, undefined, (client, key) => this.debitCappedKey(client, key, batch));
+      decided.forEach((result, position) => {
+        results[indexes[position] as number] = result;
+      });
+    }
+    return results;
+  }
+
+  private async debitCappedKey(client: PoolClient, key: KeyRecord | undefined, batch: DebitJob[]): Promise<DebitResult[]> {
+    if (!key || key.status !== 'active') return batch.map(() => refusalFor(key?.status));
+    const at = (batch[0] as DebitJob).at;
+    const periods = [];
+    for (const period of capPeriods(key.spendCaps ?? [], at)) {
+      const { rows } = await client.query<{ spent: number; cap_reached_sent: boolean }>(
+        'SELECT spent, cap_reached_sent FROM key_spend WHERE key_id = $1 AND interval = $2 AND period_start = $3',
+        [key.id, period.cap.interval, period.start],
+      );
+      periods.push({ ...period, spent: Number(rows[0]?.spent ?? 0), sent: rows[0]?.cap_reached_sent === true });
+    }
+    const { decisions, spent, reachedNow } = decideCapped(
+      batch.map((job) => job.cost),
+      key.balance,
+      periods,
+    );
+    const after = key.balance - spent;
+    if (spent > 0) {
+      await client.query('UPDATE keys SET balance = balance - $2 WHERE id = $1', [key.id, spent]);
+      for (const period of periods) {
+        await client.query(
+          `INSERT INTO key_spend (key_id, interval, period_start, spent) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (key_id, interval, period_start) DO UPDATE SET spent = key_spend.spent + excluded.spent`,
+          [key.id, period.cap.interval, period.start, spent],
+        );
+      }
+      // As the debit functions call it: only at or under a mark, the depleted one (0) included.
+      const mark = key.lowBalanceThreshold ?? this.lowBalanceThreshold;
+      if (after <= Math.max(mark ?? 0, 0)) await client.query('SELECT record_crossings($1, $2, $3, $4)', [key.id, key.balance, after, mark]);
+    }
+    for (const { period, reached } of reachedNow) {
+      await client.query(
+        `INSERT INTO key_spend (key_id, interval, period_start, spent, cap_reached_sent) VALUES ($1, $2, $3, 0, true)
+         ON CONFLICT (key_id, interval, period_start) DO UPDATE SET cap_reached_sent = true`,
+        [key.id, period.cap.interval, period.start],
+      );
+      await recordEvent(client, 'credits.cap_reached', key.id, capEventData(after, reached));
+    }
+    const charged = batch.filter((_, position) => decisions[position]?.outcome === 'charged');
+    const { rows: ids } =
+      charged.length === 0
+        ? { rows: [] }
+        : await client.query<{ id: number }>(
+            `INSERT INTO charges (key_id, endpoint, at, idempotency_ref, credits)
+       SELECT $1, endpoint, $2, ref, cost FROM unnest($3::text[], $4::text[], $5::bigint[]) WITH ORDINALITY AS job(endpoint, ref, cost, position)
+       ORDER BY position RETURNING id`,
+            [
+              key.id,
+              new Date(at).toISOString(),
+              charged.map((job) => job.endpoint),
+              charged.map((job) => job.idempotencyRef),
+              charged.map((job) => job.cost),
+            ],
+          );
+    const chargeIds = ids.map((row) => Number(row.id)).sort((a, b) => a - b);
+    let next = 0;
+    return decisions.map((decision): DebitResult => {
+      if (decision.outcome === 'charged') return { outcome: 'charged', balance: decision.balance, chargeId: chargeIds[next++] as number };
+      return decision.outcome === 'capped' ? { outcome: 'capped', balance: after, reached: decision.reached } : refusalFor('active');
+    });
+  }
+
+  /**
    * A change to one key in a transaction holding the key's row lock, with its record (audit entry,
    * completed claim): all of it commits, or none.
    */
@@ -405,6 +496,7 @@ export class PostgresLedger implements Ledger {
   /** Writes every debit and outcome still pending. The pool itself belongs to the store. */
   async close(): Promise<void> {
     await this.debits.drain();
+    await this.cappedDebits.drain();
     await this.outcomes.close();
   }
 

@@ -6,6 +6,7 @@ import type { IdempotencyEntry, StoredResponse } from '../idempotency/idempotenc
 import { prepareCompletion } from '../idempotency/sqlite-idempotency.js';
 import { ExternalWrites } from '../platform/external-writes.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
+import { capEventData } from './events.js';
 import {
   type ChangeRecord,
   type ChargeRecord,
@@ -41,6 +42,7 @@ import {
 } from './ledger.js';
 import { type ChargeOutcome, OutcomeWriter } from './outcome-writer.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
+import { capPeriods, decideCapped } from './spend-caps.js';
 import { SqliteCredits } from './sqlite-credits.js';
 import { SqliteLedgerReports } from './sqlite-ledger-reports.js';
 
@@ -57,8 +59,20 @@ interface DebitedRow {
 function prepareStatements(db: Database.Database) {
   return {
     insertKey: db.prepare(
-      'INSERT INTO keys (id, key_hash, name, status, balance, created_at, rate_limit, expires_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      `INSERT INTO keys (id, key_hash, name, status, balance, created_at, rate_limit, expires_at, metadata, spend_caps)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    periodSpend: db.prepare('SELECT spent, cap_reached_sent FROM key_spend WHERE key_id = ? AND interval = ? AND period_start = ?'),
+    addSpend: db.prepare(
+      `INSERT INTO key_spend (key_id, interval, period_start, spent) VALUES (?, ?, ?, ?)
+       ON CONFLICT (key_id, interval, period_start) DO UPDATE SET spent = spent + excluded.spent`,
+    ),
+    capReachedSent: db.prepare(
+      `INSERT INTO key_spend (key_id, interval, period_start, spent, cap_reached_sent) VALUES (?, ?, ?, 0, 1)
+       ON CONFLICT (key_id, interval, period_start) DO UPDATE SET cap_reached_sent = 1`,
+    ),
+    spendOne: db.prepare('UPDATE keys SET balance = balance - ? WHERE id = ? AND balance >= ? RETURNING balance'),
+    insertCharge: db.prepare('INSERT INTO charges (key_id, endpoint, at, idempotency_ref, credits) VALUES (?, ?, ?, ?, ?)'),
     endedKeys: db.prepare('SELECT id FROM keys WHERE expires_at <= ? AND expiry_announced = 0 ORDER BY expires_at LIMIT ?'),
     announceEnd: db.prepare(
       'UPDATE keys SET expiry_announced = 1 WHERE id = ? AND expiry_announced = 0 AND expires_at <= ? RETURNING balance, expires_at',
@@ -85,7 +99,8 @@ function prepareStatements(db: Database.Database) {
          low_balance_threshold = CASE WHEN @setThreshold THEN @threshold ELSE low_balance_threshold END,
          expires_at = CASE WHEN @setExpiry THEN @expiresAt ELSE expires_at END,
          expiry_announced = CASE WHEN @setExpiry THEN 0 ELSE expiry_announced END,
-         metadata = CASE WHEN @setMetadata THEN @metadata ELSE metadata END WHERE id = @keyId`,
+         metadata = CASE WHEN @setMetadata THEN @metadata ELSE metadata END,
+         spend_caps = CASE WHEN @setCaps THEN @caps ELSE spend_caps END WHERE id = @keyId`,
     ),
     keysPage: db.prepare(
       `SELECT ${KEY_COLUMNS} FROM keys
@@ -113,6 +128,8 @@ export class SqliteLedger implements Ledger {
   private readonly keyCache = new Map<string, KeyRecord>();
   private readonly externalWrites: ExternalWrites;
   private readonly debits = new DebitBatcher((jobs) => this.runDebits(jobs));
+  /** Debits of keys with spend caps, by key id, batched as the others: one transaction decides a batch. */
+  private readonly cappedDebits = new DebitBatcher((jobs) => this.runCappedDebits(jobs));
   private readonly credits: SqliteCredits;
   private readonly reports: SqliteLedgerReports;
   private readonly outcomes = new OutcomeWriter((outcomes) => this.inTransaction(() => this.writeOutcomes(outcomes)));
@@ -147,6 +164,7 @@ export class SqliteLedger implements Ledger {
       lowBalanceThreshold: null,
       expiresAt: input.expiresAt ?? null,
       metadata: input.metadata ?? null,
+      spendCaps: input.spendCaps ?? null,
     };
     this.inTransaction(() => {
       this.sql.insertKey.run(
@@ -159,6 +177,7 @@ export class SqliteLedger implements Ledger {
         rateLimit,
         key.expiresAt,
         key.metadata === null ? null : JSON.stringify(key.metadata),
+        key.spendCaps === null ? null : JSON.stringify(key.spendCaps),
       );
       this.sql.insertCreateGrant.run(input.id, input.credits, createdAt);
       this.writeChange(record, key);
@@ -304,6 +323,10 @@ export class SqliteLedger implements Ledger {
     return this.debits.submit(keyHash, endpoint, options);
   }
 
+  debitCapped(keyId: string, endpoint: string, options: DebitOptions, now: number): Promise<DebitResult> {
+    return this.cappedDebits.submit(keyId, endpoint, { ...options, at: now });
+  }
+
   async updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
     return this.changeKey(keyId, record, (key) => {
       if (!key) return undefined;
@@ -317,6 +340,8 @@ export class SqliteLedger implements Ledger {
         expiresAt: settings.expiresAt ?? null,
         setMetadata: settings.metadata === undefined ? 0 : 1,
         metadata: settings.metadata ? JSON.stringify(settings.metadata) : null,
+        setCaps: settings.spendCaps === undefined ? 0 : 1,
+        caps: settings.spendCaps ? JSON.stringify(settings.spendCaps) : null,
       });
       return this.keyBy(this.sql.keyById, keyId);
     });
@@ -362,6 +387,7 @@ export class SqliteLedger implements Ledger {
   async close(): Promise<void> {
     this.externalWrites.close();
     await this.debits.drain();
+    await this.cappedDebits.drain();
     await this.outcomes.close();
   }
 
@@ -475,6 +501,57 @@ export class SqliteLedger implements Ledger {
       start = end;
     }
     return { debited, granted, spent };
+  }
+
+  /**
+   * A batch of capped debits in one immediate transaction: per key, its caps' periods read once,
+   * then its debits decided in order (spend-caps.ts, decideCapped), the balance, charges, periods'
+   * spend and events written together.
+   */
+  private runCappedDebits(jobs: DebitJob[]): DebitResult[] {
+    const results = new Array<DebitResult>(jobs.length);
+    this.keyCache.clear();
+    this.inTransaction(() => {
+      for (const [keyId, indexes] of positionsByKey(jobs)) {
+        const batch = indexes.map((index) => jobs[index] as DebitJob);
+        const key = this.keyBy(this.sql.keyById, keyId);
+        if (!key || key.status !== 'active') {
+          for (const index of indexes) results[index] = refusalFor(key?.status);
+          continue;
+        }
+        const at = (batch[0] as DebitJob).at;
+        const periods = capPeriods(key.spendCaps ?? [], at).map((period) => {
+          const row = this.sql.periodSpend.get(keyId, period.cap.interval, period.start) as { spent: number; cap_reached_sent: number } | undefined;
+          return { ...period, spent: row?.spent ?? 0, sent: row?.cap_reached_sent === 1 };
+        });
+        const { decisions, spent, reachedNow } = decideCapped(
+          batch.map((job) => job.cost),
+          key.balance,
+          periods,
+        );
+        const after = key.balance - spent;
+        if (spent > 0) {
+          this.sql.spendOne.get(spent, keyId, spent);
+          for (const period of periods) this.sql.addSpend.run(keyId, period.cap.interval, period.start, spent);
+          this.credits.recordCrossings(keyId, key.balance, after, key.lowBalanceThreshold);
+        }
+        for (const { period, reached } of reachedNow) {
+          this.sql.capReachedSent.run(keyId, period.cap.interval, period.start);
+          this.credits.recordEvent('credits.cap_reached', keyId, capEventData(after, reached));
+        }
+        const chargedAt = new Date(at).toISOString();
+        decisions.forEach((decision, position) => {
+          const index = indexes[position] as number;
+          const job = batch[position] as DebitJob;
+          if (decision.outcome === 'charged') {
+            const chargeId = Number(this.sql.insertCharge.run(keyId, job.endpoint, chargedAt, job.idempotencyRef, job.cost).lastInsertRowid);
+            results[index] = { outcome: 'charged', balance: decision.balance, chargeId };
+          } else
+            results[index] = decision.outcome === 'capped' ? { outcome: 'capped', balance: after, reached: decision.reached } : refusalFor('active');
+        });
+      }
+    });
+    return results;
   }
 
   private inTransaction<T>(work: () => T): T {

@@ -2,7 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { RequestMetrics } from './request-metrics.js';
 
 /** Why a debit took no credit, or that it took one: DebitResult's outcomes. */
-export type DebitOutcome = 'charged' | 'no-credits' | 'inactive' | 'unknown-key';
+export type DebitOutcome = 'charged' | 'capped' | 'no-credits' | 'inactive' | 'unknown-key';
 
 /** Figures a scrape reads when it happens, rather than counted as they change. */
 export interface MetricSources {
@@ -26,7 +26,7 @@ export class Metrics {
   private readonly requestCounts = new RequestMetrics(this.registry);
   private readonly debits = new Counter({
     name: 'metered_search_debits_total',
-    help: 'Debits asked for, by outcome: charged, or refused (no-credits, inactive, unknown-key).',
+    help: 'Debits asked for, by outcome: charged, or refused (capped, no-credits, inactive, unknown-key).',
     labelNames: ['outcome'],
     registers: [this.registry],
   });

@@ -371,8 +371,17 @@ const migrations: string[] = [
   `ALTER TABLE keys ADD COLUMN refill_paid_until timestamptz;
    UPDATE keys SET refill_paid_until = r.next_refill_at FROM refill_rules r WHERE r.key_id = keys.id AND r.last_period >= 0;`,
   // See the SQLite ledger's migration of the same columns.
-  `ALTER TABLE keys ADD COLUMN expires_at timestamptz, ADD COLUMN metadata jsonb, ADD COLUMN expiry_announced boolean NOT NULL DEFAULT false;
-   CREATE INDEX keys_expiring ON keys(expires_at) WHERE expires_at IS NOT NULL AND NOT expiry_announced;`,
+  `ALTER TABLE keys ADD COLUMN expires_at timestamptz, ADD COLUMN metadata jsonb, ADD COLUMN expiry_announced boolean NOT NULL DEFAULT false,
+     ADD COLUMN spend_caps jsonb;
+   CREATE INDEX keys_expiring ON keys(expires_at) WHERE expires_at IS NOT NULL AND NOT expiry_announced;
+   CREATE TABLE key_spend (
+     key_id text NOT NULL,
+     interval text NOT NULL CHECK (interval IN ('day', 'week', 'month')),
+     period_start timestamptz NOT NULL,
+     spent bigint NOT NULL,
+     cap_reached_sent boolean NOT NULL DEFAULT false,
+     PRIMARY KEY (key_id, interval, period_start)
+   );`,
   // See the SQLite ledger's migration of the same column.
   `ALTER TABLE admin_tokens ADD COLUMN scopes text NOT NULL DEFAULT '';
    UPDATE admin_tokens SET scopes = CASE WHEN read_only THEN 'accounts:read keys:read documents:read webhooks:read audit:read metrics:read' ELSE 'accounts:read accounts:write keys:read keys:write credits:write documents:read documents:write webhooks:read webhooks:write audit:read metrics:read' END;`,

@@ -158,11 +158,21 @@ const ledgerMigrations: string[] = [
   `ALTER TABLE keys ADD COLUMN refill_paid_until TEXT;
    UPDATE keys SET refill_paid_until = (SELECT next_refill_at FROM refill_rules r WHERE r.key_id = keys.id AND r.last_period >= 0);`,
   // A key's own end (expires_at: refused after it, key.expired sent once, when expiry_announced is
-  // set) and the operator's metadata (a JSON object, carried in its webhook events).
+  // set), the operator's metadata (a JSON object, carried in its webhook events), and its spend caps
+  // (billing/spend-caps.ts) with what each period spent, written with each capped debit.
   `ALTER TABLE keys ADD COLUMN expires_at TEXT;
    ALTER TABLE keys ADD COLUMN metadata TEXT;
    ALTER TABLE keys ADD COLUMN expiry_announced INTEGER NOT NULL DEFAULT 0;
-   CREATE INDEX keys_expiring ON keys(expires_at) WHERE expires_at IS NOT NULL AND expiry_announced = 0;`,
+   CREATE INDEX keys_expiring ON keys(expires_at) WHERE expires_at IS NOT NULL AND expiry_announced = 0;
+   ALTER TABLE keys ADD COLUMN spend_caps TEXT;
+   CREATE TABLE key_spend (
+     key_id TEXT NOT NULL,
+     interval TEXT NOT NULL CHECK (interval IN ('day', 'week', 'month')),
+     period_start TEXT NOT NULL,
+     spent INTEGER NOT NULL,
+     cap_reached_sent INTEGER NOT NULL DEFAULT 0,
+     PRIMARY KEY (key_id, interval, period_start)
+   ) WITHOUT ROWID;`,
   // Admin tokens' scopes (admin/admin-scopes.ts), space-separated: a token keeps what it could do,
   // every scope, or every :read one when it was read-only.
   `ALTER TABLE admin_tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT '';

@@ -19,6 +19,7 @@ const key = (rateLimit: number): KeyRecord => ({
   lowBalanceThreshold: null,
   expiresAt: null,
   metadata: null,
+  spendCaps: null,
 });
 
 describe('rate-limit buckets in Redis', { skip: REDIS_URL ? false : 'TEST_REDIS_URL is not set' }, () => {

@@ -68,6 +68,27 @@ if (SKIP_POSTGRES) {
       }
     });
 
+    it('serves exactly 100 of 3,000 concurrent requests over three instances on a cap of 100 a day, the rest capped and uncharged', async () => {
+      const database = await createTestDatabase();
+      const stores = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS })));
+      try {
+        const { record } = await new KeyAdmin(stores[0].ledger).create(1000, 'capped', null, { spendCaps: [{ credits: 100, interval: 'day' }] });
+        const now = Date.parse('2036-07-01T12:00:00.000Z');
+        const results = await Promise.all(
+          Array.from({ length: 3000 }, (_, index) => (stores[index % 3] as PostgresStore).ledger.debitCapped(record.id, '/query', {}, now)),
+        );
+        assert.equal(results.filter((result) => result.outcome === 'charged').length, 100);
+        assert.equal(results.filter((result) => result.outcome === 'capped').length, 2900);
+        assert.equal((await stores[0].ledger.findKeyById(record.id))!.balance, 900);
+        assert.equal(await stores[0].ledger.countCharges(record.id), 100);
+        const reached = (await stores[0].webhooks.listEvents(100, record.id)).filter((event) => event.type === 'credits.cap_reached');
+        assert.equal(reached.length, 1, 'credits.cap_reached once');
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+        await database.drop();
+      }
+    });
+
     it("announces each key's end once with three instances at work at the same moment, carrying its metadata", async () => {
       const database = await createTestDatabase();
       const stores = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS })));

@@ -245,6 +245,57 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.equal(log.items.filter((item) => item.target === record.id && item.action === 'keys.topup').length, 1);
       });
 
+      it('decides spend caps in the debit: a price that would pass a period is refused uncharged, credits.cap_reached once, and the next period starts anew', async () => {
+        sequence++;
+        const record = await store.ledger.createKey({
+          keyHash: hashApiKey(sequence.toString(16).padStart(64, 'c')),
+          id: `key_cap${sequence}`,
+          name: 'capped',
+          credits: 20,
+          spendCaps: [
+            { credits: 3, interval: 'day' },
+            { credits: 5, interval: 'week' },
+          ],
+        });
+        const monday = Date.parse('2036-06-02T10:00:00.000Z');
+        const day = (n: number) => monday + n * 86_400_000;
+        const outcomes = [];
+        for (let attempt = 0; attempt < 5; attempt++) outcomes.push(await store.ledger.debitCapped(record.id, '/query', {}, day(0)));
+        assert.deepEqual(
+          outcomes.map((outcome) => outcome.outcome),
+          ['charged', 'charged', 'charged', 'capped', 'capped'],
+        );
+        assert.deepEqual(outcomes[3], {
+          outcome: 'capped',
+          balance: 17,
+          reached: { cap: { credits: 3, interval: 'day' }, spent: 3, resetsAt: '2036-06-03T00:00:00.000Z' },
+        });
+        const nextDay = [
+          await store.ledger.debitCapped(record.id, '/query', { cost: 2 }, day(1)),
+          await store.ledger.debitCapped(record.id, '/query', {}, day(1)),
+        ];
+        assert.deepEqual(
+          nextDay.map((outcome) => [outcome.outcome, outcome.outcome === 'capped' && outcome.reached.cap.interval]),
+          [
+            ['charged', false],
+            ['capped', 'week'],
+          ],
+          'the week holds 5: 3 + 2',
+        );
+        const nextWeek = await store.ledger.debitCapped(record.id, '/query', {}, day(7));
+        assert.equal(nextWeek.outcome, 'charged', 'a new ISO week');
+        const key = (await store.ledger.findKeyById(record.id))!;
+        assert.equal(key.balance, 20 - 3 - 2 - 1);
+        assert.equal(await store.ledger.countCharges(record.id), 5);
+        const capEvents = (await store.webhooks.listEvents(1000, record.id)).filter((event) => event.type === 'credits.cap_reached');
+        assert.deepEqual(
+          capEvents.map((event) => (event.data.cap as { interval: string }).interval).sort(),
+          ['day', 'week'],
+          'once per cap and period',
+        );
+        assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.keyId === record.id)?.consistent, true);
+      });
+
       it("adds a plan's credits that roll over in add mode", async () => {
         const { record } = await newKey(1);
         const at = (days: number) => new Date(Date.parse('2033-03-01T00:00:00.000Z') + days * 86_400_000).toISOString();

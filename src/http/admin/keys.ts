@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AdminTokenRecord } from '../../admin/admin-store.js';
 import { KeyAdmin, type SettingsChange } from '../../billing/key-admin.js';
 import type { KeyRecord } from '../../billing/ledger.js';
+import type { SpendCap } from '../../billing/spend-caps.js';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
 import type { Store } from '../../store/store.js';
@@ -20,14 +21,15 @@ export function adminKeyOf(key: KeyRecord) {
     low_balance_threshold: key.lowBalanceThreshold,
     expires_at: key.expiresAt,
     metadata: key.metadata,
+    spend_caps: key.spendCaps,
   };
 }
 
 /** A key's end and metadata as a request gives them, checked: 400 for an end not in the future or metadata over 4 KB. */
 export function keyLifeOf(
-  body: { expires_at?: string | null; metadata?: Record<string, unknown> | null },
+  body: { expires_at?: string | null; metadata?: Record<string, unknown> | null; spend_caps?: SpendCap[] | null },
   now: number,
-): { expiresAt?: string | null; metadata?: Record<string, unknown> | null } {
+): { expiresAt?: string | null; metadata?: Record<string, unknown> | null; spendCaps?: SpendCap[] | null } {
   const expiresAt = body.expires_at === undefined || body.expires_at === null ? body.expires_at : new Date(body.expires_at).toISOString();
   if (expiresAt && !(Date.parse(expiresAt) > now)) {
     throw new ApiError(
@@ -37,7 +39,11 @@ export function keyLifeOf(
   }
   const bytes = body.metadata ? Buffer.byteLength(JSON.stringify(body.metadata)) : 0;
   if (bytes > MAX_METADATA_BYTES) throw new ApiError('BAD_REQUEST', `metadata is ${bytes} bytes as JSON; it may hold at most ${MAX_METADATA_BYTES}.`);
-  return { expiresAt, metadata: body.metadata };
+  const intervals = (body.spend_caps ?? []).map((cap) => cap.interval);
+  if (new Set(intervals).size < intervals.length)
+    throw new ApiError('BAD_REQUEST', 'spend_caps holds at most one cap per interval (day, week, month).');
+  const spendCaps = body.spend_caps?.length === 0 ? null : body.spend_caps;
+  return { expiresAt, metadata: body.metadata, ...(spendCaps !== undefined && { spendCaps }) };
 }
 
 /** Key operations on behalf of this request's token, reported to the audit log under its name and request id. */

@@ -13,7 +13,7 @@ export const pricesSchema = {
 
 export const adminKey = {
   type: 'object',
-  required: ['id', 'name', 'balance', 'status', 'rate', 'created_at', 'prices', 'low_balance_threshold', 'expires_at', 'metadata'],
+  required: ['id', 'name', 'balance', 'status', 'rate', 'created_at', 'prices', 'low_balance_threshold', 'expires_at', 'metadata', 'spend_caps'],
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
@@ -28,6 +28,11 @@ export const adminKey = {
     },
     expires_at: { type: ['string', 'null'], format: 'date-time', description: 'When the key stops working; null: never.' },
     metadata: { type: ['object', 'null'], additionalProperties: true, description: 'Your own data about the key; null: none.' },
+    spend_caps: {
+      type: ['array', 'null'],
+      items: { type: 'object', required: ['credits', 'interval'], properties: { credits: { type: 'integer' }, interval: { type: 'string' } } },
+      description: 'At most this many credits a UTC day, ISO week or calendar month; null: no cap.',
+    },
   },
 } as const;
 
@@ -42,6 +47,23 @@ export const keyLifeProperties = {
     description:
       'When the key stops working (RFC 3339, later than now): after it every request with it is 403, like a disabled key, and ' +
       'key.expired is sent once. null: never.',
+  },
+  spend_caps: {
+    type: ['array', 'null'],
+    maxItems: 3,
+    items: {
+      type: 'object',
+      required: ['credits', 'interval'],
+      additionalProperties: false,
+      properties: {
+        credits: { type: 'integer', minimum: 1, maximum: MAX_BALANCE },
+        interval: { type: 'string', enum: ['day', 'week', 'month'] },
+      },
+    },
+    description:
+      'At most `credits` spent a UTC calendar day, ISO week or calendar month, one cap per interval. A billable request whose ' +
+      'price would take a period over a cap is 429 (Retry-After: until the period ends), uncharged, and credits.cap_reached is ' +
+      'sent once per cap and period. Decided in the debit itself, on every instance. null: no cap.',
   },
   metadata: {
     type: ['object', 'null'],

@@ -4,7 +4,7 @@ import { hashApiKey } from '../../billing/keys.js';
 import { type KeyRecord, priceOf } from '../../billing/ledger.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { Step } from '../steps.js';
-import { ASK_THE_OPERATOR, noCredits, purchaseUrlFor, refusal } from './refusals.js';
+import { ASK_THE_OPERATOR, capReached, noCredits, purchaseUrlFor, refusal } from './refusals.js';
 
 /**
  * Spends what a request to `endpoint` costs this key (402 when the balance does not cover all of
@@ -29,8 +29,11 @@ export function chargeStep(
       reply.header('x-credits-charged', '0');
     } else {
       const cost = priceOf(endpoint, request.caller?.key ?? null, prices);
-      const result = await credits.charge(keyHash, endpoint, { idempotencyRef: request.idempotency?.claim.ref, cost });
+      const options = { idempotencyRef: request.idempotency?.claim.ref, cost };
+      const capped = request.caller?.key.spendCaps?.length ? request.caller.key : undefined;
+      const result = capped ? await credits.chargeCapped(capped, endpoint, options) : await credits.charge(keyHash, endpoint, options);
       metrics?.debit(result.outcome);
+      if (result.outcome === 'capped') throw capReached(result.balance, result.reached, credits.now());
       const buyAt = purchaseUrlFor(purchaseUrl, request.caller?.key.id);
       if (result.outcome === 'no-credits' && cost > 1) {
         throw noCredits(buyAt, `This request costs ${cost} credits and the API key has fewer left: nothing was charged.${ASK_THE_OPERATOR}`);

@@ -1,4 +1,5 @@
 import type { DebitResult, KeyRecord } from '../../billing/ledger.js';
+import type { CapReached } from '../../billing/spend-caps.js';
 import { ApiError, errorCatalogue } from '../../errors.js';
 
 /** The catalogue's answers to a key the ledger refused, shared by the authenticate and charge steps. */
@@ -27,7 +28,7 @@ export function purchaseUrlFor(purchaseUrl: string | undefined, keyId: string | 
   return url.toString();
 }
 
-/** The answer to a key the ledger refused: 401 unknown, 403 revoked or disabled, 402 at zero. */
+/** The answer to a key the ledger refused: 401 unknown, 403 revoked or disabled, 402 at zero, 429 past a spend cap. */
 export function refusal(
   result: Exclude<DebitResult, { outcome: 'charged' }>,
   extra: Record<string, unknown>,
@@ -40,7 +41,20 @@ export function refusal(
       return new ApiError(result.status === 'revoked' ? 'REVOKED_KEY' : 'DISABLED_KEY', undefined, { extra });
     case 'no-credits':
       return noCredits(purchaseUrl);
+    case 'capped':
+      return capReached(result.balance, result.reached, Date.now());
   }
+}
+
+/** 429 for a price that would take a spend cap's period over the cap: when it resets, and what is left. */
+export function capReached(balance: number, reached: CapReached, now: number): ApiError {
+  const { cap, spent, resetsAt } = reached;
+  const seconds = Math.max(1, Math.ceil((Date.parse(resetsAt) - now) / 1000));
+  return new ApiError(
+    'SPEND_CAP_REACHED',
+    `This API key has spent ${spent} of its cap of ${cap.credits} credits a ${cap.interval}; the cap resets at ${resetsAt}. Nothing was charged.`,
+    { headers: { 'retry-after': String(seconds), 'x-credits-remaining': String(balance) } },
+  );
 }
 
 /** 403 for a key whose end (expires_at) has come, saying when. */

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { MAX_BALANCE } from '../../../billing/ledger.js';
+import type { SpendCap } from '../../../billing/spend-caps.js';
 import type { Services } from '../../../services/services.js';
 import { plainText } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
@@ -43,6 +44,7 @@ export function createKeyRoute(app: FastifyInstance, services: Services, hooks: 
       rate?: number | null;
       expires_at?: string | null;
       metadata?: Record<string, unknown> | null;
+      spend_caps?: SpendCap[] | null;
     };
     const life = keyLifeOf(body, services.clock());
     const { key, record } = await keysFor(services, request).create(body.credits, body.name ?? '', body.rate ?? null, life);

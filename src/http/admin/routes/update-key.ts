@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { MAX_BALANCE } from '../../../billing/ledger.js';
+import type { SpendCap } from '../../../billing/spend-caps.js';
 import type { Services } from '../../../services/services.js';
 import { errorResponse } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
@@ -44,6 +45,7 @@ export function updateKeyRoute(app: FastifyInstance, services: Services, hooks: 
       low_balance_threshold?: number | null;
       expires_at?: string | null;
       metadata?: Record<string, unknown> | null;
+      spend_caps?: SpendCap[] | null;
     };
     const life = keyLifeOf(body, services.clock());
     const change = await keysFor(services, request).updateSettings(id, {
