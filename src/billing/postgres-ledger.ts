@@ -416,7 +416,7 @@ export class PostgresLedger implements Ledger {
   }
 
   private async debitCappedKey(client: PoolClient, key: KeyRecord | undefined, batch: DebitJob[]): Promise<DebitResult[]> {
-    if (!key || key.status !== 'active') return batch.map(() => refusalFor(key?.status));
+    if (key?.status !== 'active') return batch.map(() => refusalFor(key?.status));
     const at = (batch[0] as DebitJob).at;
     const periods = [];
     for (const period of capPeriods(key.spendCaps ?? [], at)) {

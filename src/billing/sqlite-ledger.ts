@@ -515,7 +515,7 @@ export class SqliteLedger implements Ledger {
       for (const [keyId, indexes] of positionsByKey(jobs)) {
         const batch = indexes.map((index) => jobs[index] as DebitJob);
         const key = this.keyBy(this.sql.keyById, keyId);
-        if (!key || key.status !== 'active') {
+        if (key?.status !== 'active') {
           for (const index of indexes) results[index] = refusalFor(key?.status);
           continue;
         }

@@ -162,6 +162,11 @@ export type AdminCreateKeyRequest = {
   rate?: number | null;
   /** When the key stops working (RFC 3339, later than now): after it every request with it is 403, like a disabled key, and key.expired is sent once. null: never. */
   expires_at?: string | null;
+  /** At most `credits` spent a UTC calendar day, ISO week or calendar month, one cap per interval. A billable request whose price would take a period over a cap is 429 (Retry-After: until the period ends), uncharged, and credits.cap_reached is sent once per cap and period. Decided in the debit itself, on every instance. null: no cap. */
+  spend_caps?: Array<{
+    credits: number;
+    interval: "day" | "week" | "month";
+  }> | null;
   /** Your own data about the key (your customer id, say): a JSON object of at most 4096 bytes, returned by the admin API and carried in the key's webhook events. null: none. */
   metadata?: {
     [field: string]: unknown;
@@ -191,6 +196,11 @@ export type AdminCreateKeyResponse = {
   metadata: {
     [field: string]: unknown;
   } | null;
+  /** At most this many credits a UTC day, ISO week or calendar month; null: no cap. */
+  spend_caps: Array<{
+    credits: number;
+    interval: string;
+  }> | null;
   /** The plain key: 64 hexadecimal characters, shown once. */
   key: string;
 };
@@ -219,6 +229,11 @@ export type AdminListKeysResponse = {
     metadata: {
       [field: string]: unknown;
     } | null;
+    /** At most this many credits a UTC day, ISO week or calendar month; null: no cap. */
+    spend_caps: Array<{
+      credits: number;
+      interval: string;
+    }> | null;
   }>;
   next_cursor: string | null;
 };
@@ -254,6 +269,11 @@ export type AdminGetKeyResponse = {
   metadata: {
     [field: string]: unknown;
   } | null;
+  /** At most this many credits a UTC day, ISO week or calendar month; null: no cap. */
+  spend_caps: Array<{
+    credits: number;
+    interval: string;
+  }> | null;
   last_used_at: string | null;
   charges_by_endpoint: {
     [field: string]: number;
@@ -341,6 +361,11 @@ export type AdminKeyStatusResponse = {
   metadata: {
     [field: string]: unknown;
   } | null;
+  /** At most this many credits a UTC day, ISO week or calendar month; null: no cap. */
+  spend_caps: Array<{
+    credits: number;
+    interval: string;
+  }> | null;
   changed: boolean;
 };
 
@@ -373,6 +398,11 @@ export type AdminSetKeyRateResponse = {
   metadata: {
     [field: string]: unknown;
   } | null;
+  /** At most this many credits a UTC day, ISO week or calendar month; null: no cap. */
+  spend_caps: Array<{
+    credits: number;
+    interval: string;
+  }> | null;
 };
 
 /** Body of POST /admin/keys/{id}/roll. */
@@ -404,6 +434,11 @@ export type AdminRollKeyResponse = {
   metadata: {
     [field: string]: unknown;
   } | null;
+  /** At most this many credits a UTC day, ISO week or calendar month; null: no cap. */
+  spend_caps: Array<{
+    credits: number;
+    interval: string;
+  }> | null;
   /** The new plain key: 64 hexadecimal characters, shown once. */
   key: string;
   /** When the former key stops working; null: it already has. */
@@ -420,6 +455,11 @@ export type AdminUpdateKeyRequest = {
   low_balance_threshold?: number | null;
   /** When the key stops working (RFC 3339, later than now): after it every request with it is 403, like a disabled key, and key.expired is sent once. null: never. */
   expires_at?: string | null;
+  /** At most `credits` spent a UTC calendar day, ISO week or calendar month, one cap per interval. A billable request whose price would take a period over a cap is 429 (Retry-After: until the period ends), uncharged, and credits.cap_reached is sent once per cap and period. Decided in the debit itself, on every instance. null: no cap. */
+  spend_caps?: Array<{
+    credits: number;
+    interval: "day" | "week" | "month";
+  }> | null;
   /** Your own data about the key (your customer id, say): a JSON object of at most 4096 bytes, returned by the admin API and carried in the key's webhook events. null: none. */
   metadata?: {
     [field: string]: unknown;
@@ -449,6 +489,11 @@ export type AdminUpdateKeyResponse = {
   metadata: {
     [field: string]: unknown;
   } | null;
+  /** At most this many credits a UTC day, ISO week or calendar month; null: no cap. */
+  spend_caps: Array<{
+    credits: number;
+    interval: string;
+  }> | null;
 };
 
 /** Body of PUT /admin/keys/{id}/refill. */
@@ -478,7 +523,7 @@ export type AdminCreateWebhookRequest = {
   /** http or https, without credentials. */
   url: string;
   /** The event types sent there; null or absent: all of them. */
-  events?: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "key.revoked" | "key.rolled" | "key.expired"> | null;
+  events?: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "credits.cap_reached" | "key.revoked" | "key.rolled" | "key.expired"> | null;
 };
 
 /** 201 answer of POST /admin/webhooks. */
@@ -486,7 +531,7 @@ export type AdminCreateWebhookResponse = {
   id: string;
   url: string;
   /** The event types sent there; null or absent: all of them. */
-  events: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "key.revoked" | "key.rolled" | "key.expired"> | null;
+  events: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "credits.cap_reached" | "key.revoked" | "key.rolled" | "key.expired"> | null;
   created_at: string;
   /** whsec_ and base64: verify signatures with it. */
   secret: string;
@@ -498,7 +543,7 @@ export type AdminListWebhooksResponse = {
     id: string;
     url: string;
     /** The event types sent there; null or absent: all of them. */
-    events: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "key.revoked" | "key.rolled" | "key.expired"> | null;
+    events: Array<"credits.low" | "credits.depleted" | "credits.granted" | "credits.expired" | "credits.cap_reached" | "key.revoked" | "key.rolled" | "key.expired"> | null;
     created_at: string;
   }>;
 };

@@ -13,17 +13,21 @@ const HEADER_MESSAGES: Record<string, string> = {
   'idempotency-key:invalid': errorCatalogue.INVALID_IDEMPOTENCY_KEY.message,
 };
 
-/** The field an AJV issue is about: a missing property's name, else the first segment of its path. */
-function fieldOf(issue: ValidationIssue): { field: string; missing: boolean } {
+/**
+ * The field an AJV issue is about: a missing property's name, else the first segment of its path;
+ * `at`, the whole path as a reader writes it (spend_caps[0].credits).
+ */
+function fieldOf(issue: ValidationIssue): { field: string; missing: boolean; at: string } {
   const missing = issue.keyword === 'required';
   const path = issue.instancePath.split('/').filter(Boolean);
   const field = missing ? String((issue.params as { missingProperty?: string }).missingProperty ?? '') : (path[0] ?? '');
-  return { field: path.length > 0 && missing ? path[0] : field, missing };
+  const at = path.map((segment, index) => (/^\d+$/.test(segment) ? `[${segment}]` : index === 0 ? segment : `.${segment}`)).join('');
+  return { field: path.length > 0 && missing ? path[0] : field, missing, at: at || field };
 }
 
 function validationMessage(error: FastifyError, request: FastifyRequest): string {
   const issue = error.validation![0];
-  const { field, missing } = fieldOf(issue);
+  const { field, missing, at } = fieldOf(issue);
   const where = error.validationContext === 'querystring' ? 'query parameter' : error.validationContext === 'params' ? 'path segment' : 'field';
   if (issue.keyword === 'pattern' && (issue.params as { pattern?: string }).pattern === NO_CONTROL_CHARACTERS) {
     return `The ${where} ${field} must not hold control characters (such as NUL, ESC or a line break).`;
@@ -45,7 +49,7 @@ function validationMessage(error: FastifyError, request: FastifyRequest): string
     }
     if (messages[field]) return messages[field];
   }
-  return `Invalid ${error.validationContext ?? 'request'}: ${field || 'value'} ${issue.message ?? 'is invalid'}.`;
+  return `Invalid ${error.validationContext ?? 'request'}: ${at || 'value'} ${issue.message ?? 'is invalid'}.`;
 }
 
 /** Fastify's own errors, as the envelope's status and a message telling the caller what to fix. */

@@ -37,6 +37,7 @@ describe('admin API: keys', () => {
         low_balance_threshold: null,
         expires_at: null,
         metadata: null,
+        spend_caps: null,
       },
     );
     const credits = await context.app.inject({ url: '/credits', headers: { 'x-api-key': created.key } });
