@@ -48,6 +48,25 @@ describe('metered-search keys', () => {
     assert.match(list.stderr, /--metadata must be a JSON object/);
   });
 
+  it("caps sets a key's spend caps, --none removes them, and a cap without credits is refused", async () => {
+    const created = await create('10');
+    const capped = await cli(env, 'keys', 'caps', created.id, '--day', '5', '--month', '50');
+    assert.equal(capped.code, 0, capped.stderr);
+    assert.match(capped.stdout, /spend caps 5 a day, 50 a month/);
+    const store = new SqliteStore(dir.path);
+    try {
+      assert.deepEqual((await store.ledger.findKeyById(created.id))?.spendCaps, [
+        { credits: 5, interval: 'day' },
+        { credits: 50, interval: 'month' },
+      ]);
+    } finally {
+      await store.close();
+    }
+    assert.equal((await cli(env, 'keys', 'caps', created.id, '--none')).code, 0);
+    assert.match((await cli(env, 'keys', 'caps', created.id)).stderr, /Give --day, --week or --month/);
+    assert.match((await cli(env, 'keys', 'caps', created.id, '--day', '0')).stderr, /--credits must be an integer from 1/);
+  });
+
   it('create refuses credits that are not an integer >= 0', async () => {
     for (const credits of ['-1', 'abc', '1.5', '']) {
       const result = await cli(env, 'keys', 'create', '--credits', credits);

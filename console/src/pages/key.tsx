@@ -53,6 +53,12 @@ export function KeyPage({ api, keyId, can }: { api: AdminApi; keyId: string; can
               <span class="tile-value small mono">{record.id}</span>
             </div>
             <div class="tile">
+              <span class="tile-label">Spend caps</span>
+              <span class="tile-value small" data-testid="caps">
+                {record.spend_caps?.length ? record.spend_caps.map((cap) => `${formatNumber(cap.credits)} a ${cap.interval}`).join(', ') : 'none'}
+              </span>
+            </div>
+            <div class="tile">
               <span class="tile-label">Works until</span>
               <span class="tile-value small" data-testid="expires">
                 {record.expires_at === null ? 'no end' : formatTime(record.expires_at)}

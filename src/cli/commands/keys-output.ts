@@ -58,7 +58,8 @@ export function renderRolledKey(rolled: RolledKey): string {
 }
 
 export function renderKey(key: KeyRecord, verb: string): string {
-  return `Key ${key.id}${named(key.name)} ${verb}: status ${key.status}, balance ${key.balance}, rate limit ${rate(key.rateLimit)}.`;
+  const caps = key.spendCaps?.length ? `, spend caps ${key.spendCaps.map((cap) => `${cap.credits} a ${cap.interval}`).join(', ')}` : '';
+  return `Key ${key.id}${named(key.name)} ${verb}: status ${key.status}, balance ${key.balance}, rate limit ${rate(key.rateLimit)}${caps}.`;
 }
 
 export function renderKeyList(keys: KeyRecord[]): string {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { KeyAdmin } from '../../billing/key-admin.js';
 import { type KeyRecord, type KeyStatus, MAX_BALANCE } from '../../billing/ledger.js';
 import { REFILL_INTERVALS, REFILL_MODES, type RefillInterval, type RefillMode, type RefillPlan } from '../../billing/refills.js';
+import { CAP_INTERVALS } from '../../billing/spend-caps.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
 import { CliError, notFound, parseCredits, parseGraceSeconds, parseRate, parseTime } from '../errors.js';
@@ -38,6 +39,19 @@ export function keysCommands(program: Command, cli: CliContext): void {
     .option('--json', 'print the result as JSON')
     .action(async (options: CreateOptions & { json?: boolean }) => {
       cli.output(options.json, await cli.withStore((store) => createKey(store, options)), renderCreatedKey);
+    });
+  keys
+    .command('caps')
+    .description("Set a key's spend caps: at most N credits a UTC day, ISO week or calendar month (a request past one is 429, uncharged).")
+    .argument('<key-or-id>', 'the plain key or its id')
+    .option('--day <n>', 'credits a day')
+    .option('--week <n>', 'credits an ISO week')
+    .option('--month <n>', 'credits a calendar month')
+    .option('--none', 'remove every cap')
+    .option('--json', 'print the result as JSON')
+    .action(async (keyOrId: string, options: CapOptions & { json?: boolean }) => {
+      const key = await cli.withStore((store) => setCaps(store, keyOrId, options));
+      cli.output(options.json, key, (result) => renderKey(result, 'caps set'));
     });
   keys
     .command('set-rate')
@@ -143,6 +157,26 @@ function parseMetadata(raw: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError('--metadata must be a JSON object.');
   if (Buffer.byteLength(raw) > 4096) throw new CliError('--metadata may hold at most 4096 bytes as JSON.');
   return value as Record<string, unknown>;
+}
+
+interface CapOptions {
+  day?: string;
+  week?: string;
+  month?: string;
+  none?: boolean;
+}
+
+async function setCaps(store: Store, keyOrId: string, options: CapOptions): Promise<KeyRecord> {
+  const caps = CAP_INTERVALS.flatMap((interval) => {
+    const raw = options[interval];
+    return raw === undefined ? [] : [{ credits: parseCredits(raw, 1), interval }];
+  });
+  if (options.none === true && caps.length > 0) throw new CliError('Give --none, or caps, not both.');
+  if (options.none !== true && caps.length === 0) throw new CliError('Give --day, --week or --month (credits), or --none.');
+  const change = await operatorKeys(store).updateSettings(keyOrId, { spendCaps: caps.length === 0 ? null : caps });
+  if (change.outcome === 'not-found') throw notFound(keyOrId);
+  if (change.outcome === 'revoked') throw new CliError(`Key ${change.key.id} is revoked, which is permanent: its caps do not change.`);
+  return change.key;
 }
 
 async function setKeyRate(store: Store, keyOrId: string, rate: string): Promise<KeyRecord> {
