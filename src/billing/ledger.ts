@@ -312,6 +312,8 @@ export interface Ledger {
    * number of instances.
    */
   announceExpiredKeys(now: string, limit: number): Promise<KeyEnd[]>;
+  /** What each of the key's caps' current periods (at `now`, ms since the epoch) has spent, shortest interval first. */
+  capSpend(keyId: string, caps: SpendCap[], now: number): Promise<Array<{ cap: SpendCap; spent: number; resetsAt: string }>>;
   /** Sets a key's prices, low-balance mark, end or metadata; undefined for an unknown key. */
   updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined>;
   /** Fills in the final HTTP status of a charged request. Not awaited on the request path. */

@@ -40,7 +40,7 @@ import {
 import { OutcomeWriter } from './outcome-writer.js';
 import { applyRefill, expireGrant, expiringCredits, grant, recordEvent, refillRule, setRefill } from './postgres-credits.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
-import { capPeriods, decideCapped } from './spend-caps.js';
+import { capPeriods, decideCapped, type SpendCap } from './spend-caps.js';
 
 interface DebitedRow {
   key_hash: string;
@@ -300,6 +300,18 @@ export class PostgresLedger implements Ledger {
 
   debit(keyHash: string, endpoint: string, options: DebitOptions = {}): Promise<DebitResult> {
     return this.debits.submit(keyHash, endpoint, options);
+  }
+
+  async capSpend(keyId: string, caps: SpendCap[], now: number): Promise<Array<{ cap: SpendCap; spent: number; resetsAt: string }>> {
+    const periods = capPeriods(caps, now);
+    const { rows } = await this.db.query<{ interval: string; period_start: Date; spent: number }>(
+      'SELECT interval, period_start, spent FROM key_spend WHERE key_id = $1 AND period_start = ANY($2::timestamptz[])',
+      [keyId, periods.map((period) => period.start)],
+    );
+    return periods.map((period) => {
+      const row = rows.find((candidate) => candidate.interval === period.cap.interval && candidate.period_start.toISOString() === period.start);
+      return { cap: period.cap, spent: Number(row?.spent ?? 0), resetsAt: period.end };
+    });
   }
 
   debitCapped(keyId: string, endpoint: string, options: DebitOptions, now: number): Promise<DebitResult> {

@@ -42,7 +42,7 @@ import {
 } from './ledger.js';
 import { type ChargeOutcome, OutcomeWriter } from './outcome-writer.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
-import { capPeriods, decideCapped } from './spend-caps.js';
+import { capPeriods, decideCapped, type SpendCap } from './spend-caps.js';
 import { SqliteCredits } from './sqlite-credits.js';
 import { SqliteLedgerReports } from './sqlite-ledger-reports.js';
 
@@ -321,6 +321,13 @@ export class SqliteLedger implements Ledger {
 
   debit(keyHash: string, endpoint: string, options: DebitOptions = {}): Promise<DebitResult> {
     return this.debits.submit(keyHash, endpoint, options);
+  }
+
+  async capSpend(keyId: string, caps: SpendCap[], now: number): Promise<Array<{ cap: SpendCap; spent: number; resetsAt: string }>> {
+    return capPeriods(caps, now).map((period) => {
+      const row = this.sql.periodSpend.get(keyId, period.cap.interval, period.start) as { spent: number } | undefined;
+      return { cap: period.cap, spent: row?.spent ?? 0, resetsAt: period.end };
+    });
   }
 
   debitCapped(keyId: string, endpoint: string, options: DebitOptions, now: number): Promise<DebitResult> {

@@ -296,6 +296,13 @@ export type AdminGetKeyResponse = {
     credits: number;
     at: string;
   }>;
+  /** Each spend cap's current period: what it has spent, and when it resets. Empty without caps. */
+  cap_spend: Array<{
+    credits: number;
+    interval: "day" | "week" | "month";
+    spent: number;
+    resets_at: string;
+  }>;
 };
 
 /** 200 answer of GET /admin/keys/{id}/charges. */

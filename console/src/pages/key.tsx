@@ -55,7 +55,9 @@ export function KeyPage({ api, keyId, can }: { api: AdminApi; keyId: string; can
             <div class="tile">
               <span class="tile-label">Spend caps</span>
               <span class="tile-value small" data-testid="caps">
-                {record.spend_caps?.length ? record.spend_caps.map((cap) => `${formatNumber(cap.credits)} a ${cap.interval}`).join(', ') : 'none'}
+                {record.cap_spend.length
+                  ? record.cap_spend.map((cap) => `${formatNumber(cap.spent)} of ${formatNumber(cap.credits)} this ${cap.interval}`).join(', ')
+                  : 'none'}
               </span>
             </div>
             <div class="tile">

@@ -33,7 +33,9 @@ describe('admin API: spend caps', () => {
     assert.equal(body.resp, undefined, 'refused before the handler');
     assert.equal(refused.headers['retry-after'], String(2 * 3600));
     assert.equal(refused.headers['x-credits-remaining'], '48');
-    assert.equal(json(await call('GET', `/admin/keys/${created.id}`)).balance, 48);
+    const shown = json(await call('GET', `/admin/keys/${created.id}`));
+    assert.equal(shown.balance, 48);
+    assert.deepEqual(shown.cap_spend, [{ credits: 2, interval: 'day', spent: 2, resets_at: '2037-03-05T00:00:00.000Z' }]);
     assert.equal((await context.app.inject({ url: '/credits', headers: { 'x-api-key': created.key } })).statusCode, 200, '/credits is free');
     const events = json(await call('GET', `/admin/keys/${created.id}/events`)).events as Array<{ type: string; data: Record<string, unknown> }>;
     assert.deepEqual(

@@ -20,7 +20,7 @@ const schema = {
       description: 'The key, when it was last charged, its charges by endpoint, its latest grants and its credits that expire.',
       headers: adminSuccessHeaders,
       type: 'object',
-      required: [...adminKey.required, 'last_used_at', 'charges_by_endpoint', 'grants', 'expiring', 'refill'],
+      required: [...adminKey.required, 'last_used_at', 'charges_by_endpoint', 'grants', 'expiring', 'refill', 'cap_spend'],
       properties: {
         ...adminKey.properties,
         last_used_at: { type: ['string', 'null'], format: 'date-time' },
@@ -41,6 +41,20 @@ const schema = {
         },
         refill: refillSchema,
         expiring: expiringSchema,
+        cap_spend: {
+          type: 'array',
+          description: "Each spend cap's current period: what it has spent, and when it resets. Empty without caps.",
+          items: {
+            type: 'object',
+            required: ['credits', 'interval', 'spent', 'resets_at'],
+            properties: {
+              credits: { type: 'integer' },
+              interval: { type: 'string', enum: ['day', 'week', 'month'] },
+              spent: { type: 'integer' },
+              resets_at: { type: 'string', format: 'date-time' },
+            },
+          },
+        },
       },
     },
     404: errorResponse('No key has this id.'),
@@ -52,11 +66,12 @@ export function getKeyRoute(app: FastifyInstance, services: Services, hooks: Rou
   app.get('/admin/keys/:id', { schema, ...hooks }, async (request) => {
     const key = await existingKey(services.store, (request.params as { id: string }).id);
     const { ledger } = services.store;
-    const [activity, grants, expiring, refill] = await Promise.all([
+    const [activity, grants, expiring, refill, capSpend] = await Promise.all([
       ledger.keyActivity(key.id),
       ledger.listGrants(key.id),
       ledger.expiringCredits(key.id),
       ledger.refillRule(key.id),
+      ledger.capSpend(key.id, key.spendCaps ?? [], services.clock()),
     ]);
     return {
       ...adminKeyOf(key),
@@ -68,6 +83,7 @@ export function getKeyRoute(app: FastifyInstance, services: Services, hooks: Rou
         .map((grant) => ({ credits: grant.amount, reason: grant.reason, at: grant.at, expires_at: grant.expiresAt })),
       expiring,
       refill: refillOf(refill),
+      cap_spend: capSpend.map((period) => ({ ...period.cap, spent: period.spent, resets_at: period.resetsAt })),
     };
   });
 }
