@@ -16,6 +16,8 @@ import type {
   AdminSetRefillResponse,
   AdminTopUpKeyRequest,
   AdminTopUpKeyResponse,
+  AdminUpdateKeyRequest,
+  AdminUpdateKeyResponse,
   AdminUsageResponse,
 } from '../../src/client/api-types.js';
 
@@ -105,6 +107,8 @@ export class AdminApi {
   setRefill = (keyId: string, input: AdminSetRefillRequest) =>
     this.call<AdminSetRefillResponse>('PUT', `/admin/keys/${id(keyId)}/refill`, { json: input });
   endRefill = (keyId: string) => this.call<unknown>('DELETE', `/admin/keys/${id(keyId)}/refill`);
+  updateKey = (keyId: string, input: AdminUpdateKeyRequest) =>
+    this.call<AdminUpdateKeyResponse>('PATCH', `/admin/keys/${id(keyId)}`, { json: input });
   countDocuments = () => this.call<AdminCountDocumentsResponse>('GET', '/admin/documents');
   ingestJsonLines = (text: string) => this.call<AdminIngestDocumentsResponse>('POST', '/admin/documents', { text, type: 'application/x-ndjson' });
   getDocument = (docId: string) => this.call<Record<string, unknown>>('GET', `/admin/documents/${id(docId)}`);

@@ -257,7 +257,7 @@ describe('the operator console in Chromium', {
     await page.getByLabel('Document id').fill('law-1');
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByRole('heading', { name: 'Data breach notification' }).waitFor();
-    for (const name of ['Create key', 'Top up', 'Disable', 'Revoke', 'Roll', 'Set refill', 'Add documents', 'Delete this document']) {
+    for (const name of ['Create key', 'Top up', 'Disable', 'Revoke', 'Roll', 'Save caps', 'Set refill', 'Add documents', 'Delete this document']) {
       assert.equal(await page.getByRole('button', { name }).count(), 0, `no "${name}" button`);
     }
     await nav(page, 'Keys').click();
@@ -268,6 +268,29 @@ describe('the operator console in Chromium', {
     assert.equal(await page.getByRole('button', { name: 'Top up' }).count(), 0);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Admin token').waitFor();
+  });
+
+  it("sets a key's spend caps, which the API then has, and shows what each period spent", async () => {
+    const page = await openBrowser();
+    await signIn(page, writeToken);
+    await nav(page, 'Keys').click();
+    await page.getByRole('link', { name: 'Acme Research' }).click();
+    await page.getByTestId('balance').waitFor();
+    await page.getByLabel('Credits a day').fill('500');
+    await page.getByLabel('Credits a month').fill('9000');
+    await page.getByRole('button', { name: 'Save caps' }).click();
+    await page.getByText('Spend caps saved.').waitFor();
+    await page.getByTestId('caps').filter({ hasText: 'of 500 this day' }).waitFor();
+    const keyId = (await page.locator('.tile-value.mono').first().textContent())?.trim() ?? '';
+    const shown = await fetch(`${server.url}/admin/keys/${keyId}`, { headers: { authorization: `Bearer ${writeToken}` } });
+    assert.deepEqual(((await shown.json()) as { spend_caps: unknown }).spend_caps, [
+      { credits: 500, interval: 'day' },
+      { credits: 9000, interval: 'month' },
+    ]);
+    await page.getByLabel('Credits a day').fill('');
+    await page.getByLabel('Credits a month').fill('');
+    await page.getByRole('button', { name: 'Save caps' }).click();
+    await page.getByText('No spend caps now.').waitFor();
   });
 
   it('a token with some scopes sees what they allow and no button they do not', async () => {
@@ -284,7 +307,7 @@ describe('the operator console in Chromium', {
     await page.getByRole('link', { name: 'Acme Research' }).click();
     await page.getByTestId('balance').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Top up' }).count(), 1, 'credits:write tops up');
-    for (const name of ['Disable', 'Revoke', 'Roll']) assert.equal(await page.getByRole('button', { name }).count(), 0, `no "${name}"`);
+    for (const name of ['Disable', 'Revoke', 'Roll', 'Save caps']) assert.equal(await page.getByRole('button', { name }).count(), 0, `no "${name}"`);
   });
 
   it('works from the keyboard, labels every field, and fits a phone screen', async () => {

@@ -28,6 +28,7 @@ export function KeyActions({ api, keyRecord, can, onChanged }: ActionsProps) {
           {can('credits:write') && <TopUp api={api} keyId={keyRecord.id} onChanged={onChanged} />}
           {can('keys:write') && <StatusChange api={api} keyRecord={keyRecord} onChanged={onChanged} />}
           {can('keys:write') && <Roll api={api} keyRecord={keyRecord} onChanged={onChanged} />}
+          {can('keys:write') && <SpendCaps api={api} keyRecord={keyRecord} onChanged={onChanged} />}
         </div>
       )}
     </section>
@@ -164,6 +165,46 @@ function Roll({ api, keyRecord, onChanged }: Omit<ActionsProps, 'can'>) {
           </p>
         </ConfirmDialog>
       )}
+    </form>
+  );
+}
+
+const CAP_FIELDS = [
+  { interval: 'day', label: 'Credits a day' },
+  { interval: 'week', label: 'Credits a week' },
+  { interval: 'month', label: 'Credits a month' },
+] as const;
+
+/** At most so many credits a UTC day, ISO week or calendar month; empty fields mean no cap. */
+function SpendCaps({ api, keyRecord, onChanged }: Omit<ActionsProps, 'can'>) {
+  const action = useAction();
+  const current = (interval: string) => keyRecord.spend_caps?.find((cap) => cap.interval === interval)?.credits;
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const caps = CAP_FIELDS.flatMap(({ interval }) => {
+      const value = String(form.get(interval) ?? '').trim();
+      return value === '' ? [] : [{ credits: Number(value), interval }];
+    });
+    const ok = await action.run(async () => {
+      await api.updateKey(keyRecord.id, { spend_caps: caps.length === 0 ? null : caps });
+      return caps.length === 0 ? 'No spend caps now.' : 'Spend caps saved.';
+    });
+    if (ok) onChanged();
+  };
+  return (
+    <form class="stacked" onSubmit={submit} aria-labelledby="key-caps">
+      <h3 id="key-caps">Spend caps</h3>
+      {CAP_FIELDS.map(({ interval, label }) => (
+        <label key={interval}>
+          {label}
+          <input name={interval} type="number" min="1" step="1" defaultValue={current(interval)?.toString() ?? ''} />
+        </label>
+      ))}
+      <button type="submit" disabled={action.busy}>
+        Save caps
+      </button>
+      <Outcome action={action} />
     </form>
   );
 }
