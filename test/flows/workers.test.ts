@@ -44,4 +44,37 @@ describe('serve --workers N', () => {
     assert.equal(await check.ledger.countCharges(record.id), 100);
     await check.close();
   });
+
+  it('holds a spend cap exactly over two processes: 100 of 400 concurrent requests on a cap of 100 a day, the rest 429', async () => {
+    const capped = tempDir();
+    const seed = new SqliteStore(capped.path);
+    const { key, record } = await new KeyAdmin(seed.ledger).create(1000, 'capped', null, { spendCaps: [{ credits: 100, interval: 'day' }] });
+    await seed.close();
+    const server = await spawnServer({ DATA_DIR: capped.path }, ['--workers', '2']);
+    const agent = new Agent({ connections: 100 });
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 400 }, () =>
+          request(`${server.url}/document`, { dispatcher: agent, headers: { 'x-api-key': key, 'svc-doc-id': 'none' } }).then(async (response) => {
+            await response.body.dump();
+            return response.statusCode;
+          }),
+        ),
+      );
+      assert.equal(statuses.filter((status) => status === 404).length, 100, 'charged, then no such document');
+      assert.equal(statuses.filter((status) => status === 429).length, 300);
+    } finally {
+      await agent.close();
+      server.child.kill('SIGTERM');
+    }
+    assert.equal(await server.exited, 0);
+    const check = new SqliteStore(capped.path);
+    try {
+      assert.equal((await check.ledger.findKeyById(record.id))!.balance, 900);
+      assert.equal(await check.ledger.countCharges(record.id), 100);
+    } finally {
+      await check.close();
+      capped.remove();
+    }
+  });
 });

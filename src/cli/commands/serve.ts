@@ -78,7 +78,8 @@ async function serveCluster(config: Config, cli: CliContext): Promise<number> {
   const allExited = new Promise<void>((resolve) => {
     cluster.on('exit', (worker, code, signal) => {
       if (stopping) {
-        if (Object.keys(cluster.workers ?? {}).length === 0) resolve();
+        // Dead, not gone: a worker that exits may still be listed until its channel is closed too.
+        if (Object.values(cluster.workers ?? {}).every((listed) => !listed || listed.isDead())) resolve();
         return;
       }
       cli.io.stdout(`worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
