@@ -1,16 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../platform/clock.js';
-import { API_KEY_PATTERN, hashApiKey } from './keys.js';
+import { API_KEY_PATTERN, hashApiKey, newKeyId } from './keys.js';
 import type { ChangeRecord, KeyRecord, KeySettings, KeyStatus, Ledger, NewKey, RefillChange, RollResult, TopUpResult } from './ledger.js';
 import type { RefillPlan } from './refills.js';
 
 function newApiKey(): string {
   return randomBytes(32).toString('hex');
-}
-
-/** Key ids carry a prefix and 16 hex digits, so an id can never be mistaken for a 64-hex key. */
-function newKeyId(): string {
-  return `key_${randomBytes(8).toString('hex')}`;
 }
 
 const STATUS_ACTIONS: Record<KeyStatus, string> = { active: 'enable', disabled: 'disable', revoked: 'revoke' };
@@ -214,8 +209,8 @@ export class KeyAdmin {
     const actor = this.actor;
     return {
       audit: (result) => {
-        const described = actor === null ? undefined : describe(result);
-        if (actor === null || described === undefined) return undefined;
+        const described = actor ? describe(result) : undefined;
+        if (!actor || !described) return undefined;
         return { actor: actor.name, action: described.action, target: described.keyId, requestId: actor.requestId, detail: described.detail };
       },
       claim: answering,

@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { KEY_ID_PATTERN } from './keys.js';
 import { MAX_BALANCE } from './ledger.js';
 
 /** How far a Stripe-Signature timestamp may be from now: Stripe's own libraries' default. */
@@ -106,9 +107,6 @@ function pricedCredits(session: Record<string, unknown>, metadata: Record<string
   }
   return typeof metadata.price_id === 'string' ? (priceCredits[metadata.price_id] ?? 0) : 0;
 }
-
-/** A key id: `key_` and 16 hex digits (KeyAdmin makes them). */
-export const KEY_ID_PATTERN = /^key_[0-9a-f]{16}$/;
 
 /**
  * How the audit log names a client_reference_id: as it is when it has the form of a key id, else by

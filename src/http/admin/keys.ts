@@ -25,7 +25,7 @@ export function adminKeyOf(key: KeyRecord) {
   };
 }
 
-/** A key's end and metadata as a request gives them, checked: 400 for an end not in the future or metadata over 4 KB. */
+/** A key's end, metadata and spend caps as a request gives them, checked: 400 for an end not in the future, metadata over 4 KB or two caps of one interval. */
 export function keyLifeOf(
   body: { expires_at?: string | null; metadata?: Record<string, unknown> | null; spend_caps?: SpendCap[] | null },
   now: number,

@@ -39,7 +39,7 @@ export const adminKey = {
 /** The most a key's metadata may hold, as JSON. */
 export const MAX_METADATA_BYTES = 4096;
 
-/** A key's end and metadata, as create and PATCH take them. */
+/** A key's end, spend caps and metadata, as create and PATCH take them. */
 export const keyLifeProperties = {
   expires_at: {
     type: ['string', 'null'],

@@ -34,11 +34,13 @@ export function chargeStep(
       const result = capped ? await credits.chargeCapped(capped, endpoint, options) : await credits.charge(keyHash, endpoint, options);
       metrics?.debit(result.outcome);
       if (result.outcome === 'capped') throw capReached(result.balance, result.reached, credits.now());
-      const buyAt = purchaseUrlFor(purchaseUrl, request.caller?.key.id);
-      if (result.outcome === 'no-credits' && cost > 1) {
-        throw noCredits(buyAt, `This request costs ${cost} credits and the API key has fewer left: nothing was charged.${ASK_THE_OPERATOR}`);
+      if (result.outcome !== 'charged') {
+        const buyAt = purchaseUrlFor(purchaseUrl, request.caller?.key.id);
+        if (result.outcome === 'no-credits' && cost > 1) {
+          throw noCredits(buyAt, `This request costs ${cost} credits and the API key has fewer left: nothing was charged.${ASK_THE_OPERATOR}`);
+        }
+        throw refusal(result, {}, buyAt);
       }
-      if (result.outcome !== 'charged') throw refusal(result, {}, buyAt);
       metrics?.spend(cost);
       request.charge = { chargeId: result.chargeId, balance: result.balance };
       reply.header('x-credits-charged', String(cost));

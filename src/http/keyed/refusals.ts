@@ -28,9 +28,9 @@ export function purchaseUrlFor(purchaseUrl: string | undefined, keyId: string | 
   return url.toString();
 }
 
-/** The answer to a key the ledger refused: 401 unknown, 403 revoked or disabled, 402 at zero, 429 past a spend cap. */
+/** The answer to a key the ledger refused: 401 unknown, 403 revoked or disabled, 402 at zero (a spend cap's 429 is capReached). */
 export function refusal(
-  result: Exclude<DebitResult, { outcome: 'charged' }>,
+  result: Exclude<DebitResult, { outcome: 'charged' | 'capped' }>,
   extra: Record<string, unknown>,
   purchaseUrl: string | undefined,
 ): ApiError {
@@ -41,8 +41,6 @@ export function refusal(
       return new ApiError(result.status === 'revoked' ? 'REVOKED_KEY' : 'DISABLED_KEY', undefined, { extra });
     case 'no-credits':
       return noCredits(purchaseUrl);
-    case 'capped':
-      return capReached(result.balance, result.reached, Date.now());
   }
 }
 

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { auditReport } from '../../admin/admin-tokens.js';
 import { KeyAdmin } from '../../billing/key-admin.js';
+import { KEY_ID_PATTERN } from '../../billing/keys.js';
 import {
   checkoutPurchase,
   checkStripeSignature,
   isStripeEvent,
-  KEY_ID_PATTERN,
   PAID_CHECKOUT_EVENTS,
   referenceFingerprint,
   type StripeEvent,
