@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../platform/clock.js';
+import type { KeyAccount } from './accounts.js';
 import { API_KEY_PATTERN, hashApiKey, newKeyId } from './keys.js';
 import type { ChangeRecord, KeyRecord, KeySettings, KeyStatus, Ledger, NewKey, RefillChange, RollResult, TopUpResult } from './ledger.js';
 import type { RefillPlan } from './refills.js';
@@ -61,12 +62,34 @@ export class KeyAdmin {
     private readonly acceptsPlainKeys = false,
   ) {}
 
-  /** `rateLimit`: requests per second for this key; null or absent for the service's default. */
+  /** A key with an account of its own holding `credits`. `rateLimit`: requests per second for this key; null or absent for the service's default. */
   async create(
     credits: number,
     name = '',
     rateLimit: number | null = null,
     life: Pick<NewKey, 'expiresAt' | 'metadata' | 'spendCaps'> = {},
+  ): Promise<{ key: string; record: KeyRecord }> {
+    return this.createIn({ ownAccount: true }, credits, name, rateLimit, life);
+  }
+
+  /** A key of an existing account, `credits` granted to it; undefined when there is no such account (accounts are never deleted). */
+  async createInAccount(
+    accountId: string,
+    credits: number,
+    name = '',
+    rateLimit: number | null = null,
+    life: Pick<NewKey, 'expiresAt' | 'metadata' | 'spendCaps'> = {},
+  ): Promise<{ key: string; record: KeyRecord } | undefined> {
+    if (!(await this.ledger.findAccount(accountId))) return undefined;
+    return this.createIn({ accountId }, credits, name, rateLimit, life);
+  }
+
+  private async createIn(
+    account: KeyAccount,
+    credits: number,
+    name: string,
+    rateLimit: number | null,
+    life: Pick<NewKey, 'expiresAt' | 'metadata' | 'spendCaps'>,
   ): Promise<{ key: string; record: KeyRecord }> {
     const key = newApiKey();
     const detail = {
@@ -77,8 +100,8 @@ export class KeyAdmin {
       ...(life.spendCaps && { spend_caps: life.spendCaps }),
     };
     const record = await this.ledger.createKey(
-      { keyHash: hashApiKey(key), id: newKeyId(), name, credits, rateLimit, ...life },
-      this.recorded((created) => ({ action: 'keys.create', keyId: created.id, detail })),
+      { keyHash: hashApiKey(key), id: newKeyId(), name, credits, rateLimit, account, ...life },
+      this.recorded((created) => ({ action: 'keys.create', keyId: created.id, detail: { ...detail, account_id: created.accountId } })),
     );
     return { key, record };
   }
@@ -170,7 +193,7 @@ export class KeyAdmin {
     return this.ledger.setRefill(key.id, plan, new Date(this.clock()).toISOString(), this.recorded(describe, answering));
   }
 
-  /** A key's own prices and low-balance mark (null returns each to the service's); not on a revoked key. */
+  /** A key's end, metadata and caps, and its account's prices and low-balance mark (null returns each to the service's); not on a revoked key. */
   async updateSettings(keyOrId: string, settings: KeySettings): Promise<SettingsChange> {
     const key = await this.find(keyOrId);
     if (!key) return { outcome: 'not-found' };

@@ -2,11 +2,23 @@ import type { NewAuditEntry } from '../admin/admin-store.js';
 import type { IdempotencyEntry, StoredResponse } from '../idempotency/idempotency-store.js';
 import { cursorOf, placeOf } from '../platform/cursor.js';
 import { MAX_BALANCE } from '../rules.js';
+import type {
+  AccountCreation,
+  AccountQuery,
+  AccountRecord,
+  AccountRefillChange,
+  AccountSettings,
+  AccountTopUpResult,
+  AccountUpdate,
+  AccountUsageRow,
+  KeyAccount,
+  NewAccount,
+} from './accounts.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
 import type { CapReached, SpendCap } from './spend-caps.js';
 
 /**
- * The ledger: keys, their balances, the credits granted and the charges made. Two implementations,
+ * The ledger: accounts and their balances, their keys, the credits granted and the charges made. Two implementations,
  * SQLite (sqlite-ledger.ts) and PostgreSQL (postgres-ledger.ts), pass the same contract tests.
  * Expected outcomes (unknown key, no credits) are values; only faults throw.
  */
@@ -39,24 +51,34 @@ export function changeWrites<Result>(
 
 export interface KeyRecord {
   id: string;
+  /** The account whose balance the key spends (billing/accounts.ts). */
+  accountId: string;
   name: string;
   status: KeyStatus;
+  /** The account's balance, which every key of the account spends. */
   balance: number;
   createdAt: string;
   /** Requests per second this key may make; null means the service's default. */
   rateLimit: number | null;
-  /** Grants of this key that expire with credits left as of their last settlement (see Ledger.expiringCredits). */
+  /** The account's grants that expire with credits left as of their last settlement (see Ledger.expiringCredits). */
   expiringGrants: number;
-  /** Credits per request by endpoint path, overriding PRICES for this key; null: none. */
+  /** The account's credits per request by endpoint path, overriding PRICES; null: none. */
   prices: Record<string, number> | null;
-  /** Balance at or below which a debit sends credits.low; null: LOW_BALANCE_THRESHOLD. */
+  /** The account's balance at or below which a debit sends credits.low; null: LOW_BALANCE_THRESHOLD. */
   lowBalanceThreshold: number | null;
   /** When the key stops working, RFC 3339 in UTC; null: never. */
   expiresAt: string | null;
   /** The operator's own data about the key; null: none. */
   metadata: Record<string, unknown> | null;
-  /** At most this many credits a day, week or month; null: no cap. */
+  /** At most this many credits a day, week or month spent through this key; null: no cap. */
   spendCaps: SpendCap[] | null;
+  /** The account's caps, over every key of it; null: none. */
+  accountSpendCaps: SpendCap[] | null;
+}
+
+/** Whether a debit by this key has caps to decide (Ledger.debitCapped): its own or its account's. */
+export function hasSpendCaps(key: Pick<KeyRecord, 'spendCaps' | 'accountSpendCaps'>): boolean {
+  return key.spendCaps !== null || key.accountSpendCaps !== null;
 }
 
 /** Whether a key's end has come at `now` (ms since the epoch). */
@@ -132,6 +154,7 @@ export interface RetiredKey {
 
 export interface ChargeRecord {
   id: number;
+  /** The key that spent it. */
   keyId: string;
   endpoint: string;
   at: string;
@@ -142,7 +165,7 @@ export interface ChargeRecord {
 }
 
 export interface CreditGrant {
-  keyId: string;
+  accountId: string;
   amount: number;
   at: string;
   reason: 'create' | 'topup' | 'refill';
@@ -158,11 +181,11 @@ export interface ExpiringCredits {
 
 /** What was left of a grant when it expired, taken from the balance. */
 export interface Expiry {
-  keyId: string;
+  accountId: string;
   amount: number;
   /** The grant's expiry time. */
   at: string;
-  /** The key's balance after it. */
+  /** The account's balance after it. */
   balance: number;
 }
 
@@ -173,9 +196,9 @@ export interface GrantOptions {
   expiresAt?: string | null;
 }
 
-/** One key's ledger: what was granted, what was charged, what is left. */
+/** One account's ledger: what was granted, what its keys were charged, what is left. */
 export interface LedgerAudit {
-  keyId: string;
+  accountId: string;
   granted: number;
   /** Credits the charges took (their prices). */
   charged: number;
@@ -190,7 +213,10 @@ export interface NewKey {
   keyHash: string;
   id: string;
   name: string;
+  /** Granted to the key's account: the opening balance of an account of its own, or a grant to the one it joins. */
   credits: number;
+  /** The account the key joins; absent: one of its own. */
+  account?: KeyAccount;
   rateLimit?: number | null;
   expiresAt?: string | null;
   metadata?: Record<string, unknown> | null;
@@ -207,6 +233,7 @@ export interface KeyEnd {
 export interface KeyQuery {
   limit: number;
   cursor: string | null;
+  accountId?: string;
   status?: KeyStatus;
   name?: string;
   /** Keys whose name contains this text, whatever its case. */
@@ -227,6 +254,8 @@ export type UsageBucket = 'hour' | 'day';
 export interface UsageQuery {
   /** One key's, or every key's when absent. */
   keyId?: string;
+  /** The keys of one account. */
+  accountId?: string;
   from: string;
   to: string;
   bucket: UsageBucket;
@@ -244,7 +273,21 @@ export interface UsageRow {
 }
 
 export interface Ledger {
+  /** Creates a key in an account of its own, or in an existing one (accounts are never deleted: the caller checks it exists). */
   createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord>;
+  createAccount(input: NewAccount, record?: ChangeRecord<AccountCreation>): Promise<AccountCreation>;
+  findAccount(id: string): Promise<AccountRecord | undefined>;
+  /** A page of accounts, newest first, and the cursor of the next page (null after the last). */
+  listAccountsPage(query: AccountQuery): Promise<{ accounts: AccountRecord[]; nextCursor: string | null }>;
+  /** Every key of the account, oldest first. */
+  accountKeys(accountId: string): Promise<KeyRecord[]>;
+  updateAccount(accountId: string, settings: AccountSettings, record?: ChangeRecord<AccountUpdate>): Promise<AccountUpdate>;
+  /** Adds credits to an account, with the rules of `topUp`. */
+  topUpAccount(accountId: string, amount: number, options?: GrantOptions, record?: ChangeRecord<AccountTopUpResult>): Promise<AccountTopUpResult>;
+  /** Sets an account's refill plan, with the rules of `setRefill`. */
+  setAccountRefill(accountId: string, plan: RefillPlan | null, now: string, record?: ChangeRecord<AccountRefillChange>): Promise<AccountRefillChange>;
+  /** Charges of the account's keys in the span, by key and endpoint. */
+  accountUsage(accountId: string, from: string, to: string): Promise<AccountUsageRow[]>;
   /** The key whose current hash this is; a rolled key's former hashes are found by findRetiredKey. */
   findKeyByHash(keyHash: string): Promise<KeyRecord | undefined>;
   findRetiredKey(keyHash: string): Promise<RetiredKey | undefined>;
@@ -258,7 +301,7 @@ export interface Ledger {
   /** The keys that spent the most credits in the span, most first, with their charges. */
   topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number; credits: number }>>;
   /**
-   * Adds credits to a key that is not revoked, up to MAX_BALANCE, atomically, settling the key first.
+   * Adds credits to the account of a key that is not revoked, up to MAX_BALANCE, atomically, settling the account first.
    * `idempotencyRef` is recorded on the grant, in the same transaction: a retry that took over the
    * claim of an attempt which granted and died before answering finds it and grants nothing more.
    */
@@ -269,11 +312,11 @@ export interface Ledger {
    * each expiry happens once.
    */
   expireDue(now: string, limit: number): Promise<Expiry[]>;
-  /** The key's expiring credits still in its balance, soonest first, with the credits spent so far taken from them. */
-  expiringCredits(keyId: string): Promise<ExpiringCredits[]>;
-  refillRule(keyId: string): Promise<RefillRule | null>;
+  /** The account's expiring credits still in its balance, soonest first, with the credits spent so far taken from them. */
+  expiringCredits(accountId: string): Promise<ExpiringCredits[]>;
+  refillRule(accountId: string): Promise<RefillRule | null>;
   /**
-   * Sets a key's refill plan (null ends it). A new plan's first period is granted at once, unless the
+   * Sets the refill plan of a key's account (null ends it). A new plan's first period is granted at once, unless the
    * key's refills already paid for the period now running: it then starts when that period ends.
    * The plan a key already follows changes nothing. A revoked key gets none.
    */
@@ -300,10 +343,10 @@ export interface Ledger {
    */
   debit(keyHash: string, endpoint: string, options?: DebitOptions): Promise<DebitResult>;
   /**
-   * A debit of a key with spend caps: in one transaction holding the key's row, the price is
-   * refused when it would take a cap's current period over the cap ('capped', with
-   * credits.cap_reached written once per cap and period), else spent and recorded, the period's
-   * spend with it. `now`: ms since the epoch, which decides the periods.
+   * A debit of a key with spend caps, its own or its account's: in one transaction holding the
+   * account's row, the price is refused when it would take a cap's current period over the cap
+   * ('capped', with credits.cap_reached written once per cap and period), else spent and recorded,
+   * the periods' spend with it. `now`: ms since the epoch, which decides the periods.
    */
   debitCapped(keyId: string, endpoint: string, options: DebitOptions, now: number): Promise<DebitResult>;
   /**
@@ -312,17 +355,17 @@ export interface Ledger {
    * number of instances.
    */
   announceExpiredKeys(now: string, limit: number): Promise<KeyEnd[]>;
-  /** What each of the key's caps' current periods (at `now`, ms since the epoch) has spent, shortest interval first. */
-  capSpend(keyId: string, caps: SpendCap[], now: number): Promise<Array<{ cap: SpendCap; spent: number; resetsAt: string }>>;
-  /** Sets a key's prices, low-balance mark, end or metadata; undefined for an unknown key. */
+  /** What each cap's current period (at `now`, ms since the epoch) has spent through the key, or the account (`acct_` id), shortest interval first. */
+  capSpend(holderId: string, caps: SpendCap[], now: number): Promise<Array<{ cap: SpendCap; spent: number; resetsAt: string }>>;
+  /** Sets a key's end, metadata or caps, and its account's prices or low-balance mark; undefined for an unknown key. */
   updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined>;
   /** Fills in the final HTTP status of a charged request. Not awaited on the request path. */
   recordOutcome(chargeId: number, status: number): void;
   /** The key's charges, newest first; with `beforeId`, those older than that charge. */
   listCharges(keyId: string, limit?: number, beforeId?: number): Promise<ChargeRecord[]>;
   countCharges(keyId: string): Promise<number>;
-  listGrants(keyId: string): Promise<CreditGrant[]>;
-  /** Every key's ledger, read in one consistent snapshot. */
+  listGrants(accountId: string): Promise<CreditGrant[]>;
+  /** Every account's ledger, read in one consistent snapshot. */
   auditLedger(): Promise<LedgerAudit[]>;
   /** Idempotent requests (by claim ref) with more than one charge: there should be none. */
   auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>>;
@@ -331,6 +374,7 @@ export interface Ledger {
 /** A key as both databases return it (PostgreSQL gives created_at as a Date). */
 export interface KeyRow {
   id: string;
+  account_id: string;
   name: string;
   status: KeyStatus;
   balance: number;
@@ -344,15 +388,20 @@ export interface KeyRow {
   /** JSON text in SQLite, an object from PostgreSQL's jsonb. */
   metadata: string | Record<string, unknown> | null;
   spend_caps: string | SpendCap[] | null;
+  account_spend_caps: string | SpendCap[] | null;
 }
 
+/** A key's columns, read from KEYS_WITH_ACCOUNTS: what belongs to its account comes from the account's row. */
 export const KEY_COLUMNS =
-  'id, name, status, balance, created_at, rate_limit, expiring_grants, prices, low_balance_threshold, expires_at, metadata, spend_caps';
+  'k.id, k.account_id, k.name, k.status, a.balance, k.created_at, k.rate_limit, a.expiring_grants, a.prices, a.low_balance_threshold, k.expires_at, k.metadata, k.spend_caps, a.spend_caps AS account_spend_caps';
+
+export const KEYS_WITH_ACCOUNTS = 'keys k JOIN accounts a ON a.id = k.account_id';
 
 export function keyFromRow(row: KeyRow): KeyRecord {
   const createdAt = row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at;
   return {
     id: row.id,
+    accountId: row.account_id,
     name: row.name,
     status: row.status,
     balance: Number(row.balance),
@@ -364,6 +413,7 @@ export function keyFromRow(row: KeyRow): KeyRecord {
     expiresAt: row.expires_at instanceof Date ? row.expires_at.toISOString() : row.expires_at,
     metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
     spendCaps: typeof row.spend_caps === 'string' ? (JSON.parse(row.spend_caps) as SpendCap[]) : row.spend_caps,
+    accountSpendCaps: typeof row.account_spend_caps === 'string' ? (JSON.parse(row.account_spend_caps) as SpendCap[]) : row.account_spend_caps,
   };
 }
 
@@ -416,5 +466,15 @@ export function topUpRefusal(
   if (!key) return { outcome: 'not-found' };
   if (key.status === 'revoked') return { outcome: 'revoked', key };
   if (key.balance + amount > MAX_BALANCE) return { outcome: 'over-limit', key };
+  return undefined;
+}
+
+/** Why a top-up of `amount` cannot be granted to this account, or undefined. */
+export function accountTopUpRefusal(
+  account: AccountRecord | undefined,
+  amount: number,
+): Extract<AccountTopUpResult, { outcome: 'not-found' | 'over-limit' }> | undefined {
+  if (!account) return { outcome: 'not-found' };
+  if (account.balance + amount > MAX_BALANCE) return { outcome: 'over-limit', account };
   return undefined;
 }

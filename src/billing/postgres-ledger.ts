@@ -1,10 +1,28 @@
 import type { PoolClient } from 'pg';
 import { insertAudit } from '../admin/postgres-admin-store.js';
 import { completeClaim } from '../idempotency/postgres-idempotency.js';
-import type { PostgresDatabase } from '../platform/postgres-database.js';
+import type { PostgresDatabase, Queryable } from '../platform/postgres-database.js';
+import {
+  ACCOUNT_COLUMNS,
+  type AccountCreation,
+  type AccountQuery,
+  type AccountRecord,
+  type AccountRefillChange,
+  type AccountRow,
+  type AccountSettings,
+  type AccountTopUpResult,
+  type AccountUpdate,
+  type AccountUsageRow,
+  accountFromRow,
+  accountPage,
+  holderOf,
+  type NewAccount,
+  ownAccountId,
+} from './accounts.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
 import { capEventData } from './events.js';
 import {
+  accountTopUpRefusal,
   type ChangeRecord,
   type ChargeRecord,
   type CreditGrant,
@@ -15,6 +33,7 @@ import {
   type Expiry,
   type GrantOptions,
   KEY_COLUMNS,
+  KEYS_WITH_ACCOUNTS,
   type KeyActivity,
   type KeyEnd,
   type KeyQuery,
@@ -40,7 +59,7 @@ import {
 import { OutcomeWriter } from './outcome-writer.js';
 import { applyRefill, expireGrant, expiringCredits, grant, recordEvent, refillRule, setRefill } from './postgres-credits.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
-import { capPeriods, decideCapped, type SpendCap } from './spend-caps.js';
+import { type CapHolder, type CapPeriodState, capPeriods, decideCapped, type SpendCap } from './spend-caps.js';
 
 interface DebitedRow {
   key_hash: string;
@@ -50,29 +69,46 @@ interface DebitedRow {
   status: KeyStatus | null;
 }
 
-/** The key, its row locked until the transaction ends. */
+/** Where a capped debit's spend is counted: the key's own periods, or its account's. */
+const SPEND_TABLES: Record<CapHolder, { table: string; column: string }> = {
+  key: { table: 'key_spend', column: 'key_id' },
+  account: { table: 'account_spend', column: 'account_id' },
+};
+
+/** The key, its row and its account's locked until the transaction ends. */
 async function lockedKey(client: PoolClient, keyId: string): Promise<KeyRecord | undefined> {
-  return keyOf((await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1 FOR UPDATE`, [keyId])).rows);
+  return keyOf((await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} WHERE k.id = $1 FOR UPDATE`, [keyId])).rows);
+}
+
+async function keyById(client: Queryable, keyId: string): Promise<KeyRecord | undefined> {
+  return keyOf((await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} WHERE k.id = $1`, [keyId])).rows);
+}
+
+async function accountById(client: Queryable, accountId: string, lock = ''): Promise<AccountRecord | undefined> {
+  const { rows } = await client.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1 ${lock}`, [accountId]);
+  return rows[0] && accountFromRow(rows[0]);
 }
 
 function keyOf(rows: KeyRow[]): KeyRecord | undefined {
   return rows[0] && keyFromRow(rows[0]);
 }
 
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
 /**
  * The ledger in PostgreSQL, shared by every instance. Debits follow the embedded ledger's design
- * (per key and batch, one conditional UPDATE taking LEAST(balance, n)) in one stored function per
- * batch, so a batch is one round trip and holds no row lock across the network.
+ * (per account and batch, one conditional UPDATE taking what the balance covers) in one stored
+ * function per batch, so a batch is one round trip and holds no row lock across the network.
  */
 export class PostgresLedger implements Ledger {
   private readonly debits = new DebitBatcher((jobs) => this.runDebits(jobs));
-  /** Debits of keys with spend caps, by key id, batched as the others: a burst past a cap takes the key's row lock once per batch. */
+  /** Debits of keys with spend caps (their own or their account's), by key id, batched as the others: a burst past a cap takes the account's row lock once per batch. */
   private readonly cappedDebits = new DebitBatcher((jobs) => this.runCappedDebits(jobs));
   private readonly outcomes = new OutcomeWriter(async (outcomes) => {
     await this.db.query('SELECT record_outcomes($1, $2)', [outcomes.map(([id]) => id), outcomes.map(([, status]) => status)]);
   });
 
-  /** `lowBalanceThreshold`: LOW_BALANCE_THRESHOLD, the mark of keys that have none of their own. */
+  /** `lowBalanceThreshold`: LOW_BALANCE_THRESHOLD, the mark of accounts that have none of their own. */
   constructor(
     private readonly db: PostgresDatabase,
     private readonly lowBalanceThreshold: number | null = null,
@@ -80,40 +116,147 @@ export class PostgresLedger implements Ledger {
 
   async createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord> {
     return this.db.transaction(async (client) => {
-      const { rows } = await client.query<KeyRow>(
-        `INSERT INTO keys (id, key_hash, name, status, balance, rate_limit, expires_at, metadata, spend_caps)
-         VALUES ($1, $2, $3, 'active', $4, $5, $6, $7, $8) RETURNING ${KEY_COLUMNS}`,
+      const joining = input.account && 'accountId' in input.account ? input.account.accountId : undefined;
+      const accountId = joining ?? ownAccountId(input.id);
+      if (!joining) {
+        await client.query('INSERT INTO accounts (id, name, balance) VALUES ($1, $2, $3)', [accountId, input.name, input.credits]);
+        await client.query(`INSERT INTO credit_grants (account_id, amount, reason) VALUES ($1, $2, 'create')`, [accountId, input.credits]);
+      }
+      await client.query(
+        `INSERT INTO keys (id, account_id, key_hash, name, status, rate_limit, expires_at, metadata, spend_caps)
+         VALUES ($1, $2, $3, $4, 'active', $5, $6, $7, $8)`,
         [
           input.id,
+          accountId,
           input.keyHash,
           input.name,
-          input.credits,
           input.rateLimit ?? null,
           input.expiresAt ?? null,
-          input.metadata ? JSON.stringify(input.metadata) : null,
-          input.spendCaps ? JSON.stringify(input.spendCaps) : null,
+          json(input.metadata),
+          json(input.spendCaps),
         ],
       );
-      await client.query(`INSERT INTO credit_grants (key_id, amount, reason) VALUES ($1, $2, 'create')`, [input.id, input.credits]);
-      const key = keyFromRow(rows[0] as KeyRow);
+      if (joining && input.credits > 0) await grant(client, { accountId, keyId: input.id }, input.credits, 'create');
+      const key = (await keyById(client, input.id)) as KeyRecord;
       await writeChange(client, record, key);
       return key;
     });
   }
 
+  async createAccount(input: NewAccount, record?: ChangeRecord<AccountCreation>): Promise<AccountCreation> {
+    return this.db.transaction(async (client) => {
+      const { rows } = await client.query<AccountRow>(
+        `INSERT INTO accounts (id, name, external_id, metadata, balance, spend_caps) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (external_id) DO NOTHING RETURNING ${ACCOUNT_COLUMNS}`,
+        [input.id, input.name, input.externalId ?? null, json(input.metadata), input.credits, json(input.spendCaps)],
+      );
+      let result: AccountCreation;
+      if (rows[0]) {
+        await client.query(`INSERT INTO credit_grants (account_id, amount, reason) VALUES ($1, $2, 'create')`, [input.id, input.credits]);
+        result = { outcome: 'created', account: accountFromRow(rows[0]) };
+      } else {
+        const taken = await client.query<{ id: string }>('SELECT id FROM accounts WHERE external_id = $1', [input.externalId]);
+        result = { outcome: 'external-id-taken', accountId: taken.rows[0]?.id ?? '' };
+      }
+      await writeChange(client, record, result);
+      return result;
+    });
+  }
+
+  async findAccount(id: string): Promise<AccountRecord | undefined> {
+    return accountById(this.db, id);
+  }
+
+  /** Ordered by creation to the millisecond, as the cursor holds it (PostgreSQL keeps microseconds). */
+  async listAccountsPage(query: AccountQuery): Promise<{ accounts: AccountRecord[]; nextCursor: string | null }> {
+    const after = query.cursor === null ? undefined : keyCursorPlace(query.cursor);
+    const { rows } = await this.db.query<AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts
+       WHERE ($1::text IS NULL OR external_id = $1) AND ($2::text IS NULL OR strpos(lower(name), lower($2)) > 0)
+         AND ($3::timestamptz IS NULL OR (date_trunc('milliseconds', created_at), id) < ($3::timestamptz, $4))
+       ORDER BY date_trunc('milliseconds', created_at) DESC, id DESC LIMIT $5`,
+      [query.externalId ?? null, query.nameContains ?? null, after?.createdAt ?? null, after?.id ?? '', query.limit + 1],
+    );
+    return accountPage(rows.map(accountFromRow), query.limit);
+  }
+
+  async accountKeys(accountId: string): Promise<KeyRecord[]> {
+    const { rows } = await this.db.query<KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} WHERE k.account_id = $1 ORDER BY k.created_at, k.id`,
+      [accountId],
+    );
+    return rows.map(keyFromRow);
+  }
+
+  async updateAccount(accountId: string, settings: AccountSettings, record?: ChangeRecord<AccountUpdate>): Promise<AccountUpdate> {
+    return this.changeAccount(accountId, record, async (client, account): Promise<AccountUpdate> => {
+      if (!account) return { outcome: 'not-found' };
+      if (settings.externalId) {
+        const taken = await client.query<{ id: string }>('SELECT id FROM accounts WHERE external_id = $1 AND id <> $2', [
+          settings.externalId,
+          accountId,
+        ]);
+        if (taken.rows[0]) return { outcome: 'external-id-taken', accountId: taken.rows[0].id };
+      }
+      await updateAccountRow(client, accountId, settings);
+      return { outcome: 'changed', account: (await accountById(client, accountId)) as AccountRecord };
+    });
+  }
+
+  async topUpAccount(
+    accountId: string,
+    amount: number,
+    options: GrantOptions = {},
+    record?: ChangeRecord<AccountTopUpResult>,
+  ): Promise<AccountTopUpResult> {
+    return this.changeAccount(accountId, record, async (client, account): Promise<AccountTopUpResult> => {
+      if (account && options.idempotencyRef !== undefined && (await grantedBefore(client, options.idempotencyRef)))
+        return { outcome: 'granted-before', account };
+      const refusal = accountTopUpRefusal(account, amount);
+      if (refusal) return refusal;
+      await grant(client, { accountId }, amount, 'topup', options);
+      return { outcome: 'topped-up', account: (await accountById(client, accountId)) as AccountRecord };
+    });
+  }
+
+  async setAccountRefill(
+    accountId: string,
+    plan: RefillPlan | null,
+    now: string,
+    record?: ChangeRecord<AccountRefillChange>,
+  ): Promise<AccountRefillChange> {
+    return this.changeAccount(accountId, record, async (client, account): Promise<AccountRefillChange> => {
+      if (!account) return { outcome: 'not-found' };
+      const change = await setRefill(client, accountId, plan, now);
+      return { outcome: 'set', ...change, balance: change.refill?.balance ?? account.balance };
+    });
+  }
+
+  async accountUsage(accountId: string, from: string, to: string): Promise<AccountUsageRow[]> {
+    const { rows } = await this.db.query<{ key_id: string; endpoint: string; charges: string; credits: string }>(
+      `SELECT c.key_id, c.endpoint, count(*) AS charges, sum(c.credits) AS credits FROM charges c JOIN keys k ON k.id = c.key_id
+       WHERE k.account_id = $1 AND c.at >= $2 AND c.at < $3 GROUP BY c.key_id, c.endpoint ORDER BY c.key_id, c.endpoint`,
+      [accountId, from, to],
+    );
+    return rows.map((row) => ({ keyId: row.key_id, endpoint: row.endpoint, charges: Number(row.charges), credits: Number(row.credits) }));
+  }
+
   async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
-    return keyOf((await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE key_hash = $1`, [keyHash], 'key-by-hash')).rows);
+    return keyOf(
+      (await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} WHERE k.key_hash = $1`, [keyHash], 'key-by-hash')).rows,
+    );
   }
 
   /** Ordered by creation to the millisecond, as the cursor holds it (PostgreSQL keeps microseconds). */
   async listKeysPage(query: KeyQuery): Promise<{ keys: KeyRecord[]; nextCursor: string | null }> {
     const after = query.cursor === null ? undefined : keyCursorPlace(query.cursor);
     const { rows } = await this.db.query<KeyRow>(
-      `SELECT ${KEY_COLUMNS} FROM keys
-       WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR name = $2)
-         AND ($3::timestamptz IS NULL OR (date_trunc('milliseconds', created_at), id) < ($3::timestamptz, $4))
-         AND ($6::text IS NULL OR strpos(lower(name), lower($6)) > 0) AND ($7::bigint IS NULL OR balance <= $7)
-       ORDER BY date_trunc('milliseconds', created_at) DESC, id DESC LIMIT $5`,
+      `SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS}
+       WHERE ($1::text IS NULL OR k.status = $1) AND ($2::text IS NULL OR k.name = $2)
+         AND ($3::timestamptz IS NULL OR (date_trunc('milliseconds', k.created_at), k.id) < ($3::timestamptz, $4))
+         AND ($6::text IS NULL OR strpos(lower(k.name), lower($6)) > 0) AND ($7::bigint IS NULL OR a.balance <= $7)
+         AND ($8::text IS NULL OR k.account_id = $8)
+       ORDER BY date_trunc('milliseconds', k.created_at) DESC, k.id DESC LIMIT $5`,
       [
         query.status ?? null,
         query.name ?? null,
@@ -122,6 +265,7 @@ export class PostgresLedger implements Ledger {
         query.limit + 1,
         query.nameContains ?? null,
         query.maxBalance ?? null,
+        query.accountId ?? null,
       ],
     );
     return keyPage(rows.map(keyFromRow), query.limit);
@@ -140,8 +284,9 @@ export class PostgresLedger implements Ledger {
     const { rows } = await this.db.query<{ bucket: Date; endpoint: string; status: number | null; n: number; credits: number }>(
       `SELECT date_trunc($1, at, 'UTC') AS bucket, endpoint, COALESCE(outcome_status, charge_outcome(id)) AS status, count(*) AS n,
          sum(credits)::bigint AS credits FROM charges WHERE at >= $2 AND at < $3 AND ($4::text IS NULL OR key_id = $4)
+         AND ($5::text IS NULL OR key_id IN (SELECT id FROM keys WHERE account_id = $5))
        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
-      [query.bucket, query.from, query.to, query.keyId ?? null],
+      [query.bucket, query.from, query.to, query.keyId ?? null, query.accountId ?? null],
     );
     return rows.map((row) => ({ start: row.bucket.toISOString(), endpoint: row.endpoint, status: row.status, count: row.n, credits: row.credits }));
   }
@@ -156,70 +301,62 @@ export class PostgresLedger implements Ledger {
   }
 
   async findKeyById(id: string): Promise<KeyRecord | undefined> {
-    return keyOf((await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1`, [id])).rows);
+    return keyById(this.db, id);
   }
 
   async listKeys(): Promise<KeyRecord[]> {
-    return (await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, id`)).rows.map(keyFromRow);
+    return (await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} ORDER BY k.created_at, k.id`)).rows.map(keyFromRow);
   }
 
   async topUp(keyId: string, amount: number, options: GrantOptions = {}, record?: ChangeRecord<TopUpResult>): Promise<TopUpResult> {
     return this.changeKey(keyId, record, async (client, key): Promise<TopUpResult> => {
-      if (key && options.idempotencyRef !== undefined) {
-        const before = await client.query('SELECT 1 FROM credit_grants WHERE idempotency_ref = $1', [options.idempotencyRef]);
-        if (before.rowCount) return { outcome: 'granted-before', key };
-      }
+      if (key && options.idempotencyRef !== undefined && (await grantedBefore(client, options.idempotencyRef)))
+        return { outcome: 'granted-before', key };
       const refusal = topUpRefusal(key, amount);
       if (refusal) return refusal;
-      await grant(client, keyId, amount, 'topup', options);
-      return { outcome: 'topped-up', key: (await lockedKey(client, keyId)) as KeyRecord };
+      await grant(client, holderOf(key as KeyRecord), amount, 'topup', options);
+      return { outcome: 'topped-up', key: (await keyById(client, keyId)) as KeyRecord };
     });
   }
 
   async expireDue(now: string, limit: number): Promise<Expiry[]> {
-    const { rows } = await this.db.query<{ id: string; key_id: string }>(
-      'SELECT id, key_id FROM credit_grants WHERE remaining > 0 AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2',
+    const { rows } = await this.db.query<{ id: string; account_id: string }>(
+      'SELECT id, account_id FROM credit_grants WHERE remaining > 0 AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2',
       [now, limit],
     );
     const expiries: Expiry[] = [];
     for (const due of rows) {
-      const expiry = await this.db.transaction(async (client) => {
-        await lockedKey(client, due.key_id);
-        return expireGrant(client, due.id, due.key_id);
-      });
+      const expiry = await this.changeAccount(due.account_id, undefined, (client) => expireGrant(client, due.id, due.account_id));
       if (expiry) expiries.push(expiry);
     }
     return expiries;
   }
 
-  async expiringCredits(keyId: string): Promise<ExpiringCredits[]> {
-    return expiringCredits(this.db, keyId);
+  async expiringCredits(accountId: string): Promise<ExpiringCredits[]> {
+    return expiringCredits(this.db, accountId);
   }
 
-  async refillRule(keyId: string): Promise<RefillRule | null> {
-    return refillRule(this.db, keyId);
+  async refillRule(accountId: string): Promise<RefillRule | null> {
+    return refillRule(this.db, accountId);
   }
 
   async setRefill(keyId: string, plan: RefillPlan | null, now: string, record?: ChangeRecord<RefillChange>): Promise<RefillChange> {
     return this.changeKey(keyId, record, async (client, key): Promise<RefillChange> => {
       if (!key) return { outcome: 'not-found' };
       if (key.status === 'revoked' && plan !== null) return { outcome: 'revoked', key };
-      const change = await setRefill(client, keyId, plan, now);
+      const change = await setRefill(client, key.accountId, plan, now);
       return { outcome: 'set', ...change, balance: change.refill?.balance ?? key.balance };
     });
   }
 
   async refillDue(now: string, limit: number): Promise<Refill[]> {
-    const { rows } = await this.db.query<{ key_id: string }>(
-      'SELECT key_id FROM refill_rules WHERE next_refill_at <= $1 ORDER BY next_refill_at LIMIT $2',
+    const { rows } = await this.db.query<{ account_id: string }>(
+      'SELECT account_id FROM refill_rules WHERE next_refill_at <= $1 ORDER BY next_refill_at LIMIT $2',
       [now, limit],
     );
     const refills: Refill[] = [];
-    for (const { key_id: keyId } of rows) {
-      const refill = await this.db.transaction(async (client) => {
-        const key = await lockedKey(client, keyId);
-        return key?.status === 'revoked' ? undefined : applyRefill(client, keyId, now);
-      });
+    for (const { account_id: accountId } of rows) {
+      const refill = await this.changeAccount(accountId, undefined, (client) => applyRefill(client, accountId, now));
       if (refill) refills.push(refill);
     }
     return refills;
@@ -232,15 +369,15 @@ export class PostgresLedger implements Ledger {
     );
     const ends: KeyEnd[] = [];
     for (const { id } of rows) {
-      const end = await this.changeKey(id, undefined, async (client) => {
-        const announced = await client.query<{ balance: number; expires_at: Date }>(
-          'UPDATE keys SET expiry_announced = true WHERE id = $1 AND NOT expiry_announced AND expires_at <= $2 RETURNING balance, expires_at',
+      const end = await this.changeKey(id, undefined, async (client, key) => {
+        const announced = await client.query<{ expires_at: Date }>(
+          'UPDATE keys SET expiry_announced = true WHERE id = $1 AND NOT expiry_announced AND expires_at <= $2 RETURNING expires_at',
           [id, now],
         );
         const row = announced.rows[0];
-        if (!row) return undefined;
+        if (!row || !key) return undefined;
         const expiredAt = row.expires_at.toISOString();
-        await recordEvent(client, 'key.expired', id, { balance: Number(row.balance), expired_at: expiredAt });
+        await recordEvent(client, 'key.expired', holderOf(key), { balance: key.balance, expired_at: expiredAt });
         return { keyId: id, expiredAt };
       });
       if (end) ends.push(end);
@@ -250,7 +387,8 @@ export class PostgresLedger implements Ledger {
 
   async findRetiredKey(keyHash: string): Promise<RetiredKey | undefined> {
     const { rows } = await this.db.query<KeyRow & { current_hash: string; valid_until: Date }>(
-      'SELECT k.*, k.key_hash AS current_hash, r.valid_until FROM retired_keys r JOIN keys k ON k.id = r.key_id WHERE r.key_hash = $1',
+      `SELECT ${KEY_COLUMNS}, k.key_hash AS current_hash, r.valid_until FROM retired_keys r JOIN keys k ON k.id = r.key_id JOIN accounts a ON a.id = k.account_id
+       WHERE r.key_hash = $1`,
       [keyHash],
     );
     const row = rows[0];
@@ -275,26 +413,25 @@ export class PostgresLedger implements Ledger {
         ]);
       }
       await client.query('UPDATE keys SET key_hash = $2 WHERE id = $1', [keyId, newKeyHash]);
-      await recordEvent(client, 'key.rolled', keyId, { balance: key.balance, old_key_valid_until: oldKeyValidUntil });
+      await recordEvent(client, 'key.rolled', holderOf(key), { balance: key.balance, old_key_valid_until: oldKeyValidUntil });
       return { outcome: 'rolled', key };
     });
   }
 
   async setKeyRateLimit(keyId: string, rateLimit: number | null, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
-    return this.changeKey(keyId, record, async (client) =>
-      keyOf((await client.query<KeyRow>(`UPDATE keys SET rate_limit = $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`, [keyId, rateLimit])).rows),
-    );
+    return this.changeKey(keyId, record, async (client) => {
+      await client.query('UPDATE keys SET rate_limit = $2 WHERE id = $1', [keyId, rateLimit]);
+      return keyById(client, keyId);
+    });
   }
 
   async setKeyStatus(keyId: string, status: KeyStatus, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
-    return this.changeKey(keyId, record, async (client) => {
-      const changed = await client.query<KeyRow>(`UPDATE keys SET status = $2 WHERE id = $1 AND status <> 'revoked' RETURNING ${KEY_COLUMNS}`, [
-        keyId,
-        status,
-      ]);
-      const key = keyOf(changed.rows);
-      if (key?.status === 'revoked') await recordEvent(client, 'key.revoked', keyId, { balance: key.balance });
-      return key ?? keyOf((await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = $1`, [keyId])).rows);
+    return this.changeKey(keyId, record, async (client, before) => {
+      await client.query(`UPDATE keys SET status = $2 WHERE id = $1 AND status <> 'revoked'`, [keyId, status]);
+      const after = await keyById(client, keyId);
+      if (after && before?.status !== 'revoked' && after.status === 'revoked')
+        await recordEvent(client, 'key.revoked', holderOf(after), { balance: after.balance });
+      return after;
     });
   }
 
@@ -302,11 +439,12 @@ export class PostgresLedger implements Ledger {
     return this.debits.submit(keyHash, endpoint, options);
   }
 
-  async capSpend(keyId: string, caps: SpendCap[], now: number): Promise<Array<{ cap: SpendCap; spent: number; resetsAt: string }>> {
+  async capSpend(holderId: string, caps: SpendCap[], now: number): Promise<Array<{ cap: SpendCap; spent: number; resetsAt: string }>> {
+    const { table, column } = SPEND_TABLES[holderId.startsWith('acct_') ? 'account' : 'key'];
     const periods = capPeriods(caps, now);
     const { rows } = await this.db.query<{ interval: string; period_start: Date; spent: number }>(
-      'SELECT interval, period_start, spent FROM key_spend WHERE key_id = $1 AND period_start = ANY($2::timestamptz[])',
-      [keyId, periods.map((period) => period.start)],
+      `SELECT interval, period_start, spent FROM ${table} WHERE ${column} = $1 AND period_start = ANY($2::timestamptz[])`,
+      [holderId, periods.map((period) => period.start)],
     );
     return periods.map((period) => {
       const row = rows.find((candidate) => candidate.interval === period.cap.interval && candidate.period_start.toISOString() === period.start);
@@ -319,29 +457,25 @@ export class PostgresLedger implements Ledger {
   }
 
   async updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
-    return this.changeKey(keyId, record, async (client) => {
-      const { rows } = await client.query<KeyRow>(
-        `UPDATE keys SET prices = CASE WHEN $2 THEN $3::jsonb ELSE prices END,
-         low_balance_threshold = CASE WHEN $4 THEN $5::bigint ELSE low_balance_threshold END,
-         expires_at = CASE WHEN $6 THEN $7::timestamptz ELSE expires_at END,
-         expiry_announced = CASE WHEN $6 THEN false ELSE expiry_announced END,
-         metadata = CASE WHEN $8 THEN $9::jsonb ELSE metadata END,
-         spend_caps = CASE WHEN $10 THEN $11::jsonb ELSE spend_caps END WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+    return this.changeKey(keyId, record, async (client, key) => {
+      if (!key) return undefined;
+      await client.query(
+        `UPDATE keys SET expires_at = CASE WHEN $2 THEN $3::timestamptz ELSE expires_at END,
+         expiry_announced = CASE WHEN $2 THEN false ELSE expiry_announced END,
+         metadata = CASE WHEN $4 THEN $5::jsonb ELSE metadata END,
+         spend_caps = CASE WHEN $6 THEN $7::jsonb ELSE spend_caps END WHERE id = $1`,
         [
           keyId,
-          settings.prices !== undefined,
-          settings.prices ? JSON.stringify(settings.prices) : null,
-          settings.lowBalanceThreshold !== undefined,
-          settings.lowBalanceThreshold ?? null,
           settings.expiresAt !== undefined,
           settings.expiresAt ?? null,
           settings.metadata !== undefined,
-          settings.metadata ? JSON.stringify(settings.metadata) : null,
+          json(settings.metadata),
           settings.spendCaps !== undefined,
-          settings.spendCaps ? JSON.stringify(settings.spendCaps) : null,
+          json(settings.spendCaps),
         ],
       );
-      return keyOf(rows);
+      await updateAccountRow(client, key.accountId, { prices: settings.prices, lowBalanceThreshold: settings.lowBalanceThreshold });
+      return keyById(client, keyId);
     });
   }
 
@@ -369,13 +503,13 @@ export class PostgresLedger implements Ledger {
     return (await this.db.one<{ n: number }>('SELECT count(*) AS n FROM charges WHERE key_id = $1', [keyId])).n;
   }
 
-  async listGrants(keyId: string): Promise<CreditGrant[]> {
-    const { rows } = await this.db.query<{ key_id: string; amount: number; reason: CreditGrant['reason']; at: Date; expires_at: Date | null }>(
-      'SELECT key_id, amount, reason, at, expires_at FROM credit_grants WHERE key_id = $1 ORDER BY id',
-      [keyId],
+  async listGrants(accountId: string): Promise<CreditGrant[]> {
+    const { rows } = await this.db.query<{ account_id: string; amount: number; reason: CreditGrant['reason']; at: Date; expires_at: Date | null }>(
+      'SELECT account_id, amount, reason, at, expires_at FROM credit_grants WHERE account_id = $1 ORDER BY id',
+      [accountId],
     );
     return rows.map((row) => ({
-      keyId: row.key_id,
+      accountId: row.account_id,
       amount: Number(row.amount),
       reason: row.reason,
       at: row.at.toISOString(),
@@ -391,17 +525,24 @@ export class PostgresLedger implements Ledger {
 
   async auditLedger(): Promise<LedgerAudit[]> {
     // One statement: one snapshot, so charges and balances are read as of the same moment.
-    const { rows } = await this.db.query<{ key_id: string; balance: number; granted: number; charged: number; expired: number; consistent: boolean }>(
-      `SELECT key_id, balance, granted::bigint, charged, expired::bigint,
+    const { rows } = await this.db.query<{
+      account_id: string;
+      balance: number;
+      granted: number;
+      charged: number;
+      expired: number;
+      consistent: boolean;
+    }>(
+      `SELECT account_id, balance, granted::bigint, charged, expired::bigint,
          granted - charged - expired = balance AND balance >= 0 AS consistent FROM (
-         SELECT k.id AS key_id, k.balance,
-           (SELECT coalesce(sum(g.amount), 0) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
-           (SELECT coalesce(sum(c.credits), 0) FROM charges c WHERE c.key_id = k.id) AS charged,
-           (SELECT coalesce(sum(e.amount), 0) FROM credit_expiries e WHERE e.key_id = k.id) AS expired
-         FROM keys k) AS ledger ORDER BY key_id`,
+         SELECT a.id AS account_id, a.balance,
+           (SELECT coalesce(sum(g.amount), 0) FROM credit_grants g WHERE g.account_id = a.id) AS granted,
+           (SELECT coalesce(sum(c.credits), 0) FROM charges c JOIN keys k ON k.id = c.key_id WHERE k.account_id = a.id) AS charged,
+           (SELECT coalesce(sum(e.amount), 0) FROM credit_expiries e WHERE e.account_id = a.id) AS expired
+         FROM accounts a) AS ledger ORDER BY account_id`,
     );
     return rows.map((row) => ({
-      keyId: row.key_id,
+      accountId: row.account_id,
       granted: Number(row.granted),
       charged: Number(row.charged),
       expired: Number(row.expired),
@@ -411,9 +552,9 @@ export class PostgresLedger implements Ledger {
   }
 
   /**
-   * A batch of capped debits: per key one transaction holding its row lock, its caps' periods read
-   * once, its debits decided in order (spend-caps.ts, decideCapped), and the balance, charges,
-   * periods' spend and events written together.
+   * A batch of capped debits: per key one transaction holding its row and its account's, its and
+   * its account's caps' periods read once, its debits decided in order (spend-caps.ts,
+   * decideCapped), and the balance, charges, periods' spend and events written together.
    */
   private async runCappedDebits(jobs: DebitJob[]): Promise<DebitResult[]> {
     const results = new Array<DebitResult>(jobs.length);
@@ -430,14 +571,10 @@ export class PostgresLedger implements Ledger {
   private async debitCappedKey(client: PoolClient, key: KeyRecord | undefined, batch: DebitJob[]): Promise<DebitResult[]> {
     if (key?.status !== 'active') return batch.map(() => refusalFor(key?.status));
     const at = (batch[0] as DebitJob).at;
-    const periods = [];
-    for (const period of capPeriods(key.spendCaps ?? [], at)) {
-      const { rows } = await client.query<{ spent: number; cap_reached_sent: boolean }>(
-        'SELECT spent, cap_reached_sent FROM key_spend WHERE key_id = $1 AND interval = $2 AND period_start = $3',
-        [key.id, period.cap.interval, period.start],
-      );
-      periods.push({ ...period, spent: Number(rows[0]?.spent ?? 0), sent: rows[0]?.cap_reached_sent === true });
-    }
+    const periods = [
+      ...(await capPeriodStates(client, 'key', key.id, key.spendCaps, at)),
+      ...(await capPeriodStates(client, 'account', key.accountId, key.accountSpendCaps, at)),
+    ];
     const { decisions, spent, reachedNow } = decideCapped(
       batch.map((job) => job.cost),
       key.balance,
@@ -445,25 +582,28 @@ export class PostgresLedger implements Ledger {
     );
     const after = key.balance - spent;
     if (spent > 0) {
-      await client.query('UPDATE keys SET balance = balance - $2 WHERE id = $1', [key.id, spent]);
+      await client.query('UPDATE accounts SET balance = balance - $2 WHERE id = $1', [key.accountId, spent]);
       for (const period of periods) {
+        const { table, column } = SPEND_TABLES[period.holder];
         await client.query(
-          `INSERT INTO key_spend (key_id, interval, period_start, spent) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (key_id, interval, period_start) DO UPDATE SET spent = key_spend.spent + excluded.spent`,
-          [key.id, period.cap.interval, period.start, spent],
+          `INSERT INTO ${table} (${column}, interval, period_start, spent) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (${column}, interval, period_start) DO UPDATE SET spent = ${table}.spent + excluded.spent`,
+          [holderIdOf(key, period.holder), period.cap.interval, period.start, spent],
         );
       }
       // As the debit functions call it: only at or under a mark, the depleted one (0) included.
       const mark = key.lowBalanceThreshold ?? this.lowBalanceThreshold;
-      if (after <= Math.max(mark ?? 0, 0)) await client.query('SELECT record_crossings($1, $2, $3, $4)', [key.id, key.balance, after, mark]);
+      if (after <= Math.max(mark ?? 0, 0))
+        await client.query('SELECT record_crossings($1, $2, $3, $4, $5)', [key.accountId, key.id, key.balance, after, mark]);
     }
     for (const { period, reached } of reachedNow) {
+      const { table, column } = SPEND_TABLES[period.holder];
       await client.query(
-        `INSERT INTO key_spend (key_id, interval, period_start, spent, cap_reached_sent) VALUES ($1, $2, $3, 0, true)
-         ON CONFLICT (key_id, interval, period_start) DO UPDATE SET cap_reached_sent = true`,
-        [key.id, period.cap.interval, period.start],
+        `INSERT INTO ${table} (${column}, interval, period_start, spent, cap_reached_sent) VALUES ($1, $2, $3, 0, true)
+         ON CONFLICT (${column}, interval, period_start) DO UPDATE SET cap_reached_sent = true`,
+        [holderIdOf(key, period.holder), period.cap.interval, period.start],
       );
-      await recordEvent(client, 'credits.cap_reached', key.id, capEventData(after, reached));
+      await recordEvent(client, 'credits.cap_reached', holderOf(key), capEventData(after, reached));
     }
     const charged = batch.filter((_, position) => decisions[position]?.outcome === 'charged');
     const { rows: ids } =
@@ -490,8 +630,8 @@ export class PostgresLedger implements Ledger {
   }
 
   /**
-   * A change to one key in a transaction holding the key's row lock, with its record (audit entry,
-   * completed claim): all of it commits, or none.
+   * A change to one key in a transaction holding the key's row lock and its account's, with its
+   * record (audit entry, completed claim): all of it commits, or none.
    */
   private changeKey<T>(
     keyId: string,
@@ -505,6 +645,19 @@ export class PostgresLedger implements Ledger {
     });
   }
 
+  /** A change to one account in a transaction holding its row lock, with its record: all of it commits, or none. */
+  private changeAccount<T>(
+    accountId: string,
+    record: ChangeRecord<T> | undefined,
+    change: (client: PoolClient, account: AccountRecord | undefined) => Promise<T>,
+  ): Promise<T> {
+    return this.db.transaction(async (client) => {
+      const result = await change(client, await accountById(client, accountId, 'FOR UPDATE'));
+      await writeChange(client, record, result);
+      return result;
+    });
+  }
+
   /** Writes every debit and outcome still pending. The pool itself belongs to the store. */
   async close(): Promise<void> {
     await this.debits.drain();
@@ -513,28 +666,57 @@ export class PostgresLedger implements Ledger {
   }
 
   /**
-   * The whole batch in one statement (the debit_batch function; debit_one_key when the batch is
-   * one key's): per key one conditional UPDATE taking LEAST(balance, n) credits for its n
-   * requests, the charges of the requests it covered (a key's first ones, in order), and, read
-   * from the same snapshot, why a key that took nothing was refused.
+   * A batch of one key's debits in one statement (debit_one_key): one conditional UPDATE of its
+   * account taking what the balance covers, the charges of the requests it covered (the first
+   * ones, in order), and why it took nothing. A batch of several keys goes to debit_batch, which
+   * groups the debits by account, since keys of one account share its balance.
    */
   private async runDebits(jobs: DebitJob[]): Promise<DebitResult[]> {
     const positions = positionsByKey(jobs);
-    const totals = runningTotals(jobs, positions);
-    const { rows } = await this.db.query<DebitedRow>(...debitStatement(jobs, positions, totals, this.lowBalanceThreshold));
-    const results = new Array<DebitResult>(jobs.length);
-    for (const row of rows) {
-      const indexes = positions.get(row.key_hash) ?? [];
-      const granted = row.granted ?? 0;
-      // Charge ids come from one sequence in the order of the requests, which ORDER BY position fixes.
-      const before = Number(row.balance) + (granted > 0 ? (totals[indexes[granted - 1] as number] as number) : 0);
-      indexes.slice(0, granted).forEach((index, order) => {
-        results[index] = { outcome: 'charged', balance: before - (totals[index] as number), chargeId: Number(row.charge_ids?.[order]) };
-      });
-      const refusal = refusalFor(granted > 0 ? 'active' : (row.status ?? undefined));
-      for (const index of indexes.slice(granted)) results[index] = refusal;
-    }
-    return results;
+    if (positions.size > 1) return this.runMixedDebits(jobs);
+    const totals = runningTotals(jobs);
+    const costs = jobs.map((job) => job.cost);
+    const uniformCost = costs.every((cost) => cost === costs[0]) ? costs[0] : null;
+    const { rows } = await this.db.query<DebitedRow>(
+      'SELECT key_hash, balance, granted, status, charge_ids FROM debit_one_key($1, $2, $3, $4, $5, $6, $7)',
+      [
+        jobs[0]?.keyHash,
+        jobs.map((job) => job.endpoint),
+        costs,
+        totals,
+        jobs.map((job) => job.idempotencyRef),
+        this.lowBalanceThreshold,
+        uniformCost,
+      ],
+      'debit-one-key',
+    );
+    const row = rows[0] as DebitedRow;
+    const granted = row.granted ?? 0;
+    // Charge ids come from one sequence in the order of the requests, which ORDER BY position fixes.
+    const before = Number(row.balance) + (granted > 0 ? (totals[granted - 1] as number) : 0);
+    const refusal = refusalFor(granted > 0 ? 'active' : (row.status ?? undefined));
+    return jobs.map((_, index) =>
+      index < granted ? { outcome: 'charged', balance: before - (totals[index] as number), chargeId: Number(row.charge_ids?.[index]) } : refusal,
+    );
+  }
+
+  private async runMixedDebits(jobs: DebitJob[]): Promise<DebitResult[]> {
+    const { rows } = await this.db.query<{ charge_id: string | null; balance: string | null; status: KeyStatus | null }>(
+      'SELECT charge_id, balance, status FROM debit_batch($1, $2, $3, $4, $5)',
+      [
+        jobs.map((job) => job.keyHash),
+        jobs.map((job) => job.endpoint),
+        jobs.map((job) => job.cost),
+        jobs.map((job) => job.idempotencyRef),
+        this.lowBalanceThreshold,
+      ],
+      'debit-batch',
+    );
+    return rows.map((row) =>
+      row.charge_id !== null
+        ? { outcome: 'charged', balance: Number(row.balance), chargeId: Number(row.charge_id) }
+        : refusalFor(row.status ?? undefined),
+    );
   }
 }
 
@@ -544,40 +726,56 @@ async function writeChange<T>(client: PoolClient, record: ChangeRecord<T> | unde
   if (completion) await completeClaim(client, completion.entry, completion.response);
 }
 
-/** Each debit's cost added up with those of the same key before it in the batch. */
-function runningTotals(jobs: DebitJob[], positions: Map<string, number[]>): number[] {
-  const totals = new Array<number>(jobs.length);
-  for (const indexes of positions.values()) {
-    let total = 0;
-    for (const index of indexes) {
-      total += (jobs[index] as DebitJob).cost;
-      totals[index] = total;
-    }
-  }
-  return totals;
+async function grantedBefore(client: PoolClient, idempotencyRef: string): Promise<boolean> {
+  return ((await client.query('SELECT 1 FROM credit_grants WHERE idempotency_ref = $1', [idempotencyRef])).rowCount ?? 0) > 0;
 }
 
-function debitStatement(
-  jobs: DebitJob[],
-  positions: Map<string, number[]>,
-  totals: number[],
-  lowBalanceThreshold: number | null,
-): [string, unknown[], string] {
-  const endpoints = jobs.map((job) => job.endpoint);
-  const refs = jobs.map((job) => job.idempotencyRef);
-  const costs = jobs.map((job) => job.cost);
-  const uniformCost = costs.every((cost) => cost === costs[0]) ? costs[0] : null;
-  if (positions.size === 1) {
-    const sql = 'SELECT key_hash, balance, granted, status, charge_ids FROM debit_one_key($1, $2, $3, $4, $5, $6, $7)';
-    return [sql, [jobs[0]?.keyHash, endpoints, costs, totals, refs, lowBalanceThreshold, uniformCost], 'debit-one-key'];
+/** Sets what is given of an account's settings; absent ones stay. */
+async function updateAccountRow(client: PoolClient, accountId: string, settings: AccountSettings): Promise<void> {
+  const columns: Array<[string, unknown, string]> = [
+    ['name', settings.name, 'text'],
+    ['external_id', settings.externalId, 'text'],
+    ['metadata', settings.metadata === undefined ? undefined : json(settings.metadata), 'jsonb'],
+    ['prices', settings.prices === undefined ? undefined : json(settings.prices), 'jsonb'],
+    ['low_balance_threshold', settings.lowBalanceThreshold, 'bigint'],
+    ['spend_caps', settings.spendCaps === undefined ? undefined : json(settings.spendCaps), 'jsonb'],
+  ];
+  const given = columns.filter(([, value]) => value !== undefined);
+  if (given.length === 0) return;
+  const sets = given.map(([column, , type], index) => `${column} = $${index + 2}::${type}`).join(', ');
+  await client.query(`UPDATE accounts SET ${sets} WHERE id = $1`, [accountId, ...given.map(([, value]) => value)]);
+}
+
+/** A holder's caps' current periods, with what each spent so far and whether credits.cap_reached was sent. */
+async function capPeriodStates(
+  client: PoolClient,
+  holder: CapHolder,
+  holderId: string,
+  caps: SpendCap[] | null,
+  at: number,
+): Promise<CapPeriodState[]> {
+  const { table, column } = SPEND_TABLES[holder];
+  const states: CapPeriodState[] = [];
+  for (const period of capPeriods(caps ?? [], at)) {
+    const { rows } = await client.query<{ spent: number; cap_reached_sent: boolean }>(
+      `SELECT spent, cap_reached_sent FROM ${table} WHERE ${column} = $1 AND interval = $2 AND period_start = $3`,
+      [holderId, period.cap.interval, period.start],
+    );
+    states.push({ ...period, holder, spent: Number(rows[0]?.spent ?? 0), sent: rows[0]?.cap_reached_sent === true });
   }
-  // Each debit's rank among its key's debits: the first `granted` of a key are the charged ones.
-  const ordinals = new Array<number>(jobs.length);
-  for (const indexes of positions.values()) {
-    indexes.forEach((index, order) => {
-      ordinals[index] = order + 1;
-    });
-  }
-  const sql = 'SELECT key_hash, balance, granted, status, charge_ids FROM debit_batch($1, $2, $3, $4, $5, $6, $7, $8)';
-  return [sql, [jobs.map((job) => job.keyHash), endpoints, costs, totals, ordinals, refs, lowBalanceThreshold, uniformCost], 'debit-batch'];
+  return states;
+}
+
+/** The id a holder's spend is counted under: the key's, or its account's. */
+function holderIdOf(key: KeyRecord, holder: CapHolder): string {
+  return holder === 'key' ? key.id : key.accountId;
+}
+
+/** Each debit's cost added up with those before it in the batch (one key's). */
+function runningTotals(jobs: DebitJob[]): number[] {
+  let total = 0;
+  return jobs.map((job) => {
+    total += job.cost;
+    return total;
+  });
 }

@@ -27,7 +27,7 @@ export interface RefillRule extends RefillPlan {
  * plan's `planned` when the balance had no room for all of them under MAX_BALANCE (0 when it had none).
  */
 export interface Refill {
-  keyId: string;
+  accountId: string;
   credits: number;
   planned: number;
   balance: number;

@@ -1,7 +1,8 @@
 /**
- * Spend caps: at most `credits` spent by a key in a UTC calendar day, ISO week (from Monday) or
- * calendar month. A request whose price would take a period's spend over a cap is refused (429)
- * and not charged; the decision is made in the debit's own transaction, under the key's row lock.
+ * Spend caps: at most `credits` spent through a key, or by all the keys of an account, in a UTC
+ * calendar day, ISO week (from Monday) or calendar month. A request whose price would take a
+ * period's spend over a cap is refused (429) and not charged; the decision is made in the debit's
+ * own transaction, under the account's row lock.
  */
 export type CapInterval = 'day' | 'week' | 'month';
 
@@ -11,6 +12,9 @@ export interface SpendCap {
   credits: number;
   interval: CapInterval;
 }
+
+/** Whose cap it is: the key's own, or its account's (over all of the account's keys). */
+export type CapHolder = 'key' | 'account';
 
 /** The period of `interval` that `now` falls in: its first instant and the first of the next, RFC 3339 in UTC. */
 export function capPeriod(interval: CapInterval, now: number): { start: string; end: string } {
@@ -29,6 +33,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A cap this request would pass: its spend so far in the period, and when the period ends. */
 export interface CapReached {
+  holder: CapHolder;
   cap: SpendCap;
   spent: number;
   resetsAt: string;
@@ -43,13 +48,14 @@ export function capPeriods(caps: readonly SpendCap[], now: number): Array<{ cap:
 }
 
 /** The first cap that spending `cost` more would pass, given each period's spend so far; undefined when all leave room. */
-export function capPassed(periods: Array<{ cap: SpendCap; end: string; spent: number }>, cost: number): CapReached | undefined {
+export function capPassed(periods: Array<{ holder: CapHolder; cap: SpendCap; end: string; spent: number }>, cost: number): CapReached | undefined {
   const over = periods.find((period) => period.spent + cost > period.cap.credits);
-  return over && { cap: over.cap, spent: over.spent, resetsAt: over.end };
+  return over && { holder: over.holder, cap: over.cap, spent: over.spent, resetsAt: over.end };
 }
 
 /** A cap's current period as a capped debit batch reads it: what it spent so far, and whether credits.cap_reached was sent. */
 export interface CapPeriodState {
+  holder: CapHolder;
   cap: SpendCap;
   start: string;
   end: string;

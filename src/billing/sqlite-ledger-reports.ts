@@ -10,7 +10,7 @@ interface ChargeRow {
   credits: number;
 }
 
-/** The embedded ledger's reads for reports: charges, grants, usage over time and the audit, none of which changes anything. */
+/** The embedded ledger's reads for reports (charges are by key, grants and the audit by account): charges, grants, usage over time and the audit, none of which changes anything. */
 export class SqliteLedgerReports {
   private readonly sql;
 
@@ -20,7 +20,7 @@ export class SqliteLedgerReports {
         'SELECT id, key_id, endpoint, at, outcome_status, credits FROM charges WHERE key_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
       ),
       countCharges: db.prepare('SELECT count(*) AS n FROM charges WHERE key_id = ?'),
-      grantsByKey: db.prepare('SELECT key_id, amount, reason, at, expires_at FROM credit_grants WHERE key_id = ? ORDER BY id'),
+      grantsByAccount: db.prepare('SELECT account_id, amount, reason, at, expires_at FROM credit_grants WHERE account_id = ? ORDER BY id'),
       activity: db.prepare('SELECT endpoint, count(*) AS n, max(at) AS last FROM charges WHERE key_id = ? GROUP BY endpoint'),
     };
   }
@@ -37,9 +37,10 @@ export class SqliteLedgerReports {
       .prepare(
         `SELECT substr(at, 1, ?) AS bucket, endpoint, outcome_status AS status, count(*) AS n, sum(credits) AS credits
          FROM charges WHERE at >= ? AND at < ? AND (? IS NULL OR key_id = ?)
+           AND (? IS NULL OR key_id IN (SELECT id FROM keys WHERE account_id = ?))
          GROUP BY bucket, endpoint, status ORDER BY bucket, endpoint, status`,
       )
-      .all(cut, query.from, query.to, query.keyId ?? null, query.keyId ?? null) as Array<{
+      .all(cut, query.from, query.to, query.keyId ?? null, query.keyId ?? null, query.accountId ?? null, query.accountId ?? null) as Array<{
       bucket: string;
       endpoint: string;
       status: number | null;
@@ -72,30 +73,30 @@ export class SqliteLedgerReports {
   async countCharges(keyId: string): Promise<number> {
     return (this.sql.countCharges.get(keyId) as { n: number }).n;
   }
-  async listGrants(keyId: string): Promise<CreditGrant[]> {
-    const rows = this.sql.grantsByKey.all(keyId) as Array<{
-      key_id: string;
+  async listGrants(accountId: string): Promise<CreditGrant[]> {
+    const rows = this.sql.grantsByAccount.all(accountId) as Array<{
+      account_id: string;
       amount: number;
       reason: CreditGrant['reason'];
       at: string;
       expires_at: string | null;
     }>;
-    return rows.map((row) => ({ keyId: row.key_id, amount: row.amount, reason: row.reason, at: row.at, expiresAt: row.expires_at }));
+    return rows.map((row) => ({ accountId: row.account_id, amount: row.amount, reason: row.reason, at: row.at, expiresAt: row.expires_at }));
   }
   async auditLedger(): Promise<LedgerAudit[]> {
     // One read transaction: charges and balances as of the same moment.
     const rows = this.db
       .prepare(
-        `SELECT key_id, balance, granted, charged, expired, granted - charged - expired = balance AND balance >= 0 AS consistent FROM (
-           SELECT k.id AS key_id, k.balance,
-             (SELECT coalesce(sum(g.amount), 0) FROM credit_grants g WHERE g.key_id = k.id) AS granted,
-             (SELECT coalesce(sum(c.credits), 0) FROM charges c WHERE c.key_id = k.id) AS charged,
-             (SELECT coalesce(sum(e.amount), 0) FROM credit_expiries e WHERE e.key_id = k.id) AS expired
-           FROM keys k) ORDER BY key_id`,
+        `SELECT account_id, balance, granted, charged, expired, granted - charged - expired = balance AND balance >= 0 AS consistent FROM (
+           SELECT a.id AS account_id, a.balance,
+             (SELECT coalesce(sum(g.amount), 0) FROM credit_grants g WHERE g.account_id = a.id) AS granted,
+             (SELECT coalesce(sum(c.credits), 0) FROM charges c JOIN keys k ON k.id = c.key_id WHERE k.account_id = a.id) AS charged,
+             (SELECT coalesce(sum(e.amount), 0) FROM credit_expiries e WHERE e.account_id = a.id) AS expired
+           FROM accounts a) ORDER BY account_id`,
       )
-      .all() as Array<{ key_id: string; balance: number; granted: number; charged: number; expired: number; consistent: number }>;
+      .all() as Array<{ account_id: string; balance: number; granted: number; charged: number; expired: number; consistent: number }>;
     return rows.map((row) => ({
-      keyId: row.key_id,
+      accountId: row.account_id,
       granted: row.granted,
       charged: row.charged,
       expired: row.expired,

@@ -5,9 +5,28 @@ import { prepareAuditInsert } from '../admin/sqlite-admin-store.js';
 import type { IdempotencyEntry, StoredResponse } from '../idempotency/idempotency-store.js';
 import { prepareCompletion } from '../idempotency/sqlite-idempotency.js';
 import { ExternalWrites } from '../platform/external-writes.js';
+import {
+  ACCOUNT_COLUMNS,
+  type AccountCreation,
+  type AccountQuery,
+  type AccountRecord,
+  type AccountRefillChange,
+  type AccountRow,
+  type AccountSettings,
+  type AccountTopUpResult,
+  type AccountUpdate,
+  type AccountUsageRow,
+  accountFromRow,
+  accountPage,
+  type EventHolder,
+  holderOf,
+  type NewAccount,
+  ownAccountId,
+} from './accounts.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
 import { capEventData } from './events.js';
 import {
+  accountTopUpRefusal,
   type ChangeRecord,
   type ChargeRecord,
   type CreditGrant,
@@ -18,6 +37,7 @@ import {
   type Expiry,
   type GrantOptions,
   KEY_COLUMNS,
+  KEYS_WITH_ACCOUNTS,
   type KeyActivity,
   type KeyEnd,
   type KeyQuery,
@@ -42,7 +62,7 @@ import {
 } from './ledger.js';
 import { type ChargeOutcome, OutcomeWriter } from './outcome-writer.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
-import { capPeriods, decideCapped, type SpendCap } from './spend-caps.js';
+import { type CapHolder, type CapPeriodState, capPeriods, decideCapped, type SpendCap } from './spend-caps.js';
 import { SqliteCredits } from './sqlite-credits.js';
 import { SqliteLedgerReports } from './sqlite-ledger-reports.js';
 
@@ -50,67 +70,108 @@ const KEY_CACHE_LIMIT = 100_000;
 const MULTI_ROW_CHUNK = 64;
 
 interface DebitedRow {
-  id: string;
   balance: number;
   last_debit: number;
   low_balance_threshold: number | null;
 }
 
+/** Where a capped debit's spend is counted: the key's own periods, or its account's. */
+const SPEND_TABLES: Record<CapHolder, { table: string; column: string }> = {
+  key: { table: 'key_spend', column: 'key_id' },
+  account: { table: 'account_spend', column: 'account_id' },
+};
+
+function spendStatements(db: Database.Database, holder: CapHolder) {
+  const { table, column } = SPEND_TABLES[holder];
+  return {
+    periodSpend: db.prepare(`SELECT spent, cap_reached_sent FROM ${table} WHERE ${column} = ? AND interval = ? AND period_start = ?`),
+    addSpend: db.prepare(
+      `INSERT INTO ${table} (${column}, interval, period_start, spent) VALUES (?, ?, ?, ?)
+       ON CONFLICT (${column}, interval, period_start) DO UPDATE SET spent = spent + excluded.spent`,
+    ),
+    capReachedSent: db.prepare(
+      `INSERT INTO ${table} (${column}, interval, period_start, spent, cap_reached_sent) VALUES (?, ?, ?, 0, 1)
+       ON CONFLICT (${column}, interval, period_start) DO UPDATE SET cap_reached_sent = 1`,
+    ),
+  };
+}
+
 function prepareStatements(db: Database.Database) {
   return {
     insertKey: db.prepare(
-      `INSERT INTO keys (id, key_hash, name, status, balance, created_at, rate_limit, expires_at, metadata, spend_caps)
+      `INSERT INTO keys (id, account_id, key_hash, name, status, created_at, rate_limit, expires_at, metadata, spend_caps)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    periodSpend: db.prepare('SELECT spent, cap_reached_sent FROM key_spend WHERE key_id = ? AND interval = ? AND period_start = ?'),
-    addSpend: db.prepare(
-      `INSERT INTO key_spend (key_id, interval, period_start, spent) VALUES (?, ?, ?, ?)
-       ON CONFLICT (key_id, interval, period_start) DO UPDATE SET spent = spent + excluded.spent`,
+    insertAccount: db.prepare(`INSERT INTO accounts (id, name, external_id, metadata, balance, spend_caps, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+    accountByExternalId: db.prepare('SELECT id FROM accounts WHERE external_id = ?'),
+    accountById: db.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`),
+    accountsPage: db.prepare(
+      `SELECT ${ACCOUNT_COLUMNS} FROM accounts
+       WHERE (@externalId IS NULL OR external_id = @externalId)
+         AND (@nameContains IS NULL OR instr(lower(name), lower(@nameContains)) > 0)
+         AND (@afterAt IS NULL OR (created_at, id) < (@afterAt, @afterId))
+       ORDER BY created_at DESC, id DESC LIMIT @limit`,
     ),
-    capReachedSent: db.prepare(
-      `INSERT INTO key_spend (key_id, interval, period_start, spent, cap_reached_sent) VALUES (?, ?, ?, 0, 1)
-       ON CONFLICT (key_id, interval, period_start) DO UPDATE SET cap_reached_sent = 1`,
+    accountKeys: db.prepare(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} WHERE k.account_id = ? ORDER BY k.created_at, k.id`),
+    updateAccount: db.prepare(
+      `UPDATE accounts SET name = CASE WHEN @setName THEN @name ELSE name END,
+         external_id = CASE WHEN @setExternalId THEN @externalId ELSE external_id END,
+         metadata = CASE WHEN @setMetadata THEN @metadata ELSE metadata END,
+         prices = CASE WHEN @setPrices THEN @prices ELSE prices END,
+         low_balance_threshold = CASE WHEN @setThreshold THEN @threshold ELSE low_balance_threshold END,
+         spend_caps = CASE WHEN @setCaps THEN @caps ELSE spend_caps END WHERE id = @accountId`,
     ),
-    spendOne: db.prepare('UPDATE keys SET balance = balance - ? WHERE id = ? AND balance >= ? RETURNING balance'),
+    spends: { key: spendStatements(db, 'key'), account: spendStatements(db, 'account') },
+    spendOne: db.prepare('UPDATE accounts SET balance = balance - ? WHERE id = ? AND balance >= ? RETURNING balance'),
     insertCharge: db.prepare('INSERT INTO charges (key_id, endpoint, at, idempotency_ref, credits) VALUES (?, ?, ?, ?, ?)'),
     endedKeys: db.prepare('SELECT id FROM keys WHERE expires_at <= ? AND expiry_announced = 0 ORDER BY expires_at LIMIT ?'),
-    announceEnd: db.prepare(
-      'UPDATE keys SET expiry_announced = 1 WHERE id = ? AND expiry_announced = 0 AND expires_at <= ? RETURNING balance, expires_at',
-    ),
-    insertCreateGrant: db.prepare(`INSERT INTO credit_grants (key_id, amount, reason, at) VALUES (?, ?, 'create', ?)`),
+    announceEnd: db.prepare('UPDATE keys SET expiry_announced = 1 WHERE id = ? AND expiry_announced = 0 AND expires_at <= ? RETURNING expires_at'),
+    insertCreateGrant: db.prepare(`INSERT INTO credit_grants (account_id, amount, reason, at) VALUES (?, ?, 'create', ?)`),
+    addCreated: db.prepare('UPDATE accounts SET balance = balance + ?, settled_balance = NULL WHERE id = ?'),
     retiredKey: db.prepare(
-      'SELECT k.*, k.key_hash AS current_hash, r.valid_until FROM retired_keys r JOIN keys k ON k.id = r.key_id WHERE r.key_hash = ?',
+      `SELECT ${KEY_COLUMNS}, k.key_hash AS current_hash, r.valid_until FROM retired_keys r JOIN keys k ON k.id = r.key_id JOIN accounts a ON a.id = k.account_id WHERE r.key_hash = ?`,
     ),
     forgetRetired: db.prepare('DELETE FROM retired_keys WHERE key_id = ? AND valid_until <= ?'),
     retireHash: db.prepare('INSERT INTO retired_keys (key_hash, key_id, valid_until) SELECT key_hash, id, ? FROM keys WHERE id = ?'),
     setHash: db.prepare('UPDATE keys SET key_hash = ? WHERE id = ?'),
-    keyByHash: db.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE key_hash = ?`),
-    keyById: db.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = ?`),
-    allKeys: db.prepare(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, id`),
+    keyByHash: db.prepare(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} WHERE k.key_hash = ?`),
+    keyById: db.prepare(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} WHERE k.id = ?`),
+    spenderByHash: db.prepare('SELECT id, account_id, status FROM keys WHERE key_hash = ?'),
+    allKeys: db.prepare(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} ORDER BY k.created_at, k.id`),
     setStatus: db.prepare(`UPDATE keys SET status = ? WHERE id = ? AND status <> 'revoked'`),
     setRateLimit: db.prepare('UPDATE keys SET rate_limit = ? WHERE id = ?'),
     // `count` requests of `cost` credits each: as many as the balance covers, whole.
     debit: db.prepare(
-      `UPDATE keys SET balance = balance - MIN(balance / @cost, @count) * @cost, last_debit = MIN(balance / @cost, @count)
-       WHERE key_hash = @keyHash AND status = 'active' AND balance >= @cost RETURNING id, balance, last_debit, low_balance_threshold`,
+      `UPDATE accounts SET balance = balance - MIN(balance / @cost, @count) * @cost, last_debit = MIN(balance / @cost, @count)
+       WHERE id = @accountId AND balance >= @cost RETURNING balance, last_debit, low_balance_threshold`,
     ),
     updateSettings: db.prepare(
-      `UPDATE keys SET prices = CASE WHEN @setPrices THEN @prices ELSE prices END,
-         low_balance_threshold = CASE WHEN @setThreshold THEN @threshold ELSE low_balance_threshold END,
-         expires_at = CASE WHEN @setExpiry THEN @expiresAt ELSE expires_at END,
+      `UPDATE keys SET expires_at = CASE WHEN @setExpiry THEN @expiresAt ELSE expires_at END,
          expiry_announced = CASE WHEN @setExpiry THEN 0 ELSE expiry_announced END,
          metadata = CASE WHEN @setMetadata THEN @metadata ELSE metadata END,
          spend_caps = CASE WHEN @setCaps THEN @caps ELSE spend_caps END WHERE id = @keyId`,
     ),
     keysPage: db.prepare(
-      `SELECT ${KEY_COLUMNS} FROM keys
-       WHERE (@status IS NULL OR status = @status) AND (@name IS NULL OR name = @name)
-         AND (@nameContains IS NULL OR instr(lower(name), lower(@nameContains)) > 0)
-         AND (@maxBalance IS NULL OR balance <= @maxBalance)
-         AND (@afterAt IS NULL OR (created_at, id) < (@afterAt, @afterId))
-       ORDER BY created_at DESC, id DESC LIMIT @limit`,
+      `SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS}
+       WHERE (@status IS NULL OR k.status = @status) AND (@name IS NULL OR k.name = @name)
+         AND (@accountId IS NULL OR k.account_id = @accountId)
+         AND (@nameContains IS NULL OR instr(lower(k.name), lower(@nameContains)) > 0)
+         AND (@maxBalance IS NULL OR a.balance <= @maxBalance)
+         AND (@afterAt IS NULL OR (k.created_at, k.id) < (@afterAt, @afterId))
+       ORDER BY k.created_at DESC, k.id DESC LIMIT @limit`,
+    ),
+    accountUsage: db.prepare(
+      `SELECT c.key_id, c.endpoint, count(*) AS charges, sum(c.credits) AS credits FROM charges c JOIN keys k ON k.id = c.key_id
+       WHERE k.account_id = ? AND c.at >= ? AND c.at < ? GROUP BY c.key_id, c.endpoint ORDER BY c.key_id, c.endpoint`,
     ),
   };
+}
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+/** The named parameters of one optional setting in a CASE WHEN @set… update: whether to set it, and to what. */
+function setting(flag: string, name: string, value: unknown): Record<string, unknown> {
+  return { [`set${flag}`]: value === undefined ? 0 : 1, [name]: value ?? null };
 }
 
 /**
@@ -122,13 +183,15 @@ export class SqliteLedger implements Ledger {
   private readonly sql;
   private readonly statements = new Map<string, Database.Statement>();
   /**
-   * Keys by hash, as last read or written through this connection; dropped whenever another
-   * connection (the CLI, another worker) has committed to the ledger.
+   * Keys by hash, as last read or written through this connection, and their accounts' balances
+   * (every key of an account shows the one balance); dropped whenever another connection (the CLI,
+   * another worker) has committed to the ledger.
    */
   private readonly keyCache = new Map<string, KeyRecord>();
+  private readonly cachedBalances = new Map<string, number>();
   private readonly externalWrites: ExternalWrites;
   private readonly debits = new DebitBatcher((jobs) => this.runDebits(jobs));
-  /** Debits of keys with spend caps, by key id, batched as the others: one transaction decides a batch. */
+  /** Debits of keys with spend caps (their own or their account's), by key id, batched as the others: one transaction decides a batch. */
   private readonly cappedDebits = new DebitBatcher((jobs) => this.runCappedDebits(jobs));
   private readonly credits: SqliteCredits;
   private readonly reports: SqliteLedgerReports;
@@ -136,7 +199,7 @@ export class SqliteLedger implements Ledger {
   private readonly insertAudit: (entry: NewAuditEntry) => void;
   private readonly completeClaim: (entry: IdempotencyEntry, response: StoredResponse) => void;
 
-  /** `lowBalanceThreshold`: LOW_BALANCE_THRESHOLD, the mark of keys that have none of their own. */
+  /** `lowBalanceThreshold`: LOW_BALANCE_THRESHOLD, the mark of accounts that have none of their own. */
   constructor(
     private readonly db: Database.Database,
     lowBalanceThreshold: number | null = null,
@@ -151,48 +214,133 @@ export class SqliteLedger implements Ledger {
 
   async createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord> {
     const createdAt = new Date().toISOString();
-    const rateLimit = input.rateLimit ?? null;
-    const key: KeyRecord = {
-      id: input.id,
-      name: input.name,
-      status: 'active',
-      balance: input.credits,
-      createdAt,
-      rateLimit,
-      expiringGrants: 0,
-      prices: null,
-      lowBalanceThreshold: null,
-      expiresAt: input.expiresAt ?? null,
-      metadata: input.metadata ?? null,
-      spendCaps: input.spendCaps ?? null,
-    };
-    this.inTransaction(() => {
+    return this.write(record, () => {
+      const joining = input.account && 'accountId' in input.account ? input.account.accountId : undefined;
+      const accountId = joining ?? ownAccountId(input.id);
+      if (!joining) {
+        this.sql.insertAccount.run(accountId, input.name, null, null, input.credits, null, createdAt);
+        this.sql.insertCreateGrant.run(accountId, input.credits, createdAt);
+      }
       this.sql.insertKey.run(
         input.id,
+        accountId,
         input.keyHash,
         input.name,
         'active',
-        input.credits,
         createdAt,
-        rateLimit,
-        key.expiresAt,
-        key.metadata === null ? null : JSON.stringify(key.metadata),
-        key.spendCaps === null ? null : JSON.stringify(key.spendCaps),
+        input.rateLimit ?? null,
+        input.expiresAt ?? null,
+        json(input.metadata),
+        json(input.spendCaps),
+      );
+      if (joining && input.credits > 0) this.credits.grant({ accountId, keyId: input.id }, input.credits, 'create');
+      return this.keyBy(this.sql.keyById, input.id) as KeyRecord;
+    });
+  }
+
+  async createAccount(input: NewAccount, record?: ChangeRecord<AccountCreation>): Promise<AccountCreation> {
+    const createdAt = new Date().toISOString();
+    return this.write(record, (): AccountCreation => {
+      const taken = input.externalId ? (this.sql.accountByExternalId.get(input.externalId) as { id: string } | undefined) : undefined;
+      if (taken) return { outcome: 'external-id-taken', accountId: taken.id };
+      this.sql.insertAccount.run(
+        input.id,
+        input.name,
+        input.externalId ?? null,
+        json(input.metadata),
+        input.credits,
+        json(input.spendCaps),
+        createdAt,
       );
       this.sql.insertCreateGrant.run(input.id, input.credits, createdAt);
-      this.writeChange(record, key);
+      return { outcome: 'created', account: this.accountBy(input.id) as AccountRecord };
     });
-    return key;
+  }
+
+  async findAccount(id: string): Promise<AccountRecord | undefined> {
+    return this.accountBy(id);
+  }
+
+  async listAccountsPage(query: AccountQuery): Promise<{ accounts: AccountRecord[]; nextCursor: string | null }> {
+    const after = query.cursor === null ? undefined : keyCursorPlace(query.cursor);
+    const rows = this.sql.accountsPage.all({
+      externalId: query.externalId ?? null,
+      nameContains: query.nameContains ?? null,
+      afterAt: after?.createdAt ?? null,
+      afterId: after?.id ?? '',
+      limit: query.limit + 1,
+    }) as AccountRow[];
+    return accountPage(rows.map(accountFromRow), query.limit);
+  }
+
+  async accountKeys(accountId: string): Promise<KeyRecord[]> {
+    return (this.sql.accountKeys.all(accountId) as KeyRow[]).map(keyFromRow);
+  }
+
+  async updateAccount(accountId: string, settings: AccountSettings, record?: ChangeRecord<AccountUpdate>): Promise<AccountUpdate> {
+    return this.changeAccount(accountId, record, (account): AccountUpdate => {
+      if (!account) return { outcome: 'not-found' };
+      const taken = settings.externalId ? (this.sql.accountByExternalId.get(settings.externalId) as { id: string } | undefined) : undefined;
+      if (taken && taken.id !== accountId) return { outcome: 'external-id-taken', accountId: taken.id };
+      this.sql.updateAccount.run({
+        accountId,
+        ...setting('Name', 'name', settings.name),
+        ...setting('ExternalId', 'externalId', settings.externalId),
+        ...setting('Metadata', 'metadata', settings.metadata === undefined ? undefined : json(settings.metadata)),
+        ...setting('Prices', 'prices', settings.prices === undefined ? undefined : json(settings.prices)),
+        ...setting('Threshold', 'threshold', settings.lowBalanceThreshold),
+        ...setting('Caps', 'caps', settings.spendCaps === undefined ? undefined : json(settings.spendCaps)),
+      });
+      return { outcome: 'changed', account: this.accountBy(accountId) as AccountRecord };
+    });
+  }
+
+  async topUpAccount(
+    accountId: string,
+    amount: number,
+    options: GrantOptions = {},
+    record?: ChangeRecord<AccountTopUpResult>,
+  ): Promise<AccountTopUpResult> {
+    return this.changeAccount(accountId, record, (account): AccountTopUpResult => {
+      if (account && options.idempotencyRef !== undefined && this.credits.grantedBefore(options.idempotencyRef))
+        return { outcome: 'granted-before', account };
+      const refusal = accountTopUpRefusal(account, amount);
+      if (refusal) return refusal;
+      this.credits.grant({ accountId }, amount, 'topup', options);
+      return { outcome: 'topped-up', account: this.accountBy(accountId) as AccountRecord };
+    });
+  }
+
+  async setAccountRefill(
+    accountId: string,
+    plan: RefillPlan | null,
+    now: string,
+    record?: ChangeRecord<AccountRefillChange>,
+  ): Promise<AccountRefillChange> {
+    return this.changeAccount(accountId, record, (account): AccountRefillChange => {
+      if (!account) return { outcome: 'not-found' };
+      const change = this.credits.setRefill(accountId, plan, now);
+      return { outcome: 'set', ...change, balance: change.refill?.balance ?? account.balance };
+    });
+  }
+
+  async accountUsage(accountId: string, from: string, to: string): Promise<AccountUsageRow[]> {
+    const rows = this.sql.accountUsage.all(accountId, from, to) as Array<{ key_id: string; endpoint: string; charges: number; credits: number }>;
+    return rows.map((row) => ({ keyId: row.key_id, endpoint: row.endpoint, charges: row.charges, credits: row.credits }));
   }
 
   async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
-    if (this.externalWrites.happened()) this.keyCache.clear();
+    if (this.externalWrites.happened()) this.dropCache();
     const cached = this.keyCache.get(keyHash);
-    if (cached) return cached;
+    if (cached) {
+      const balance = this.cachedBalances.get(cached.accountId);
+      return balance === undefined || balance === cached.balance ? cached : { ...cached, balance };
+    }
     const key = this.keyBy(this.sql.keyByHash, keyHash);
     if (key) {
-      if (this.keyCache.size >= KEY_CACHE_LIMIT) this.keyCache.clear();
+      if (this.keyCache.size >= KEY_CACHE_LIMIT) this.dropCache();
       this.keyCache.set(keyHash, key);
+      this.cachedBalances.set(key.accountId, key.balance);
     }
     return key;
   }
@@ -202,6 +350,7 @@ export class SqliteLedger implements Ledger {
     const rows = this.sql.keysPage.all({
       status: query.status ?? null,
       name: query.name ?? null,
+      accountId: query.accountId ?? null,
       nameContains: query.nameContains ?? null,
       maxBalance: query.maxBalance ?? null,
       afterAt: after?.createdAt ?? null,
@@ -225,7 +374,7 @@ export class SqliteLedger implements Ledger {
         return { outcome: 'granted-before', key };
       const refusal = topUpRefusal(key, amount);
       if (refusal) return refusal;
-      this.credits.grant(keyId, amount, 'topup', options);
+      this.credits.grant(holderOf(key as KeyRecord), amount, 'topup', options);
       return { outcome: 'topped-up', key: this.keyBy(this.sql.keyById, keyId) as KeyRecord };
     });
   }
@@ -233,33 +382,33 @@ export class SqliteLedger implements Ledger {
   async expireDue(now: string, limit: number): Promise<Expiry[]> {
     const expiries: Expiry[] = [];
     for (const grant of this.credits.dueGrants(now, limit)) {
-      const expiry = await this.changeKey(grant.key_id, undefined, () => this.credits.expireGrant(grant.id, grant.key_id));
+      const expiry = await this.changeAccount(grant.account_id, undefined, () => this.credits.expireGrant(grant.id, grant.account_id));
       if (expiry) expiries.push(expiry);
     }
     return expiries;
   }
 
-  async expiringCredits(keyId: string): Promise<ExpiringCredits[]> {
-    return this.db.transaction(() => this.credits.expiringCredits(keyId))();
+  async expiringCredits(accountId: string): Promise<ExpiringCredits[]> {
+    return this.db.transaction(() => this.credits.expiringCredits(accountId))();
   }
 
-  async refillRule(keyId: string): Promise<RefillRule | null> {
-    return this.credits.refillRule(keyId);
+  async refillRule(accountId: string): Promise<RefillRule | null> {
+    return this.credits.refillRule(accountId);
   }
 
   async setRefill(keyId: string, plan: RefillPlan | null, now: string, record?: ChangeRecord<RefillChange>): Promise<RefillChange> {
     return this.changeKey(keyId, record, (key): RefillChange => {
       if (!key) return { outcome: 'not-found' };
       if (key.status === 'revoked' && plan !== null) return { outcome: 'revoked', key };
-      const change = this.credits.setRefill(keyId, plan, now);
+      const change = this.credits.setRefill(key.accountId, plan, now);
       return { outcome: 'set', ...change, balance: change.refill?.balance ?? key.balance };
     });
   }
 
   async refillDue(now: string, limit: number): Promise<Refill[]> {
     const refills: Refill[] = [];
-    for (const keyId of this.credits.dueRefills(now, limit)) {
-      const refill = await this.changeKey(keyId, undefined, (key) => (key?.status === 'revoked' ? undefined : this.credits.refill(keyId, now)));
+    for (const accountId of this.credits.dueRefills(now, limit)) {
+      const refill = await this.changeAccount(accountId, undefined, () => this.credits.refill(accountId, now));
       if (refill) refills.push(refill);
     }
     return refills;
@@ -268,10 +417,10 @@ export class SqliteLedger implements Ledger {
   async announceExpiredKeys(now: string, limit: number): Promise<KeyEnd[]> {
     const ends: KeyEnd[] = [];
     for (const { id } of this.sql.endedKeys.all(now, limit) as Array<{ id: string }>) {
-      const end = await this.changeKey(id, undefined, () => {
-        const row = this.sql.announceEnd.get(id, now) as { balance: number; expires_at: string } | undefined;
-        if (!row) return undefined;
-        this.credits.recordEvent('key.expired', id, { balance: row.balance, expired_at: row.expires_at });
+      const end = await this.changeKey(id, undefined, (key) => {
+        const row = this.sql.announceEnd.get(id, now) as { expires_at: string } | undefined;
+        if (!row || !key) return undefined;
+        this.credits.recordEvent('key.expired', holderOf(key), { balance: key.balance, expired_at: row.expires_at });
         return { keyId: id, expiredAt: row.expires_at };
       });
       if (end) ends.push(end);
@@ -297,7 +446,7 @@ export class SqliteLedger implements Ledger {
       this.sql.forgetRetired.run(keyId, now);
       if (oldKeyValidUntil !== null) this.sql.retireHash.run(oldKeyValidUntil, keyId);
       this.sql.setHash.run(newKeyHash, keyId);
-      this.credits.recordEvent('key.rolled', keyId, { balance: key.balance, old_key_valid_until: oldKeyValidUntil });
+      this.credits.recordEvent('key.rolled', holderOf(key), { balance: key.balance, old_key_valid_until: oldKeyValidUntil });
       return { outcome: 'rolled', key };
     });
   }
@@ -314,7 +463,7 @@ export class SqliteLedger implements Ledger {
       this.sql.setStatus.run(status, keyId);
       const after = this.keyBy(this.sql.keyById, keyId);
       if (after && before?.status !== 'revoked' && after.status === 'revoked')
-        this.credits.recordEvent('key.revoked', keyId, { balance: after.balance });
+        this.credits.recordEvent('key.revoked', holderOf(after), { balance: after.balance });
       return after;
     });
   }
@@ -323,9 +472,10 @@ export class SqliteLedger implements Ledger {
     return this.debits.submit(keyHash, endpoint, options);
   }
 
-  async capSpend(keyId: string, caps: SpendCap[], now: number): Promise<Array<{ cap: SpendCap; spent: number; resetsAt: string }>> {
+  async capSpend(holderId: string, caps: SpendCap[], now: number): Promise<Array<{ cap: SpendCap; spent: number; resetsAt: string }>> {
+    const { periodSpend } = this.sql.spends[holderId.startsWith('acct_') ? 'account' : 'key'];
     return capPeriods(caps, now).map((period) => {
-      const row = this.sql.periodSpend.get(keyId, period.cap.interval, period.start) as { spent: number } | undefined;
+      const row = periodSpend.get(holderId, period.cap.interval, period.start) as { spent: number } | undefined;
       return { cap: period.cap, spent: row?.spent ?? 0, resetsAt: period.end };
     });
   }
@@ -339,17 +489,21 @@ export class SqliteLedger implements Ledger {
       if (!key) return undefined;
       this.sql.updateSettings.run({
         keyId,
-        setPrices: settings.prices === undefined ? 0 : 1,
-        prices: settings.prices ? JSON.stringify(settings.prices) : null,
-        setThreshold: settings.lowBalanceThreshold === undefined ? 0 : 1,
-        threshold: settings.lowBalanceThreshold ?? null,
-        setExpiry: settings.expiresAt === undefined ? 0 : 1,
-        expiresAt: settings.expiresAt ?? null,
-        setMetadata: settings.metadata === undefined ? 0 : 1,
-        metadata: settings.metadata ? JSON.stringify(settings.metadata) : null,
-        setCaps: settings.spendCaps === undefined ? 0 : 1,
-        caps: settings.spendCaps ? JSON.stringify(settings.spendCaps) : null,
+        ...setting('Expiry', 'expiresAt', settings.expiresAt),
+        ...setting('Metadata', 'metadata', settings.metadata === undefined ? undefined : json(settings.metadata)),
+        ...setting('Caps', 'caps', settings.spendCaps === undefined ? undefined : json(settings.spendCaps)),
       });
+      if (settings.prices !== undefined || settings.lowBalanceThreshold !== undefined) {
+        this.sql.updateAccount.run({
+          accountId: key.accountId,
+          ...setting('Name', 'name', undefined),
+          ...setting('ExternalId', 'externalId', undefined),
+          ...setting('Metadata', 'metadata', undefined),
+          ...setting('Prices', 'prices', settings.prices === undefined ? undefined : json(settings.prices)),
+          ...setting('Threshold', 'threshold', settings.lowBalanceThreshold),
+          ...setting('Caps', 'caps', undefined),
+        });
+      }
       return this.keyBy(this.sql.keyById, keyId);
     });
   }
@@ -403,19 +557,37 @@ export class SqliteLedger implements Ledger {
     return row && keyFromRow(row);
   }
 
-  /**
-   * A change to one key in an immediate transaction, with its record (audit entry, completed claim):
-   * all of it commits, or none. The key cache is dropped first.
-   */
-  private changeKey<T>(keyId: string, record: ChangeRecord<T> | undefined, change: (key: KeyRecord | undefined) => T): Promise<T> {
+  private accountBy(id: string): AccountRecord | undefined {
+    const row = this.sql.accountById.get(id) as AccountRow | undefined;
+    return row && accountFromRow(row);
+  }
+
+  private dropCache(): void {
     this.keyCache.clear();
+    this.cachedBalances.clear();
+  }
+
+  /**
+   * A change in an immediate transaction, with its record (audit entry, completed claim): all of it
+   * commits, or none. The key cache is dropped first.
+   */
+  private write<T>(record: ChangeRecord<T> | undefined, change: () => T): Promise<T> {
+    this.dropCache();
     return Promise.resolve(
       this.inTransaction(() => {
-        const result = change(this.keyBy(this.sql.keyById, keyId));
+        const result = change();
         this.writeChange(record, result);
         return result;
       }),
     );
+  }
+
+  private changeKey<T>(keyId: string, record: ChangeRecord<T> | undefined, change: (key: KeyRecord | undefined) => T): Promise<T> {
+    return this.write(record, () => change(this.keyBy(this.sql.keyById, keyId)));
+  }
+
+  private changeAccount<T>(accountId: string, record: ChangeRecord<T> | undefined, change: (account: AccountRecord | undefined) => T): Promise<T> {
+    return this.write(record, () => change(this.accountBy(accountId)));
   }
 
   private writeChange<T>(record: ChangeRecord<T> | undefined, result: T): void {
@@ -439,7 +611,7 @@ export class SqliteLedger implements Ledger {
       });
     } catch (error) {
       this.outcomes.giveBack(pendingOutcomes);
-      this.keyCache.clear();
+      this.dropCache();
       throw error;
     }
   }
@@ -448,24 +620,26 @@ export class SqliteLedger implements Ledger {
     const results = new Array<DebitResult>(jobs.length);
     const charged: Array<{ job: DebitJob; index: number; keyId: string; balance: number }> = [];
     for (const [keyHash, indexes] of positionsByKey(jobs)) {
-      const { debited, granted, spent } = this.debitKey(
-        keyHash,
+      const spender = this.sql.spenderByHash.get(keyHash) as { id: string; account_id: string; status: KeyStatus } | undefined;
+      if (spender?.status !== 'active') {
+        for (const index of indexes) results[index] = refusalFor(spender?.status);
+        continue;
+      }
+      const { debited, granted, spent } = this.debitAccount(
+        spender.account_id,
         indexes.map((index) => (jobs[index] as DebitJob).cost),
       );
       let balance = (debited?.balance ?? 0) + spent;
       for (const index of indexes.slice(0, granted)) {
         const job = jobs[index] as DebitJob;
         balance -= job.cost;
-        charged.push({ job, index, keyId: (debited as DebitedRow).id, balance });
+        charged.push({ job, index, keyId: spender.id, balance });
       }
-      if (granted < indexes.length) {
-        const refusal = granted > 0 ? refusalFor('active') : refusalFor(this.keyBy(this.sql.keyByHash, keyHash)?.status);
-        for (const index of indexes.slice(granted)) results[index] = refusal;
-      }
+      for (const index of indexes.slice(granted)) results[index] = refusalFor('active');
       if (debited) {
-        this.credits.recordCrossings(debited.id, debited.balance + spent, debited.balance, debited.low_balance_threshold);
-        const cached = this.keyCache.get(keyHash);
-        if (cached) this.keyCache.set(keyHash, { ...cached, balance: debited.balance });
+        const holder = { accountId: spender.account_id, keyId: spender.id };
+        this.credits.recordCrossings(holder, debited.balance + spent, debited.balance, debited.low_balance_threshold);
+        if (this.cachedBalances.has(spender.account_id)) this.cachedBalances.set(spender.account_id, debited.balance);
       }
     }
     const at = new Date().toISOString();
@@ -487,11 +661,12 @@ export class SqliteLedger implements Ledger {
   }
 
   /**
-   * One key's debits of a batch, in order, each whole: a statement per run of equal costs (usually
-   * one), stopping at the first the balance does not cover. The row last debited, how many debits
-   * it took and the credits they cost.
+   * One key's debits of a batch from its account, in order, each whole: a statement per run of
+   * equal costs (usually one), stopping at the first the balance does not cover. The row last
+   * debited, how many debits it took and the credits they cost. Keys of one account in one batch
+   * take their turns in the same transaction, each seeing what the one before it left.
    */
-  private debitKey(keyHash: string, costs: number[]): { debited: DebitedRow | undefined; granted: number; spent: number } {
+  private debitAccount(accountId: string, costs: number[]): { debited: DebitedRow | undefined; granted: number; spent: number } {
     let debited: DebitedRow | undefined;
     let granted = 0;
     let spent = 0;
@@ -499,7 +674,7 @@ export class SqliteLedger implements Ledger {
       const cost = costs[start] as number;
       let end = start + 1;
       while (end < costs.length && costs[end] === cost) end++;
-      const row = this.sql.debit.get({ keyHash, count: end - start, cost }) as DebitedRow | undefined;
+      const row = this.sql.debit.get({ accountId, count: end - start, cost }) as DebitedRow | undefined;
       if (!row) break;
       debited = row;
       granted += row.last_debit;
@@ -511,54 +686,68 @@ export class SqliteLedger implements Ledger {
   }
 
   /**
-   * A batch of capped debits in one immediate transaction: per key, its caps' periods read once,
-   * then its debits decided in order (spend-caps.ts, decideCapped), the balance, charges, periods'
-   * spend and events written together.
+   * A batch of capped debits in one immediate transaction: per key, its caps' and its account's
+   * caps' periods read once, then its debits decided in order (spend-caps.ts, decideCapped), the
+   * balance, charges, periods' spend and events written together.
    */
   private runCappedDebits(jobs: DebitJob[]): DebitResult[] {
     const results = new Array<DebitResult>(jobs.length);
-    this.keyCache.clear();
+    this.dropCache();
     this.inTransaction(() => {
       for (const [keyId, indexes] of positionsByKey(jobs)) {
         const batch = indexes.map((index) => jobs[index] as DebitJob);
-        const key = this.keyBy(this.sql.keyById, keyId);
-        if (key?.status !== 'active') {
-          for (const index of indexes) results[index] = refusalFor(key?.status);
-          continue;
-        }
-        const at = (batch[0] as DebitJob).at;
-        const periods = capPeriods(key.spendCaps ?? [], at).map((period) => {
-          const row = this.sql.periodSpend.get(keyId, period.cap.interval, period.start) as { spent: number; cap_reached_sent: number } | undefined;
-          return { ...period, spent: row?.spent ?? 0, sent: row?.cap_reached_sent === 1 };
-        });
-        const { decisions, spent, reachedNow } = decideCapped(
-          batch.map((job) => job.cost),
-          key.balance,
-          periods,
-        );
-        const after = key.balance - spent;
-        if (spent > 0) {
-          this.sql.spendOne.get(spent, keyId, spent);
-          for (const period of periods) this.sql.addSpend.run(keyId, period.cap.interval, period.start, spent);
-          this.credits.recordCrossings(keyId, key.balance, after, key.lowBalanceThreshold);
-        }
-        for (const { period, reached } of reachedNow) {
-          this.sql.capReachedSent.run(keyId, period.cap.interval, period.start);
-          this.credits.recordEvent('credits.cap_reached', keyId, capEventData(after, reached));
-        }
-        const chargedAt = new Date(at).toISOString();
-        decisions.forEach((decision, position) => {
-          const index = indexes[position] as number;
-          const job = batch[position] as DebitJob;
-          if (decision.outcome === 'charged') {
-            const chargeId = Number(this.sql.insertCharge.run(keyId, job.endpoint, chargedAt, job.idempotencyRef, job.cost).lastInsertRowid);
-            results[index] = { outcome: 'charged', balance: decision.balance, chargeId };
-          } else
-            results[index] = decision.outcome === 'capped' ? { outcome: 'capped', balance: after, reached: decision.reached } : refusalFor('active');
+        const decided = this.debitCappedKey(this.keyBy(this.sql.keyById, keyId), batch);
+        decided.forEach((result, position) => {
+          results[indexes[position] as number] = result;
         });
       }
     });
     return results;
+  }
+
+  private debitCappedKey(key: KeyRecord | undefined, batch: DebitJob[]): DebitResult[] {
+    if (key?.status !== 'active') return batch.map(() => refusalFor(key?.status));
+    const at = (batch[0] as DebitJob).at;
+    const periods = [
+      ...this.capPeriodStates('key', key.id, key.spendCaps, at),
+      ...this.capPeriodStates('account', key.accountId, key.accountSpendCaps, at),
+    ];
+    const { decisions, spent, reachedNow } = decideCapped(
+      batch.map((job) => job.cost),
+      key.balance,
+      periods,
+    );
+    const after = key.balance - spent;
+    const holder: EventHolder = holderOf(key);
+    if (spent > 0) {
+      this.sql.spendOne.get(spent, key.accountId, spent);
+      for (const period of periods)
+        this.sql.spends[period.holder].addSpend.run(holderIdOf(key, period.holder), period.cap.interval, period.start, spent);
+      this.credits.recordCrossings(holder, key.balance, after, key.lowBalanceThreshold);
+    }
+    for (const { period, reached } of reachedNow) {
+      this.sql.spends[period.holder].capReachedSent.run(holderIdOf(key, period.holder), period.cap.interval, period.start);
+      this.credits.recordEvent('credits.cap_reached', holder, capEventData(after, reached));
+    }
+    const chargedAt = new Date(at).toISOString();
+    return decisions.map((decision, position): DebitResult => {
+      const job = batch[position] as DebitJob;
+      if (decision.outcome === 'charged') {
+        const chargeId = Number(this.sql.insertCharge.run(key.id, job.endpoint, chargedAt, job.idempotencyRef, job.cost).lastInsertRowid);
+        return { outcome: 'charged', balance: decision.balance, chargeId };
+      }
+      return decision.outcome === 'capped' ? { outcome: 'capped', balance: after, reached: decision.reached } : refusalFor('active');
+    });
+  }
+
+  /** A holder's caps' current periods, with what each spent so far and whether credits.cap_reached was sent. */
+  private capPeriodStates(holder: CapHolder, holderId: string, caps: SpendCap[] | null, at: number): CapPeriodState[] {
+    return capPeriods(caps ?? [], at).map((period) => {
+      const row = this.sql.spends[holder].periodSpend.get(holderId, period.cap.interval, period.start) as
+        | { spent: number; cap_reached_sent: number }
+        | undefined;
+      return { ...period, holder, spent: row?.spent ?? 0, sent: row?.cap_reached_sent === 1 };
+    });
   }
 
   private inTransaction<T>(work: () => T): T {
@@ -586,6 +775,11 @@ export class SqliteLedger implements Ledger {
     }
     return statement;
   }
+}
+
+/** The id a holder's spend is counted under: the key's, or its account's. */
+function holderIdOf(key: KeyRecord, holder: CapHolder): string {
+  return holder === 'key' ? key.id : key.accountId;
 }
 
 function* inChunks<T>(rows: T[]): Generator<T[]> {

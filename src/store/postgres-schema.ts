@@ -385,6 +385,152 @@ const migrations: string[] = [
   // See the SQLite ledger's migration of the same column.
   `ALTER TABLE admin_tokens ADD COLUMN scopes text NOT NULL DEFAULT '';
    UPDATE admin_tokens SET scopes = CASE WHEN read_only THEN 'accounts:read keys:read documents:read webhooks:read audit:read metrics:read' ELSE 'accounts:read accounts:write keys:read keys:write credits:write documents:read documents:write webhooks:read webhooks:write audit:read metrics:read' END;`,
+  // Accounts: see the SQLite ledger's migration of the same name. The debit functions now spend
+  // from the key's account: a batch groups its debits by account (several keys may share one),
+  // locks the accounts in id order, and takes for each the longest prefix of its debits, in
+  // arrival order, that its balance covers. Every instance must run this release once it is applied.
+  `CREATE TABLE accounts (
+     id text PRIMARY KEY,
+     name text NOT NULL,
+     external_id text UNIQUE,
+     metadata jsonb,
+     balance bigint NOT NULL CHECK (balance >= 0),
+     settled_balance bigint,
+     expiring_grants integer NOT NULL DEFAULT 0,
+     prices jsonb,
+     low_balance_threshold bigint,
+     refill_paid_until timestamptz,
+     spend_caps jsonb,
+     created_at timestamptz NOT NULL DEFAULT now(),
+     last_debit bigint NOT NULL DEFAULT 0
+   );
+   INSERT INTO accounts (id, name, balance, settled_balance, expiring_grants, prices, low_balance_threshold, refill_paid_until, created_at)
+     SELECT 'acct_' || CASE WHEN left(id, 4) = 'key_' THEN substr(id, 5) ELSE id END, name, balance, settled_balance, expiring_grants,
+       prices, low_balance_threshold, refill_paid_until, created_at FROM keys;
+   ALTER TABLE keys ADD COLUMN account_id text REFERENCES accounts(id);
+   UPDATE keys SET account_id = 'acct_' || CASE WHEN left(id, 4) = 'key_' THEN substr(id, 5) ELSE id END;
+   ALTER TABLE keys ALTER COLUMN account_id SET NOT NULL;
+   CREATE INDEX keys_by_account ON keys(account_id, created_at);
+   ALTER TABLE credit_grants DROP CONSTRAINT credit_grants_key_id_fkey;
+   ALTER TABLE credit_grants RENAME COLUMN key_id TO account_id;
+   UPDATE credit_grants g SET account_id = k.account_id FROM keys k WHERE k.id = g.account_id;
+   ALTER TABLE credit_grants ADD FOREIGN KEY (account_id) REFERENCES accounts(id);
+   ALTER INDEX credit_grants_by_key RENAME TO credit_grants_by_account;
+   ALTER TABLE credit_expiries DROP CONSTRAINT credit_expiries_key_id_fkey;
+   ALTER TABLE credit_expiries RENAME COLUMN key_id TO account_id;
+   UPDATE credit_expiries e SET account_id = k.account_id FROM keys k WHERE k.id = e.account_id;
+   ALTER TABLE credit_expiries ADD FOREIGN KEY (account_id) REFERENCES accounts(id);
+   ALTER INDEX credit_expiries_by_key RENAME TO credit_expiries_by_account;
+   ALTER TABLE refill_rules DROP CONSTRAINT refill_rules_key_id_fkey;
+   ALTER TABLE refill_rules RENAME COLUMN key_id TO account_id;
+   UPDATE refill_rules r SET account_id = k.account_id FROM keys k WHERE k.id = r.account_id;
+   ALTER TABLE refill_rules ADD FOREIGN KEY (account_id) REFERENCES accounts(id);
+   ALTER TABLE webhook_events ADD COLUMN account_id text;
+   UPDATE webhook_events e SET account_id = k.account_id FROM keys k WHERE k.id = e.key_id;
+   CREATE TABLE account_spend (
+     account_id text NOT NULL,
+     interval text NOT NULL CHECK (interval IN ('day', 'week', 'month')),
+     period_start timestamptz NOT NULL,
+     spent bigint NOT NULL,
+     cap_reached_sent boolean NOT NULL DEFAULT false,
+     PRIMARY KEY (account_id, interval, period_start)
+   );
+   DROP FUNCTION debit_one_key(text, text[], bigint[], bigint[], text[], bigint, bigint);
+   DROP FUNCTION debit_batch(text[], text[], bigint[], bigint[], integer[], text[], bigint, bigint);
+   DROP FUNCTION record_crossings(text, bigint, bigint, bigint);
+   ALTER TABLE keys DROP COLUMN balance, DROP COLUMN settled_balance, DROP COLUMN expiring_grants, DROP COLUMN prices,
+     DROP COLUMN low_balance_threshold, DROP COLUMN refill_paid_until, DROP COLUMN last_debit;
+   -- A debit that took an account's balance across its low-balance mark, or to zero: one event per crossing.
+   CREATE FUNCTION record_crossings(account text, spender text, before bigint, after bigint, low_mark bigint) RETURNS void
+     LANGUAGE sql AS $$
+     INSERT INTO webhook_events (id, type, account_id, key_id, data)
+     SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), mark.type, account, spender,
+       jsonb_build_object('account_id', account, 'key_id', spender, 'balance', after, 'threshold', mark.at)
+     FROM (VALUES ('credits.low', low_mark), ('credits.depleted', 0::bigint)) AS mark(type, at)
+     WHERE mark.at IS NOT NULL AND before > mark.at AND after <= mark.at
+   $$;
+   CREATE FUNCTION debit_one_key(hash text, endpoints text[], costs bigint[], totals bigint[], refs text[], low_default bigint, uniform_cost bigint)
+     RETURNS TABLE (key_hash text, balance bigint, granted integer, status text, charge_ids bigint[])
+     LANGUAGE plpgsql SET enable_seqscan = off SET jit = off AS $$
+   #variable_conflict use_column
+   BEGIN
+     RETURN QUERY
+     WITH spender AS (
+       SELECT keys.id, keys.account_id FROM keys WHERE keys.key_hash = hash AND keys.status = 'active'
+     ), debited AS (
+       UPDATE accounts SET
+         balance = accounts.balance - CASE WHEN uniform_cost IS NOT NULL
+           THEN LEAST(accounts.balance / uniform_cost, cardinality(costs)) * uniform_cost
+           ELSE coalesce((SELECT max(t) FROM unnest(totals) AS t WHERE t <= accounts.balance), 0) END,
+         last_debit = CASE WHEN uniform_cost IS NOT NULL
+           THEN LEAST(accounts.balance / uniform_cost, cardinality(costs))
+           ELSE (SELECT count(*) FROM unnest(totals) AS t WHERE t <= accounts.balance) END
+       FROM spender WHERE accounts.id = spender.account_id AND accounts.balance >= costs[1]
+       RETURNING spender.id AS key_id, accounts.id, accounts.balance, accounts.last_debit, accounts.low_balance_threshold
+     ), charged AS (
+       INSERT INTO charges (key_id, endpoint, idempotency_ref, credits)
+       SELECT debited.key_id, job.endpoint, job.idempotency_ref, job.cost
+       FROM debited, unnest(endpoints, refs, costs) WITH ORDINALITY AS job(endpoint, idempotency_ref, cost, position)
+       WHERE job.position <= debited.last_debit ORDER BY job.position
+       RETURNING charges.id
+     ), crossed AS (
+       -- Called only when the balance after is at or under a mark: most debits cross nothing.
+       SELECT record_crossings(debited.id, debited.key_id, debited.balance + totals[debited.last_debit], debited.balance,
+         coalesce(debited.low_balance_threshold, low_default)) FROM debited
+       WHERE debited.balance <= greatest(coalesce(debited.low_balance_threshold, low_default), 0)
+     )
+     SELECT hash, debited.balance, debited.last_debit::integer,
+       CASE WHEN debited.id IS NULL THEN (SELECT keys.status FROM keys WHERE keys.key_hash = hash) ELSE 'active' END,
+       (SELECT array_agg(charged.id ORDER BY charged.id) FROM charged)
+     FROM (SELECT count(*) FROM crossed) AS written LEFT JOIN debited ON true;
+   END $$;
+   -- One row per debit, in the order given: its charge (null when refused), the balance after it,
+   -- and its key's status. A debit's rank and running total are counted among its account's debits.
+   CREATE FUNCTION debit_batch(hashes text[], endpoints text[], costs bigint[], refs text[], low_default bigint)
+     RETURNS TABLE (slot integer, charge_id bigint, balance bigint, status text)
+     LANGUAGE plpgsql SET enable_seqscan = off SET jit = off AS $$
+   #variable_conflict use_column
+   BEGIN
+     RETURN QUERY
+     WITH job AS (
+       SELECT * FROM unnest(hashes, endpoints, costs, refs) WITH ORDINALITY AS job(key_hash, endpoint, cost, idempotency_ref, position)
+     ), live AS (
+       SELECT job.*, keys.id AS key_id, keys.account_id,
+         row_number() OVER spending AS ordinal, (sum(job.cost) OVER spending)::bigint AS total
+       FROM job JOIN keys ON keys.key_hash = job.key_hash AND keys.status = 'active'
+       WINDOW spending AS (PARTITION BY keys.account_id ORDER BY job.position)
+     ), wanted AS (
+       SELECT live.account_id, min(live.total) AS first_cost FROM live GROUP BY live.account_id
+     ), locked AS (
+       SELECT accounts.id FROM accounts JOIN wanted ON wanted.account_id = accounts.id ORDER BY accounts.id FOR UPDATE OF accounts
+     ), debited AS (
+       UPDATE accounts SET
+         balance = accounts.balance - coalesce((SELECT max(live.total) FROM live WHERE live.account_id = accounts.id AND live.total <= accounts.balance), 0),
+         last_debit = (SELECT count(*) FROM live WHERE live.account_id = accounts.id AND live.total <= accounts.balance)
+       FROM wanted, locked
+       WHERE accounts.id = locked.id AND accounts.id = wanted.account_id AND accounts.balance >= wanted.first_cost
+       RETURNING accounts.id, accounts.balance, accounts.last_debit, accounts.low_balance_threshold
+     ), spent AS (
+       SELECT live.*, debited.balance AS balance_after, debited.low_balance_threshold, debited.last_debit
+       FROM live JOIN debited ON debited.id = live.account_id WHERE live.ordinal <= debited.last_debit
+     ), charged AS (
+       INSERT INTO charges (key_id, endpoint, idempotency_ref, credits)
+       SELECT spent.key_id, spent.endpoint, spent.idempotency_ref, spent.cost FROM spent ORDER BY spent.position
+       RETURNING charges.id
+     ), charge_rank AS (
+       SELECT charged.id, row_number() OVER (ORDER BY charged.id) AS rank FROM charged
+     ), spent_rank AS (
+       SELECT spent.*, row_number() OVER (ORDER BY spent.position) AS rank,
+         max(spent.total) OVER (PARTITION BY spent.account_id) AS account_spent FROM spent
+     ), crossed AS (
+       SELECT record_crossings(s.account_id, s.key_id, s.balance_after + s.account_spent, s.balance_after, coalesce(s.low_balance_threshold, low_default))
+       FROM spent_rank s WHERE s.ordinal = s.last_debit AND s.balance_after <= greatest(coalesce(s.low_balance_threshold, low_default), 0)
+     )
+     SELECT job.position::integer, charge_rank.id, s.balance_after + s.account_spent - s.total, keys.status
+     FROM job LEFT JOIN spent_rank s ON s.position = job.position LEFT JOIN charge_rank ON charge_rank.rank = s.rank
+       LEFT JOIN keys ON keys.key_hash = job.key_hash
+     WHERE (SELECT count(*) FROM crossed) >= 0 ORDER BY job.position;
+   END $$;`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

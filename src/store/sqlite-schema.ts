@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { migrateSqlite } from '../platform/sqlite-open.js';
 
 /**
- * The versioned schema of ledger.sqlite: keys, balances, charges, idempotency entries, the face
+ * The versioned schema of ledger.sqlite: accounts and their balances, keys, charges, idempotency entries, the face
  * gallery, admin tokens, the audit log and webhooks. The corpus lives in a file of its own, with its
  * schema beside it (search/corpus/corpus-schema.ts), so that a long ingest, which holds the corpus
  * write lock, never delays a debit.
@@ -177,6 +177,90 @@ const ledgerMigrations: string[] = [
   // every scope, or every :read one when it was read-only.
   `ALTER TABLE admin_tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT '';
    UPDATE admin_tokens SET scopes = CASE WHEN read_only = 1 THEN 'accounts:read keys:read documents:read webhooks:read audit:read metrics:read' ELSE 'accounts:read accounts:write keys:read keys:write credits:write documents:read documents:write webhooks:read webhooks:write audit:read metrics:read' END;`,
+  // Accounts (billing/accounts.ts): the balance and everything about it (grants, expiries, the
+  // refill plan, prices, the low-balance mark) move from each key to an account of its own, whose
+  // id shares the key's digits. The credit tables are rebuilt keyed by account, with their ids.
+  // last_debit: as keys.last_debit was, how many debits the latest debit statement took.
+  `CREATE TABLE accounts (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     external_id TEXT UNIQUE,
+     metadata TEXT,
+     balance INTEGER NOT NULL CHECK (balance >= 0),
+     settled_balance INTEGER,
+     expiring_grants INTEGER NOT NULL DEFAULT 0,
+     prices TEXT,
+     low_balance_threshold INTEGER,
+     refill_paid_until TEXT,
+     spend_caps TEXT,
+     created_at TEXT NOT NULL,
+     last_debit INTEGER NOT NULL DEFAULT 0
+   );
+   INSERT INTO accounts (id, name, balance, settled_balance, expiring_grants, prices, low_balance_threshold, refill_paid_until, created_at)
+     SELECT 'acct_' || CASE WHEN substr(id, 1, 4) = 'key_' THEN substr(id, 5) ELSE id END, name, balance, settled_balance,
+       expiring_grants, prices, low_balance_threshold, refill_paid_until, created_at FROM keys;
+   ALTER TABLE keys ADD COLUMN account_id TEXT REFERENCES accounts(id);
+   UPDATE keys SET account_id = 'acct_' || CASE WHEN substr(id, 1, 4) = 'key_' THEN substr(id, 5) ELSE id END;
+   CREATE INDEX keys_by_account ON keys(account_id, created_at);
+   CREATE TABLE account_grants (
+     id INTEGER PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id),
+     amount INTEGER NOT NULL CHECK (amount >= 0),
+     reason TEXT NOT NULL,
+     at TEXT NOT NULL,
+     idempotency_ref TEXT,
+     expires_at TEXT,
+     remaining INTEGER CHECK (remaining >= 0)
+   );
+   INSERT INTO account_grants SELECT g.id, k.account_id, g.amount, g.reason, g.at, g.idempotency_ref, g.expires_at, g.remaining
+     FROM credit_grants g JOIN keys k ON k.id = g.key_id;
+   CREATE TABLE account_expiries (
+     id INTEGER PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id),
+     grant_id INTEGER NOT NULL REFERENCES account_grants(id),
+     amount INTEGER NOT NULL CHECK (amount > 0),
+     at TEXT NOT NULL
+   );
+   INSERT INTO account_expiries SELECT e.id, k.account_id, e.grant_id, e.amount, e.at FROM credit_expiries e JOIN keys k ON k.id = e.key_id;
+   CREATE TABLE account_refills (
+     account_id TEXT PRIMARY KEY REFERENCES accounts(id),
+     credits INTEGER NOT NULL CHECK (credits >= 1),
+     interval TEXT NOT NULL CHECK (interval IN ('day', 'week', 'month')),
+     mode TEXT NOT NULL CHECK (mode IN ('add', 'replace')),
+     anchor TEXT NOT NULL,
+     last_period INTEGER NOT NULL,
+     next_refill_at TEXT NOT NULL
+   );
+   INSERT INTO account_refills SELECT k.account_id, r.credits, r.interval, r.mode, r.anchor, r.last_period, r.next_refill_at
+     FROM refill_rules r JOIN keys k ON k.id = r.key_id;
+   DROP TABLE credit_expiries;
+   DROP TABLE credit_grants;
+   DROP TABLE refill_rules;
+   ALTER TABLE account_grants RENAME TO credit_grants;
+   ALTER TABLE account_expiries RENAME TO credit_expiries;
+   ALTER TABLE account_refills RENAME TO refill_rules;
+   CREATE UNIQUE INDEX credit_grants_by_idempotency_ref ON credit_grants(idempotency_ref) WHERE idempotency_ref IS NOT NULL;
+   CREATE INDEX credit_grants_expiring ON credit_grants(expires_at) WHERE remaining > 0;
+   CREATE INDEX credit_grants_by_account ON credit_grants(account_id);
+   CREATE INDEX credit_expiries_by_account ON credit_expiries(account_id);
+   CREATE INDEX refill_rules_due ON refill_rules(next_refill_at);
+   ALTER TABLE keys DROP COLUMN balance;
+   ALTER TABLE keys DROP COLUMN settled_balance;
+   ALTER TABLE keys DROP COLUMN expiring_grants;
+   ALTER TABLE keys DROP COLUMN prices;
+   ALTER TABLE keys DROP COLUMN low_balance_threshold;
+   ALTER TABLE keys DROP COLUMN refill_paid_until;
+   ALTER TABLE keys DROP COLUMN last_debit;
+   ALTER TABLE webhook_events ADD COLUMN account_id TEXT;
+   UPDATE webhook_events SET account_id = (SELECT account_id FROM keys WHERE keys.id = webhook_events.key_id);
+   CREATE TABLE account_spend (
+     account_id TEXT NOT NULL,
+     interval TEXT NOT NULL CHECK (interval IN ('day', 'week', 'month')),
+     period_start TEXT NOT NULL,
+     spent INTEGER NOT NULL,
+     cap_reached_sent INTEGER NOT NULL DEFAULT 0,
+     PRIMARY KEY (account_id, interval, period_start)
+   ) WITHOUT ROWID;`,
 ];
 
 export function migrateLedger(db: Database.Database): void {

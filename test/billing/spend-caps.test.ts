@@ -87,7 +87,7 @@ function capsModel(store: () => Store, faults: () => Faults): () => Promise<void
         }
         assert.equal((await store().ledger.findKeyById(record.id))!.balance, balance);
         assert.equal(await store().ledger.countCharges(record.id), charges);
-        assert.equal((await store().ledger.auditLedger()).find((ledger) => ledger.keyId === record.id)?.consistent, true);
+        assert.equal((await store().ledger.auditLedger()).find((ledger) => ledger.accountId === record.accountId)?.consistent, true);
       }),
       { numRuns: Number(process.env.MODEL_RUNS ?? 15) },
     );

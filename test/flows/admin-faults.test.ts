@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { AdminTokens } from '../../src/admin/admin-tokens.js';
+import { ownAccountId } from '../../src/billing/accounts.js';
 import { MAX_BALANCE } from '../../src/billing/ledger.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
@@ -252,12 +253,14 @@ function modelFaults(name: string, open: () => Promise<{ store: Store; faults: F
             const counted: Record<string, number> = {};
             for (const entry of entries) counted[entry.action] = (counted[entry.action] ?? 0) + 1;
             assert.deepEqual(counted, key.audits, `audit entries of ${key.id}`);
-            assert.equal((await context.store.ledger.listGrants(key.id)).length, key.grants, `grants of ${key.id}`);
+            assert.equal((await context.store.ledger.listGrants(ownAccountId(key.id))).length, key.grants, `grants of ${key.id}`);
           }
-          const ledgers = (await context.store.ledger.auditLedger()).filter((ledger) => keys.some((key) => key.id === ledger.keyId));
+          const ledgers = (await context.store.ledger.auditLedger()).filter((ledger) =>
+            keys.some((key) => ownAccountId(key.id) === ledger.accountId),
+          );
           assert.deepEqual(
-            ledgers.map((ledger) => [ledger.keyId, ledger.balance, ledger.consistent]),
-            keys.map((key) => [key.id, key.balance, true]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+            ledgers.map((ledger) => [ledger.accountId, ledger.balance, ledger.consistent]),
+            keys.map((key) => [ownAccountId(key.id), key.balance, true]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
           );
         }),
         { numRuns: Number(process.env.MODEL_RUNS ?? 12) },

@@ -170,7 +170,7 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
     );
     for (const server of servers) assert.deepEqual((await topUp(server)).body, { id: record.id, balance: 51 });
     assert.equal((await admin.ledger.findKeyById(record.id))!.balance, 51);
-    assert.equal((await admin.ledger.listGrants(record.id)).length, 2, 'the creation and one top-up');
+    assert.equal((await admin.ledger.listGrants(record.accountId)).length, 2, 'the creation and one top-up');
   });
 
   it('credits a Stripe event delivered to all three instances at once exactly once', async () => {

@@ -9,6 +9,7 @@ import { assertEnvelope, createTestApp } from '../support/helper.js';
 const REDIS_URL = process.env.TEST_REDIS_URL;
 const key = (rateLimit: number): KeyRecord => ({
   id: `key_${randomUUID()}`,
+  accountId: `acct_${randomUUID()}`,
   name: '',
   status: 'active',
   balance: 1,
@@ -20,6 +21,7 @@ const key = (rateLimit: number): KeyRecord => ({
   expiresAt: null,
   metadata: null,
   spendCaps: null,
+  accountSpendCaps: null,
 });
 
 describe('rate-limit buckets in Redis', { skip: REDIS_URL ? false : 'TEST_REDIS_URL is not set' }, () => {

@@ -66,7 +66,8 @@ describe('sqlite specifics', () => {
     const Database = (await import('better-sqlite3')).default;
     const db = new Database(join(dir.path, 'ledger.sqlite'));
     try {
-      db.prepare(`INSERT INTO keys (id, key_hash, name, status, balance, created_at) VALUES ('k', 'h', '', 'active', 1, 'now')`).run();
+      db.prepare(`INSERT INTO accounts (id, name, balance, created_at) VALUES ('acct_k', '', 1, 'now')`).run();
+      db.prepare(`INSERT INTO keys (id, account_id, key_hash, name, status, created_at) VALUES ('k', 'acct_k', 'h', '', 'active', 'now')`).run();
       db.prepare(`INSERT INTO charges (key_id, endpoint, at) VALUES ('k', '/query', 'now')`).run();
       assert.throws(() => db.prepare('DELETE FROM charges').run(), /append-only/);
     } finally {

@@ -38,7 +38,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.deepEqual(await store.ledger.findKeyByHash(hash), record);
         assert.deepEqual(await store.ledger.findKeyById(record.id), record);
         assert.deepEqual(
-          (await store.ledger.listGrants(record.id)).map((grant) => [grant.amount, grant.reason]),
+          (await store.ledger.listGrants(record.accountId)).map((grant) => [grant.amount, grant.reason]),
           [[7, 'create']],
         );
         assert.ok((await store.ledger.listKeys()).some((key) => key.id === record.id));
@@ -80,18 +80,22 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         await store.ledger.topUp(record.id, 4, { expiresAt: soon });
         assert.equal((await store.ledger.findKeyById(record.id))!.expiringGrants, 2);
         for (let spent = 0; spent < 6; spent++) assert.equal((await store.ledger.debit(hash, '/query')).outcome, 'charged');
-        assert.deepEqual(await store.ledger.expiringCredits(record.id), [{ credits: 8, at: later }], 'the 4 expiring soonest were spent first');
+        assert.deepEqual(
+          await store.ledger.expiringCredits(record.accountId),
+          [{ credits: 8, at: later }],
+          'the 4 expiring soonest were spent first',
+        );
         assert.deepEqual(await store.ledger.expireDue('2029-12-31T23:59:59.999Z', 100), []);
         assert.deepEqual(await store.ledger.expireDue(soon, 100), [], 'nothing was left of it');
-        const expired = (await store.ledger.expireDue(later, 100)).filter((expiry) => expiry.keyId === record.id);
-        assert.deepEqual(expired, [{ keyId: record.id, amount: 8, at: later, balance: 5 }]);
+        const expired = (await store.ledger.expireDue(later, 100)).filter((expiry) => expiry.accountId === record.accountId);
+        assert.deepEqual(expired, [{ accountId: record.accountId, amount: 8, at: later, balance: 5 }]);
         assert.deepEqual(await store.ledger.expireDue(later, 100), [], 'once');
         const key = await store.ledger.findKeyById(record.id);
         assert.deepEqual([key!.balance, key!.expiringGrants], [5, 0]);
-        const audit = (await store.ledger.auditLedger()).find((ledger) => ledger.keyId === record.id);
-        assert.deepEqual(audit, { keyId: record.id, granted: 19, charged: 6, expired: 8, balance: 5, consistent: true });
+        const audit = (await store.ledger.auditLedger()).find((ledger) => ledger.accountId === record.accountId);
+        assert.deepEqual(audit, { accountId: record.accountId, granted: 19, charged: 6, expired: 8, balance: 5, consistent: true });
         assert.deepEqual(
-          (await store.ledger.listGrants(record.id)).map((grant) => grant.expiresAt),
+          (await store.ledger.listGrants(record.accountId)).map((grant) => grant.expiresAt),
           [null, later, soon],
         );
       });
@@ -103,11 +107,11 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         for (let spent = 0; spent < 4; spent++) await store.ledger.debit(hash, '/query');
         await store.ledger.topUp(record.id, 5, { expiresAt: second });
         for (let spent = 0; spent < 2; spent++) await store.ledger.debit(hash, '/query');
-        assert.deepEqual(await store.ledger.expiringCredits(record.id), [
+        assert.deepEqual(await store.ledger.expiringCredits(record.accountId), [
           { credits: 3, at: second },
           { credits: 1, at: first },
         ]);
-        const expired = (await store.ledger.expireDue(first, 100)).filter((expiry) => expiry.keyId === record.id);
+        const expired = (await store.ledger.expireDue(first, 100)).filter((expiry) => expiry.accountId === record.accountId);
         assert.deepEqual(
           expired.map((expiry) => [expiry.amount, expiry.balance]),
           [
@@ -116,7 +120,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
           ],
         );
         assert.equal((await store.ledger.findKeyById(record.id))!.balance, 3, 'the credits that never expire are all there');
-        assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.keyId === record.id)?.consistent, true);
+        assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.accountId === record.accountId)?.consistent, true);
       });
 
       it('refills each period of a plan once, the first at once, only the current one after downtime; replace keeps top-ups', async () => {
@@ -127,7 +131,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.deepEqual(set.outcome === 'set' && set.rule, { credits: 10, interval: 'day', mode: 'replace', anchor: day(0), nextRefillAt: day(1) });
         await store.ledger.topUp(record.id, 5);
         for (let spent = 0; spent < 3; spent++) await store.ledger.debit(hash, '/query');
-        const mine = <T extends { keyId: string }>(changes: T[]) => changes.filter((change) => change.keyId === record.id);
+        const mine = <T extends { accountId: string }>(changes: T[]) => changes.filter((change) => change.accountId === record.accountId);
         assert.deepEqual(mine(await store.ledger.refillDue(day(0.5), 100)), [], 'period 0 was granted when the plan was set');
 
         // Day 1: what is left of day 0's 10 (7: the refill expires first, so it was spent first) leaves; 10 arrive.
@@ -135,17 +139,17 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
           mine(await store.ledger.expireDue(day(1), 100)).map((expiry) => expiry.amount),
           [7],
         );
-        assert.deepEqual(mine(await store.ledger.refillDue(day(1), 100)), [{ keyId: record.id, credits: 10, planned: 10, balance: 15 }]);
+        assert.deepEqual(mine(await store.ledger.refillDue(day(1), 100)), [{ accountId: record.accountId, credits: 10, planned: 10, balance: 15 }]);
         assert.deepEqual(mine(await store.ledger.refillDue(day(1), 100)), [], 'once per period');
         // Down for three days: day 4 is granted, days 2 and 3 are not.
         await store.ledger.expireDue(day(4.2), 100);
-        assert.deepEqual(mine(await store.ledger.refillDue(day(4.2), 100)), [{ keyId: record.id, credits: 10, planned: 10, balance: 15 }]);
-        assert.equal((await store.ledger.refillRule(record.id))?.nextRefillAt, day(5));
+        assert.deepEqual(mine(await store.ledger.refillDue(day(4.2), 100)), [{ accountId: record.accountId, credits: 10, planned: 10, balance: 15 }]);
+        assert.equal((await store.ledger.refillRule(record.accountId))?.nextRefillAt, day(5));
         assert.deepEqual(
-          (await store.ledger.listGrants(record.id)).map((grant) => grant.reason),
+          (await store.ledger.listGrants(record.accountId)).map((grant) => grant.reason),
           ['create', 'refill', 'topup', 'refill', 'refill'],
         );
-        assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.keyId === record.id)?.consistent, true);
+        assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.accountId === record.accountId)?.consistent, true);
 
         const ended = await store.ledger.setRefill(record.id, null, day(4.5));
         assert.deepEqual(ended.outcome === 'set' && ended.rule, null);
@@ -172,8 +176,8 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
           'ended and set again',
         );
         assert.deepEqual(
-          (await store.ledger.refillDue(at(24), 1000)).filter((refill) => refill.keyId === record.id),
-          [{ keyId: record.id, credits: 50, planned: 50, balance: 100 }],
+          (await store.ledger.refillDue(at(24), 1000)).filter((refill) => refill.accountId === record.accountId),
+          [{ accountId: record.accountId, credits: 50, planned: 50, balance: 100 }],
           'the new plan starts when the paid period ends',
         );
         assert.equal((await store.ledger.findKeyById(record.id))!.balance, 100);
@@ -182,11 +186,11 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       it('grants a refill only up to MAX_BALANCE, and says what it planned', async () => {
         const { record } = await newKey(MAX_BALANCE - 30);
         const set = await store.ledger.setRefill(record.id, { credits: 100, interval: 'day', mode: 'add' }, '2034-01-01T00:00:00.000Z');
-        assert.deepEqual(set.outcome === 'set' && set.refill, { keyId: record.id, credits: 30, planned: 100, balance: MAX_BALANCE });
-        const next = (await store.ledger.refillDue('2034-01-02T00:00:00.000Z', 1000)).filter((refill) => refill.keyId === record.id);
-        assert.deepEqual(next, [{ keyId: record.id, credits: 0, planned: 100, balance: MAX_BALANCE }]);
+        assert.deepEqual(set.outcome === 'set' && set.refill, { accountId: record.accountId, credits: 30, planned: 100, balance: MAX_BALANCE });
+        const next = (await store.ledger.refillDue('2034-01-02T00:00:00.000Z', 1000)).filter((refill) => refill.accountId === record.accountId);
+        assert.deepEqual(next, [{ accountId: record.accountId, credits: 0, planned: 100, balance: MAX_BALANCE }]);
         assert.equal((await store.ledger.findKeyById(record.id))!.balance, MAX_BALANCE);
-        assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.keyId === record.id)?.consistent, true);
+        assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.accountId === record.accountId)?.consistent, true);
       });
 
       it('writes a change, its audit entry and its claim together; a record that fails leaves nothing granted', async () => {
@@ -268,7 +272,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.deepEqual(outcomes[3], {
           outcome: 'capped',
           balance: 17,
-          reached: { cap: { credits: 3, interval: 'day' }, spent: 3, resetsAt: '2036-06-03T00:00:00.000Z' },
+          reached: { holder: 'key', cap: { credits: 3, interval: 'day' }, spent: 3, resetsAt: '2036-06-03T00:00:00.000Z' },
         });
         const nextDay = [
           await store.ledger.debitCapped(record.id, '/query', { cost: 2 }, day(1)),
@@ -293,7 +297,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
           ['day', 'week'],
           'once per cap and period',
         );
-        assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.keyId === record.id)?.consistent, true);
+        assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.accountId === record.accountId)?.consistent, true);
       });
 
       it("adds a plan's credits that roll over in add mode", async () => {
@@ -317,7 +321,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         const result = await store.ledger.topUp(record.id, 9);
         assert.equal(result.outcome === 'topped-up' && result.key.balance, 10);
         assert.deepEqual(
-          (await store.ledger.listGrants(record.id)).map((grant) => grant.amount),
+          (await store.ledger.listGrants(record.accountId)).map((grant) => grant.amount),
           [1, 9],
         );
       });
@@ -330,7 +334,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         await store.ledger.setKeyStatus(record.id, 'revoked');
         assert.equal((await store.ledger.topUp(record.id, 1)).outcome, 'revoked');
         assert.deepEqual(
-          (await store.ledger.listGrants(record.id)).map((grant) => grant.amount),
+          (await store.ledger.listGrants(record.accountId)).map((grant) => grant.amount),
           [MAX_BALANCE - 5, 5],
         );
         assert.equal((await store.ledger.findKeyById(record.id))!.balance, MAX_BALANCE);
@@ -613,11 +617,11 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       await store.ledger.debit(hash, '/document');
       const ledgers = await store.ledger.auditLedger();
       assert.deepEqual(
-        ledgers.find((ledger) => ledger.keyId === record.id),
-        { keyId: record.id, granted: 8, charged: 2, expired: 0, balance: 6, consistent: true },
+        ledgers.find((ledger) => ledger.accountId === record.accountId),
+        { accountId: record.accountId, granted: 8, charged: 2, expired: 0, balance: 6, consistent: true },
       );
       for (const ledger of ledgers) {
-        assert.equal(ledger.consistent, ledger.granted - ledger.charged - ledger.expired === ledger.balance, ledger.keyId);
+        assert.equal(ledger.consistent, ledger.granted - ledger.charged - ledger.expired === ledger.balance, ledger.accountId);
       }
     });
 

@@ -273,7 +273,7 @@ async function keyUsage(store: Store, keyOrId: string, rawLimit: string | undefi
   const limit = rawLimit === undefined ? 20 : Number(rawLimit);
   if (!Number.isSafeInteger(limit) || limit < 0) throw new CliError(`--limit must be an integer >= 0, got "${rawLimit}"`);
   const [grants, charged, recentCharges] = await Promise.all([
-    store.ledger.listGrants(key.id),
+    store.ledger.listGrants(key.accountId),
     store.ledger.countCharges(key.id),
     store.ledger.listCharges(key.id, limit),
   ]);

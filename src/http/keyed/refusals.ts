@@ -46,11 +46,12 @@ export function refusal(
 
 /** 429 for a price that would take a spend cap's period over the cap: when it resets, and what is left. */
 export function capReached(balance: number, reached: CapReached, now: number): ApiError {
-  const { cap, spent, resetsAt } = reached;
+  const { holder, cap, spent, resetsAt } = reached;
   const seconds = Math.max(1, Math.ceil((Date.parse(resetsAt) - now) / 1000));
+  const spender = holder === 'key' ? 'This API key has' : "This API key's account has";
   return new ApiError(
     'SPEND_CAP_REACHED',
-    `This API key has spent ${spent} of its cap of ${cap.credits} credits a ${cap.interval}; the cap resets at ${resetsAt}. Nothing was charged.`,
+    `${spender} spent ${spent} of its cap of ${cap.credits} credits a ${cap.interval}; the cap resets at ${resetsAt}. Nothing was charged.`,
     { headers: { 'retry-after': String(seconds), 'x-credits-remaining': String(balance) } },
   );
 }

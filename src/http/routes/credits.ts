@@ -51,7 +51,7 @@ export function creditsRoute(app: FastifyInstance, services: Services, settings:
     }
     const answer = { status: 200, message: `${balanceNow} credits remaining.`, current_balance: balanceNow };
     // Read only for keys that have expiring grants: most have none, and /credits is a hot route.
-    const expiring = key.expiringGrants > 0 ? await services.store.ledger.expiringCredits(key.id) : [];
+    const expiring = key.expiringGrants > 0 ? await services.store.ledger.expiringCredits(key.accountId) : [];
     return expiring.length > 0 ? { ...answer, expiring } : answer;
   });
 }

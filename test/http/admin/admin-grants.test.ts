@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
+import { ownAccountId } from '../../../src/billing/accounts.js';
 import { BillingUpkeep } from '../../../src/billing/upkeep.js';
 import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
 
@@ -49,7 +50,7 @@ describe('admin API: grants that expire', () => {
     now = Date.parse(at);
     assert.deepEqual((await upkeep.runOnce()).expired, [{ keyId: created.id, amount: 7, at, balance: 2 }]);
     assert.deepEqual(await credits(created.key), { status: 200, message: '2 credits remaining.', current_balance: 2 });
-    const audit = (await context.store.ledger.auditLedger()).find((ledger) => ledger.keyId === created.id);
+    const audit = (await context.store.ledger.auditLedger()).find((ledger) => ledger.accountId === ownAccountId(created.id));
     assert.deepEqual(audit, { keyId: created.id, granted: 12, charged: 3, expired: 7, balance: 2, consistent: true });
   });
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
+import { ownAccountId } from '../../../src/billing/accounts.js';
 import { IdempotencyService } from '../../../src/idempotency/idempotency-service.js';
 import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
 
@@ -129,7 +130,7 @@ describe('admin API: keys', () => {
     assert.equal(json(await call('GET', `/admin/keys/${created.id}`)).balance, 11, 'granted once');
     const replay = await call('POST', `/admin/keys/${created.id}/topup`, body, { 'idempotency-key': 'payment-9' });
     assert.equal(replay.headers['idempotent-replayed'], 'true');
-    assert.equal((await context.store.ledger.listGrants(created.id)).filter((grant) => grant.reason === 'topup').length, 1);
+    assert.equal((await context.store.ledger.listGrants(ownAccountId(created.id))).filter((grant) => grant.reason === 'topup').length, 1);
   });
 
   it('refuses top-ups to unknown and revoked keys and past the limit, granting nothing', async () => {

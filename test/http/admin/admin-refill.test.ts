@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
+import { ownAccountId } from '../../../src/billing/accounts.js';
 import { BillingUpkeep } from '../../../src/billing/upkeep.js';
 import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
 
@@ -42,7 +43,7 @@ describe('admin API: refill plans', () => {
     const shown = json(await call('GET', `/admin/keys/${key.id}`));
     assert.deepEqual(shown.refill, { credits: 1000, interval: 'month', mode: 'replace', next_refill_at: '2026-12-31T12:00:00.000Z' });
     assert.equal(shown.balance, 1050);
-    assert.equal((await context.store.ledger.auditLedger()).find((ledger) => ledger.keyId === key.id)?.consistent, true);
+    assert.equal((await context.store.ledger.auditLedger()).find((ledger) => ledger.accountId === ownAccountId(key.id))?.consistent, true);
 
     assert.deepEqual(json(await call('DELETE', `/admin/keys/${key.id}/refill`)).refill, null);
     assert.equal(json(await call('GET', `/admin/keys/${key.id}`)).refill, null);

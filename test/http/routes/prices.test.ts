@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
+import { ownAccountId } from '../../../src/billing/accounts.js';
 import { assertEnvelope, createTestApp, eventually, json, type TestContext } from '../../support/helper.js';
 
 describe('prices per endpoint (PRICES) and per key', () => {
@@ -20,7 +21,7 @@ describe('prices per endpoint (PRICES) and per key', () => {
       payload: { query: 'breach' },
     });
   const fetchDocument = (key: string) => context.app.inject({ url: '/document', headers: { 'x-api-key': key, 'svc-doc-id': 'gdpr-17' } });
-  const audit = async (keyId: string) => (await context.store.ledger.auditLedger()).find((ledger) => ledger.keyId === keyId);
+  const audit = async (keyId: string) => (await context.store.ledger.auditLedger()).find((ledger) => ledger.accountId === ownAccountId(keyId));
   const create = async (credits: number) =>
     json(await context.app.inject({ method: 'POST', url: '/admin/keys', headers: { authorization }, payload: { credits } }));
 

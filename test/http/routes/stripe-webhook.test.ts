@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
+import { ownAccountId } from '../../../src/billing/accounts.js';
 import { KeyAdmin } from '../../../src/billing/key-admin.js';
 import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
 
@@ -46,7 +47,7 @@ describe('POST /billing/stripe/webhook', () => {
     // Stripe retries, and re-sends with a new timestamp and signature: still the one grant.
     assert.deepEqual(json(await deliver(body, signature(body, SECRET, NOW / 1000 - 60))), { received: true, outcome: 'duplicate' });
     assert.equal(await balance(), before + 250);
-    const grants = await context.store.ledger.listGrants(keyId);
+    const grants = await context.store.ledger.listGrants(ownAccountId(keyId));
     assert.equal(grants.filter((grant) => grant.reason === 'topup').length, 1);
   });
 

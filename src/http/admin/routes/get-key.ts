@@ -68,9 +68,9 @@ export function getKeyRoute(app: FastifyInstance, services: Services, hooks: Rou
     const { ledger } = services.store;
     const [activity, grants, expiring, refill, capSpend] = await Promise.all([
       ledger.keyActivity(key.id),
-      ledger.listGrants(key.id),
-      ledger.expiringCredits(key.id),
-      ledger.refillRule(key.id),
+      ledger.listGrants(key.accountId),
+      ledger.expiringCredits(key.accountId),
+      ledger.refillRule(key.accountId),
       ledger.capSpend(key.id, key.spendCaps ?? [], services.clock()),
     ]);
     return {
