@@ -53,10 +53,12 @@ export const errorCatalogue = {
   UNKNOWN_ADMIN_TOKEN: { status: 401, message: 'The admin token is not recognised, or was revoked.' },
   MISSING_SCOPE: { status: 403, message: 'This admin token lacks the scope this request needs.' },
   KEY_NOT_FOUND: { status: 404, message: 'No key has this id.' },
+  ACCOUNT_NOT_FOUND: { status: 404, message: 'No account has this id.' },
+  EXTERNAL_ID_TAKEN: { status: 409, message: 'Another account has this external_id: each account has its own.' },
   WEBHOOK_NOT_FOUND: { status: 404, message: 'No webhook endpoint has this id.' },
   DELIVERY_NOT_FOUND: { status: 404, message: 'No webhook delivery has this id.' },
   KEY_REVOKED: { status: 409, message: 'The key is revoked, which is permanent: it cannot be changed. Create a new key instead.' },
-  BALANCE_LIMIT: { status: 422, message: 'The balance would pass the most a key may hold (10^12 credits). Nothing was added.' },
+  BALANCE_LIMIT: { status: 422, message: 'The balance would pass the most an account may hold (10^12 credits). Nothing was added.' },
   STORAGE_FULL: { status: 503, message: 'The data store cannot write: its storage is full. Nothing was charged; retry with exponential backoff.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../platform/clock.js';
+import { MAX_BALANCE } from '../rules.js';
 import type { KeyAccount } from './accounts.js';
 import { API_KEY_PATTERN, hashApiKey, newKeyId } from './keys.js';
 import type { ChangeRecord, KeyRecord, KeySettings, KeyStatus, Ledger, NewKey, RefillChange, RollResult, TopUpResult } from './ledger.js';
@@ -72,16 +73,18 @@ export class KeyAdmin {
     return this.createIn({ ownAccount: true }, credits, name, rateLimit, life);
   }
 
-  /** A key of an existing account, `credits` granted to it; undefined when there is no such account (accounts are never deleted). */
+  /** A key of an existing account (accounts are never deleted), `credits` granted to the account. */
   async createInAccount(
     accountId: string,
     credits: number,
     name = '',
     rateLimit: number | null = null,
     life: Pick<NewKey, 'expiresAt' | 'metadata' | 'spendCaps'> = {},
-  ): Promise<{ key: string; record: KeyRecord } | undefined> {
-    if (!(await this.ledger.findAccount(accountId))) return undefined;
-    return this.createIn({ accountId }, credits, name, rateLimit, life);
+  ): Promise<{ outcome: 'created'; key: string; record: KeyRecord } | { outcome: 'not-found' } | { outcome: 'over-limit'; balance: number }> {
+    const account = await this.ledger.findAccount(accountId);
+    if (!account) return { outcome: 'not-found' };
+    if (account.balance + credits > MAX_BALANCE) return { outcome: 'over-limit', balance: account.balance };
+    return { outcome: 'created', ...(await this.createIn({ accountId }, credits, name, rateLimit, life)) };
   }
 
   private async createIn(

@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { ACCOUNT_ID_PATTERN } from './accounts.js';
 import { KEY_ID_PATTERN } from './keys.js';
 import { MAX_BALANCE } from './ledger.js';
 
@@ -109,10 +110,10 @@ function pricedCredits(session: Record<string, unknown>, metadata: Record<string
 }
 
 /**
- * How the audit log names a client_reference_id: as it is when it has the form of a key id, else by
+ * How the audit log names a client_reference_id: as it is when it has the form of an account's or a key's id, else by
  * a fingerprint, never the value, which may be a secret (a plain API key sent by mistake).
  */
 export function referenceFingerprint(reference: string): string {
-  if (KEY_ID_PATTERN.test(reference)) return reference;
+  if (KEY_ID_PATTERN.test(reference) || ACCOUNT_ID_PATTERN.test(reference)) return reference;
   return `sha256:${createHash('sha256').update(reference).digest('hex').slice(0, 16)}`;
 }

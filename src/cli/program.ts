@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { IngestError } from '../documents/ingest.js';
+import { accountsCommands } from './commands/accounts.js';
 import { adminCommands } from './commands/admin.js';
 import { auditCommand } from './commands/audit.js';
 import { faceServiceCommand } from './commands/face-service.js';
@@ -27,6 +28,7 @@ export function buildProgram(cli: CliContext): Command {
   auditCommand(program, cli);
   faceServiceCommand(program, cli);
   facesCommands(program, cli);
+  accountsCommands(program, cli);
   keysCommands(program, cli);
   adminCommands(program, cli);
   return program;

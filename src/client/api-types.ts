@@ -158,6 +158,8 @@ export type UsageResponse = {
 export type AdminCreateKeyRequest = {
   credits: number;
   name?: string;
+  /** The account the key joins; absent: an account of its own. */
+  account_id?: string;
   /** Requests per second; null or absent for the service's default. */
   rate?: number | null;
   /** When the key stops working (RFC 3339, later than now): after it every request with it is 403, like a disabled key, and key.expired is sent once. null: never. */
@@ -176,19 +178,22 @@ export type AdminCreateKeyRequest = {
 /** 201 answer of POST /admin/keys. */
 export type AdminCreateKeyResponse = {
   id: string;
+  /** The account whose balance this key spends. */
+  account_id: string;
   name: string;
+  /** The account's balance, which all its keys share. */
   balance: number;
   status: "active" | "disabled" | "revoked";
   /** Requests per second; null for the service's default. */
   rate: number | null;
   created_at: string;
-  /** This key's own credits per request, over PRICES; null: PRICES. */
+  /** The account's own credits per request, over PRICES; null: PRICES. */
   prices: {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
   } | null;
-  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
   /** When the key stops working; null: never. */
   expires_at: string | null;
@@ -209,19 +214,22 @@ export type AdminCreateKeyResponse = {
 export type AdminListKeysResponse = {
   keys: Array<{
     id: string;
+    /** The account whose balance this key spends. */
+    account_id: string;
     name: string;
+    /** The account's balance, which all its keys share. */
     balance: number;
     status: "active" | "disabled" | "revoked";
     /** Requests per second; null for the service's default. */
     rate: number | null;
     created_at: string;
-    /** This key's own credits per request, over PRICES; null: PRICES. */
+    /** The account's own credits per request, over PRICES; null: PRICES. */
     prices: {
       "/document"?: number;
       "/query"?: number;
       "/face/search"?: number;
     } | null;
-    /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+    /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
     low_balance_threshold: number | null;
     /** When the key stops working; null: never. */
     expires_at: string | null;
@@ -249,19 +257,22 @@ export type AdminCurrentTokenResponse = {
 /** 200 answer of GET /admin/keys/{id}. */
 export type AdminGetKeyResponse = {
   id: string;
+  /** The account whose balance this key spends. */
+  account_id: string;
   name: string;
+  /** The account's balance, which all its keys share. */
   balance: number;
   status: "active" | "disabled" | "revoked";
   /** Requests per second; null for the service's default. */
   rate: number | null;
   created_at: string;
-  /** This key's own credits per request, over PRICES; null: PRICES. */
+  /** The account's own credits per request, over PRICES; null: PRICES. */
   prices: {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
   } | null;
-  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
   /** When the key stops working; null: never. */
   expires_at: string | null;
@@ -348,19 +359,22 @@ export type AdminTopUpKeyResponse = {
 /** 200 answer of POST /admin/keys/{id}/disable. */
 export type AdminKeyStatusResponse = {
   id: string;
+  /** The account whose balance this key spends. */
+  account_id: string;
   name: string;
+  /** The account's balance, which all its keys share. */
   balance: number;
   status: "active" | "disabled" | "revoked";
   /** Requests per second; null for the service's default. */
   rate: number | null;
   created_at: string;
-  /** This key's own credits per request, over PRICES; null: PRICES. */
+  /** The account's own credits per request, over PRICES; null: PRICES. */
   prices: {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
   } | null;
-  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
   /** When the key stops working; null: never. */
   expires_at: string | null;
@@ -385,19 +399,22 @@ export type AdminSetKeyRateRequest = {
 /** 200 answer of PUT /admin/keys/{id}/rate. */
 export type AdminSetKeyRateResponse = {
   id: string;
+  /** The account whose balance this key spends. */
+  account_id: string;
   name: string;
+  /** The account's balance, which all its keys share. */
   balance: number;
   status: "active" | "disabled" | "revoked";
   /** Requests per second; null for the service's default. */
   rate: number | null;
   created_at: string;
-  /** This key's own credits per request, over PRICES; null: PRICES. */
+  /** The account's own credits per request, over PRICES; null: PRICES. */
   prices: {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
   } | null;
-  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
   /** When the key stops working; null: never. */
   expires_at: string | null;
@@ -421,19 +438,22 @@ export type AdminRollKeyRequest = {
 /** 200 answer of POST /admin/keys/{id}/roll. */
 export type AdminRollKeyResponse = {
   id: string;
+  /** The account whose balance this key spends. */
+  account_id: string;
   name: string;
+  /** The account's balance, which all its keys share. */
   balance: number;
   status: "active" | "disabled" | "revoked";
   /** Requests per second; null for the service's default. */
   rate: number | null;
   created_at: string;
-  /** This key's own credits per request, over PRICES; null: PRICES. */
+  /** The account's own credits per request, over PRICES; null: PRICES. */
   prices: {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
   } | null;
-  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
   /** When the key stops working; null: never. */
   expires_at: string | null;
@@ -476,19 +496,22 @@ export type AdminUpdateKeyRequest = {
 /** 200 answer of PATCH /admin/keys/{id}. */
 export type AdminUpdateKeyResponse = {
   id: string;
+  /** The account whose balance this key spends. */
+  account_id: string;
   name: string;
+  /** The account's balance, which all its keys share. */
   balance: number;
   status: "active" | "disabled" | "revoked";
   /** Requests per second; null for the service's default. */
   rate: number | null;
   created_at: string;
-  /** This key's own credits per request, over PRICES; null: PRICES. */
+  /** The account's own credits per request, over PRICES; null: PRICES. */
   prices: {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
   } | null;
-  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
   /** When the key stops working; null: never. */
   expires_at: string | null;

@@ -7,7 +7,7 @@ const MIGRATION_LOCK = 7_204_311_901;
  * Versioned migrations, applied in order, each in its own transaction, under an advisory lock so
  * that several instances starting at once apply each exactly once.
  */
-const migrations: string[] = [
+export const POSTGRES_MIGRATIONS: readonly string[] = [
   `CREATE TABLE keys (
      id text PRIMARY KEY,
      key_hash text NOT NULL UNIQUE,
@@ -542,10 +542,10 @@ export async function migratePostgres(pool: Pool): Promise<number[]> {
     try {
       await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
       const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
-      for (let version = (rows[0]?.version ?? 0) + 1; version <= migrations.length; version++) {
+      for (let version = (rows[0]?.version ?? 0) + 1; version <= POSTGRES_MIGRATIONS.length; version++) {
         await client.query('BEGIN');
         try {
-          await client.query(migrations[version - 1]);
+          await client.query(POSTGRES_MIGRATIONS[version - 1] as string);
           await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
           await client.query('COMMIT');
         } catch (error) {

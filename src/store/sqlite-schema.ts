@@ -7,7 +7,7 @@ import { migrateSqlite } from '../platform/sqlite-open.js';
  * schema beside it (search/corpus/corpus-schema.ts), so that a long ingest, which holds the corpus
  * write lock, never delays a debit.
  */
-const ledgerMigrations: string[] = [
+export const LEDGER_MIGRATIONS: readonly string[] = [
   `CREATE TABLE keys (
      id TEXT PRIMARY KEY,
      key_hash TEXT NOT NULL UNIQUE,
@@ -264,5 +264,5 @@ const ledgerMigrations: string[] = [
 ];
 
 export function migrateLedger(db: Database.Database): void {
-  migrateSqlite(db, ledgerMigrations);
+  migrateSqlite(db, LEDGER_MIGRATIONS);
 }

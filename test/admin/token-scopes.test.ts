@@ -5,7 +5,9 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ADMIN_SCOPES, READ_SCOPES } from '../../src/admin/admin-scopes.js';
 import { AdminTokens } from '../../src/admin/admin-tokens.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-schema.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
+import { LEDGER_MIGRATIONS } from '../../src/store/sqlite-schema.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { tempDir } from '../support/helper.js';
@@ -19,6 +21,10 @@ async function assertKeptWhatTheyCouldDo(store: Store, full: string, reader: str
   assert.deepEqual(readerCheck.outcome === 'ok' && readerCheck.token.scopes, [...READ_SCOPES]);
 }
 
+function scopesMigration(migrations: readonly string[]): string {
+  return migrations.find((sql) => sql.includes('ADD COLUMN scopes')) as string;
+}
+
 /** Tokens made before scopes existed keep what they could do: every scope, or every :read one. */
 describe('admin token scopes: tokens of the previous release', () => {
   it('on SQLite', async () => {
@@ -29,11 +35,10 @@ describe('admin token scopes: tokens of the previous release', () => {
       const full = await tokens.create('full', false);
       const reader = await tokens.create('reader', true);
       await seed.close();
-      // The ledger as the previous release left it: no scopes column, one migration behind.
+      // The tokens as the release before scopes left them: no scopes column; then its migration.
       const db = new Database(join(dir.path, 'ledger.sqlite'));
-      const version = db.pragma('user_version', { simple: true }) as number;
       db.exec('ALTER TABLE admin_tokens DROP COLUMN scopes');
-      db.pragma(`user_version = ${version - 1}`);
+      db.exec(scopesMigration(LEDGER_MIGRATIONS));
       db.close();
 
       const store = new SqliteStore(dir.path);
@@ -58,7 +63,7 @@ describe('admin token scopes: tokens of the previous release', () => {
       const client = new pg.Client({ connectionString: database.url });
       await client.connect();
       await client.query('ALTER TABLE admin_tokens DROP COLUMN scopes');
-      await client.query('DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)');
+      await client.query(scopesMigration(POSTGRES_MIGRATIONS));
       await client.end();
 
       const store = await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS });

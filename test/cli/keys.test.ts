@@ -16,7 +16,7 @@ describe('metered-search keys', () => {
   const create = async (credits: string, ...extra: string[]) => {
     const result = await cli(env, 'keys', 'create', '--credits', credits, '--json', ...extra);
     assert.equal(result.code, 0, result.stderr);
-    return JSON.parse(result.stdout) as { key: string; id: string; balance: number };
+    return JSON.parse(result.stdout) as { key: string; id: string; accountId: string; balance: number };
   };
 
   it('create prints the key once with its id and balance; the id never looks like a key', async () => {
@@ -155,7 +155,7 @@ describe('metered-search keys', () => {
     const created = await create('999999999999');
     const over = await cli(env, 'keys', 'topup', created.id, '--credits', '2');
     assert.equal(over.code, 1);
-    assert.match(over.stderr, /would pass the most a key may hold \(1000000000000\)\. Nothing was added/);
+    assert.match(over.stderr, /would pass the most an account may hold \(1000000000000\)\. Nothing was added/);
     assert.match((await cli(env, 'keys', 'topup', created.id, '--credits', '1')).stdout, /balance 1000000000000/);
     assert.equal((await cli(env, 'audit')).code, 0);
   });
@@ -192,19 +192,19 @@ describe('metered-search keys', () => {
     const Database = (await import('better-sqlite3')).default;
     const db = new Database(`${dir.path}/ledger.sqlite`);
     // Three grants of 2^53 - 1 and a balance one short of their sum: in doubles the two are equal.
-    const grant = db.prepare("INSERT INTO credit_grants (key_id, amount, reason, at) VALUES (?, 9007199254740991, 'topup', '2026-01-01')");
-    for (let count = 0; count < 3; count++) grant.run(created.id);
-    db.prepare('UPDATE keys SET balance = 27021597764222972 WHERE id = ?').run(created.id);
+    const grant = db.prepare("INSERT INTO credit_grants (account_id, amount, reason, at) VALUES (?, 9007199254740991, 'topup', '2026-01-01')");
+    for (let count = 0; count < 3; count++) grant.run(created.accountId);
+    db.prepare('UPDATE accounts SET balance = 27021597764222972 WHERE id = ?').run(created.accountId);
     db.close();
     const report = await cli(env, 'audit', '--json');
     assert.equal(report.code, 1);
     assert.deepEqual(
-      JSON.parse(report.stdout).differences.map((row: { keyId: string }) => row.keyId),
-      [created.id],
+      JSON.parse(report.stdout).differences.map((row: { accountId: string }) => row.accountId),
+      [created.accountId],
     );
     const fix = new Database(`${dir.path}/ledger.sqlite`);
-    fix.prepare('DELETE FROM credit_grants WHERE key_id = ? AND amount = 9007199254740991').run(created.id);
-    fix.prepare('UPDATE keys SET balance = 0 WHERE id = ?').run(created.id);
+    fix.prepare('DELETE FROM credit_grants WHERE account_id = ? AND amount = 9007199254740991').run(created.accountId);
+    fix.prepare('UPDATE accounts SET balance = 0 WHERE id = ?').run(created.accountId);
     fix.close();
   });
 
@@ -215,7 +215,7 @@ describe('metered-search keys', () => {
     assert.ok(keys.some((key) => key.id === created.id && key.name === 'listed' && key.balance === 3));
     assert.ok(!listed.stdout.includes(created.key));
     const text = await cli(env, 'keys', 'list');
-    assert.match(text.stdout, /ID\s+NAME\s+STATUS\s+BALANCE/);
+    assert.match(text.stdout, /ID\s+ACCOUNT\s+NAME\s+STATUS\s+BALANCE/);
     assert.ok(!text.stdout.includes(created.key));
   });
 
@@ -258,11 +258,11 @@ describe('metered-search keys', () => {
     assert.equal(JSON.parse(clean.stdout).consistent, true);
     const Database = (await import('better-sqlite3')).default;
     const db = new Database(`${dir.path}/ledger.sqlite`);
-    db.prepare('UPDATE keys SET balance = balance + 7 WHERE id = ?').run(created.id);
+    db.prepare('UPDATE accounts SET balance = balance + 7 WHERE id = ?').run(created.accountId);
     db.close();
     const tampered = await cli(env, 'audit');
     assert.equal(tampered.code, 1);
-    assert.match(tampered.stdout, new RegExp(`INCONSISTENT[\\s\\S]*${created.id}\\s+15\\s+0\\s+0\\s+15\\s+22`));
+    assert.match(tampered.stdout, new RegExp(`INCONSISTENT[\\s\\S]*${created.accountId}\\s+15\\s+0\\s+0\\s+15\\s+22`));
   });
 
   it('audit names an idempotent request that was charged twice', async () => {

@@ -7,6 +7,7 @@ import { named, rate, table } from '../table.js';
 export interface CreatedKey {
   key: string;
   id: string;
+  accountId: string;
   name: string;
   balance: number;
   rateLimit: number | null;
@@ -38,7 +39,7 @@ export interface KeyUsage {
 
 export function renderCreatedKey(created: CreatedKey): string {
   return [
-    `Created key ${created.id}${named(created.name)} with ${created.balance} credits, rate limit ${rate(created.rateLimit)}` +
+    `Created key ${created.id}${named(created.name)} of account ${created.accountId}, balance ${created.balance} credits, rate limit ${rate(created.rateLimit)}` +
       `${created.expiresAt ? `, working until ${created.expiresAt}` : ''}.`,
     `API key (shown once, store it now): ${created.key}`,
   ].join('\n');
@@ -65,9 +66,10 @@ export function renderKey(key: KeyRecord, verb: string): string {
 export function renderKeyList(keys: KeyRecord[]): string {
   if (keys.length === 0) return 'No keys yet. Create one with: metered-search keys create --credits N';
   return table([
-    ['ID', 'NAME', 'STATUS', 'BALANCE', 'RATE/S', 'CREATED'],
+    ['ID', 'ACCOUNT', 'NAME', 'STATUS', 'BALANCE', 'RATE/S', 'CREATED'],
     ...keys.map((key) => [
       key.id,
+      key.accountId,
       key.name || '-',
       key.status,
       String(key.balance),

@@ -30,8 +30,9 @@ export function keysCommands(program: Command, cli: CliContext): void {
   const keys = program.command('keys').description('Create and manage API keys.');
   keys
     .command('create')
-    .description('Create a key; the plain key is printed once.')
-    .requiredOption('--credits <n>', 'starting balance (integer >= 0)')
+    .description('Create a key, in an account of its own or of --account; the plain key is printed once.')
+    .option('--credits <n>', 'starting balance of its own account (integer >= 0; required without --account), or credits granted to --account')
+    .option('--account <id>', 'the account the key joins and spends from (acct_…)')
     .option('--name <name>', 'a label for the key')
     .option('--rate <n>', "requests per second for this key (default: the service's RATE_LIMIT_PER_S)")
     .option('--expires-at <time>', 'when the key stops working (RFC 3339, later than now); default: never')
@@ -130,7 +131,8 @@ function operatorKeys(store: Store): KeyAdmin {
 }
 
 interface CreateOptions {
-  credits: string;
+  credits?: string;
+  account?: string;
   name?: string;
   rate?: string;
   expiresAt?: string;
@@ -138,16 +140,37 @@ interface CreateOptions {
 }
 
 async function createKey(store: Store, options: CreateOptions): Promise<CreatedKey> {
-  const credits = parseCredits(options.credits, 0);
+  if (options.credits === undefined && options.account === undefined)
+    throw new CliError('--credits is required for a key of its own account (or give --account).');
+  const credits = parseCredits(options.credits ?? '0', 0);
   const rateLimit = options.rate === undefined ? null : parseRate(options.rate, false);
   const expiresAt = options.expiresAt === undefined ? null : new Date(parseTime(options.expiresAt, '--expires-at')).toISOString();
   if (expiresAt !== null && Date.parse(expiresAt) <= Date.now()) throw new CliError('--expires-at must be later than now.');
   const metadata = options.metadata === undefined ? null : parseMetadata(options.metadata);
-  const { key, record } = await operatorKeys(store).create(credits, plainName(options.name ?? '', '--name'), rateLimit, { expiresAt, metadata });
-  return { key, id: record.id, name: record.name, balance: record.balance, rateLimit: record.rateLimit, expiresAt: record.expiresAt };
+  const name = plainName(options.name ?? '', '--name');
+  const keys = operatorKeys(store);
+  const created =
+    options.account === undefined
+      ? { outcome: 'created' as const, ...(await keys.create(credits, name, rateLimit, { expiresAt, metadata })) }
+      : await keys.createInAccount(plainName(options.account, '--account'), credits, name, rateLimit, { expiresAt, metadata });
+  if (created.outcome === 'not-found') throw new CliError(`No account has id "${options.account}".`);
+  if (created.outcome === 'over-limit')
+    throw new CliError(
+      `Account ${options.account} holds ${created.balance} credits; adding ${credits} would pass ${MAX_BALANCE}. Nothing was created.`,
+    );
+  const { key, record } = created;
+  return {
+    key,
+    id: record.id,
+    accountId: record.accountId,
+    name: record.name,
+    balance: record.balance,
+    rateLimit: record.rateLimit,
+    expiresAt: record.expiresAt,
+  };
 }
 
-function parseMetadata(raw: string): Record<string, unknown> {
+export function parseMetadata(raw: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -198,7 +221,7 @@ async function topUpKey(store: Store, keyOrId: string, rawCredits: string, expir
       throw new CliError(`Key ${result.key.id} is revoked, which is permanent: it cannot be topped up. Create a new key instead.`);
     case 'over-limit':
       throw new CliError(
-        `Key ${result.key.id} holds ${result.key.balance} credits; adding ${credits} would pass the most a key may hold (${MAX_BALANCE}). Nothing was added.`,
+        `Key ${result.key.id}'s account holds ${result.key.balance} credits; adding ${credits} would pass the most an account may hold (${MAX_BALANCE}). Nothing was added.`,
       );
     case 'topped-up':
     case 'granted-before':
@@ -208,7 +231,7 @@ async function topUpKey(store: Store, keyOrId: string, rawCredits: string, expir
   }
 }
 
-interface RefillOptions {
+export interface RefillOptions {
   credits?: string;
   interval?: string;
   mode?: string;
@@ -216,7 +239,7 @@ interface RefillOptions {
   json?: boolean;
 }
 
-function refillPlanOf(options: RefillOptions): RefillPlan | null {
+export function refillPlanOf(options: RefillOptions): RefillPlan | null {
   if (options.off) {
     if (options.credits ?? options.interval ?? options.mode) throw new CliError('--off takes no --credits, --interval or --mode');
     return null;

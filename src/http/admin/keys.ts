@@ -12,6 +12,7 @@ import { MAX_METADATA_BYTES } from './schemas.js';
 export function adminKeyOf(key: KeyRecord) {
   return {
     id: key.id,
+    account_id: key.accountId,
     name: key.name,
     balance: key.balance,
     status: key.status,

@@ -13,18 +13,32 @@ export const pricesSchema = {
 
 export const adminKey = {
   type: 'object',
-  required: ['id', 'name', 'balance', 'status', 'rate', 'created_at', 'prices', 'low_balance_threshold', 'expires_at', 'metadata', 'spend_caps'],
+  required: [
+    'id',
+    'account_id',
+    'name',
+    'balance',
+    'status',
+    'rate',
+    'created_at',
+    'prices',
+    'low_balance_threshold',
+    'expires_at',
+    'metadata',
+    'spend_caps',
+  ],
   properties: {
     id: { type: 'string' },
+    account_id: { type: 'string', description: 'The account whose balance this key spends.' },
     name: { type: 'string' },
-    balance: { type: 'integer' },
+    balance: { type: 'integer', description: "The account's balance, which all its keys share." },
     status: { type: 'string', enum: ['active', 'disabled', 'revoked'] },
     rate: { type: ['number', 'null'], description: "Requests per second; null for the service's default." },
     created_at: { type: 'string', format: 'date-time' },
-    prices: { ...pricesSchema, type: ['object', 'null'], description: "This key's own credits per request, over PRICES; null: PRICES." },
+    prices: { ...pricesSchema, type: ['object', 'null'], description: "The account's own credits per request, over PRICES; null: PRICES." },
     low_balance_threshold: {
       type: ['integer', 'null'],
-      description: 'The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD.',
+      description: "The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD.",
     },
     expires_at: { type: ['string', 'null'], format: 'date-time', description: 'When the key stops working; null: never.' },
     metadata: { type: ['object', 'null'], additionalProperties: true, description: 'Your own data about the key; null: none.' },
@@ -36,7 +50,31 @@ export const adminKey = {
   },
 } as const;
 
-/** The most a key's metadata may hold, as JSON. */
+const spendCapsView = {
+  type: ['array', 'null'],
+  items: { type: 'object', required: ['credits', 'interval'], properties: { credits: { type: 'integer' }, interval: { type: 'string' } } },
+} as const;
+
+export const adminAccount = {
+  type: 'object',
+  required: ['id', 'name', 'external_id', 'metadata', 'balance', 'created_at', 'prices', 'low_balance_threshold', 'spend_caps'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    external_id: { type: ['string', 'null'], description: 'Your own id for this customer, unique among accounts; null: none.' },
+    metadata: { type: ['object', 'null'], additionalProperties: true, description: 'Your own data about the account; null: none.' },
+    balance: { type: 'integer', description: 'What every key of the account spends from.' },
+    created_at: { type: 'string', format: 'date-time' },
+    prices: { ...pricesSchema, type: ['object', 'null'], description: "The account's own credits per request, over PRICES; null: PRICES." },
+    low_balance_threshold: {
+      type: ['integer', 'null'],
+      description: 'The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD.',
+    },
+    spend_caps: { ...spendCapsView, description: 'At most this many credits a UTC day, ISO week or calendar month over all its keys; null: no cap.' },
+  },
+} as const;
+
+/** The most a key's or an account's metadata may hold, as JSON. */
 export const MAX_METADATA_BYTES = 4096;
 
 /** A key's end, spend caps and metadata, as create and PATCH take them. */

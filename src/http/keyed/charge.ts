@@ -1,7 +1,7 @@
 import type { onResponseHookHandler } from 'fastify';
 import type { CreditService } from '../../billing/credit-service.js';
 import { hashApiKey } from '../../billing/keys.js';
-import { type KeyRecord, priceOf } from '../../billing/ledger.js';
+import { hasSpendCaps, type KeyRecord, priceOf } from '../../billing/ledger.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { Step } from '../steps.js';
 import { ASK_THE_OPERATOR, capReached, noCredits, purchaseUrlFor, refusal } from './refusals.js';
@@ -30,12 +30,12 @@ export function chargeStep(
     } else {
       const cost = priceOf(endpoint, request.caller?.key ?? null, prices);
       const options = { idempotencyRef: request.idempotency?.claim.ref, cost };
-      const capped = request.caller?.key.spendCaps?.length ? request.caller.key : undefined;
+      const capped = request.caller && hasSpendCaps(request.caller.key) ? request.caller.key : undefined;
       const result = capped ? await credits.chargeCapped(capped, endpoint, options) : await credits.charge(keyHash, endpoint, options);
       metrics?.debit(result.outcome);
       if (result.outcome === 'capped') throw capReached(result.balance, result.reached, credits.now());
       if (result.outcome !== 'charged') {
-        const buyAt = purchaseUrlFor(purchaseUrl, request.caller?.key.id);
+        const buyAt = purchaseUrlFor(purchaseUrl, request.caller?.key.accountId);
         if (result.outcome === 'no-credits' && cost > 1) {
           throw noCredits(buyAt, `This request costs ${cost} credits and the API key has fewer left: nothing was charged.${ASK_THE_OPERATOR}`);
         }

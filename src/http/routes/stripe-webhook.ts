@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { auditReport } from '../../admin/admin-tokens.js';
+import { AccountAdmin } from '../../billing/account-admin.js';
+import { ACCOUNT_ID_PATTERN } from '../../billing/accounts.js';
 import { KeyAdmin } from '../../billing/key-admin.js';
 import { KEY_ID_PATTERN } from '../../billing/keys.js';
 import {
@@ -23,7 +25,7 @@ const schema = {
   summary: "Stripe's webhook: a paid checkout tops up its key",
   description:
     'Verifies Stripe-Signature over the raw body with STRIPE_WEBHOOK_SECRET. On checkout.session.completed (or ' +
-    'async_payment_succeeded) with payment_status "paid", tops up the key named by client_reference_id with metadata.credits, or the ' +
+    'async_payment_succeeded) with payment_status "paid", tops up the account (or the key\'s account) named by client_reference_id with metadata.credits, or the ' +
     'credits STRIPE_PRICE_CREDITS gives its price; exactly once per event id. Every verified event is answered 200 so that Stripe ' +
     'stops retrying; what could not be credited is recorded in the audit log.',
   operationId: 'stripeWebhook',
@@ -75,11 +77,9 @@ function parsedEvent(raw: Buffer): StripeEvent {
 async function handle(services: Services, stripe: StripeSettings, request: FastifyRequest, event: StripeEvent): Promise<Outcome> {
   const purchase = PAID_CHECKOUT_EVENTS.has(event.type) ? checkoutPurchase(event.data.object, stripe.priceCredits) : undefined;
   if (!purchase) return 'ignored';
-  // Only a reference of a key id's form is looked up: anything else names no key (and may hold what no store keeps).
-  const key =
-    purchase.reference !== undefined && KEY_ID_PATTERN.test(purchase.reference)
-      ? await services.store.ledger.findKeyById(purchase.reference)
-      : undefined;
+  // Only a reference of an account id's or a key id's form is looked up: anything else names no one (and may hold what no store keeps).
+  const reference = purchase.reference;
+  const payer = reference !== undefined && (ACCOUNT_ID_PATTERN.test(reference) || KEY_ID_PATTERN.test(reference)) ? reference : undefined;
   const target = purchase.reference === undefined ? event.id : referenceFingerprint(purchase.reference);
   // Stripe must not retry these forever: answered 200, and kept for the operator to settle by hand.
   const unpaid = async (outcome: Outcome, why: string) => {
@@ -92,12 +92,16 @@ async function handle(services: Services, stripe: StripeSettings, request: Fasti
     return outcome;
   };
   if (purchase.credits === undefined) return unpaid('no-credits-stated', purchase.why);
-  if (!key) {
-    const why = purchase.reference === undefined ? 'the checkout has no client_reference_id' : 'client_reference_id is not the id of a key';
+  if (!payer) {
+    const why =
+      purchase.reference === undefined ? 'the checkout has no client_reference_id' : 'client_reference_id is not the id of an account or a key';
     return unpaid('unknown-key', why);
   }
-  const keys = new KeyAdmin(services.store.ledger, { name: 'stripe', requestId: request.id }, services.clock);
-  const result = await keys.topUp(key.id, purchase.credits, { reference: event.id, idempotencyRef: `stripe:${event.id}` });
+  const actor = { name: 'stripe', requestId: request.id };
+  const options = { reference: event.id, idempotencyRef: `stripe:${event.id}` };
+  const result = payer.startsWith('acct_')
+    ? await new AccountAdmin(services.store.ledger, actor, services.clock).topUp(payer, purchase.credits, options)
+    : await new KeyAdmin(services.store.ledger, actor, services.clock).topUp(payer, purchase.credits, options);
   switch (result.outcome) {
     case 'topped-up':
       services.metrics?.grant(purchase.credits);
@@ -105,7 +109,7 @@ async function handle(services: Services, stripe: StripeSettings, request: Fasti
     case 'granted-before':
       return 'duplicate';
     case 'not-found':
-      return unpaid('unknown-key', 'client_reference_id is not the id of a key');
+      return unpaid('unknown-key', 'client_reference_id is not the id of an account or a key');
     default:
       return unpaid('refused', result.outcome === 'revoked' ? 'the key is revoked' : 'the balance would pass 10^12 credits');
   }

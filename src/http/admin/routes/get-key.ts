@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { SpendCap } from '../../../billing/spend-caps.js';
 import type { Services } from '../../../services/services.js';
 import { errorResponse, expiringSchema } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
@@ -7,6 +8,25 @@ import { adminErrorResponses, adminKey, adminSecurity, adminSuccessHeaders, idPa
 import { refillOf, refillSchema } from './refill.js';
 
 const LATEST_GRANTS = 50;
+
+export const capSpendSchema = {
+  type: 'array',
+  description: "Each spend cap's current period: what it has spent, and when it resets. Empty without caps.",
+  items: {
+    type: 'object',
+    required: ['credits', 'interval', 'spent', 'resets_at'],
+    properties: {
+      credits: { type: 'integer' },
+      interval: { type: 'string', enum: ['day', 'week', 'month'] },
+      spent: { type: 'integer' },
+      resets_at: { type: 'string', format: 'date-time' },
+    },
+  },
+} as const;
+
+export function capSpendView(periods: Array<{ cap: SpendCap; spent: number; resetsAt: string }>) {
+  return periods.map((period) => ({ ...period.cap, spent: period.spent, resets_at: period.resetsAt }));
+}
 
 const schema = {
   summary: 'One API key, with its use',
@@ -41,20 +61,7 @@ const schema = {
         },
         refill: refillSchema,
         expiring: expiringSchema,
-        cap_spend: {
-          type: 'array',
-          description: "Each spend cap's current period: what it has spent, and when it resets. Empty without caps.",
-          items: {
-            type: 'object',
-            required: ['credits', 'interval', 'spent', 'resets_at'],
-            properties: {
-              credits: { type: 'integer' },
-              interval: { type: 'string', enum: ['day', 'week', 'month'] },
-              spent: { type: 'integer' },
-              resets_at: { type: 'string', format: 'date-time' },
-            },
-          },
-        },
+        cap_spend: capSpendSchema,
       },
     },
     404: errorResponse('No key has this id.'),
@@ -83,7 +90,7 @@ export function getKeyRoute(app: FastifyInstance, services: Services, hooks: Rou
         .map((grant) => ({ credits: grant.amount, reason: grant.reason, at: grant.at, expires_at: grant.expiresAt })),
       expiring,
       refill: refillOf(refill),
-      cap_spend: capSpend.map((period) => ({ ...period.cap, spent: period.spent, resets_at: period.resetsAt })),
+      cap_spend: capSpendView(capSpend),
     };
   });
 }

@@ -22,7 +22,7 @@ export const refillSchema = {
   },
 } as const;
 
-const refillAnswer = (description: string) =>
+export const refillAnswer = (description: string) =>
   ({
     description,
     headers: adminSuccessHeaders,
@@ -45,6 +45,17 @@ export function refillOf(rule: RefillRule | null) {
   return rule && { credits: rule.credits, interval: rule.interval, mode: rule.mode, next_refill_at: rule.nextRefillAt };
 }
 
+export const refillBody = {
+  type: 'object',
+  required: ['credits', 'interval', 'mode'],
+  additionalProperties: false,
+  properties: {
+    credits: { type: 'integer', minimum: 1, maximum: MAX_BALANCE },
+    interval: { type: 'string', enum: [...REFILL_INTERVALS] },
+    mode: { type: 'string', enum: [...REFILL_MODES], description: 'Always stated: there is no default.' },
+  },
+} as const;
+
 const putSchema = {
   summary: "Set a key's refill plan",
   description:
@@ -60,16 +71,7 @@ const putSchema = {
   security: adminSecurity,
   params: idParams,
   headers: { type: 'object', properties: { 'idempotency-key': idempotencyKeyHeader } },
-  body: {
-    type: 'object',
-    required: ['credits', 'interval', 'mode'],
-    additionalProperties: false,
-    properties: {
-      credits: { type: 'integer', minimum: 1, maximum: MAX_BALANCE },
-      interval: { type: 'string', enum: [...REFILL_INTERVALS] },
-      mode: { type: 'string', enum: [...REFILL_MODES], description: 'Always stated: there is no default.' },
-    },
-  },
+  body: refillBody,
   response: {
     200: refillAnswer('The plan, what this request granted, and the balance after.'),
     404: errorResponse('No key has this id.'),

@@ -9,6 +9,23 @@ import { idempotentChange } from '../idempotent-change.js';
 import { keysFor } from '../keys.js';
 import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
 
+/** A top-up's body, of a key or of an account. */
+export const topUpBody = {
+  type: 'object',
+  required: ['credits'],
+  additionalProperties: false,
+  properties: {
+    credits: { type: 'integer', minimum: 1, maximum: MAX_BALANCE },
+    reference: plainText({ maxLength: 200, description: "Your billing system's reference, kept in the audit log." }),
+    expires_at: {
+      type: 'string',
+      format: 'date-time',
+      description:
+        'When what is left of these credits leaves the balance (RFC 3339, later than now); absent: never. Credits that expire soonest are spent first.',
+    },
+  },
+} as const;
+
 const schema = {
   summary: 'Add credits to a key',
   description:
@@ -20,21 +37,7 @@ const schema = {
   security: adminSecurity,
   params: idParams,
   headers: { type: 'object', properties: { 'idempotency-key': idempotencyKeyHeader } },
-  body: {
-    type: 'object',
-    required: ['credits'],
-    additionalProperties: false,
-    properties: {
-      credits: { type: 'integer', minimum: 1, maximum: MAX_BALANCE },
-      reference: plainText({ maxLength: 200, description: "Your billing system's reference, kept in the audit log." }),
-      expires_at: {
-        type: 'string',
-        format: 'date-time',
-        description:
-          'When what is left of these credits leaves the balance (RFC 3339, later than now); absent: never. Credits that expire soonest are spent first.',
-      },
-    },
-  },
+  body: topUpBody,
   response: {
     200: {
       description: 'The balance after the grant.',
