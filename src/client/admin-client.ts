@@ -1,25 +1,38 @@
 import type {
+  AdminAccountUsageResponse,
   AdminAuditLogResponse,
+  AdminCreateAccountKeyRequest,
+  AdminCreateAccountKeyResponse,
+  AdminCreateAccountRequest,
+  AdminCreateAccountResponse,
   AdminCreateKeyRequest,
   AdminCreateKeyResponse,
   AdminCreateWebhookRequest,
   AdminCreateWebhookResponse,
   AdminDeleteDocumentResponse,
   AdminDeleteWebhookResponse,
+  AdminGetAccountResponse,
   AdminGetKeyResponse,
   AdminIngestDocumentsResponse,
   AdminKeyStatusResponse,
   AdminKeyUsageResponse,
+  AdminListAccountsResponse,
   AdminListKeysResponse,
   AdminListWebhookDeliveriesResponse,
   AdminListWebhooksResponse,
   AdminRetryWebhookDeliveryResponse,
   AdminRollKeyResponse,
+  AdminSetAccountRefillRequest,
+  AdminSetAccountRefillResponse,
   AdminSetKeyRateResponse,
   AdminSetRefillRequest,
   AdminSetRefillResponse,
+  AdminTopUpAccountRequest,
+  AdminTopUpAccountResponse,
   AdminTopUpKeyRequest,
   AdminTopUpKeyResponse,
+  AdminUpdateAccountRequest,
+  AdminUpdateAccountResponse,
   AdminUpdateKeyRequest,
   AdminUpdateKeyResponse,
   AdminUsageResponse,
@@ -56,19 +69,61 @@ function query(values: Record<string, string | number | undefined>): string {
   return entries.length === 0 ? '' : `?${new URLSearchParams(entries.map(([name, value]) => [name, String(value)]))}`;
 }
 
+export interface AccountListQuery {
+  limit?: number;
+  cursor?: string;
+  external_id?: string;
+  name_contains?: string;
+}
+
 const key = (id: string) => `/admin/keys/${encodeURIComponent(id)}`;
+const account = (id: string) => `/admin/accounts/${encodeURIComponent(id)}`;
 
 /**
  * A typed client for the admin API. Reads and state changes are retried like the public client's
  * calls; a top-up, a refill plan and a roll send one Idempotency-Key with every attempt, so each
- * happens at most once; creating
- * a key is tried once, since a repeat would create a second key.
+ * happens at most once; creating an account or a key is tried once, since a repeat would create a second.
  */
 export class MeteredSearchAdmin {
   private readonly transport: Transport;
 
   constructor(options: AdminClientOptions) {
     this.transport = transportOf(options, { authorization: `Bearer ${options.token}` });
+  }
+
+  createAccount(request: AdminCreateAccountRequest, options?: CallOptions): Promise<Result<AdminCreateAccountResponse>> {
+    return send(this.transport, { method: 'POST', path: '/admin/accounts', body: request, idempotent: false, once: true }, options);
+  }
+
+  listAccounts(filter: AccountListQuery = {}, options?: CallOptions): Promise<Result<AdminListAccountsResponse>> {
+    return send(this.transport, { method: 'GET', path: `/admin/accounts${query({ ...filter })}`, idempotent: false }, options);
+  }
+
+  getAccount(id: string, options?: CallOptions): Promise<Result<AdminGetAccountResponse>> {
+    return send(this.transport, { method: 'GET', path: account(id), idempotent: false }, options);
+  }
+
+  updateAccount(id: string, request: AdminUpdateAccountRequest, options?: CallOptions): Promise<Result<AdminUpdateAccountResponse>> {
+    return send(this.transport, { method: 'PATCH', path: account(id), body: request, idempotent: false }, options);
+  }
+
+  /** A key of the account; tried once, since a repeat would create a second key. */
+  createAccountKey(id: string, request: AdminCreateAccountKeyRequest = {}, options?: CallOptions): Promise<Result<AdminCreateAccountKeyResponse>> {
+    return send(this.transport, { method: 'POST', path: `${account(id)}/keys`, body: request, idempotent: false, once: true }, options);
+  }
+
+  topUpAccount(id: string, request: AdminTopUpAccountRequest, options?: CallOptions): Promise<Result<AdminTopUpAccountResponse>> {
+    return send(this.transport, { method: 'POST', path: `${account(id)}/topup`, body: request, idempotent: true }, options);
+  }
+
+  /** Sets an account's refill plan; null ends it. One Idempotency-Key with every attempt. */
+  setAccountRefill(id: string, plan: AdminSetAccountRefillRequest | null, options?: CallOptions): Promise<Result<AdminSetAccountRefillResponse>> {
+    const path = `${account(id)}/refill`;
+    return send(this.transport, plan ? { method: 'PUT', path, body: plan, idempotent: true } : { method: 'DELETE', path, idempotent: true }, options);
+  }
+
+  accountUsage(id: string, span: UsageSpanQuery = {}, options?: CallOptions): Promise<Result<AdminAccountUsageResponse>> {
+    return send(this.transport, { method: 'GET', path: `${account(id)}/usage${query({ ...span })}`, idempotent: false }, options);
   }
 
   createKey(request: AdminCreateKeyRequest, options?: CallOptions): Promise<Result<AdminCreateKeyResponse>> {
@@ -100,7 +155,7 @@ export class MeteredSearchAdmin {
     return send(this.transport, { method: 'POST', path: `${key(id)}/roll`, body: { grace_seconds: graceSeconds }, idempotent: true }, options);
   }
 
-  /** A key's own prices or low-balance mark. */
+  /** A key's end, metadata or caps, or its account's prices or low-balance mark. */
   updateKey(id: string, request: AdminUpdateKeyRequest, options?: CallOptions): Promise<Result<AdminUpdateKeyResponse>> {
     return send(this.transport, { method: 'PATCH', path: key(id), body: request, idempotent: false }, options);
   }

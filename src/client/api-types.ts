@@ -154,6 +154,336 @@ export type UsageResponse = {
   }>;
 };
 
+/** Body of POST /admin/accounts. */
+export type AdminCreateAccountRequest = {
+  name: string;
+  /** Your own id for this customer (your billing system's), unique among accounts. */
+  external_id?: string;
+  /** Your own data about the account: a JSON object of at most 4096 bytes. */
+  metadata?: {
+    [field: string]: unknown;
+  } | null;
+  /** The opening balance; absent: 0. */
+  credits?: number;
+  /** Over all the account's keys together. At most `credits` spent a UTC calendar day, ISO week or calendar month, one cap per interval. A billable request whose price would take a period over a cap is 429 (Retry-After: until the period ends), uncharged, and credits.cap_reached is sent once per cap and period. Decided in the debit itself, on every instance. null: no cap. */
+  spend_caps?: Array<{
+    credits: number;
+    interval: "day" | "week" | "month";
+  }> | null;
+};
+
+/** 201 answer of POST /admin/accounts. */
+export type AdminCreateAccountResponse = {
+  id: string;
+  name: string;
+  /** Your own id for this customer, unique among accounts; null: none. */
+  external_id: string | null;
+  /** Your own data about the account; null: none. */
+  metadata: {
+    [field: string]: unknown;
+  } | null;
+  /** What every key of the account spends from. */
+  balance: number;
+  created_at: string;
+  /** The account's own credits per request, over PRICES; null: PRICES. */
+  prices: {
+    "/document"?: number;
+    "/query"?: number;
+    "/face/search"?: number;
+  } | null;
+  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  low_balance_threshold: number | null;
+  /** At most this many credits a UTC day, ISO week or calendar month over all its keys; null: no cap. */
+  spend_caps: Array<{
+    credits: number;
+    interval: string;
+  }> | null;
+};
+
+/** 200 answer of GET /admin/accounts. */
+export type AdminListAccountsResponse = {
+  accounts: Array<{
+    id: string;
+    name: string;
+    /** Your own id for this customer, unique among accounts; null: none. */
+    external_id: string | null;
+    /** Your own data about the account; null: none. */
+    metadata: {
+      [field: string]: unknown;
+    } | null;
+    /** What every key of the account spends from. */
+    balance: number;
+    created_at: string;
+    /** The account's own credits per request, over PRICES; null: PRICES. */
+    prices: {
+      "/document"?: number;
+      "/query"?: number;
+      "/face/search"?: number;
+    } | null;
+    /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+    low_balance_threshold: number | null;
+    /** At most this many credits a UTC day, ISO week or calendar month over all its keys; null: no cap. */
+    spend_caps: Array<{
+      credits: number;
+      interval: string;
+    }> | null;
+  }>;
+  next_cursor: string | null;
+};
+
+/** 200 answer of GET /admin/accounts/{id}. */
+export type AdminGetAccountResponse = {
+  id: string;
+  name: string;
+  /** Your own id for this customer, unique among accounts; null: none. */
+  external_id: string | null;
+  /** Your own data about the account; null: none. */
+  metadata: {
+    [field: string]: unknown;
+  } | null;
+  /** What every key of the account spends from. */
+  balance: number;
+  created_at: string;
+  /** The account's own credits per request, over PRICES; null: PRICES. */
+  prices: {
+    "/document"?: number;
+    "/query"?: number;
+    "/face/search"?: number;
+  } | null;
+  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  low_balance_threshold: number | null;
+  /** At most this many credits a UTC day, ISO week or calendar month over all its keys; null: no cap. */
+  spend_caps: Array<{
+    credits: number;
+    interval: string;
+  }> | null;
+  /** Oldest first. */
+  keys: Array<{
+    id: string;
+    /** The account whose balance this key spends. */
+    account_id: string;
+    name: string;
+    /** The account's balance, which all its keys share. */
+    balance: number;
+    status: "active" | "disabled" | "revoked";
+    /** Requests per second; null for the service's default. */
+    rate: number | null;
+    created_at: string;
+    /** The account's own credits per request, over PRICES; null: PRICES. */
+    prices: {
+      "/document"?: number;
+      "/query"?: number;
+      "/face/search"?: number;
+    } | null;
+    /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+    low_balance_threshold: number | null;
+    /** When the key stops working; null: never. */
+    expires_at: string | null;
+    /** Your own data about the key; null: none. */
+    metadata: {
+      [field: string]: unknown;
+    } | null;
+    /** At most this many credits a UTC day, ISO week or calendar month; null: no cap. */
+    spend_caps: Array<{
+      credits: number;
+      interval: string;
+    }> | null;
+  }>;
+  refill: {
+    credits: number;
+    interval: "day" | "week" | "month";
+    mode: "add" | "replace";
+    next_refill_at: string;
+  } | null;
+  /** Credits of the balance that expire, and when, soonest first (they are spent first). */
+  expiring: Array<{
+    credits: number;
+    at: string;
+  }>;
+  /** Each spend cap's current period: what it has spent, and when it resets. Empty without caps. */
+  cap_spend: Array<{
+    credits: number;
+    interval: "day" | "week" | "month";
+    spent: number;
+    resets_at: string;
+  }>;
+  /** Charges and credits spent by all the account's keys on each endpoint, ever. */
+  totals_by_endpoint: {
+    [field: string]: {
+      charges: number;
+      credits: number;
+    };
+  };
+};
+
+/** Body of PATCH /admin/accounts/{id}. */
+export type AdminUpdateAccountRequest = {
+  name?: string;
+  /** Your own id for this customer (your billing system's), unique among accounts. */
+  external_id?: string | null;
+  /** Your own data about the key (your customer id, say): a JSON object of at most 4096 bytes, returned by the admin API and carried in the key's webhook events. null: none. */
+  metadata?: {
+    [field: string]: unknown;
+  } | null;
+  prices?: {
+    "/document"?: number;
+    "/query"?: number;
+    "/face/search"?: number;
+  } | null;
+  low_balance_threshold?: number | null;
+  /** At most `credits` spent a UTC calendar day, ISO week or calendar month, one cap per interval. A billable request whose price would take a period over a cap is 429 (Retry-After: until the period ends), uncharged, and credits.cap_reached is sent once per cap and period. Decided in the debit itself, on every instance. null: no cap. */
+  spend_caps?: Array<{
+    credits: number;
+    interval: "day" | "week" | "month";
+  }> | null;
+};
+
+/** 200 answer of PATCH /admin/accounts/{id}. */
+export type AdminUpdateAccountResponse = {
+  id: string;
+  name: string;
+  /** Your own id for this customer, unique among accounts; null: none. */
+  external_id: string | null;
+  /** Your own data about the account; null: none. */
+  metadata: {
+    [field: string]: unknown;
+  } | null;
+  /** What every key of the account spends from. */
+  balance: number;
+  created_at: string;
+  /** The account's own credits per request, over PRICES; null: PRICES. */
+  prices: {
+    "/document"?: number;
+    "/query"?: number;
+    "/face/search"?: number;
+  } | null;
+  /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  low_balance_threshold: number | null;
+  /** At most this many credits a UTC day, ISO week or calendar month over all its keys; null: no cap. */
+  spend_caps: Array<{
+    credits: number;
+    interval: string;
+  }> | null;
+};
+
+/** Body of POST /admin/accounts/{id}/keys. */
+export type AdminCreateAccountKeyRequest = {
+  name?: string;
+  /** Requests per second; null or absent for the service's default. */
+  rate?: number | null;
+  /** Granted to the account with the key; absent: 0. */
+  credits?: number;
+  /** When the key stops working (RFC 3339, later than now): after it every request with it is 403, like a disabled key, and key.expired is sent once. null: never. */
+  expires_at?: string | null;
+  /** At most `credits` spent a UTC calendar day, ISO week or calendar month, one cap per interval. A billable request whose price would take a period over a cap is 429 (Retry-After: until the period ends), uncharged, and credits.cap_reached is sent once per cap and period. Decided in the debit itself, on every instance. null: no cap. */
+  spend_caps?: Array<{
+    credits: number;
+    interval: "day" | "week" | "month";
+  }> | null;
+  /** Your own data about the key (your customer id, say): a JSON object of at most 4096 bytes, returned by the admin API and carried in the key's webhook events. null: none. */
+  metadata?: {
+    [field: string]: unknown;
+  } | null;
+};
+
+/** 201 answer of POST /admin/accounts/{id}/keys. */
+export type AdminCreateAccountKeyResponse = {
+  id: string;
+  /** The account whose balance this key spends. */
+  account_id: string;
+  name: string;
+  /** The account's balance, which all its keys share. */
+  balance: number;
+  status: "active" | "disabled" | "revoked";
+  /** Requests per second; null for the service's default. */
+  rate: number | null;
+  created_at: string;
+  /** The account's own credits per request, over PRICES; null: PRICES. */
+  prices: {
+    "/document"?: number;
+    "/query"?: number;
+    "/face/search"?: number;
+  } | null;
+  /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
+  low_balance_threshold: number | null;
+  /** When the key stops working; null: never. */
+  expires_at: string | null;
+  /** Your own data about the key; null: none. */
+  metadata: {
+    [field: string]: unknown;
+  } | null;
+  /** At most this many credits a UTC day, ISO week or calendar month; null: no cap. */
+  spend_caps: Array<{
+    credits: number;
+    interval: string;
+  }> | null;
+  /** The plain key: 64 hexadecimal characters, shown once. */
+  key: string;
+};
+
+/** Body of POST /admin/accounts/{id}/topup. */
+export type AdminTopUpAccountRequest = {
+  credits: number;
+  /** Your billing system's reference, kept in the audit log. */
+  reference?: string;
+  /** When what is left of these credits leaves the balance (RFC 3339, later than now); absent: never. Credits that expire soonest are spent first. */
+  expires_at?: string;
+};
+
+/** 200 answer of POST /admin/accounts/{id}/topup. */
+export type AdminTopUpAccountResponse = {
+  id: string;
+  balance: number;
+};
+
+/** Body of PUT /admin/accounts/{id}/refill. */
+export type AdminSetAccountRefillRequest = {
+  credits: number;
+  interval: "day" | "week" | "month";
+  /** Always stated: there is no default. */
+  mode: "add" | "replace";
+};
+
+/** 200 answer of PUT /admin/accounts/{id}/refill. */
+export type AdminSetAccountRefillResponse = {
+  id: string;
+  balance: number;
+  refill: {
+    credits: number;
+    interval: "day" | "week" | "month";
+    mode: "add" | "replace";
+    next_refill_at: string;
+  } | null;
+  /** Credits this request granted: the plan's first period when it starts now, else 0. Less than the plan's credits when the balance had room for only that much under 10^12. */
+  granted: number;
+};
+
+/** 200 answer of GET /admin/accounts/{id}/usage. */
+export type AdminAccountUsageResponse = {
+  series: Array<{
+    start: string;
+    endpoint: string;
+    /** The HTTP status the charged requests ended with; null while not known. */
+    status: number | null;
+    count: number;
+    /** The credits those charges took: their prices. */
+    credits: number;
+  }>;
+  totals: {
+    count: number;
+    credits: number;
+    by_endpoint: {
+      [field: string]: number;
+    };
+  };
+  by_key: Array<{
+    key_id: string;
+    endpoint: string;
+    charges: number;
+    credits: number;
+  }>;
+};
+
 /** Body of POST /admin/keys. */
 export type AdminCreateKeyRequest = {
   credits: number;
