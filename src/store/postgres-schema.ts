@@ -426,7 +426,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
    UPDATE refill_rules r SET account_id = k.account_id FROM keys k WHERE k.id = r.account_id;
    ALTER TABLE refill_rules ADD FOREIGN KEY (account_id) REFERENCES accounts(id);
    ALTER TABLE webhook_events ADD COLUMN account_id text;
-   UPDATE webhook_events e SET account_id = k.account_id FROM keys k WHERE k.id = e.key_id;
+   UPDATE webhook_events e SET account_id = k.account_id, data = e.data || jsonb_build_object('account_id', k.account_id) FROM keys k WHERE k.id = e.key_id;
    CREATE TABLE account_spend (
      account_id text NOT NULL,
      interval text NOT NULL CHECK (interval IN ('day', 'week', 'month')),

@@ -253,6 +253,7 @@ export const LEDGER_MIGRATIONS: readonly string[] = [
    ALTER TABLE keys DROP COLUMN last_debit;
    ALTER TABLE webhook_events ADD COLUMN account_id TEXT;
    UPDATE webhook_events SET account_id = (SELECT account_id FROM keys WHERE keys.id = webhook_events.key_id);
+   UPDATE webhook_events SET data = json_set(data, '$.account_id', account_id) WHERE account_id IS NOT NULL;
    CREATE TABLE account_spend (
      account_id TEXT NOT NULL,
      interval TEXT NOT NULL CHECK (interval IN ('day', 'week', 'month')),
