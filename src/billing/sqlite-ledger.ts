@@ -140,9 +140,11 @@ function prepareStatements(db: Database.Database) {
     allKeys: db.prepare(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} ORDER BY k.created_at, k.id`),
     setStatus: db.prepare(`UPDATE keys SET status = ? WHERE id = ? AND status <> 'revoked'`),
     setRateLimit: db.prepare('UPDATE keys SET rate_limit = ? WHERE id = ?'),
-    // `count` requests of `cost` credits each: as many as the balance covers, whole.
+    // `count` requests of `cost` credits each: as many as the balance covers, whole. better-sqlite3
+    // binds a JS number as a REAL: the cast keeps the division an integer one (5 / 3 = 1, not 1.67).
     debit: db.prepare(
-      `UPDATE accounts SET balance = balance - MIN(balance / @cost, @count) * @cost, last_debit = MIN(balance / @cost, @count)
+      `UPDATE accounts SET balance = balance - MIN(balance / CAST(@cost AS INTEGER), @count) * @cost,
+         last_debit = MIN(balance / CAST(@cost AS INTEGER), @count)
        WHERE id = @accountId AND balance >= @cost RETURNING balance, last_debit, low_balance_threshold`,
     ),
     updateSettings: db.prepare(
@@ -597,10 +599,11 @@ export class SqliteLedger implements Ledger {
   }
 
   /**
-   * One transaction for the whole batch, and per key one conditional statement: it takes
-   * MIN(balance, n) credits for the key's n requests in the batch and records in last_debit how
-   * many it took (SET expressions read the row as it was), so the balance can never go negative
-   * and exactly that many requests are charged. The charges are appended in multi-row inserts.
+   * One transaction for the whole batch, and per account one conditional statement (per run of equal
+   * costs): it takes MIN(balance / cost, n) debits of the account's n in the batch, whichever keys
+   * made them, and records in last_debit how many it took (SET expressions read the row as it was),
+   * so the balance can never go negative and exactly that many requests are charged. The charges
+   * are appended in multi-row inserts.
    */
   private runDebits(jobs: DebitJob[]): DebitResult[] {
     const pendingOutcomes = this.outcomes.take();
@@ -619,27 +622,22 @@ export class SqliteLedger implements Ledger {
   private debitBatch(jobs: DebitJob[]): DebitResult[] {
     const results = new Array<DebitResult>(jobs.length);
     const charged: Array<{ job: DebitJob; index: number; keyId: string; balance: number }> = [];
-    for (const [keyHash, indexes] of positionsByKey(jobs)) {
-      const spender = this.sql.spenderByHash.get(keyHash) as { id: string; account_id: string; status: KeyStatus } | undefined;
-      if (spender?.status !== 'active') {
-        for (const index of indexes) results[index] = refusalFor(spender?.status);
-        continue;
-      }
+    for (const [accountId, debits] of this.debitsByAccount(jobs, results)) {
       const { debited, granted, spent } = this.debitAccount(
-        spender.account_id,
-        indexes.map((index) => (jobs[index] as DebitJob).cost),
+        accountId,
+        debits.map(({ index }) => (jobs[index] as DebitJob).cost),
       );
       let balance = (debited?.balance ?? 0) + spent;
-      for (const index of indexes.slice(0, granted)) {
+      for (const { index, keyId } of debits.slice(0, granted)) {
         const job = jobs[index] as DebitJob;
         balance -= job.cost;
-        charged.push({ job, index, keyId: spender.id, balance });
+        charged.push({ job, index, keyId, balance });
       }
-      for (const index of indexes.slice(granted)) results[index] = refusalFor('active');
+      for (const { index } of debits.slice(granted)) results[index] = refusalFor('active');
       if (debited) {
-        const holder = { accountId: spender.account_id, keyId: spender.id };
+        const holder = { accountId, keyId: (debits[granted - 1] as { keyId: string }).keyId };
         this.credits.recordCrossings(holder, debited.balance + spent, debited.balance, debited.low_balance_threshold);
-        if (this.cachedBalances.has(spender.account_id)) this.cachedBalances.set(spender.account_id, debited.balance);
+        if (this.cachedBalances.has(accountId)) this.cachedBalances.set(accountId, debited.balance);
       }
     }
     const at = new Date().toISOString();
@@ -661,10 +659,30 @@ export class SqliteLedger implements Ledger {
   }
 
   /**
-   * One key's debits of a batch from its account, in order, each whole: a statement per run of
-   * equal costs (usually one), stopping at the first the balance does not cover. The row last
-   * debited, how many debits it took and the credits they cost. Keys of one account in one batch
-   * take their turns in the same transaction, each seeing what the one before it left.
+   * A batch's debits by the account they spend from, each account's in arrival order, whatever key
+   * made them (keys of one account share its balance). The debits of unknown and inactive keys are
+   * refused here, in `results`.
+   */
+  private debitsByAccount(jobs: DebitJob[], results: DebitResult[]): Map<string, Array<{ index: number; keyId: string }>> {
+    const byAccount = new Map<string, Array<{ index: number; keyId: string }>>();
+    for (const [keyHash, indexes] of positionsByKey(jobs)) {
+      const spender = this.sql.spenderByHash.get(keyHash) as { id: string; account_id: string; status: KeyStatus } | undefined;
+      if (spender?.status !== 'active') {
+        for (const index of indexes) results[index] = refusalFor(spender?.status);
+        continue;
+      }
+      const debits = byAccount.get(spender.account_id) ?? [];
+      for (const index of indexes) debits.push({ index, keyId: spender.id });
+      byAccount.set(spender.account_id, debits);
+    }
+    for (const debits of byAccount.values()) debits.sort((a, b) => a.index - b.index);
+    return byAccount;
+  }
+
+  /**
+   * One account's debits of a batch, in arrival order, each whole: a statement per run of equal
+   * costs (usually one), stopping at the first the balance does not cover. The row last debited,
+   * how many debits it took and the credits they cost.
    */
   private debitAccount(accountId: string, costs: number[]): { debited: DebitedRow | undefined; granted: number; spent: number } {
     let debited: DebitedRow | undefined;

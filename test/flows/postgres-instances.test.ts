@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { AdminTokens } from '../../src/admin/admin-tokens.js';
+import { AccountAdmin } from '../../src/billing/account-admin.js';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { auditLedger } from '../../src/cli/commands/audit.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
@@ -68,6 +69,39 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
     assert.equal(statuses.filter((status) => status === 402).length, 2300);
     assert.equal((await admin.ledger.findKeyById(record.id))!.balance, 0);
     assert.equal(await admin.ledger.countCharges(record.id), 700);
+  });
+
+  it('serves exactly 700 of 3,000 concurrent requests made with three keys of one account over 3 instances on 700 credits', async () => {
+    const created = await new AccountAdmin(admin.ledger).create({ name: 'three keys', credits: 700 });
+    const account = (created as { account: { id: string } }).account;
+    const keys = new KeyAdmin(admin.ledger);
+    const plain = await Promise.all([1, 2, 3].map(async () => ((await keys.createInAccount(account.id, 0)) as { key: string }).key));
+    const statuses = await Promise.all(
+      Array.from({ length: 3000 }, (_, index) => billable(servers[index % 3], plain[Math.floor(index / 3) % 3] as string)),
+    );
+    assert.equal(statuses.filter((status) => status === 200 || status === 404).length, 700);
+    assert.equal(statuses.filter((status) => status === 402).length, 2300);
+    assert.equal((await admin.ledger.findAccount(account.id))!.balance, 0);
+    const ledger = (await admin.ledger.auditLedger()).find((entry) => entry.accountId === account.id);
+    assert.deepEqual(ledger, { accountId: account.id, granted: 700, charged: 700, expired: 0, balance: 0, consistent: true });
+  });
+
+  it("holds an account's cap of 100 a day exactly: 100 of 3,000 concurrent requests over three keys and instances, the rest 429", async () => {
+    const created = await new AccountAdmin(admin.ledger).create({ name: 'capped', credits: 1000, spendCaps: [{ credits: 100, interval: 'day' }] });
+    const account = (created as { account: { id: string } }).account;
+    const keys = new KeyAdmin(admin.ledger);
+    const plain = await Promise.all([1, 2, 3].map(async () => ((await keys.createInAccount(account.id, 0)) as { key: string }).key));
+    const statuses = await Promise.all(
+      Array.from({ length: 3000 }, (_, index) => billable(servers[index % 3], plain[Math.floor(index / 3) % 3] as string)),
+    );
+    assert.equal(statuses.filter((status) => status === 200 || status === 404).length, 100);
+    assert.equal(statuses.filter((status) => status === 429).length, 2900);
+    assert.equal((await admin.ledger.findAccount(account.id))!.balance, 900);
+    const charged = (await admin.ledger.accountUsage(account.id, '1970-01-01T00:00:00.000Z', '9999-12-31T00:00:00.000Z')).reduce(
+      (sum, row) => sum + row.charges,
+      0,
+    );
+    assert.equal(charged, 100, 'the refused requests were not charged');
   });
 
   it('applies a top-up or revoke made through any connection on every instance at the next request', async () => {

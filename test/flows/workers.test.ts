@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
+import { AccountAdmin } from '../../src/billing/account-admin.js';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { spawnServer } from '../support/child-server.js';
@@ -75,6 +76,44 @@ describe('serve --workers N', () => {
     } finally {
       await check.close();
       capped.remove();
+    }
+  });
+
+  it('serves exactly 700 of 3,000 concurrent requests made with three keys of one account over two processes on 700 credits', async () => {
+    const shared = tempDir();
+    const seed = new SqliteStore(shared.path);
+    const created = await new AccountAdmin(seed.ledger).create({ name: 'three keys', credits: 700 });
+    const account = (created as { account: { id: string } }).account;
+    const keys = new KeyAdmin(seed.ledger);
+    const plain = await Promise.all([1, 2, 3].map(async () => ((await keys.createInAccount(account.id, 0)) as { key: string }).key));
+    await seed.close();
+    const server = await spawnServer({ DATA_DIR: shared.path }, ['--workers', '2']);
+    const agent = new Agent({ connections: 100 });
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 3000 }, (_, index) =>
+          request(`${server.url}/document`, { dispatcher: agent, headers: { 'x-api-key': plain[index % 3] as string, 'svc-doc-id': 'none' } }).then(
+            async (response) => {
+              await response.body.dump();
+              return response.statusCode;
+            },
+          ),
+        ),
+      );
+      assert.equal(statuses.filter((status) => status === 404).length, 700);
+      assert.equal(statuses.filter((status) => status === 402).length, 2300);
+    } finally {
+      await agent.close();
+      server.child.kill('SIGTERM');
+    }
+    assert.equal(await server.exited, 0);
+    const check = new SqliteStore(shared.path);
+    try {
+      const ledger = (await check.ledger.auditLedger()).find((entry) => entry.accountId === account.id);
+      assert.deepEqual(ledger, { accountId: account.id, granted: 700, charged: 700, expired: 0, balance: 0, consistent: true });
+    } finally {
+      await check.close();
+      shared.remove();
     }
   });
 });

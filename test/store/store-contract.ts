@@ -625,6 +625,49 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       }
     });
 
+    it('takes only whole requests from a batch of mixed prices: 1, 3, 3 on 6 credits leaves 2', async () => {
+      const { hash, record } = await newKey(6);
+      const results = await Promise.all([1, 3, 3].map((cost) => store.ledger.debit(hash, '/query', { cost })));
+      assert.deepEqual(
+        results.map((result) => result.outcome),
+        ['charged', 'charged', 'no-credits'],
+      );
+      assert.equal((await store.ledger.findKeyById(record.id))?.balance, 2);
+      assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.accountId === record.accountId)?.consistent, true);
+    });
+
+    it("spends an account's balance through any of its keys, in one batch, in arrival order, exactly", async () => {
+      const accountId = `acct_shared${++sequence}`;
+      assert.equal((await store.ledger.createAccount({ id: accountId, name: 'shared', credits: 5 })).outcome, 'created');
+      const hashes: string[] = [];
+      for (const credits of [0, 2, 0]) {
+        sequence++;
+        const plain = sequence.toString(16).padStart(64, 'b');
+        const key = await store.ledger.createKey({ keyHash: hashApiKey(plain), id: `key_${sequence}`, name: '', credits, account: { accountId } });
+        assert.equal(key.accountId, accountId);
+        hashes.push(hashApiKey(plain));
+      }
+      const order = [0, 1, 2, 0, 1, 2, 0, 1, 2];
+      const results = await Promise.all(order.map((index) => store.ledger.debit(hashes[index] as string, '/query')));
+      assert.deepEqual(
+        results.map((result) => result.outcome),
+        ['charged', 'charged', 'charged', 'charged', 'charged', 'charged', 'charged', 'no-credits', 'no-credits'],
+      );
+      assert.deepEqual(
+        results.map((result) => (result.outcome === 'charged' ? result.balance : null)),
+        [6, 5, 4, 3, 2, 1, 0, null, null],
+      );
+      assert.equal((await store.ledger.findAccount(accountId))?.balance, 0);
+      const audit = (await store.ledger.auditLedger()).find((ledger) => ledger.accountId === accountId);
+      assert.deepEqual(audit, { accountId, granted: 7, charged: 7, expired: 0, balance: 0, consistent: true });
+      const usage = await store.ledger.accountUsage(accountId, '1970-01-01T00:00:00.000Z', '9999-01-01T00:00:00.000Z');
+      assert.deepEqual(
+        usage.map((row) => row.charges).sort(),
+        [2, 2, 3],
+        'each key charged for its own requests',
+      );
+    });
+
     it('reports an idempotent request charged more than once, and only that', async () => {
       const { hash } = await newKey(5);
       await store.ledger.debit(hash, '/query', { idempotencyRef: `once-${sequence}` });
