@@ -1,36 +1,51 @@
 import type {
+  AdminAccountUsageResponse,
   AdminAuditLogResponse,
   AdminCountDocumentsResponse,
+  AdminCreateAccountKeyRequest,
+  AdminCreateAccountKeyResponse,
+  AdminCreateAccountRequest,
+  AdminCreateAccountResponse,
   AdminCreateKeyRequest,
   AdminCreateKeyResponse,
   AdminCurrentTokenResponse,
+  AdminGetAccountResponse,
   AdminGetKeyResponse,
   AdminIngestDocumentsResponse,
   AdminKeyChargesResponse,
   AdminKeyEventsResponse,
   AdminKeyStatusResponse,
   AdminKeyUsageResponse,
+  AdminListAccountsResponse,
   AdminListKeysResponse,
   AdminRollKeyResponse,
   AdminSetRefillRequest,
   AdminSetRefillResponse,
+  AdminTopUpAccountRequest,
+  AdminTopUpAccountResponse,
   AdminTopUpKeyRequest,
   AdminTopUpKeyResponse,
+  AdminUpdateAccountRequest,
+  AdminUpdateAccountResponse,
   AdminUpdateKeyRequest,
   AdminUpdateKeyResponse,
   AdminUsageResponse,
 } from '../../src/client/api-types.js';
 
 export type {
+  AdminAccountUsageResponse,
   AdminAuditLogResponse,
+  AdminGetAccountResponse,
   AdminGetKeyResponse,
   AdminKeyChargesResponse,
   AdminKeyEventsResponse,
   AdminKeyUsageResponse,
+  AdminListAccountsResponse,
   AdminListKeysResponse,
   AdminUsageResponse,
 };
 export type KeySummary = AdminListKeysResponse['keys'][number];
+export type AccountSummary = AdminListAccountsResponse['accounts'][number];
 export type UsageRow = AdminUsageResponse['series'][number];
 
 /** An answer other than 2xx: the API's own message, shown as it came. */
@@ -91,6 +106,18 @@ export class AdminApi {
   currentToken = () => this.call<AdminCurrentTokenResponse>('GET', '/admin/token');
   usage = (query: Query) => this.call<AdminUsageResponse>('GET', pathWith('/admin/usage', query));
   metrics = () => this.call<string>('GET', '/metrics');
+  listAccounts = (query: Query) => this.call<AdminListAccountsResponse>('GET', pathWith('/admin/accounts', query));
+  createAccount = (input: AdminCreateAccountRequest) => this.call<AdminCreateAccountResponse>('POST', '/admin/accounts', { json: input });
+  getAccount = (accountId: string) => this.call<AdminGetAccountResponse>('GET', `/admin/accounts/${id(accountId)}`);
+  updateAccount = (accountId: string, input: AdminUpdateAccountRequest) =>
+    this.call<AdminUpdateAccountResponse>('PATCH', `/admin/accounts/${id(accountId)}`, { json: input });
+  /** The same idempotencyKey on a retry grants nothing more. */
+  topUpAccount = (accountId: string, input: AdminTopUpAccountRequest, idempotencyKey: string) =>
+    this.call<AdminTopUpAccountResponse>('POST', `/admin/accounts/${id(accountId)}/topup`, { json: input }, { 'idempotency-key': idempotencyKey });
+  createAccountKey = (accountId: string, input: AdminCreateAccountKeyRequest) =>
+    this.call<AdminCreateAccountKeyResponse>('POST', `/admin/accounts/${id(accountId)}/keys`, { json: input });
+  accountUsage = (accountId: string, query: Query) =>
+    this.call<AdminAccountUsageResponse>('GET', pathWith(`/admin/accounts/${id(accountId)}/usage`, query));
   listKeys = (query: Query) => this.call<AdminListKeysResponse>('GET', pathWith('/admin/keys', query));
   createKey = (input: AdminCreateKeyRequest) => this.call<AdminCreateKeyResponse>('POST', '/admin/keys', { json: input });
   getKey = (keyId: string) => this.call<AdminGetKeyResponse>('GET', `/admin/keys/${id(keyId)}`);

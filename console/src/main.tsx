@@ -4,6 +4,8 @@ import { render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { AdminApi } from './api.js';
 import { Layout } from './components/layout.js';
+import { AccountPage } from './pages/account.js';
+import { AccountsPage } from './pages/accounts.js';
 import { AuditLogPage } from './pages/audit-log.js';
 import { DocumentsPage } from './pages/documents.js';
 import { KeyPage } from './pages/key.js';
@@ -15,6 +17,8 @@ import { type Can, canOf, type Session, savedSession, saveSession } from './sess
 
 const TITLES: Record<Route['page'], string> = {
   overview: 'Overview',
+  accounts: 'Accounts',
+  account: 'Account',
   keys: 'Keys',
   key: 'Key',
   documents: 'Documents',
@@ -65,6 +69,10 @@ function Page({ route, api, can }: { route: Route; api: AdminApi; can: Can }) {
   switch (route.page) {
     case 'overview':
       return <OverviewPage api={api} />;
+    case 'accounts':
+      return <AccountsPage api={api} can={can} />;
+    case 'account':
+      return <AccountPage key={route.accountId} api={api} accountId={route.accountId} can={can} />;
     case 'keys':
       return <KeysPage api={api} can={can} />;
     case 'key':

@@ -2,6 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 
 export type Route =
   | { page: 'overview' }
+  | { page: 'accounts' }
+  | { page: 'account'; accountId: string }
   | { page: 'keys' }
   | { page: 'key'; keyId: string }
   | { page: 'documents' }
@@ -13,11 +15,15 @@ export function routeOf(hash: string): Route {
   const path = hash.replace(/^#/, '') || '/';
   if (path === '/') return { page: 'overview' };
   if (path === '/keys') return { page: 'keys' };
+  if (path === '/accounts') return { page: 'accounts' };
   if (path === '/documents') return { page: 'documents' };
   if (path === '/audit-log') return { page: 'audit-log' };
   const key = /^\/keys\/([^/]+)$/.exec(path);
   const keyId = key?.[1] && decoded(key[1]);
   if (keyId) return { page: 'key', keyId };
+  const account = /^\/accounts\/([^/]+)$/.exec(path);
+  const accountId = account?.[1] && decoded(account[1]);
+  if (accountId) return { page: 'account', accountId };
   return { page: 'not-found' };
 }
 
@@ -33,6 +39,8 @@ function decoded(segment: string): string | undefined {
 export const hrefOf = {
   overview: '#/',
   keys: '#/keys',
+  accounts: '#/accounts',
+  account: (accountId: string) => `#/accounts/${encodeURIComponent(accountId)}`,
   key: (keyId: string) => `#/keys/${encodeURIComponent(keyId)}`,
   documents: '#/documents',
   auditLog: '#/audit-log',

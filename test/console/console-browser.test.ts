@@ -293,13 +293,52 @@ describe('the operator console in Chromium', {
     await page.getByText('No spend caps now.').waitFor();
   });
 
+  it("creates an account, a key of it shown once, tops the account up and caps it; the key spends the account's balance", async () => {
+    const page = await openBrowser();
+    await signIn(page, writeToken);
+    await nav(page, 'Accounts').click();
+    await page.getByRole('heading', { level: 1, name: 'Accounts' }).waitFor();
+    const create = page.getByRole('region', { name: 'Create an account' });
+    await create.getByLabel('Name').fill('Globex');
+    await create.getByLabel('External id').fill('cus_globex');
+    await create.getByLabel('Credits').fill('10');
+    await create.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('status').filter({ hasText: 'Created account "Globex" with 10 credits.' }).waitFor();
+    await page.getByRole('link', { name: 'Open the page of "Globex"' }).click();
+    await page.getByTestId('account-balance').filter({ hasText: '10' }).waitFor();
+    await page.getByLabel('Name').fill('globex-prod');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const plain = await page.getByRole('textbox', { name: 'The new key for "globex-prod"' }).inputValue();
+    assert.match(plain, /^[0-9a-f]{64}$/);
+    await page.getByRole('cell', { name: /globex-prod/ }).waitFor();
+    const spent = await fetch(`${server.url}/document`, { headers: { 'x-api-key': plain, 'svc-doc-id': 'law-1' } });
+    assert.equal(spent.status, 200);
+    await page.getByLabel('Credits', { exact: true }).fill('5');
+    await page.getByRole('button', { name: 'Top up' }).click();
+    await page.getByText('the balance is 14').waitFor();
+    await page.getByTestId('account-balance').filter({ hasText: '14' }).waitFor();
+    await page.getByLabel('Credits a day').fill('3');
+    await page.getByRole('button', { name: 'Save caps' }).click();
+    await page.getByText('Spend caps saved.').waitFor();
+    // A cap counts what is spent from when it is set: the request before it is not in its period.
+    await page.getByTestId('account-caps').filter({ hasText: '0 of 3 this day' }).waitFor();
+    await page.getByTestId('usage-by-key').getByRole('cell', { name: 'globex-prod' }).waitFor();
+    await shoot(page, 'account');
+    const found = await fetch(`${server.url}/admin/accounts?external_id=cus_globex`, { headers: { authorization: `Bearer ${writeToken}` } });
+    const [account] = ((await found.json()) as { accounts: Array<{ balance: number; spend_caps: unknown }> }).accounts;
+    assert.deepEqual([account?.balance, account?.spend_caps], [14, [{ credits: 3, interval: 'day' }]]);
+    await nav(page, 'Accounts').click();
+    await page.getByRole('link', { name: 'Globex' }).waitFor();
+    await shoot(page, 'accounts');
+  });
+
   it('a token with some scopes sees what they allow and no button they do not', async () => {
     const page = await openBrowser();
     await signIn(page, billingToken);
     assert.deepEqual(
       await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents(),
       ['Overview', 'Keys'],
-      'no pages it cannot read',
+      'no pages it cannot read (accounts:read is not among its scopes)',
     );
     await nav(page, 'Keys').click();
     await page.getByRole('cell', { name: /Acme Research/ }).waitFor();
@@ -320,11 +359,12 @@ describe('the operator console in Chromium', {
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to the content');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Keys');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Keys' }).waitFor();
     await page.waitForFunction(() => document.activeElement?.textContent === 'Keys' && document.activeElement.tagName === 'H1');
-    for (const hash of ['#/', '#/keys', '#/documents', '#/audit-log']) {
+    for (const hash of ['#/', '#/accounts', '#/keys', '#/documents', '#/audit-log']) {
       await page.goto(`${server.url}/console${hash}`);
       await page.locator('main h1').waitFor();
       await page.waitForLoadState('networkidle');

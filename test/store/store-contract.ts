@@ -661,11 +661,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       const audit = (await store.ledger.auditLedger()).find((ledger) => ledger.accountId === accountId);
       assert.deepEqual(audit, { accountId, granted: 7, charged: 7, expired: 0, balance: 0, consistent: true });
       const usage = await store.ledger.accountUsage(accountId, '1970-01-01T00:00:00.000Z', '9999-01-01T00:00:00.000Z');
-      assert.deepEqual(
-        usage.map((row) => row.charges).sort(),
-        [2, 2, 3],
-        'each key charged for its own requests',
-      );
+      assert.deepEqual(usage.map((row) => row.charges).sort(), [2, 2, 3], 'each key charged for its own requests');
     });
 
     it('reports an idempotent request charged more than once, and only that', async () => {

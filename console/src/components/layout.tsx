@@ -5,6 +5,7 @@ import { canOf, type Session } from '../session.js';
 /** The pages, each shown to a token with the scope it reads with. */
 const LINKS: Array<{ href: string; label: string; pages: Route['page'][]; scope: string }> = [
   { href: hrefOf.overview, label: 'Overview', pages: ['overview'], scope: 'keys:read' },
+  { href: hrefOf.accounts, label: 'Accounts', pages: ['accounts', 'account'], scope: 'accounts:read' },
   { href: hrefOf.keys, label: 'Keys', pages: ['keys', 'key'], scope: 'keys:read' },
   { href: hrefOf.documents, label: 'Documents', pages: ['documents'], scope: 'documents:read' },
   { href: hrefOf.auditLog, label: 'Audit log', pages: ['audit-log'], scope: 'audit:read' },

@@ -25,7 +25,7 @@ export function KeyActions({ api, keyRecord, can, onChanged }: ActionsProps) {
         <p>This key is revoked: nothing more can be done with it.</p>
       ) : (
         <div class="action-grid">
-          {can('credits:write') && <TopUp api={api} keyId={keyRecord.id} onChanged={onChanged} />}
+          {can('credits:write') && <TopUp grant={(input, attempt) => api.topUp(keyRecord.id, input, attempt)} onChanged={onChanged} />}
           {can('keys:write') && <StatusChange api={api} keyRecord={keyRecord} onChanged={onChanged} />}
           {can('keys:write') && <Roll api={api} keyRecord={keyRecord} onChanged={onChanged} />}
           {can('keys:write') && <SpendCaps api={api} keyRecord={keyRecord} onChanged={onChanged} />}
@@ -35,7 +35,10 @@ export function KeyActions({ api, keyRecord, can, onChanged }: ActionsProps) {
   );
 }
 
-function TopUp({ api, keyId, onChanged }: { api: AdminApi; keyId: string; onChanged: () => void }) {
+type Grant = (input: { credits: number; expires_at?: string }, idempotencyKey: string) => Promise<{ balance: number }>;
+
+/** Adds credits, to a key's account or to an account. */
+export function TopUp({ grant, onChanged }: { grant: Grant; onChanged: () => void }) {
   const action = useAction();
   // One Idempotency-Key per top-up the operator means: a second click while the first is in flight is the same top-up.
   const [attempt, setAttempt] = useState(randomHex);
@@ -46,7 +49,7 @@ function TopUp({ api, keyId, onChanged }: { api: AdminApi; keyId: string; onChan
     const expires = String(form.get('expires') ?? '');
     const ok = await action.run(async () => {
       const credits = Number(form.get('credits'));
-      const answer = await api.topUp(keyId, { credits, ...(expires ? { expires_at: new Date(`${expires}T00:00:00Z`).toISOString() } : {}) }, attempt);
+      const answer = await grant({ credits, ...(expires ? { expires_at: new Date(`${expires}T00:00:00Z`).toISOString() } : {}) }, attempt);
       return `Added ${formatNumber(credits)} credits${expires ? ` that expire on ${expires}` : ''}: the balance is ${formatNumber(answer.balance)}.`;
     });
     if (ok) {
@@ -175,26 +178,50 @@ const CAP_FIELDS = [
   { interval: 'month', label: 'Credits a month' },
 ] as const;
 
-/** At most so many credits a UTC day, ISO week or calendar month; empty fields mean no cap. */
+/** A key's spend caps. */
 function SpendCaps({ api, keyRecord, onChanged }: Omit<ActionsProps, 'can'>) {
+  return (
+    <CapsForm
+      caps={keyRecord.spend_caps}
+      headingId="key-caps"
+      onChanged={onChanged}
+      save={(caps) => api.updateKey(keyRecord.id, { spend_caps: caps })}
+    />
+  );
+}
+
+type Caps = Array<{ credits: number; interval: 'day' | 'week' | 'month' }> | null;
+
+/** At most so many credits a UTC day, ISO week or calendar month; empty fields mean no cap. */
+export function CapsForm({
+  caps,
+  headingId,
+  save,
+  onChanged,
+}: {
+  caps: Array<{ credits: number; interval: string }> | null;
+  headingId: string;
+  save: (caps: Caps) => Promise<unknown>;
+  onChanged: () => void;
+}) {
   const action = useAction();
-  const current = (interval: string) => keyRecord.spend_caps?.find((cap) => cap.interval === interval)?.credits;
+  const current = (interval: string) => caps?.find((cap) => cap.interval === interval)?.credits;
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
-    const caps = CAP_FIELDS.flatMap(({ interval }) => {
+    const chosen = CAP_FIELDS.flatMap(({ interval }) => {
       const value = String(form.get(interval) ?? '').trim();
       return value === '' ? [] : [{ credits: Number(value), interval }];
     });
     const ok = await action.run(async () => {
-      await api.updateKey(keyRecord.id, { spend_caps: caps.length === 0 ? null : caps });
-      return caps.length === 0 ? 'No spend caps now.' : 'Spend caps saved.';
+      await save(chosen.length === 0 ? null : chosen);
+      return chosen.length === 0 ? 'No spend caps now.' : 'Spend caps saved.';
     });
     if (ok) onChanged();
   };
   return (
-    <form class="stacked" onSubmit={submit} aria-labelledby="key-caps">
-      <h3 id="key-caps">Spend caps</h3>
+    <form class="stacked" onSubmit={submit} aria-labelledby={headingId}>
+      <h3 id={headingId}>Spend caps</h3>
       {CAP_FIELDS.map(({ interval, label }) => (
         <label key={interval}>
           {label}

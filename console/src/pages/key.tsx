@@ -38,7 +38,7 @@ export function KeyPage({ api, keyId, can }: { api: AdminApi; keyId: string; can
               <span class="tile-value" data-testid="balance">
                 {formatNumber(record.balance)}
               </span>
-              <span class="tile-note">credits</span>
+              <span class="tile-note">credits, its account's</span>
             </div>
             <div class="tile">
               <span class="tile-label">Last charged</span>
@@ -51,6 +51,12 @@ export function KeyPage({ api, keyId, can }: { api: AdminApi; keyId: string; can
             <div class="tile">
               <span class="tile-label">Id</span>
               <span class="tile-value small mono">{record.id}</span>
+            </div>
+            <div class="tile">
+              <span class="tile-label">Account</span>
+              <span class="tile-value small mono">
+                {can('accounts:read') ? <a href={hrefOf.account(record.account_id)}>{record.account_id}</a> : record.account_id}
+              </span>
             </div>
             <div class="tile">
               <span class="tile-label">Spend caps</span>
