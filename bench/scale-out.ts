@@ -29,11 +29,23 @@ async function admin(sql: string): Promise<void> {
 
 const SPREAD_KEYS = 64;
 
-/** Loads the demo corpus and creates keys: the first is the one hot key, all of them the spread. */
+const cli =
+  (env: Record<string, string>) =>
+  (...args: string[]) =>
+    execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+
+/** Loads the demo corpus and creates keys, each with an account of its own: the first is the one hot key, all of them the spread. */
 function prepare(env: Record<string, string>): string[] {
-  const run = (...args: string[]) => execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  const run = cli(env);
   run('ingest', join(ROOT, 'demo/corpus.jsonl'));
   return Array.from({ length: SPREAD_KEYS }, () => (JSON.parse(run('keys', 'create', '--credits', '1000000000', '--json')) as { key: string }).key);
+}
+
+/** One account and SPREAD_KEYS keys of it: every debit lands on the one account row. */
+function prepareSharedAccount(env: Record<string, string>): string[] {
+  const run = cli(env);
+  const account = JSON.parse(run('accounts', 'create', '--name', 'shared', '--credits', '1000000000', '--json')) as { id: string };
+  return Array.from({ length: SPREAD_KEYS }, () => (JSON.parse(run('keys', 'create', '--account', account.id, '--json')) as { key: string }).key);
 }
 
 interface Setup {
@@ -55,6 +67,9 @@ async function main(): Promise<void> {
     const postgres = { DATABASE_URL: url.toString() };
     const embeddedKeys = prepare(embedded);
     const postgresKeys = prepare(postgres);
+    // BENCH_SETUPS=accounts: the baseline, 64 keys of 64 accounts and 64 keys of one account, one instance each.
+    const accounts = process.env.BENCH_SETUPS === 'accounts';
+    const sharedKeys = accounts ? prepareSharedAccount(postgres) : [];
     const hot = (keys: string[]) => keys.slice(0, 1);
     const allSetups: Setup[] = [
       { name: 'embedded SQLite, 1 instance, one key (baseline)', env: embedded, workers: 1, keys: hot(embeddedKeys), core: '0' },
@@ -65,8 +80,17 @@ async function main(): Promise<void> {
       { name: `PostgreSQL, 2 instances, ${SPREAD_KEYS} keys`, env: postgres, workers: 2, keys: postgresKeys, core: null },
       { name: `PostgreSQL, 4 instances, ${SPREAD_KEYS} keys`, env: postgres, workers: 4, keys: postgresKeys, core: null },
     ];
+    const shared: Setup = {
+      name: `PostgreSQL, 1 instance, ${SPREAD_KEYS} keys of one account`,
+      env: postgres,
+      workers: 1,
+      keys: sharedKeys,
+      core: '0',
+    };
     // BENCH_SETUPS=2 measures the baseline and the single PostgreSQL instance only (the target's pair).
-    const setups = allSetups.slice(0, Number(process.env.BENCH_SETUPS ?? allSetups.length));
+    const setups = accounts
+      ? [allSetups[0] as Setup, allSetups[4] as Setup, shared]
+      : allSetups.slice(0, Number(process.env.BENCH_SETUPS ?? allSetups.length));
     const samples = new Map<string, Sample[]>(setups.map((setup) => [setup.name, []]));
     // CPU seconds per request, by whom: the service's processes, PostgreSQL's, the load generator.
     const cpu = new Map<string, Array<{ service: number; postgres: number; load: number }>>(setups.map((setup) => [setup.name, []]));

@@ -17,14 +17,14 @@ export function noCredits(purchaseUrl: string | undefined, message?: string, ext
 }
 
 /**
- * Where this key's holder buys credits: CREDITS_PURCHASE_URL with the key's id as
+ * Where this key's holder buys credits: CREDITS_PURCHASE_URL with the key's account id as
  * `client_reference_id` (the parameter a Stripe Payment Link passes on to its checkout, which
  * POST /billing/stripe/webhook credits), never the key itself. Undefined without the setting.
  */
-export function purchaseUrlFor(purchaseUrl: string | undefined, keyId: string | undefined): string | undefined {
-  if (purchaseUrl === undefined || keyId === undefined) return purchaseUrl;
+export function purchaseUrlFor(purchaseUrl: string | undefined, accountId: string | undefined): string | undefined {
+  if (purchaseUrl === undefined || accountId === undefined) return purchaseUrl;
   const url = new URL(purchaseUrl);
-  url.searchParams.set('client_reference_id', keyId);
+  url.searchParams.set('client_reference_id', accountId);
   return url.toString();
 }
 

@@ -47,7 +47,7 @@ export function creditsRoute(app: FastifyInstance, services: Services, settings:
     const { key } = request.caller!;
     const balanceNow = key.balance;
     if (balanceNow === 0) {
-      throw noCredits(purchaseUrlFor(settings.purchaseUrl, key.id), `The balance is 0 credits.${ASK_THE_OPERATOR}`, { current_balance: 0 });
+      throw noCredits(purchaseUrlFor(settings.purchaseUrl, key.accountId), `The balance is 0 credits.${ASK_THE_OPERATOR}`, { current_balance: 0 });
     }
     const answer = { status: 200, message: `${balanceNow} credits remaining.`, current_balance: balanceNow };
     // Read only for keys that have expiring grants: most have none, and /credits is a hot route.

@@ -161,7 +161,7 @@ export function faceSearchSteps(app: FastifyInstance, services: Services, settin
     if (request.probeImage?.kind !== 'url') return;
     const { caller } = request;
     if (caller && caller.key.balance < priceOf('/face/search', caller.key, settings.prices)) {
-      throw noCredits(purchaseUrlFor(settings.purchaseUrl, caller.key.id));
+      throw noCredits(purchaseUrlFor(settings.purchaseUrl, caller.key.accountId));
     }
     let base64: string;
     try {

@@ -48,10 +48,10 @@ describe('admin API: grants that expire', () => {
     const upkeep = new BillingUpkeep(context.store.ledger, clock);
     assert.deepEqual((await upkeep.runOnce()).expired, [], 'not yet');
     now = Date.parse(at);
-    assert.deepEqual((await upkeep.runOnce()).expired, [{ keyId: created.id, amount: 7, at, balance: 2 }]);
+    assert.deepEqual((await upkeep.runOnce()).expired, [{ accountId: ownAccountId(created.id), amount: 7, at, balance: 2 }]);
     assert.deepEqual(await credits(created.key), { status: 200, message: '2 credits remaining.', current_balance: 2 });
     const audit = (await context.store.ledger.auditLedger()).find((ledger) => ledger.accountId === ownAccountId(created.id));
-    assert.deepEqual(audit, { keyId: created.id, granted: 12, charged: 3, expired: 7, balance: 2, consistent: true });
+    assert.deepEqual(audit, { accountId: ownAccountId(created.id), granted: 12, charged: 3, expired: 7, balance: 2, consistent: true });
   });
 
   it('refuses an expiry that is not later than now, or not a time, with 400 naming expires_at, granting nothing', async () => {

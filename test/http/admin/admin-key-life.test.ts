@@ -51,6 +51,7 @@ describe('admin API: key expiry and metadata', () => {
     const ended = events.filter((event) => event.type === 'key.expired');
     assert.equal(ended.length, 1);
     assert.deepEqual(ended[0]?.data, {
+      account_id: created.account_id,
       key_id: created.id,
       balance: 9,
       expired_at: '2031-05-01T11:00:00.000Z',

@@ -24,12 +24,14 @@ describe('admin API: keys', () => {
     assert.equal(response.statusCode, 201);
     const created = json(response);
     assert.match(created.key, /^[0-9a-f]{64}$/);
+    assert.equal(created.account_id, ownAccountId(created.id), 'an account of its own');
     assert.deepEqual(
-      { ...created, key: undefined, id: undefined, created_at: undefined },
+      { ...created, key: undefined, id: undefined, created_at: undefined, account_id: undefined },
       {
         key: undefined,
         id: undefined,
         created_at: undefined,
+        account_id: undefined,
         name: 'acme',
         balance: 7,
         status: 'active',

@@ -34,7 +34,7 @@ describe('admin API: refill plans', () => {
     const first = await upkeep.runOnce();
     assert.deepEqual(
       [first.expired.map((expiry) => expiry.amount), first.refilled],
-      [[1000], [{ keyId: key.id, credits: 1000, planned: 1000, balance: 1050 }]],
+      [[1000], [{ accountId: ownAccountId(key.id), credits: 1000, planned: 1000, balance: 1050 }]],
       "last month's plan credits leave, this month's arrive, the top-up stays",
     );
     assert.deepEqual((await upkeep.runOnce()).refilled, []);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
+import { ownAccountId } from '../../../src/billing/accounts.js';
 import { WebhookSender } from '../../../src/webhooks/webhook-sender.js';
 import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
 import { type Received, startReceiver } from '../../support/webhook-receiver.js';
@@ -59,7 +60,12 @@ describe('admin API: webhooks', () => {
       const event = JSON.parse(receiver.received[2]!.body);
       assert.deepEqual(
         { ...event, created_at: typeof event.created_at },
-        { id: [...ids][0], type: 'credits.granted', created_at: 'string', data: { key_id: key.id, balance: 11, credits: 10, expires_at: null } },
+        {
+          id: [...ids][0],
+          type: 'credits.granted',
+          created_at: 'string',
+          data: { account_id: ownAccountId(key.id), key_id: key.id, balance: 11, credits: 10, expires_at: null },
+        },
       );
 
       const { deliveries } = json(await call('GET', '/admin/webhooks/deliveries'));

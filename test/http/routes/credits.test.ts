@@ -42,12 +42,12 @@ describe('GET /credits', () => {
 });
 
 describe('402 with CREDITS_PURCHASE_URL set', () => {
-  it('names where to buy, with the key id for the payment to credit (never the key), on /credits and on every billable route', async () => {
+  it("names where to buy, with the key's account id for the payment to credit (never the key), on /credits and on every billable route", async () => {
     const context = await createTestApp({ settings: { purchaseUrl: 'https://buy.stripe.example/test_abc?prefilled_email=a%40b.c' } });
     try {
       const key = await context.createKey(0);
-      const { id } = (await context.store.ledger.findKeyByHash(hashApiKey(key)))!;
-      const expected = `https://buy.stripe.example/test_abc?prefilled_email=a%40b.c&client_reference_id=${id}`;
+      const { accountId } = (await context.store.ledger.findKeyByHash(hashApiKey(key)))!;
+      const expected = `https://buy.stripe.example/test_abc?prefilled_email=a%40b.c&client_reference_id=${accountId}`;
       const answers = [
         await context.app.inject({ url: '/credits', headers: { 'x-api-key': key } }),
         await context.app.inject({ url: '/document', headers: { 'x-api-key': key, 'svc-doc-id': 'gdpr-17' } }),

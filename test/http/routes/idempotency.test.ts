@@ -174,7 +174,9 @@ describe('Idempotency-Key on billable routes', () => {
 
 describe('Idempotency-Key across a crash and expiry', () => {
   it('a retry after an attempt that paid and died runs again without paying twice', async () => {
-    const context = await createTestApp({ idempotency: { lockMs: 400 } });
+    // The lock outlasts the steps before the retry held by it, however slow the machine.
+    const lockMs = 1500;
+    const context = await createTestApp({ idempotency: { lockMs } });
     try {
       const key = await context.createKey(5);
       const keyHash = hashApiKey(key);
@@ -182,7 +184,7 @@ describe('Idempotency-Key across a crash and expiry', () => {
       const body = { query: 'personal data breach', top_k: 10 };
       // What the dead attempt did: claimed the key and paid, then never answered.
       const fingerprint = IdempotencyService.fingerprint({ method: 'POST', path: '/query', docId: undefined, body });
-      const claim = await context.store.idempotency.claim({ keyHash, idempotencyKey: 'crashed', fingerprint, lockMs: 400, ttlMs: 60_000 });
+      const claim = await context.store.idempotency.claim({ keyHash, idempotencyKey: 'crashed', fingerprint, lockMs, ttlMs: 60_000 });
       assert.equal(claim.outcome, 'claimed');
       assert.equal((await context.store.ledger.debit(keyHash, '/query', { idempotencyRef: (claim as { ref: string }).ref })).outcome, 'charged');
       assert.equal(await context.balanceOf(key), 4);
@@ -194,7 +196,7 @@ describe('Idempotency-Key across a crash and expiry', () => {
         payload: JSON.stringify(body),
       });
       assertEnvelope(whileHeld, 409);
-      await new Promise((resolve) => setTimeout(resolve, 450));
+      await new Promise((resolve) => setTimeout(resolve, lockMs + 50));
       const retry = await context.app.inject({
         method: 'POST',
         url: '/query',

@@ -34,7 +34,7 @@ describe('prices per endpoint (PRICES) and per key', () => {
     assert.equal(refused.status, 402);
     const cheap = await fetchDocument(key.key);
     assert.deepEqual([cheap.statusCode, cheap.headers['x-credits-charged'], cheap.headers['x-credits-remaining']], [200, '1', '0']);
-    assert.deepEqual(await audit(key.id), { keyId: key.id, granted: 7, charged: 7, expired: 0, balance: 0, consistent: true });
+    assert.deepEqual(await audit(key.id), { accountId: ownAccountId(key.id), granted: 7, charged: 7, expired: 0, balance: 0, consistent: true });
   });
 
   it('serves exactly the requests a balance covers under concurrency, mixing prices, and the ledger adds up', async () => {
