@@ -1,14 +1,7 @@
 import type { Clock } from '../platform/clock.js';
-import {
-  type AccountCreation,
-  type AccountRefillChange,
-  type AccountSettings,
-  type AccountTopUpResult,
-  type AccountUpdate,
-  newAccountId,
-} from './accounts.js';
+import { type AccountCreation, type AccountSettings, type AccountTopUpResult, type AccountUpdate, newAccountId } from './accounts.js';
 import type { Actor, Answering, TopUpOptions } from './key-admin.js';
-import type { ChangeRecord, Ledger, NewKey } from './ledger.js';
+import type { AccountRefillChange, ChangeRecord, Ledger, NewKey } from './ledger.js';
 import type { RefillPlan } from './refills.js';
 
 /** An account top-up's outcome: the ledger's, or refused before it since its expiry is not in the future. */

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { cursorOf } from '../platform/cursor.js';
-import type { KeyRecord, RefillChange } from './ledger.js';
 import type { SpendCap } from './spend-caps.js';
 
 /**
@@ -92,8 +91,6 @@ export interface AccountUsageRow {
   credits: number;
 }
 
-export type AccountRefillChange = Exclude<RefillChange, { outcome: 'revoked' }>;
-
 /** An account as both databases return it. */
 export interface AccountRow {
   id: string;
@@ -139,6 +136,6 @@ export interface EventHolder {
   keyId?: string;
 }
 
-export function holderOf(key: Pick<KeyRecord, 'id' | 'accountId'>): EventHolder {
+export function holderOf(key: { id: string; accountId: string }): EventHolder {
   return { accountId: key.accountId, keyId: key.id };
 }

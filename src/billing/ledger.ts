@@ -6,7 +6,6 @@ import type {
   AccountCreation,
   AccountQuery,
   AccountRecord,
-  AccountRefillChange,
   AccountSettings,
   AccountTopUpResult,
   AccountUpdate,
@@ -137,6 +136,9 @@ export type RefillChange =
   | { outcome: 'set'; rule: RefillRule | null; refill: Refill | undefined; changed: boolean; balance: number }
   | { outcome: 'not-found' }
   | { outcome: 'revoked'; key: KeyRecord };
+
+/** An account's refill plan change: as a key's, which no revocation refuses. */
+export type AccountRefillChange = Exclude<RefillChange, { outcome: 'revoked' }>;
 
 export type RollResult =
   | { outcome: 'rolled'; key: KeyRecord }

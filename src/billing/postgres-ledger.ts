@@ -7,7 +7,6 @@ import {
   type AccountCreation,
   type AccountQuery,
   type AccountRecord,
-  type AccountRefillChange,
   type AccountRow,
   type AccountSettings,
   type AccountTopUpResult,
@@ -22,6 +21,7 @@ import {
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
 import { capEventData } from './events.js';
 import {
+  type AccountRefillChange,
   accountTopUpRefusal,
   type ChangeRecord,
   type ChargeRecord,

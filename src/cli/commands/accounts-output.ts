@@ -44,7 +44,7 @@ export function renderAccountDetail(detail: AccountDetail): string {
     lines.push(`Cap ${period.cap.credits} a ${period.cap.interval}: ${period.spent} spent, resets at ${period.resetsAt}.`);
   lines.push(
     keys.length === 0
-      ? 'No keys yet. Add one with: metered-search keys create --account ' + account.id
+      ? `No keys yet. Add one with: metered-search keys create --account ${account.id}`
       : table([['KEY', 'NAME', 'STATUS', 'EXPIRES'], ...keys.map((key) => [key.id, key.name || '-', key.status, key.expiresAt ?? '-'])]),
   );
   if (usage.length > 0)

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AccountRefillChange } from '../../../billing/accounts.js';
+import type { AccountRefillChange } from '../../../billing/ledger.js';
 import type { RefillPlan } from '../../../billing/refills.js';
 import type { Services } from '../../../services/services.js';
 import { errorResponse, idempotencyKeyHeader } from '../../schemas/common.js';

@@ -43,7 +43,7 @@ const schema = {
 } as const;
 
 function byKeyCsv(rows: AccountUsageRow[]): string {
-  return ['key_id,endpoint,charges,credits', ...rows.map((row) => `${row.keyId},${row.endpoint},${row.charges},${row.credits}`)].join('\n') + '\n';
+  return `${['key_id,endpoint,charges,credits', ...rows.map((row) => `${row.keyId},${row.endpoint},${row.charges},${row.credits}`)].join('\n')}\n`;
 }
 
 export function accountUsageRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
