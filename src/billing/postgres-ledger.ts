@@ -19,7 +19,6 @@ import {
   ownAccountId,
 } from './accounts.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
-import { capEventData } from './events.js';
 import {
   type AccountRefillChange,
   accountTopUpRefusal,
@@ -57,9 +56,10 @@ import {
   type UsageRow,
 } from './ledger.js';
 import { OutcomeWriter } from './outcome-writer.js';
+import { debitCappedKey, SPEND_TABLES } from './postgres-capped-debits.js';
 import { applyRefill, expireGrant, expiringCredits, grant, recordEvent, refillRule, setRefill } from './postgres-credits.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
-import { type CapHolder, type CapPeriodState, capPeriods, decideCapped, type SpendCap } from './spend-caps.js';
+import { capPeriods, type SpendCap } from './spend-caps.js';
 
 interface DebitedRow {
   key_hash: string;
@@ -68,12 +68,6 @@ interface DebitedRow {
   charge_ids: number[] | null;
   status: KeyStatus | null;
 }
-
-/** Where a capped debit's spend is counted: the key's own periods, or its account's. */
-const SPEND_TABLES: Record<CapHolder, { table: string; column: string }> = {
-  key: { table: 'key_spend', column: 'key_id' },
-  account: { table: 'account_spend', column: 'account_id' },
-};
 
 /** The key, its row and its account's locked until the transaction ends. */
 async function lockedKey(client: PoolClient, keyId: string): Promise<KeyRecord | undefined> {
@@ -560,73 +554,12 @@ export class PostgresLedger implements Ledger {
     const results = new Array<DebitResult>(jobs.length);
     for (const [keyId, indexes] of positionsByKey(jobs)) {
       const batch = indexes.map((index) => jobs[index] as DebitJob);
-      const decided = await this.changeKey(keyId, undefined, (client, key) => this.debitCappedKey(client, key, batch));
+      const decided = await this.changeKey(keyId, undefined, (client, key) => debitCappedKey(client, key, batch, this.lowBalanceThreshold));
       decided.forEach((result, position) => {
         results[indexes[position] as number] = result;
       });
     }
     return results;
-  }
-
-  private async debitCappedKey(client: PoolClient, key: KeyRecord | undefined, batch: DebitJob[]): Promise<DebitResult[]> {
-    if (key?.status !== 'active') return batch.map(() => refusalFor(key?.status));
-    const at = (batch[0] as DebitJob).at;
-    const periods = [
-      ...(await capPeriodStates(client, 'key', key.id, key.spendCaps, at)),
-      ...(await capPeriodStates(client, 'account', key.accountId, key.accountSpendCaps, at)),
-    ];
-    const { decisions, spent, reachedNow } = decideCapped(
-      batch.map((job) => job.cost),
-      key.balance,
-      periods,
-    );
-    const after = key.balance - spent;
-    if (spent > 0) {
-      await client.query('UPDATE accounts SET balance = balance - $2 WHERE id = $1', [key.accountId, spent]);
-      for (const period of periods) {
-        const { table, column } = SPEND_TABLES[period.holder];
-        await client.query(
-          `INSERT INTO ${table} (${column}, interval, period_start, spent) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (${column}, interval, period_start) DO UPDATE SET spent = ${table}.spent + excluded.spent`,
-          [holderIdOf(key, period.holder), period.cap.interval, period.start, spent],
-        );
-      }
-      // As the debit functions call it: only at or under a mark, the depleted one (0) included.
-      const mark = key.lowBalanceThreshold ?? this.lowBalanceThreshold;
-      if (after <= Math.max(mark ?? 0, 0))
-        await client.query('SELECT record_crossings($1, $2, $3, $4, $5)', [key.accountId, key.id, key.balance, after, mark]);
-    }
-    for (const { period, reached } of reachedNow) {
-      const { table, column } = SPEND_TABLES[period.holder];
-      await client.query(
-        `INSERT INTO ${table} (${column}, interval, period_start, spent, cap_reached_sent) VALUES ($1, $2, $3, 0, true)
-         ON CONFLICT (${column}, interval, period_start) DO UPDATE SET cap_reached_sent = true`,
-        [holderIdOf(key, period.holder), period.cap.interval, period.start],
-      );
-      await recordEvent(client, 'credits.cap_reached', holderOf(key), capEventData(after, reached));
-    }
-    const charged = batch.filter((_, position) => decisions[position]?.outcome === 'charged');
-    const { rows: ids } =
-      charged.length === 0
-        ? { rows: [] }
-        : await client.query<{ id: number }>(
-            `INSERT INTO charges (key_id, endpoint, at, idempotency_ref, credits)
-       SELECT $1, endpoint, $2, ref, cost FROM unnest($3::text[], $4::text[], $5::bigint[]) WITH ORDINALITY AS job(endpoint, ref, cost, position)
-       ORDER BY position RETURNING id`,
-            [
-              key.id,
-              new Date(at).toISOString(),
-              charged.map((job) => job.endpoint),
-              charged.map((job) => job.idempotencyRef),
-              charged.map((job) => job.cost),
-            ],
-          );
-    const chargeIds = ids.map((row) => Number(row.id)).sort((a, b) => a - b);
-    let next = 0;
-    return decisions.map((decision): DebitResult => {
-      if (decision.outcome === 'charged') return { outcome: 'charged', balance: decision.balance, chargeId: chargeIds[next++] as number };
-      return decision.outcome === 'capped' ? { outcome: 'capped', balance: after, reached: decision.reached } : refusalFor('active');
-    });
   }
 
   /**
@@ -744,31 +677,6 @@ async function updateAccountRow(client: PoolClient, accountId: string, settings:
   if (given.length === 0) return;
   const sets = given.map(([column, , type], index) => `${column} = $${index + 2}::${type}`).join(', ');
   await client.query(`UPDATE accounts SET ${sets} WHERE id = $1`, [accountId, ...given.map(([, value]) => value)]);
-}
-
-/** A holder's caps' current periods, with what each spent so far and whether credits.cap_reached was sent. */
-async function capPeriodStates(
-  client: PoolClient,
-  holder: CapHolder,
-  holderId: string,
-  caps: SpendCap[] | null,
-  at: number,
-): Promise<CapPeriodState[]> {
-  const { table, column } = SPEND_TABLES[holder];
-  const states: CapPeriodState[] = [];
-  for (const period of capPeriods(caps ?? [], at)) {
-    const { rows } = await client.query<{ spent: number; cap_reached_sent: boolean }>(
-      `SELECT spent, cap_reached_sent FROM ${table} WHERE ${column} = $1 AND interval = $2 AND period_start = $3`,
-      [holderId, period.cap.interval, period.start],
-    );
-    states.push({ ...period, holder, spent: Number(rows[0]?.spent ?? 0), sent: rows[0]?.cap_reached_sent === true });
-  }
-  return states;
-}
-
-/** The id a holder's spend is counted under: the key's, or its account's. */
-function holderIdOf(key: KeyRecord, holder: CapHolder): string {
-  return holder === 'key' ? key.id : key.accountId;
 }
 
 /** Each debit's cost added up with those before it in the batch (one key's). */

@@ -6,7 +6,6 @@ import type { IdempotencyEntry, StoredResponse } from '../idempotency/idempotenc
 import { prepareCompletion } from '../idempotency/sqlite-idempotency.js';
 import { ExternalWrites } from '../platform/external-writes.js';
 import {
-  ACCOUNT_COLUMNS,
   type AccountCreation,
   type AccountQuery,
   type AccountRecord,
@@ -17,13 +16,11 @@ import {
   type AccountUsageRow,
   accountFromRow,
   accountPage,
-  type EventHolder,
   holderOf,
   type NewAccount,
   ownAccountId,
 } from './accounts.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
-import { capEventData } from './events.js';
 import {
   type AccountRefillChange,
   accountTopUpRefusal,
@@ -36,8 +33,6 @@ import {
   type ExpiringCredits,
   type Expiry,
   type GrantOptions,
-  KEY_COLUMNS,
-  KEYS_WITH_ACCOUNTS,
   type KeyActivity,
   type KeyEnd,
   type KeyQuery,
@@ -62,119 +57,14 @@ import {
 } from './ledger.js';
 import { type ChargeOutcome, OutcomeWriter } from './outcome-writer.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
-import { type CapHolder, type CapPeriodState, capPeriods, decideCapped, type SpendCap } from './spend-caps.js';
+import { capPeriods, type SpendCap } from './spend-caps.js';
+import { debitCappedKey } from './sqlite-capped-debits.js';
 import { SqliteCredits } from './sqlite-credits.js';
 import { SqliteLedgerReports } from './sqlite-ledger-reports.js';
+import { type DebitedRow, json, type Prepared, prepareStatements, setting } from './sqlite-ledger-statements.js';
 
 const KEY_CACHE_LIMIT = 100_000;
 const MULTI_ROW_CHUNK = 64;
-
-interface DebitedRow {
-  balance: number;
-  last_debit: number;
-  low_balance_threshold: number | null;
-}
-
-/** Where a capped debit's spend is counted: the key's own periods, or its account's. */
-const SPEND_TABLES: Record<CapHolder, { table: string; column: string }> = {
-  key: { table: 'key_spend', column: 'key_id' },
-  account: { table: 'account_spend', column: 'account_id' },
-};
-
-function spendStatements(db: Database.Database, holder: CapHolder) {
-  const { table, column } = SPEND_TABLES[holder];
-  return {
-    periodSpend: db.prepare(`SELECT spent, cap_reached_sent FROM ${table} WHERE ${column} = ? AND interval = ? AND period_start = ?`),
-    addSpend: db.prepare(
-      `INSERT INTO ${table} (${column}, interval, period_start, spent) VALUES (?, ?, ?, ?)
-       ON CONFLICT (${column}, interval, period_start) DO UPDATE SET spent = spent + excluded.spent`,
-    ),
-    capReachedSent: db.prepare(
-      `INSERT INTO ${table} (${column}, interval, period_start, spent, cap_reached_sent) VALUES (?, ?, ?, 0, 1)
-       ON CONFLICT (${column}, interval, period_start) DO UPDATE SET cap_reached_sent = 1`,
-    ),
-  };
-}
-
-function prepareStatements(db: Database.Database) {
-  return {
-    insertKey: db.prepare(
-      `INSERT INTO keys (id, account_id, key_hash, name, status, created_at, rate_limit, expires_at, metadata, spend_caps)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    insertAccount: db.prepare(`INSERT INTO accounts (id, name, external_id, metadata, balance, spend_caps, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
-    accountByExternalId: db.prepare('SELECT id FROM accounts WHERE external_id = ?'),
-    accountById: db.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`),
-    accountsPage: db.prepare(
-      `SELECT ${ACCOUNT_COLUMNS} FROM accounts
-       WHERE (@externalId IS NULL OR external_id = @externalId)
-         AND (@nameContains IS NULL OR instr(lower(name), lower(@nameContains)) > 0)
-         AND (@afterAt IS NULL OR (created_at, id) < (@afterAt, @afterId))
-       ORDER BY created_at DESC, id DESC LIMIT @limit`,
-    ),
-    accountKeys: db.prepare(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} WHERE k.account_id = ? ORDER BY k.created_at, k.id`),
-    updateAccount: db.prepare(
-      `UPDATE accounts SET name = CASE WHEN @setName THEN @name ELSE name END,
-         external_id = CASE WHEN @setExternalId THEN @externalId ELSE external_id END,
-         metadata = CASE WHEN @setMetadata THEN @metadata ELSE metadata END,
-         prices = CASE WHEN @setPrices THEN @prices ELSE prices END,
-         low_balance_threshold = CASE WHEN @setThreshold THEN @threshold ELSE low_balance_threshold END,
-         spend_caps = CASE WHEN @setCaps THEN @caps ELSE spend_caps END WHERE id = @accountId`,
-    ),
-    spends: { key: spendStatements(db, 'key'), account: spendStatements(db, 'account') },
-    spendOne: db.prepare('UPDATE accounts SET balance = balance - ? WHERE id = ? AND balance >= ? RETURNING balance'),
-    insertCharge: db.prepare('INSERT INTO charges (key_id, endpoint, at, idempotency_ref, credits) VALUES (?, ?, ?, ?, ?)'),
-    endedKeys: db.prepare('SELECT id FROM keys WHERE expires_at <= ? AND expiry_announced = 0 ORDER BY expires_at LIMIT ?'),
-    announceEnd: db.prepare('UPDATE keys SET expiry_announced = 1 WHERE id = ? AND expiry_announced = 0 AND expires_at <= ? RETURNING expires_at'),
-    insertCreateGrant: db.prepare(`INSERT INTO credit_grants (account_id, amount, reason, at) VALUES (?, ?, 'create', ?)`),
-    addCreated: db.prepare('UPDATE accounts SET balance = balance + ?, settled_balance = NULL WHERE id = ?'),
-    retiredKey: db.prepare(
-      `SELECT ${KEY_COLUMNS}, k.key_hash AS current_hash, r.valid_until FROM retired_keys r JOIN keys k ON k.id = r.key_id JOIN accounts a ON a.id = k.account_id WHERE r.key_hash = ?`,
-    ),
-    forgetRetired: db.prepare('DELETE FROM retired_keys WHERE key_id = ? AND valid_until <= ?'),
-    retireHash: db.prepare('INSERT INTO retired_keys (key_hash, key_id, valid_until) SELECT key_hash, id, ? FROM keys WHERE id = ?'),
-    setHash: db.prepare('UPDATE keys SET key_hash = ? WHERE id = ?'),
-    keyByHash: db.prepare(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} WHERE k.key_hash = ?`),
-    keyById: db.prepare(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} WHERE k.id = ?`),
-    spenderByHash: db.prepare('SELECT id, account_id, status FROM keys WHERE key_hash = ?'),
-    allKeys: db.prepare(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} ORDER BY k.created_at, k.id`),
-    setStatus: db.prepare(`UPDATE keys SET status = ? WHERE id = ? AND status <> 'revoked'`),
-    setRateLimit: db.prepare('UPDATE keys SET rate_limit = ? WHERE id = ?'),
-    // `count` requests of `cost` credits each: as many as the balance covers, whole. better-sqlite3
-    // binds a JS number as a REAL: the cast keeps the division an integer one (5 / 3 = 1, not 1.67).
-    debit: db.prepare(
-      `UPDATE accounts SET balance = balance - MIN(balance / CAST(@cost AS INTEGER), @count) * @cost,
-         last_debit = MIN(balance / CAST(@cost AS INTEGER), @count)
-       WHERE id = @accountId AND balance >= @cost RETURNING balance, last_debit, low_balance_threshold`,
-    ),
-    updateSettings: db.prepare(
-      `UPDATE keys SET expires_at = CASE WHEN @setExpiry THEN @expiresAt ELSE expires_at END,
-         expiry_announced = CASE WHEN @setExpiry THEN 0 ELSE expiry_announced END,
-         metadata = CASE WHEN @setMetadata THEN @metadata ELSE metadata END,
-         spend_caps = CASE WHEN @setCaps THEN @caps ELSE spend_caps END WHERE id = @keyId`,
-    ),
-    keysPage: db.prepare(
-      `SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS}
-       WHERE (@status IS NULL OR k.status = @status) AND (@name IS NULL OR k.name = @name)
-         AND (@accountId IS NULL OR k.account_id = @accountId)
-         AND (@nameContains IS NULL OR instr(lower(k.name), lower(@nameContains)) > 0)
-         AND (@maxBalance IS NULL OR a.balance <= @maxBalance)
-         AND (@afterAt IS NULL OR (k.created_at, k.id) < (@afterAt, @afterId))
-       ORDER BY k.created_at DESC, k.id DESC LIMIT @limit`,
-    ),
-    accountUsage: db.prepare(
-      `SELECT c.key_id, c.endpoint, count(*) AS charges, sum(c.credits) AS credits FROM charges c JOIN keys k ON k.id = c.key_id
-       WHERE k.account_id = ? AND c.at >= ? AND c.at < ? GROUP BY c.key_id, c.endpoint ORDER BY c.key_id, c.endpoint`,
-    ),
-  };
-}
-
-const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
-
-/** The named parameters of one optional setting in a CASE WHEN @set… update: whether to set it, and to what. */
-function setting(flag: string, name: string, value: unknown): Record<string, unknown> {
-  return { [`set${flag}`]: value === undefined ? 0 : 1, [name]: value ?? null };
-}
 
 /**
  * The embedded ledger on its own SQLite file. Debits go through the shared DebitBatcher; each batch
@@ -554,7 +444,7 @@ export class SqliteLedger implements Ledger {
     await this.outcomes.close();
   }
 
-  private keyBy(statement: Database.Statement, value: string): KeyRecord | undefined {
+  private keyBy(statement: Prepared, value: string): KeyRecord | undefined {
     const row = statement.get(value) as KeyRow | undefined;
     return row && keyFromRow(row);
   }
@@ -714,58 +604,13 @@ export class SqliteLedger implements Ledger {
     this.inTransaction(() => {
       for (const [keyId, indexes] of positionsByKey(jobs)) {
         const batch = indexes.map((index) => jobs[index] as DebitJob);
-        const decided = this.debitCappedKey(this.keyBy(this.sql.keyById, keyId), batch);
+        const decided = debitCappedKey(this.sql, this.credits, this.keyBy(this.sql.keyById, keyId), batch);
         decided.forEach((result, position) => {
           results[indexes[position] as number] = result;
         });
       }
     });
     return results;
-  }
-
-  private debitCappedKey(key: KeyRecord | undefined, batch: DebitJob[]): DebitResult[] {
-    if (key?.status !== 'active') return batch.map(() => refusalFor(key?.status));
-    const at = (batch[0] as DebitJob).at;
-    const periods = [
-      ...this.capPeriodStates('key', key.id, key.spendCaps, at),
-      ...this.capPeriodStates('account', key.accountId, key.accountSpendCaps, at),
-    ];
-    const { decisions, spent, reachedNow } = decideCapped(
-      batch.map((job) => job.cost),
-      key.balance,
-      periods,
-    );
-    const after = key.balance - spent;
-    const holder: EventHolder = holderOf(key);
-    if (spent > 0) {
-      this.sql.spendOne.get(spent, key.accountId, spent);
-      for (const period of periods)
-        this.sql.spends[period.holder].addSpend.run(holderIdOf(key, period.holder), period.cap.interval, period.start, spent);
-      this.credits.recordCrossings(holder, key.balance, after, key.lowBalanceThreshold);
-    }
-    for (const { period, reached } of reachedNow) {
-      this.sql.spends[period.holder].capReachedSent.run(holderIdOf(key, period.holder), period.cap.interval, period.start);
-      this.credits.recordEvent('credits.cap_reached', holder, capEventData(after, reached));
-    }
-    const chargedAt = new Date(at).toISOString();
-    return decisions.map((decision, position): DebitResult => {
-      const job = batch[position] as DebitJob;
-      if (decision.outcome === 'charged') {
-        const chargeId = Number(this.sql.insertCharge.run(key.id, job.endpoint, chargedAt, job.idempotencyRef, job.cost).lastInsertRowid);
-        return { outcome: 'charged', balance: decision.balance, chargeId };
-      }
-      return decision.outcome === 'capped' ? { outcome: 'capped', balance: after, reached: decision.reached } : refusalFor('active');
-    });
-  }
-
-  /** A holder's caps' current periods, with what each spent so far and whether credits.cap_reached was sent. */
-  private capPeriodStates(holder: CapHolder, holderId: string, caps: SpendCap[] | null, at: number): CapPeriodState[] {
-    return capPeriods(caps ?? [], at).map((period) => {
-      const row = this.sql.spends[holder].periodSpend.get(holderId, period.cap.interval, period.start) as
-        | { spent: number; cap_reached_sent: number }
-        | undefined;
-      return { ...period, holder, spent: row?.spent ?? 0, sent: row?.cap_reached_sent === 1 };
-    });
   }
 
   private inTransaction<T>(work: () => T): T {
@@ -793,11 +638,6 @@ export class SqliteLedger implements Ledger {
     }
     return statement;
   }
-}
-
-/** The id a holder's spend is counted under: the key's, or its account's. */
-function holderIdOf(key: KeyRecord, holder: CapHolder): string {
-  return holder === 'key' ? key.id : key.accountId;
 }
 
 function* inChunks<T>(rows: T[]): Generator<T[]> {
