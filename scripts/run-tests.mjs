@@ -31,7 +31,11 @@ if (files.length === 0) {
   process.exit(1);
 }
 const httpContract = files.filter(
-  (file) => file.startsWith(join('test', 'http', 'routes')) || file.startsWith(join('test', 'http', 'admin')) || file === join('test', 'app.test.ts'),
+  (file) =>
+    file.startsWith(join('test', 'http', 'routes')) ||
+    file.startsWith(join('test', 'http', 'admin')) ||
+    file.startsWith(join('test', 'http', 'portal')) ||
+    file === join('test', 'app.test.ts'),
 );
 
 let status = run('whole suite (SQLite store; PostgreSQL tests need TEST_DATABASE_URL)', files, {});

@@ -6,6 +6,7 @@ import { registerAdminRoutes } from './http/admin/index.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { nullAsAbsent, registerJsonBodies } from './http/json-body.js';
 import { registerDocsPage, registerOpenApi } from './http/openapi.js';
+import { registerPortal } from './http/portal/index.js';
 import { answerUnmetExpectation, clientErrorHandler, frameworkErrorHandler } from './http/protocol-errors.js';
 import { registerRoutes } from './http/routes/index.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -110,7 +111,10 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   await registerOpenApi(app, options.settings.serviceVersion);
   const plane = options.plane ?? 'all';
-  if (plane !== 'admin') await registerRoutes(app, services, options.settings);
+  if (plane !== 'admin') {
+    await registerRoutes(app, services, options.settings);
+    registerPortal(app, services, options.settings);
+  }
   if (plane !== 'public') {
     await registerAdminRoutes(app, services, options.settings);
     registerConsole(app);

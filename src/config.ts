@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { BILLABLE_ENDPOINTS, type BillableEndpoint, isWebhookSecret, MAX_BALANCE } from './rules.js';
+import { BILLABLE_ENDPOINTS, type BillableEndpoint, type CreditPack, isWebhookSecret, MAX_BALANCE } from './rules.js';
 
 export interface Config {
   port: number;
@@ -64,6 +64,15 @@ export interface Config {
   webhook: { url: string; secret: string } | undefined;
   /** Stripe top-ups: STRIPE_WEBHOOK_SECRET, and STRIPE_PRICE_CREDITS ({"price_id": credits}). */
   stripe: { webhookSecret: string; priceCredits: Record<string, number> } | undefined;
+  /** The customer portal (/portal): where callers reach the service (PUBLIC_URL), and what it sells. */
+  portal: PortalConfig;
+}
+
+export interface PortalConfig {
+  /** The service's public origin, for portal links and a 402's buy page; undefined: portal links use the request's own origin. */
+  publicUrl: string | undefined;
+  /** Credit packs sold through Stripe Checkout (CREDIT_PACKS, STRIPE_SECRET_KEY, STRIPE_API_BASE); undefined: no Buy button. */
+  checkout: { secretKey: string; apiBase: string | undefined; packs: CreditPack[] } | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -139,6 +148,46 @@ function webhookOf(env: NodeJS.ProcessEnv): Config['webhook'] {
   return { url, secret };
 }
 
+const PACK_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** CREDIT_PACKS: a JSON array of {id, credits, price_id, label}, each checked; [] when unset. */
+function creditPacksOf(env: NodeJS.ProcessEnv): CreditPack[] {
+  const raw = optional(env, 'CREDIT_PACKS');
+  if (raw === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError('CREDIT_PACKS must be JSON: [{"id": "small", "credits": 1000, "price_id": "price_...", "label": "1,000 credits"}]');
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) throw new ConfigError('CREDIT_PACKS must be a non-empty JSON array of packs');
+  const packs = parsed.map((pack: unknown, index): CreditPack => {
+    const { id, credits, price_id: priceId, label } = (pack ?? {}) as Record<string, unknown>;
+    const where = `CREDIT_PACKS[${index}]`;
+    if (typeof id !== 'string' || !PACK_ID.test(id)) throw new ConfigError(`${where}.id must be 1 to 64 letters, digits, _ or -`);
+    if (!Number.isSafeInteger(credits) || (credits as number) < 1 || (credits as number) > MAX_BALANCE)
+      throw new ConfigError(`${where}.credits must be an integer from 1 to ${MAX_BALANCE}`);
+    if (typeof priceId !== 'string' || !/^[A-Za-z0-9_]{1,200}$/.test(priceId))
+      throw new ConfigError(`${where}.price_id must be a Stripe price id (price_...)`);
+    if (typeof label !== 'string' || label.trim() === '' || label.length > 100)
+      throw new ConfigError(`${where}.label must be a text of 1 to 100 characters`);
+    return { id, credits: credits as number, price_id: priceId, label };
+  });
+  if (new Set(packs.map((pack) => pack.id)).size < packs.length) throw new ConfigError('CREDIT_PACKS ids must differ');
+  return packs;
+}
+
+function portalOf(env: NodeJS.ProcessEnv, stripe: Config['stripe']): PortalConfig {
+  const publicUrl = httpUrl(env, 'PUBLIC_URL')?.replace(/\/+$/, '');
+  const packs = creditPacksOf(env);
+  const secretKey = optional(env, 'STRIPE_SECRET_KEY');
+  const apiBase = httpUrl(env, 'STRIPE_API_BASE');
+  if (packs.length === 0) return { publicUrl, checkout: undefined };
+  if (secretKey === undefined) throw new ConfigError('CREDIT_PACKS needs STRIPE_SECRET_KEY, to create Stripe Checkout Sessions');
+  if (stripe === undefined) throw new ConfigError('CREDIT_PACKS needs STRIPE_WEBHOOK_SECRET, so that paid checkouts are credited');
+  return { publicUrl, checkout: { secretKey, apiBase, packs } };
+}
+
 function stripeOf(env: NodeJS.ProcessEnv): Config['stripe'] {
   const webhookSecret = optional(env, 'STRIPE_WEBHOOK_SECRET');
   const priceCredits = integersByName(env, 'STRIPE_PRICE_CREDITS', MAX_BALANCE);
@@ -156,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`FACE_SERVICE_URL must be an http:// or https:// URL, got "${faceServiceUrl}"`);
   }
   const serviceVersion = optional(env, 'SERVICE_VERSION') ?? packageVersion;
+  const stripe = stripeOf(env);
   if (!SEMVER.test(serviceVersion)) {
     throw new ConfigError(`SERVICE_VERSION must be a semantic version such as 1.3.0, got "${serviceVersion}"`);
   }
@@ -212,7 +262,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     faceJobTimeoutMs: integer(env, 'FACE_JOB_TIMEOUT_MS', 10_000, 0),
     faceQueueMax: integer(env, 'FACE_QUEUE_MAX', 32, 0),
     purchaseUrl: httpUrl(env, 'CREDITS_PURCHASE_URL'),
-    stripe: stripeOf(env),
+    stripe,
+    portal: portalOf(env, stripe),
     prices: pricesOf(env),
     webhookAllowLinkLocal: flag(env, 'WEBHOOK_ALLOW_LINK_LOCAL', false),
     webhook: webhookOf(env),

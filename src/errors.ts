@@ -54,6 +54,20 @@ export const errorCatalogue = {
   MISSING_SCOPE: { status: 403, message: 'This admin token lacks the scope this request needs.' },
   KEY_NOT_FOUND: { status: 404, message: 'No key has this id.' },
   ACCOUNT_NOT_FOUND: { status: 404, message: 'No account has this id.' },
+  PORTAL_SIGN_IN_REQUIRED: {
+    status: 401,
+    message: 'Sign in to the portal: send your API key in the x-api-key header, or open a portal link from your provider.',
+  },
+  CSRF_REJECTED: {
+    status: 403,
+    message: 'This request did not come from the portal page: it lacks the x-csrf-token header of the session. Nothing was changed.',
+  },
+  PACK_NOT_FOUND: { status: 404, message: 'No credit pack has this id.' },
+  CHECKOUT_UNAVAILABLE: {
+    status: 404,
+    message: 'Buying credits is not set up on this service: ask the operator who gave you your API key for credits.',
+  },
+  CHECKOUT_FAILED: { status: 502, message: 'The payment provider did not create the checkout. Nothing was charged; try again in a moment.' },
   EXTERNAL_ID_TAKEN: { status: 409, message: 'Another account has this external_id: each account has its own.' },
   WEBHOOK_NOT_FOUND: { status: 404, message: 'No webhook endpoint has this id.' },
   DELIVERY_NOT_FOUND: { status: 404, message: 'No webhook delivery has this id.' },

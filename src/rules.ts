@@ -22,3 +22,11 @@ export function isWebhookSecret(secret: string): boolean {
   const encoded = secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : '';
   return /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) && Buffer.from(encoded, 'base64').length >= 16;
 }
+
+/** A pack of credits the portal sells through Stripe Checkout (CREDIT_PACKS): its id, credits, Stripe price and label. */
+export interface CreditPack {
+  id: string;
+  credits: number;
+  price_id: string;
+  label: string;
+}

@@ -87,6 +87,8 @@ export function keyExpired(key: Pick<KeyRecord, 'expiresAt'>, now: number): bool
 
 /** What an operator may change on a key besides its status and rate (PATCH /admin/keys/{id}); absent fields stay. */
 export interface KeySettings {
+  /** The key's label. */
+  name?: string;
   prices?: Record<string, number> | null;
   lowBalanceThreshold?: number | null;
   /** When the key stops working (RFC 3339); null: never. */
@@ -288,6 +290,8 @@ export interface Ledger {
   topUpAccount(accountId: string, amount: number, options?: GrantOptions, record?: ChangeRecord<AccountTopUpResult>): Promise<AccountTopUpResult>;
   /** Sets an account's refill plan, with the rules of `setRefill`. */
   setAccountRefill(accountId: string, plan: RefillPlan | null, now: string, record?: ChangeRecord<AccountRefillChange>): Promise<AccountRefillChange>;
+  /** The latest charges of the account's keys, newest first. */
+  accountCharges(accountId: string, limit: number): Promise<ChargeRecord[]>;
   /** Charges of the account's keys in the span, by key and endpoint. */
   accountUsage(accountId: string, from: string, to: string): Promise<AccountUsageRow[]>;
   /** The key whose current hash this is; a rolled key's former hashes are found by findRetiredKey. */

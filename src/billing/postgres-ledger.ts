@@ -226,6 +226,22 @@ export class PostgresLedger implements Ledger {
     });
   }
 
+  async accountCharges(accountId: string, limit: number): Promise<ChargeRecord[]> {
+    const { rows } = await this.db.query<{ id: string; key_id: string; endpoint: string; at: Date; outcome_status: number | null; credits: string }>(
+      `SELECT c.id, c.key_id, c.endpoint, c.at, COALESCE(c.outcome_status, charge_outcome(c.id)) AS outcome_status, c.credits
+       FROM charges c JOIN keys k ON k.id = c.key_id WHERE k.account_id = $1 ORDER BY c.id DESC LIMIT $2`,
+      [accountId, limit],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      keyId: row.key_id,
+      endpoint: row.endpoint,
+      at: row.at.toISOString(),
+      outcomeStatus: row.outcome_status,
+      credits: Number(row.credits),
+    }));
+  }
+
   async accountUsage(accountId: string, from: string, to: string): Promise<AccountUsageRow[]> {
     const { rows } = await this.db.query<{ key_id: string; endpoint: string; charges: string; credits: string }>(
       `SELECT c.key_id, c.endpoint, count(*) AS charges, sum(c.credits) AS credits FROM charges c JOIN keys k ON k.id = c.key_id
@@ -457,7 +473,8 @@ export class PostgresLedger implements Ledger {
         `UPDATE keys SET expires_at = CASE WHEN $2 THEN $3::timestamptz ELSE expires_at END,
          expiry_announced = CASE WHEN $2 THEN false ELSE expiry_announced END,
          metadata = CASE WHEN $4 THEN $5::jsonb ELSE metadata END,
-         spend_caps = CASE WHEN $6 THEN $7::jsonb ELSE spend_caps END WHERE id = $1`,
+         spend_caps = CASE WHEN $6 THEN $7::jsonb ELSE spend_caps END,
+         name = CASE WHEN $8 THEN $9 ELSE name END WHERE id = $1`,
         [
           keyId,
           settings.expiresAt !== undefined,
@@ -466,6 +483,8 @@ export class PostgresLedger implements Ledger {
           json(settings.metadata),
           settings.spendCaps !== undefined,
           json(settings.spendCaps),
+          settings.name !== undefined,
+          settings.name ?? null,
         ],
       );
       await updateAccountRow(client, key.accountId, { prices: settings.prices, lowBalanceThreshold: settings.lowBalanceThreshold });

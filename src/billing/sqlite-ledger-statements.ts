@@ -109,7 +109,8 @@ export function prepareStatements(db: Database.Database) {
     ),
     updateSettings: statementOf(
       db,
-      `UPDATE keys SET expires_at = CASE WHEN @setExpiry THEN @expiresAt ELSE expires_at END,
+      `UPDATE keys SET name = CASE WHEN @setName THEN @name ELSE name END,
+         expires_at = CASE WHEN @setExpiry THEN @expiresAt ELSE expires_at END,
          expiry_announced = CASE WHEN @setExpiry THEN 0 ELSE expiry_announced END,
          metadata = CASE WHEN @setMetadata THEN @metadata ELSE metadata END,
          spend_caps = CASE WHEN @setCaps THEN @caps ELSE spend_caps END WHERE id = @keyId`,
@@ -123,6 +124,11 @@ export function prepareStatements(db: Database.Database) {
          AND (@maxBalance IS NULL OR a.balance <= @maxBalance)
          AND (@afterAt IS NULL OR (k.created_at, k.id) < (@afterAt, @afterId))
        ORDER BY k.created_at DESC, k.id DESC LIMIT @limit`,
+    ),
+    accountCharges: statementOf(
+      db,
+      `SELECT c.id, c.key_id, c.endpoint, c.at, c.outcome_status, c.credits FROM charges c JOIN keys k ON k.id = c.key_id
+       WHERE k.account_id = ? ORDER BY c.id DESC LIMIT ?`,
     ),
     accountUsage: statementOf(
       db,

@@ -216,6 +216,25 @@ export class SqliteLedger implements Ledger {
     });
   }
 
+  async accountCharges(accountId: string, limit: number): Promise<ChargeRecord[]> {
+    const rows = this.sql.accountCharges.all(accountId, limit) as Array<{
+      id: number;
+      key_id: string;
+      endpoint: string;
+      at: string;
+      outcome_status: number | null;
+      credits: number;
+    }>;
+    return rows.map((row) => ({
+      id: row.id,
+      keyId: row.key_id,
+      endpoint: row.endpoint,
+      at: row.at,
+      outcomeStatus: row.outcome_status,
+      credits: row.credits,
+    }));
+  }
+
   async accountUsage(accountId: string, from: string, to: string): Promise<AccountUsageRow[]> {
     const rows = this.sql.accountUsage.all(accountId, from, to) as Array<{ key_id: string; endpoint: string; charges: number; credits: number }>;
     return rows.map((row) => ({ keyId: row.key_id, endpoint: row.endpoint, charges: row.charges, credits: row.credits }));
@@ -381,6 +400,7 @@ export class SqliteLedger implements Ledger {
       if (!key) return undefined;
       this.sql.updateSettings.run({
         keyId,
+        ...setting('Name', 'name', settings.name),
         ...setting('Expiry', 'expiresAt', settings.expiresAt),
         ...setting('Metadata', 'metadata', settings.metadata === undefined ? undefined : json(settings.metadata)),
         ...setting('Caps', 'caps', settings.spendCaps === undefined ? undefined : json(settings.spendCaps)),

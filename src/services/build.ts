@@ -1,5 +1,6 @@
 import { AdminTokens } from '../admin/admin-tokens.js';
 import { CreditService } from '../billing/credit-service.js';
+import { StripeCheckout } from '../billing/stripe-checkout.js';
 import type { Config } from '../config.js';
 import { EmbeddedFaceSearch } from '../faces/embedded.js';
 import { FaceEnginePool } from '../faces/engine/pool.js';
@@ -38,7 +39,13 @@ export function buildServices(store: Store, config: Config, log: (message: strin
     search: new SearchService(store.index),
     probeImages: new ProbeImageFetcher({ maxBytes: config.imageMaxBytes, timeoutMs: config.probeFetchTimeoutMs }),
     face,
+    checkout: checkoutOf(config),
   };
+}
+
+function checkoutOf(config: Config): StripeCheckout | undefined {
+  const checkout = config.portal.checkout;
+  return checkout && new StripeCheckout(checkout.secretKey, checkout.packs, checkout.apiBase);
 }
 
 /** What /metrics reads at each scrape: the corpus's size, the PostgreSQL pool, the face engine's queue. */
@@ -75,7 +82,9 @@ export function appSettings(config: Config): AppSettings {
     bodyLimitBytes: config.bodyLimitBytes,
     metricsPublic: config.metricsPublic,
     imageMaxBytes: config.imageMaxBytes,
-    purchaseUrl: config.purchaseUrl,
+    // With the portal selling credits, a 402 sends the caller to its buy page.
+    purchaseUrl: config.portal.checkout && config.portal.publicUrl ? `${config.portal.publicUrl}/portal#buy` : config.purchaseUrl,
+    portal: config.portal,
     prices: config.prices,
     stripe: config.stripe,
     webhookAllowLinkLocal: config.webhookAllowLinkLocal,

@@ -1,5 +1,7 @@
 import type { AdminTokens } from '../admin/admin-tokens.js';
 import type { CreditService } from '../billing/credit-service.js';
+import type { StripeCheckout } from '../billing/stripe-checkout.js';
+import type { PortalConfig } from '../config.js';
 import type { FaceSearchBackend } from '../faces/face-search.js';
 import type { ProbeImageFetcher } from '../faces/probe-fetch.js';
 import type { IdempotencyService } from '../idempotency/idempotency-service.js';
@@ -26,6 +28,8 @@ export interface Services {
   metrics: Metrics | undefined;
   /** Absent when no face service is configured: /face/search then answers 503. */
   face: FaceSearchBackend | undefined;
+  /** Credit packs sold through Stripe Checkout in the portal; absent without CREDIT_PACKS. */
+  checkout?: StripeCheckout;
 }
 
 export interface AppSettings {
@@ -34,8 +38,10 @@ export interface AppSettings {
   /** GET /metrics without an admin token (METRICS_PUBLIC). */
   metricsPublic: boolean;
   imageMaxBytes: number;
-  /** Where callers buy credits (CREDITS_PURCHASE_URL): named in every 402. */
+  /** Where callers buy credits (the portal's buy page, or CREDITS_PURCHASE_URL): named in every 402. */
   purchaseUrl: string | undefined;
+  /** The customer portal: its public origin and the credit packs it sells. */
+  portal: PortalConfig;
   /** Credits per request by billable endpoint (PRICES); a key's own prices come first. */
   prices: Partial<Record<string, number>>;
   /** Stripe top-ups (STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_CREDITS); undefined: the webhook is not served. */

@@ -531,6 +531,19 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
        LEFT JOIN keys ON keys.key_hash = job.key_hash
      WHERE (SELECT count(*) FROM crossed) >= 0 ORDER BY job.position;
    END $$;`,
+  // See the SQLite ledger's migration of the same tables.
+  `CREATE TABLE portal_links (
+     token_hash text PRIMARY KEY,
+     account_id text NOT NULL REFERENCES accounts(id),
+     expires_at timestamptz NOT NULL,
+     used_at timestamptz
+   );
+   CREATE TABLE portal_sessions (
+     session_hash text PRIMARY KEY,
+     account_id text NOT NULL REFERENCES accounts(id),
+     csrf text NOT NULL,
+     expires_at timestamptz NOT NULL
+   );`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

@@ -4,6 +4,7 @@ import { PostgresDocuments, postgresChangeFeed } from '../documents/postgres-doc
 import { PostgresFaces } from '../faces/postgres-gallery.js';
 import { PostgresIdempotency } from '../idempotency/postgres-idempotency.js';
 import { type PostgresConnection, PostgresDatabase } from '../platform/postgres-database.js';
+import { PostgresPortalStore } from '../portal/postgres-portal-store.js';
 import { SearchReplica } from '../search/replica.js';
 import { PostgresWebhookStore } from '../webhooks/postgres-webhook-store.js';
 import { migratePostgres } from './postgres-schema.js';
@@ -35,6 +36,7 @@ export class PostgresStore implements Store {
   readonly idempotency: PostgresIdempotency;
   readonly faces: PostgresFaces;
   readonly admin: PostgresAdminStore;
+  readonly portal: PostgresPortalStore;
   readonly webhooks: PostgresWebhookStore;
 
   private constructor(
@@ -52,6 +54,7 @@ export class PostgresStore implements Store {
     this.idempotency = new PostgresIdempotency(db);
     this.faces = new PostgresFaces(db);
     this.admin = new PostgresAdminStore(db);
+    this.portal = new PostgresPortalStore(db);
     this.webhooks = new PostgresWebhookStore(db);
   }
 

@@ -262,6 +262,20 @@ export const LEDGER_MIGRATIONS: readonly string[] = [
      cap_reached_sent INTEGER NOT NULL DEFAULT 0,
      PRIMARY KEY (account_id, interval, period_start)
    ) WITHOUT ROWID;`,
+  // The customer portal (src/portal): single-use sign-in links and the cookie sessions they open,
+  // both stored by the hash of their token.
+  `CREATE TABLE portal_links (
+     token_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id),
+     expires_at TEXT NOT NULL,
+     used_at TEXT
+   ) WITHOUT ROWID;
+   CREATE TABLE portal_sessions (
+     session_hash TEXT PRIMARY KEY,
+     account_id TEXT NOT NULL REFERENCES accounts(id),
+     csrf TEXT NOT NULL,
+     expires_at TEXT NOT NULL
+   ) WITHOUT ROWID;`,
 ];
 
 export function migrateLedger(db: Database.Database): void {

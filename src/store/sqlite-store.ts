@@ -7,6 +7,7 @@ import { SqliteFaces } from '../faces/sqlite-gallery.js';
 import { SqliteIdempotency } from '../idempotency/sqlite-idempotency.js';
 import { BackgroundCheckpoint } from '../platform/background-checkpoint.js';
 import { openSqlite } from '../platform/sqlite-open.js';
+import { SqlitePortalStore } from '../portal/sqlite-portal-store.js';
 import { INDEX_UPKEEP, SqliteCorpus } from '../search/sqlite-corpus.js';
 import { SqliteWebhookStore } from '../webhooks/sqlite-webhook-store.js';
 import { migrateLedger } from './sqlite-schema.js';
@@ -37,6 +38,7 @@ export class SqliteStore implements Store {
   readonly idempotency: SqliteIdempotency;
   readonly faces: SqliteFaces;
   readonly admin: SqliteAdminStore;
+  readonly portal: SqlitePortalStore;
   readonly webhooks: SqliteWebhookStore;
   private readonly db: Database.Database;
   private readonly pingStatement: Database.Statement;
@@ -50,6 +52,7 @@ export class SqliteStore implements Store {
     this.idempotency = new SqliteIdempotency(this.db);
     this.faces = new SqliteFaces(this.db);
     this.admin = new SqliteAdminStore(this.db);
+    this.portal = new SqlitePortalStore(this.db);
     this.webhooks = new SqliteWebhookStore(this.db);
     this.documents = new SqliteCorpus(dataDir, { ...INDEX_UPKEEP, searchThreads: options.searchThreads ?? 1 }, options.warn);
     this.index = this.documents;

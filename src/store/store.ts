@@ -3,6 +3,7 @@ import type { Ledger } from '../billing/ledger.js';
 import type { DocumentStore } from '../documents/document-store.js';
 import type { FaceGalleryStore } from '../faces/gallery.js';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
+import type { PortalStore } from '../portal/portal-store.js';
 import type { DocumentIndex } from '../search/document-index.js';
 import type { WebhookStore } from '../webhooks/webhook-store.js';
 
@@ -20,6 +21,8 @@ export interface Store {
   readonly faces: FaceGalleryStore;
   /** Admin tokens and the audit log. */
   readonly admin: AdminStore;
+  /** The customer portal's sign-in links and sessions. */
+  readonly portal: PortalStore;
   /** The webhook outbox (written by the ledger), endpoints and deliveries. */
   readonly webhooks: WebhookStore;
   /** A pooled database's connections (PostgreSQL): in all, idle, and requests waiting for one. */

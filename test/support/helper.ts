@@ -6,6 +6,7 @@ import { AdminTokens } from '../../src/admin/admin-tokens.js';
 import { buildApp } from '../../src/app.js';
 import { CreditService } from '../../src/billing/credit-service.js';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
+import type { StripeCheckout } from '../../src/billing/stripe-checkout.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
 import type { FaceSearchBackend } from '../../src/faces/face-search.js';
 import { ProbeImageFetcher } from '../../src/faces/probe-fetch.js';
@@ -28,6 +29,7 @@ export const DEFAULT_SETTINGS: AppSettings = {
   bodyLimitBytes: 16 * 1024 * 1024,
   metricsPublic: false,
   purchaseUrl: undefined,
+  portal: { publicUrl: undefined, checkout: undefined },
   stripe: undefined,
   webhookAllowLinkLocal: false,
   prices: {},
@@ -142,6 +144,8 @@ export async function createTestApp(
     metrics?: boolean;
     /** The service's time (ms since the epoch): a test moves it to pass a grace period. */
     clock?: Clock;
+    /** Credit packs the portal sells through Stripe Checkout. */
+    checkout?: StripeCheckout;
   } = {},
 ): Promise<TestContext> {
   const dir = tempDir();
@@ -161,6 +165,7 @@ export async function createTestApp(
     probeImages:
       options.probeImages ?? new ProbeImageFetcher({ maxBytes: { ...DEFAULT_SETTINGS, ...options.settings }.imageMaxBytes, timeoutMs: 2000 }),
     face: options.face,
+    checkout: options.checkout,
   };
   const app = await buildApp(services, { settings: { ...DEFAULT_SETTINGS, ...options.settings } });
   const admin = new KeyAdmin(store.ledger, null, Date.now, true);

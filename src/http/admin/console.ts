@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../../errors.js';
 
-/** Where `npm run build` puts the console (console/): the same place from src/ and from dist/. */
-const CONSOLE_DIR = fileURLToPath(new URL('../../../dist/console/', import.meta.url));
+/** Where `npm run build` puts the console and the portal: the same place from src/ and from dist/. */
+const pageDir = (name: string) => fileURLToPath(new URL(`../../../dist/${name}/`, import.meta.url));
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -15,7 +15,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 // Everything from this origin and nothing else: the console must work on a private network, and an
-// injected script could not send the admin token anywhere.
+// injected script could not send the admin token (or, in the portal, an API key) anywhere.
 const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
@@ -38,16 +38,24 @@ function readAssets(dir: string): Map<string, Asset> {
   );
 }
 
-/** GET /console: the operator console, a static page that signs in with an admin token and calls only the admin API. */
-export function registerConsole(app: FastifyInstance, dir = CONSOLE_DIR): void {
+/**
+ * GET /{name}: a static page built from its own folder (the operator console, which signs in with an
+ * admin token and calls only the admin API; the customer portal, which calls only /portal/api).
+ */
+export function registerPage(app: FastifyInstance, name: 'console' | 'portal', dir = pageDir(name)): void {
   const assets = readAssets(dir);
-  const send = (reply: FastifyReply, name: string) => {
-    const asset = assets.get(name);
-    if (!asset) throw new ApiError('NOT_FOUND', assets.size === 0 ? 'The console is not built: run npm run build.' : `No console file "${name}".`);
+  const send = (reply: FastifyReply, file: string) => {
+    const asset = assets.get(file);
+    if (!asset) throw new ApiError('NOT_FOUND', assets.size === 0 ? `The ${name} is not built: run npm run build.` : `No ${name} file "${file}".`);
     return reply.headers(SECURITY_HEADERS).type(asset.type).send(asset.body);
   };
   const page = { schema: { hide: true } };
-  app.get('/console', page, async (_request, reply) => send(reply, 'index.html'));
-  app.get('/console/', page, async (_request, reply) => send(reply, 'index.html'));
-  app.get('/console/:file', page, async (request, reply) => send(reply, (request.params as { file: string }).file));
+  app.get(`/${name}`, page, async (_request, reply) => send(reply, 'index.html'));
+  app.get(`/${name}/`, page, async (_request, reply) => send(reply, 'index.html'));
+  app.get(`/${name}/:file`, page, async (request, reply) => send(reply, (request.params as { file: string }).file));
+}
+
+/** GET /console: the operator console. */
+export function registerConsole(app: FastifyInstance, dir?: string): void {
+  registerPage(app, 'console', dir);
 }

@@ -18,6 +18,7 @@ import { keyStatusRoutes } from './routes/key-status.js';
 import { listAccountsRoute } from './routes/list-accounts.js';
 import { listKeysRoute } from './routes/list-keys.js';
 import { metricsRoute } from './routes/metrics.js';
+import { portalSessionRoute } from './routes/portal-session.js';
 import { refillRoutes } from './routes/refill.js';
 import { rollKeyRoute } from './routes/roll-key.js';
 import { setKeyRateRoute } from './routes/set-key-rate.js';
@@ -45,6 +46,7 @@ export async function registerAdminRoutes(app: FastifyInstance, services: Servic
     topUpAccountRoute(scope, services, needs('credits:write'));
     accountRefillRoutes(scope, services, needs('credits:write'));
     accountUsageRoute(scope, services, needs('accounts:read'));
+    portalSessionRoute(scope, services, settings.portal.publicUrl, needs('accounts:write'));
     createKeyRoute(scope, services, needs('keys:write'));
     listKeysRoute(scope, services, needs('keys:read'));
     getKeyRoute(scope, services, needs('keys:read'));

@@ -1,0 +1,72 @@
+import type { UsageRow } from '../../console/src/api.js';
+
+/** The signed-in account as GET /portal/api/account answers it. */
+export interface AccountView {
+  account: { id: string; name: string; balance: number; expiring: Array<{ credits: number; at: string }> };
+  keys: Array<{ id: string; name: string; status: string; created_at: string; last_used_at: string | null; expires_at: string | null }>;
+  usage: { from: string; to: string; series: UsageRow[]; by_key: Array<{ key_id: string; endpoint: string; charges: number; credits: number }> };
+  charges: Array<{ id: number; key_id: string; endpoint: string; at: string; status: number | null; credits: number }>;
+  packs: Array<{ id: string; credits: number; label: string }>;
+  how_to_buy: string;
+  signed_in_with: 'key' | 'session';
+  csrf_token?: string;
+}
+
+export class PortalFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The portal's API, signed in with an API key (sent in the x-api-key header, never in a URL) or
+ * with the session cookie a portal link opened, whose writes carry its CSRF token.
+ */
+export class PortalApi {
+  private csrf: string | undefined;
+
+  constructor(readonly apiKey: string | null) {}
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = {};
+    if (this.apiKey) headers['x-api-key'] = this.apiKey;
+    if (this.csrf && method !== 'GET') headers['x-csrf-token'] = this.csrf;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+    } catch {
+      throw new PortalFailure(0, 'The service did not answer: check your connection and try again.');
+    }
+    const text = await response.text();
+    if (!response.ok) throw new PortalFailure(response.status, messageOf(text) ?? `The service answered ${response.status}.`);
+    return JSON.parse(text) as T;
+  }
+
+  async account(): Promise<AccountView> {
+    const view = await this.call<AccountView>('GET', '/portal/api/account');
+    this.csrf = view.csrf_token;
+    return view;
+  }
+
+  rename = (keyId: string, name: string) =>
+    this.call<{ id: string; name: string }>('PATCH', `/portal/api/keys/${encodeURIComponent(keyId)}`, { name });
+  roll = (keyId: string, graceSeconds: number) =>
+    this.call<{ id: string; key: string; old_key_valid_until: string | null }>('POST', `/portal/api/keys/${encodeURIComponent(keyId)}/roll`, {
+      grace_seconds: graceSeconds,
+    });
+  checkout = (packId: string) => this.call<{ url: string }>('POST', '/portal/api/checkout', { pack_id: packId });
+  signOut = () => this.call<unknown>('POST', '/portal/api/sign-out', {});
+}
+
+function messageOf(text: string): string | undefined {
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    return typeof body.message === 'string' ? body.message : undefined;
+  } catch {
+    return undefined;
+  }
+}

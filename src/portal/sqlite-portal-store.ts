@@ -1,0 +1,45 @@
+import type Database from 'better-sqlite3';
+import type { LinkRedemption, PortalSession, PortalStore } from './portal-store.js';
+
+/** The portal's links and sessions in the ledger's SQLite database. */
+export class SqlitePortalStore implements PortalStore {
+  private readonly sql;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = {
+      insertLink: db.prepare('INSERT INTO portal_links (token_hash, account_id, expires_at) VALUES (?, ?, ?)'),
+      redeem: db.prepare('UPDATE portal_links SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING account_id'),
+      link: db.prepare('SELECT used_at, expires_at FROM portal_links WHERE token_hash = ?'),
+      insertSession: db.prepare('INSERT INTO portal_sessions (session_hash, account_id, csrf, expires_at) VALUES (?, ?, ?, ?)'),
+      session: db.prepare('SELECT account_id, csrf, expires_at FROM portal_sessions WHERE session_hash = ? AND expires_at > ?'),
+      endSession: db.prepare('DELETE FROM portal_sessions WHERE session_hash = ?'),
+    };
+  }
+
+  async createLink(tokenHash: string, accountId: string, expiresAt: string): Promise<void> {
+    this.sql.insertLink.run(tokenHash, accountId, expiresAt);
+  }
+
+  async redeemLink(tokenHash: string, now: string): Promise<LinkRedemption> {
+    return this.db.transaction((): LinkRedemption => {
+      const redeemed = this.sql.redeem.get(now, tokenHash, now) as { account_id: string } | undefined;
+      if (redeemed) return { outcome: 'redeemed', accountId: redeemed.account_id };
+      const link = this.sql.link.get(tokenHash) as { used_at: string | null } | undefined;
+      if (!link) return { outcome: 'unknown' };
+      return { outcome: link.used_at === null ? 'expired' : 'used' };
+    })();
+  }
+
+  async createSession(sessionHash: string, session: PortalSession): Promise<void> {
+    this.sql.insertSession.run(sessionHash, session.accountId, session.csrf, session.expiresAt);
+  }
+
+  async findSession(sessionHash: string, now: string): Promise<PortalSession | undefined> {
+    const row = this.sql.session.get(sessionHash, now) as { account_id: string; csrf: string; expires_at: string } | undefined;
+    return row && { accountId: row.account_id, csrf: row.csrf, expiresAt: row.expires_at };
+  }
+
+  async endSession(sessionHash: string): Promise<void> {
+    this.sql.endSession.run(sessionHash);
+  }
+}
