@@ -9,6 +9,8 @@ export interface AccountView {
   packs: Array<{ id: string; credits: number; label: string }>;
   how_to_buy: string;
   signed_in_with: 'key' | 'session';
+  /** The key this tab signed in with, when it signed in with one. */
+  signed_in_key_id?: string;
   csrf_token?: string;
 }
 

@@ -11,10 +11,12 @@ interface Props {
   api: PortalApi;
   view: AccountView;
   reload: () => Promise<void>;
+  /** A key was rolled to this new plain key. */
+  onKeyRolled: (keyId: string, key: string) => Promise<void>;
 }
 
 /** The account: balance, usage, keys (named and rolled here), charges, and buying credits. */
-export function Dashboard({ api, view, reload }: Props) {
+export function Dashboard({ api, view, reload, onKeyRolled }: Props) {
   const { account, usage } = view;
   const times = useMemo(() => {
     const from = Date.parse(usage.from);
@@ -95,7 +97,7 @@ export function Dashboard({ api, view, reload }: Props) {
           </div>
         )}
       </section>
-      <Keys api={api} view={view} reload={reload} />
+      <Keys api={api} view={view} reload={reload} onKeyRolled={onKeyRolled} />
       <Charges view={view} names={names} />
     </>
   );
@@ -136,7 +138,7 @@ function Buy({ api, view }: { api: PortalApi; view: AccountView }) {
   );
 }
 
-function Keys({ api, view, reload }: Props) {
+function Keys({ api, view, reload, onKeyRolled }: Props) {
   const [rolling, setRolling] = useState<{ id: string; name: string }>();
   const [rolled, setRolled] = useState<{ name: string; key: string; until: string | null }>();
   const [message, setMessage] = useState<{ ok: boolean; text: string }>();
@@ -159,7 +161,7 @@ function Keys({ api, view, reload }: Props) {
     try {
       const answer = await api.roll(target.id, grace);
       setRolled({ name: target.name, key: answer.key, until: answer.old_key_valid_until });
-      await reload();
+      await onKeyRolled(target.id, answer.key);
     } catch (error) {
       setMessage({ ok: false, text: (error as Error).message });
     }

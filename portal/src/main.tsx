@@ -1,5 +1,6 @@
 import 'uplot/dist/uPlot.min.css';
 import '../../console/src/styles.css';
+import './portal.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { type AccountView, PortalApi, PortalFailure } from './api.js';
@@ -78,7 +79,19 @@ function App() {
         {checking ? (
           <p class="loading">Loading your account…</p>
         ) : api && view ? (
-          <Dashboard api={api} view={view} reload={async () => setView(await api.account())} />
+          <Dashboard
+            api={api}
+            view={view}
+            reload={async () => setView(await api.account())}
+            onKeyRolled={async (keyId, key) => {
+              // Rolling the key this tab signed in with: the tab goes on with the new one.
+              if (view.signed_in_key_id !== keyId) return setView(await api.account());
+              sessionStorage.setItem(KEY_STORAGE, key);
+              const renewed = new PortalApi(key);
+              setView(await renewed.account());
+              setApi(renewed);
+            }}
+          />
         ) : (
           <SignIn notice={notice} onSignIn={signIn} />
         )}
@@ -126,4 +139,7 @@ function SignIn({ notice, onSignIn }: { notice: string | undefined; onSignIn: (k
   );
 }
 
-render(<App />, document.getElementById('app') as HTMLElement);
+const root = document.getElementById('app') as HTMLElement;
+// The page's "Loading" line goes: the app renders in its place.
+root.replaceChildren();
+render(<App />, root);

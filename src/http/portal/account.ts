@@ -63,6 +63,7 @@ export function accountRoute(app: FastifyInstance, services: Services): void {
       packs: checkout ? checkout.packs.map((pack) => ({ id: pack.id, credits: pack.credits, label: pack.label })) : [],
       how_to_buy: checkout ? 'Choose a pack: you pay on Stripe, and the credits arrive once the payment is made.' : ASK_FOR_CREDITS,
       signed_in_with: caller.via,
+      ...(caller.via === 'key' && { signed_in_key_id: caller.keyId }),
       ...(caller.via === 'session' && { csrf_token: caller.csrf }),
     };
   });
