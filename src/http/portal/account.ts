@@ -16,6 +16,7 @@ const schema = {
     'Its balance and expiring credits, its keys, usage per day by endpoint and key over 30 days, its latest charges, and the credit ' +
     "packs it may buy. Signed in with an API key (x-api-key, never in a URL) or a portal session; the account is the key's, never another.",
   tags: ['portal'],
+  hide: true,
 } as const;
 
 export function accountRoute(app: FastifyInstance, services: Services): void {

@@ -10,6 +10,7 @@ const schema = {
     "Creates a Stripe Checkout Session for the pack, naming the caller's account (client_reference_id) and the credits " +
     '(metadata.credits), and answers its url, where the browser goes to pay. The credits arrive when Stripe reports the payment.',
   tags: ['portal'],
+  hide: true,
   body: {
     type: 'object',
     required: ['pack_id'],

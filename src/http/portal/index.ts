@@ -9,7 +9,8 @@ import { signInRoutes } from './sign-in.js';
 /**
  * The customer portal on the public listener: /portal (a static page like the console) and its API
  * under /portal/api, which answers only about the signed-in account. It is free: nothing in it
- * spends credits.
+ * spends credits. Its routes are the page's own, validated by their schemas and left out of the
+ * OpenAPI document, which describes the API callers and operators program against.
  */
 export function registerPortal(app: FastifyInstance, services: Services, settings: Pick<AppSettings, 'portal'>): void {
   registerPage(app, 'portal');

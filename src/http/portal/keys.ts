@@ -22,6 +22,7 @@ const keysOf = (services: Services, caller: PortalCaller, requestId: string) =>
 const renameSchema = {
   summary: 'Name one of your keys',
   tags: ['portal'],
+  hide: true,
   params: idParams,
   body: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: plainText({ maxLength: 200 }) } },
 } as const;
@@ -30,6 +31,7 @@ const rollSchema = {
   summary: 'Roll one of your keys',
   description: 'A new plain key, shown only in this answer; the former key keeps working until old_key_valid_until.',
   tags: ['portal'],
+  hide: true,
   params: idParams,
   body: {
     type: 'object',

@@ -10,6 +10,7 @@ const signInSchema = {
     'The link an operator made (POST /admin/accounts/{id}/portal-sessions). Once, before it expires, it opens a session cookie and ' +
     'sends the browser to /portal; a used, expired or unknown link sends it to /portal with the reason, and opens nothing.',
   tags: ['portal'],
+  hide: true,
   querystring: { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 100 } } },
   response: { 303: { description: 'To the portal.', type: 'null' } },
 } as const;
@@ -36,11 +37,15 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
     return reply.code(303).header('location', '/portal').send();
   });
 
-  app.post('/portal/api/sign-out', { schema: { summary: "End the portal's cookie session", tags: ['portal'] } }, async (request, reply) => {
-    const caller = await portalCaller(services, request);
-    if (caller.via === 'session') await services.store.portal.endSession(caller.sessionHash);
-    else if (cookieOf(request, SESSION_COOKIE)) await services.store.portal.endSession(tokenHash(cookieOf(request, SESSION_COOKIE) as string));
-    setSessionCookie(reply, request, '', 0);
-    return { status: 200, message: 'Signed out.' };
-  });
+  app.post(
+    '/portal/api/sign-out',
+    { schema: { summary: "End the portal's cookie session", tags: ['portal'], hide: true } },
+    async (request, reply) => {
+      const caller = await portalCaller(services, request);
+      if (caller.via === 'session') await services.store.portal.endSession(caller.sessionHash);
+      else if (cookieOf(request, SESSION_COOKIE)) await services.store.portal.endSession(tokenHash(cookieOf(request, SESSION_COOKIE) as string));
+      setSessionCookie(reply, request, '', 0);
+      return { status: 200, message: 'Signed out.' };
+    },
+  );
 }
