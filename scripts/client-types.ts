@@ -30,6 +30,7 @@ const OPERATIONS: Array<{ method: string; path: string; name: string; status?: s
   { method: 'post', path: '/admin/accounts/{id}/topup', name: 'AdminTopUpAccount' },
   { method: 'put', path: '/admin/accounts/{id}/refill', name: 'AdminSetAccountRefill' },
   { method: 'get', path: '/admin/accounts/{id}/usage', name: 'AdminAccountUsage' },
+  { method: 'get', path: '/admin/accounts/{id}/events', name: 'AdminAccountEvents' },
   { method: 'post', path: '/admin/keys', name: 'AdminCreateKey', status: '201' },
   { method: 'get', path: '/admin/keys', name: 'AdminListKeys' },
   { method: 'get', path: '/admin/token', name: 'AdminCurrentToken' },

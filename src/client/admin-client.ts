@@ -1,4 +1,5 @@
 import type {
+  AdminAccountEventsResponse,
   AdminAccountUsageResponse,
   AdminAuditLogResponse,
   AdminCreateAccountKeyRequest,
@@ -120,6 +121,10 @@ export class MeteredSearchAdmin {
   setAccountRefill(id: string, plan: AdminSetAccountRefillRequest | null, options?: CallOptions): Promise<Result<AdminSetAccountRefillResponse>> {
     const path = `${account(id)}/refill`;
     return send(this.transport, plan ? { method: 'PUT', path, body: plan, idempotent: true } : { method: 'DELETE', path, idempotent: true }, options);
+  }
+
+  accountEvents(id: string, limit?: number, options?: CallOptions): Promise<Result<AdminAccountEventsResponse>> {
+    return send(this.transport, { method: 'GET', path: `${account(id)}/events${query({ limit })}`, idempotent: false }, options);
   }
 
   accountUsage(id: string, span: UsageSpanQuery = {}, options?: CallOptions): Promise<Result<AdminAccountUsageResponse>> {

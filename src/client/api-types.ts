@@ -484,6 +484,18 @@ export type AdminAccountUsageResponse = {
   }>;
 };
 
+/** 200 answer of GET /admin/accounts/{id}/events. */
+export type AdminAccountEventsResponse = {
+  events: Array<{
+    id: string;
+    type: string;
+    created_at: string;
+    data: {
+      [field: string]: unknown;
+    };
+  }>;
+};
+
 /** Body of POST /admin/keys. */
 export type AdminCreateKeyRequest = {
   credits: number;

@@ -139,11 +139,12 @@ export class PostgresWebhookStore implements WebhookStore {
     return (result.rowCount ?? 0) > 0;
   }
 
-  async listEvents(limit: number, keyId?: string): Promise<LedgerEvent[]> {
+  async listEvents(limit: number, holderId?: string): Promise<LedgerEvent[]> {
+    const account = holderId?.startsWith('acct_');
     const { rows } = await this.db.query<EventRow>(
       `SELECT e.id, e.type, e.data, e.created_at, k.metadata AS key_metadata FROM webhook_events e LEFT JOIN keys k ON k.id = e.key_id
-       WHERE ($2::text IS NULL OR e.key_id = $2) ORDER BY e.created_at DESC, e.id DESC LIMIT $1`,
-      [limit, keyId ?? null],
+       WHERE ($2::text IS NULL OR e.key_id = $2) AND ($3::text IS NULL OR e.account_id = $3) ORDER BY e.created_at DESC, e.id DESC LIMIT $1`,
+      [limit, account ? null : (holderId ?? null), account ? holderId : null],
     );
     return rows.map(eventOf);
   }

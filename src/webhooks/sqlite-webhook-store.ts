@@ -94,7 +94,10 @@ export class SqliteWebhookStore implements WebhookStore {
          ORDER BY d.created_at DESC, d.id DESC LIMIT @limit`,
       ),
       retry: db.prepare(`UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ? WHERE id = ?`),
-      events: db.prepare(`SELECT ${EVENT_COLUMNS} WHERE (? IS NULL OR e.key_id = ?) ORDER BY e.created_at DESC, e.id DESC LIMIT ?`),
+      events: db.prepare(
+        `SELECT ${EVENT_COLUMNS} WHERE (@keyId IS NULL OR e.key_id = @keyId) AND (@accountId IS NULL OR e.account_id = @accountId)
+         ORDER BY e.created_at DESC, e.id DESC LIMIT @limit`,
+      ),
     };
   }
 
@@ -173,8 +176,10 @@ export class SqliteWebhookStore implements WebhookStore {
     return this.sql.retry.run(now, id).changes > 0;
   }
 
-  async listEvents(limit: number, keyId?: string): Promise<LedgerEvent[]> {
-    return (this.sql.events.all(keyId ?? null, keyId ?? null, limit) as EventRow[]).map(eventOf);
+  async listEvents(limit: number, holderId?: string): Promise<LedgerEvent[]> {
+    const account = holderId?.startsWith('acct_');
+    const rows = this.sql.events.all({ keyId: account ? null : (holderId ?? null), accountId: account ? holderId : null, limit }) as EventRow[];
+    return rows.map(eventOf);
   }
 
   private endpointRow(endpoint: WebhookEndpoint): [string, string, string, string | null, string] {

@@ -68,7 +68,8 @@ export interface WebhookStore {
   /** Makes a delivery pending and due at `now`; false for an unknown id. */
   retryDelivery(id: string, now: string): Promise<boolean>;
   /** Events newest first: every key's, or one key's. */
-  listEvents(limit: number, keyId?: string): Promise<LedgerEvent[]>;
+  /** The latest events, newest first: all, or those of one key (`key_…`) or of one account (`acct_…`, its keys' included). */
+  listEvents(limit: number, holderId?: string): Promise<LedgerEvent[]>;
 }
 
 /** Whether an endpoint wants events of this type. */

@@ -3,6 +3,7 @@ import type { AdminScope } from '../../admin/admin-scopes.js';
 import type { AppSettings, Services } from '../../services/services.js';
 import { inOrder } from '../steps.js';
 import { requireScopeStep, requireTokenStep } from './auth.js';
+import { accountEventsRoute } from './routes/account-events.js';
 import { accountRefillRoutes } from './routes/account-refill.js';
 import { accountUsageRoute } from './routes/account-usage.js';
 import { auditLogRoute } from './routes/audit-log.js';
@@ -46,6 +47,7 @@ export async function registerAdminRoutes(app: FastifyInstance, services: Servic
     topUpAccountRoute(scope, services, needs('credits:write'));
     accountRefillRoutes(scope, services, needs('credits:write'));
     accountUsageRoute(scope, services, needs('accounts:read'));
+    accountEventsRoute(scope, services, needs('accounts:read'));
     portalSessionRoute(scope, services, settings.portal.publicUrl, needs('accounts:write'));
     createKeyRoute(scope, services, needs('keys:write'));
     listKeysRoute(scope, services, needs('keys:read'));

@@ -72,6 +72,17 @@ describe('admin API: accounts', () => {
     assert.deepEqual(json(await call('POST', `/admin/accounts/${account.id}/topup`, { credits: 4 })), { id: account.id, balance: 10 });
     assert.deepEqual(json(await call('POST', `/admin/keys/${production.id}/topup`, { credits: 1 })), { id: production.id, balance: 11 });
     assert.equal(await balanceOf(staging.key), 11);
+    const events = json(await call('GET', `/admin/accounts/${account.id}/events`)).events as Array<{ type: string; data: Record<string, unknown> }>;
+    assert.deepEqual(
+      events.filter((event) => event.type === 'credits.granted').map((event) => [event.data.account_id, event.data.key_id, event.data.credits]),
+      [
+        [account.id, production.id, 1],
+        [account.id, undefined, 4],
+        [account.id, staging.id, 3],
+      ],
+      "the account's own top-up carries no key; a key's, its key",
+    );
+    assertEnvelope(await call('GET', '/admin/accounts/acct_0000000000000000/events'), 404);
     const shown = json(await call('GET', `/admin/accounts/${account.id}`));
     assert.deepEqual(
       shown.keys.map((key: { id: string; balance: number }) => [key.id, key.balance]),

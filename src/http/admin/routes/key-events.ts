@@ -5,6 +5,29 @@ import type { RouteHooks } from '../../steps.js';
 import { existingKey } from '../keys.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders, idParams, limitParameter, pageLimit } from '../schemas.js';
 
+/** Events as webhooks carry them, a page of them. */
+export const eventsAnswer = {
+  description: 'The latest events, as webhooks carry them.',
+  headers: adminSuccessHeaders,
+  type: 'object',
+  required: ['events'],
+  properties: {
+    events: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'type', 'created_at', 'data'],
+        properties: {
+          id: { type: 'string' },
+          type: { type: 'string' },
+          created_at: { type: 'string', format: 'date-time' },
+          data: { type: 'object', additionalProperties: true },
+        },
+      },
+    },
+  },
+} as const;
+
 const schema = {
   summary: "A key's billing events, newest first",
   description:
@@ -15,27 +38,7 @@ const schema = {
   params: idParams,
   querystring: { type: 'object', additionalProperties: false, properties: { limit: limitParameter } },
   response: {
-    200: {
-      description: 'The latest events, as webhooks carry them.',
-      headers: adminSuccessHeaders,
-      type: 'object',
-      required: ['events'],
-      properties: {
-        events: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['id', 'type', 'created_at', 'data'],
-            properties: {
-              id: { type: 'string' },
-              type: { type: 'string' },
-              created_at: { type: 'string', format: 'date-time' },
-              data: { type: 'object', additionalProperties: true },
-            },
-          },
-        },
-      },
-    },
+    200: eventsAnswer,
     404: errorResponse('No key has this id.'),
     ...adminErrorResponses,
   },
