@@ -6,7 +6,8 @@ import type { SpendCap } from './spend-caps.js';
  * Accounts: the customer behind one or more keys. The balance, its grants (expiring or not), the
  * refill plan, prices and the low-balance mark belong to the account; every key of it spends from
  * that one balance. A key created without an account gets one of its own, whose id shares the
- * key's hex digits (key_ab12… belongs to acct_ab12…), as every key had before accounts existed.
+ * key's hex digits (key_ab12… belongs to acct_ab12…); the migration gives every key of an older
+ * store the same.
  */
 
 /** An account id: `acct_` and 16 hex digits. */

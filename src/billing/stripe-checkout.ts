@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { CreditPack } from '../rules.js';
 
 /** Where a checkout sends the browser back: after paying, and after giving up. */
@@ -11,26 +11,32 @@ export interface CheckoutReturn {
  * Stripe Checkout Sessions for credit packs, through Stripe's own library. The session names the
  * account as client_reference_id and the credits in metadata.credits: the Stripe webhook credits the
  * account once per paid session (POST /billing/stripe/webhook). `apiBase` (STRIPE_API_BASE) points
- * the library at another host, such as a test's stand-in.
+ * the library at another host, such as a test's stand-in. The library is loaded at the first
+ * checkout, not at start: it takes 0.1-0.2 s to load, which no start should wait for.
  */
 export class StripeCheckout {
-  private readonly stripe: Stripe;
+  private client: Promise<Stripe> | undefined;
 
   constructor(
-    secretKey: string,
+    private readonly secretKey: string,
     readonly packs: readonly CreditPack[],
-    apiBase?: string,
-  ) {
-    const base = apiBase === undefined ? undefined : new URL(apiBase);
-    this.stripe = new Stripe(secretKey, {
-      maxNetworkRetries: 1,
-      timeout: 10_000,
-      ...(base && {
-        host: base.hostname,
-        port: base.port === '' ? undefined : Number(base.port),
-        protocol: base.protocol === 'http:' ? 'http' : 'https',
-      }),
+    private readonly apiBase?: string,
+  ) {}
+
+  private stripe(): Promise<Stripe> {
+    this.client ??= import('stripe').then(({ default: Library }) => {
+      const base = this.apiBase === undefined ? undefined : new URL(this.apiBase);
+      return new Library(this.secretKey, {
+        maxNetworkRetries: 1,
+        timeout: 10_000,
+        ...(base && {
+          host: base.hostname,
+          port: base.port === '' ? undefined : Number(base.port),
+          protocol: base.protocol === 'http:' ? 'http' : 'https',
+        }),
+      });
     });
+    return this.client;
   }
 
   pack(id: string): CreditPack | undefined {
@@ -39,7 +45,7 @@ export class StripeCheckout {
 
   /** The page where the customer pays for the pack. */
   async create(pack: CreditPack, accountId: string, back: CheckoutReturn): Promise<{ id: string; url: string }> {
-    const session = await this.stripe.checkout.sessions.create({
+    const session = await (await this.stripe()).checkout.sessions.create({
       mode: 'payment',
       line_items: [{ price: pack.price_id, quantity: 1 }],
       client_reference_id: accountId,
