@@ -1,0 +1,221 @@
+// bench:vectors — the service's vector index (usearch HNSW, int8) beside LanceDB's (IVF_HNSW_SQ,
+// int8 too), on VECTORS_SIZE random-but-clustered vectors of 384 dimensions (default 1,000,000),
+// in one run: build time, memory (RSS growth and bytes on disk), and recall@10 against exact search
+// of the same float vectors over VECTORS_QUERIES queries (default 200), with query p50 and p99 on
+// one thread at each search setting. Each engine's settings are swept, so that times compare at
+// equal recall: the line "at equal recall" pairs the cheapest setting of each reaching 0.95.
+//
+//   npm run bench:vectors
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { type ExactVectors, VECTOR_SETTINGS, VectorIndex } from '../src/search/vectors/vector-index.js';
+import { machineLine, median } from './lib.js';
+
+const SIZE = Number(process.env.VECTORS_SIZE ?? 1_000_000);
+const QUERIES = Number(process.env.VECTORS_QUERIES ?? 200);
+const DIMENSIONS = 384;
+const CLUSTERS = 1000;
+const K = 10;
+const TARGET_RECALL = 0.95;
+
+/** A seeded generator (mulberry32): the same vectors every run. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Vectors around CLUSTERS random centres, normalised: what sentence embeddings of a corpus on many topics look like. */
+function clusteredVectors(count: number, seed: number): Float32Array {
+  const next = random(seed);
+  const centres = new Float32Array(CLUSTERS * DIMENSIONS);
+  const centreNext = random(7);
+  for (let i = 0; i < centres.length; i++) centres[i] = centreNext() - 0.5;
+  const vectors = new Float32Array(count * DIMENSIONS);
+  for (let row = 0; row < count; row++) {
+    const centre = Math.floor(next() * CLUSTERS) * DIMENSIONS;
+    let norm = 0;
+    for (let d = 0; d < DIMENSIONS; d++) {
+      const value = centres[centre + d] + (next() - 0.5) * 0.5;
+      vectors[row * DIMENSIONS + d] = value;
+      norm += value * value;
+    }
+    const scale = 1 / Math.sqrt(norm);
+    for (let d = 0; d < DIMENSIONS; d++) vectors[row * DIMENSIONS + d] *= scale;
+  }
+  return vectors;
+}
+
+/** The exact K nearest of each query by cosine (the vectors are normalised: the dot product). */
+function exactNearest(vectors: Float32Array, queries: Float32Array): number[][] {
+  const answers: number[][] = [];
+  for (let q = 0; q < queries.length / DIMENSIONS; q++) {
+    const best: Array<{ row: number; score: number }> = [];
+    for (let row = 0; row < vectors.length / DIMENSIONS; row++) {
+      let dot = 0;
+      for (let d = 0; d < DIMENSIONS; d++) dot += vectors[row * DIMENSIONS + d] * queries[q * DIMENSIONS + d];
+      if (best.length < K || dot > best[best.length - 1].score) {
+        best.push({ row, score: dot });
+        best.sort((a, b) => b.score - a.score);
+        if (best.length > K) best.pop();
+      }
+    }
+    answers.push(best.map((entry) => entry.row));
+  }
+  return answers;
+}
+
+interface Sweep {
+  setting: string;
+  recall: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+async function sweepQueries(queries: Float32Array, truth: number[][], search: (query: Float32Array) => Promise<number[]> | number[]): Promise<Omit<Sweep, 'setting'>> {
+  const times: number[] = [];
+  let found = 0;
+  for (let pass = 0; pass < 2; pass++) {
+    for (let q = 0; q < truth.length; q++) {
+      const query = queries.subarray(q * DIMENSIONS, (q + 1) * DIMENSIONS);
+      const started = performance.now();
+      const rows = await search(query);
+      const elapsed = performance.now() - started;
+      // The first pass warms caches; the second is timed.
+      if (pass === 1) {
+        times.push(elapsed);
+        const expected = new Set(truth[q]);
+        found += rows.slice(0, K).filter((row) => expected.has(row)).length;
+      }
+    }
+  }
+  times.sort((a, b) => a - b);
+  return { recall: found / (truth.length * K), p50Ms: median(times), p99Ms: times[Math.floor(times.length * 0.99)] };
+}
+
+function rssMb(): number {
+  return process.memoryUsage().rss / 2 ** 20;
+}
+
+async function usearchFigures(vectors: Float32Array, queries: Float32Array, truth: number[][], dir: string): Promise<Sweep[]> {
+  const before = rssMb();
+  const started = performance.now();
+  const index = new VectorIndex(DIMENSIONS);
+  const rows = Array.from({ length: SIZE }, (_, row) => row);
+  index.add(rows, vectors, 2);
+  const buildS = (performance.now() - started) / 1000;
+  const grownMb = rssMb() - before;
+  const path = join(dir, 'usearch.index');
+  index.save(path);
+  console.log(`usearch: built in ${buildS.toFixed(1)} s on 2 threads; RSS grew ${grownMb.toFixed(0)} MB; ${(statSync(path).size / 2 ** 20).toFixed(0)} MB on disk`);
+  const loadStarted = performance.now();
+  VectorIndex.load(path, DIMENSIONS);
+  console.log(`usearch: read back from disk in ${((performance.now() - loadStarted) / 1000).toFixed(2)} s`);
+  const exact = floatStore(vectors, dir);
+  const sweeps: Sweep[] = [];
+  for (const searchExpansion of [16, 32, 64, 128]) {
+    const loaded = VectorIndex.load(path, DIMENSIONS, { ...VECTOR_SETTINGS, searchExpansion });
+    const plain = await sweepQueries(queries, truth, (query) => loaded.nearest(query, K).map((match) => match.rowid));
+    sweeps.push({ setting: `expansion ${searchExpansion}`, ...plain });
+    const refined = await sweepQueries(queries, truth, (query) => loaded.nearest(query, K, exact).map((match) => match.rowid));
+    sweeps.push({ setting: `expansion ${searchExpansion} refined`, ...refined });
+  }
+  return sweeps;
+}
+
+async function lancedbFigures(vectors: Float32Array, queries: Float32Array, truth: number[][], dir: string): Promise<Sweep[]> {
+  const lancedb = await import('@lancedb/lancedb');
+  const arrow = await import('apache-arrow');
+  const db = await lancedb.connect(join(dir, 'lancedb'));
+  const before = rssMb();
+  const started = performance.now();
+  const CHUNK = 50_000;
+  let table: Awaited<ReturnType<typeof db.createTable>> | undefined;
+  for (let from = 0; from < SIZE; from += CHUNK) {
+    const count = Math.min(CHUNK, SIZE - from);
+    const rows = Array.from({ length: count }, (_, i) => ({
+      id: from + i,
+      vector: Array.from(vectors.subarray((from + i) * DIMENSIONS, (from + i + 1) * DIMENSIONS)),
+    }));
+    const data = lancedb.makeArrowTable(rows, { vectorColumns: { vector: { type: new arrow.Float32() } } });
+    if (table) await table.add(data);
+    else table = await db.createTable('vectors', data);
+  }
+  if (!table) throw new Error('no vectors');
+  await table.createIndex('vector', { config: lancedb.Index.hnswSq({ distanceType: 'cosine', m: 16, efConstruction: 128 }) });
+  const buildS = (performance.now() - started) / 1000;
+  console.log(`LanceDB IVF_HNSW_SQ: written and indexed in ${buildS.toFixed(1)} s; RSS grew ${(rssMb() - before).toFixed(0)} MB`);
+  const sweeps: Sweep[] = [];
+  for (const ef of [16, 32, 64, 96, 128, 192]) {
+    const figures = await sweepQueries(queries, truth, async (query) => {
+      const rows = await table.vectorSearch(Array.from(query)).distanceType('cosine').ef(ef).limit(K).select(['id', '_distance']).toArray();
+      return rows.map((row) => Number(row.id));
+    });
+    sweeps.push({ setting: `ef ${ef}`, ...figures });
+  }
+  return sweeps;
+}
+
+/**
+ * The float vectors in a SQLite table, as the service keeps them (the corpus's embeddings): what a
+ * refined search reads its candidates' exact vectors from.
+ */
+function floatStore(vectors: Float32Array, dir: string): ExactVectors {
+  const db = new Database(join(dir, 'vectors.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE vectors (id INTEGER PRIMARY KEY, vector BLOB NOT NULL)');
+  const insert = db.prepare('INSERT INTO vectors (id, vector) VALUES (?, ?)');
+  db.transaction(() => {
+    for (let row = 0; row < SIZE; row++) insert.run(row, Buffer.from(vectors.buffer, row * DIMENSIONS * 4, DIMENSIONS * 4));
+  })();
+  const read = db.prepare('SELECT vector FROM vectors WHERE id = ?').pluck();
+  return (rowids) =>
+    rowids.map((rowid) => {
+      const blob = read.get(rowid) as Buffer | undefined;
+      return blob && new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+    });
+}
+
+function printSweeps(name: string, sweeps: Sweep[]): void {
+  for (const sweep of sweeps) {
+    console.log(`  ${name.padEnd(8)} ${sweep.setting.padEnd(22)} recall@10 ${sweep.recall.toFixed(3)}  p50 ${sweep.p50Ms.toFixed(3)} ms  p99 ${sweep.p99Ms.toFixed(3)} ms`);
+  }
+}
+
+function cheapestReaching(sweeps: Sweep[]): Sweep | undefined {
+  return sweeps.filter((sweep) => sweep.recall >= TARGET_RECALL).sort((a, b) => a.p50Ms - b.p50Ms)[0];
+}
+
+async function main(): Promise<void> {
+  console.log(machineLine('bench:vectors'));
+  console.log(`${SIZE.toLocaleString('en')} vectors of ${DIMENSIONS} dimensions around ${CLUSTERS} centres; ${QUERIES} queries, top ${K}`);
+  const vectors = clusteredVectors(SIZE, 1);
+  const queries = clusteredVectors(QUERIES, 2);
+  const exactStarted = performance.now();
+  const truth = exactNearest(vectors, queries);
+  console.log(`exact search of every query: ${((performance.now() - exactStarted) / 1000).toFixed(1)} s`);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-vectors-'));
+  try {
+    const ours = await usearchFigures(vectors, queries, truth, dir);
+    printSweeps('usearch', ours);
+    const theirs = await lancedbFigures(vectors, queries, truth, dir);
+    printSweeps('LanceDB', theirs);
+    const [a, b] = [cheapestReaching(ours), cheapestReaching(theirs)];
+    if (a && b) {
+      console.log(
+        `at equal recall (>= ${TARGET_RECALL}): usearch ${a.setting} ${a.p50Ms.toFixed(3)} ms p50, LanceDB ${b.setting} ${b.p50Ms.toFixed(3)} ms: ratio ${(a.p50Ms / b.p50Ms).toFixed(2)} (target <= 0.5); p99 ratio ${(a.p99Ms / b.p99Ms).toFixed(2)}`,
+      );
+    } else console.log(`one engine did not reach recall ${TARGET_RECALL} at any setting swept`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,136 @@
+import { createRequire } from 'node:module';
+import type { Index as UsearchIndex } from 'usearch';
+
+const require = createRequire(import.meta.url);
+
+/** One document near a query: its corpus row id and cosine similarity in [-1, 1]. */
+export interface VectorMatch {
+  rowid: number;
+  similarity: number;
+}
+
+/**
+ * The HNSW graph's settings. 16 links per node and 128 candidates while adding held recall@10 at
+ * 0.95 and more on a million clustered 384-dimension vectors (bench:vectors); `searchExpansion` is
+ * how many candidates a search keeps, raised to `k` when asked for more.
+ */
+export interface VectorSettings {
+  connectivity: number;
+  addExpansion: number;
+  searchExpansion: number;
+}
+
+/** Candidates the int8 graph finds per result wanted, ranked again by exact cosine. */
+export const REFINE_FACTOR = 2;
+
+/** The stored float vectors of these row ids, in their order (undefined for one no longer stored). */
+export type ExactVectors = (rowids: readonly number[]) => Array<Float32Array | undefined>;
+
+export const VECTOR_SETTINGS: VectorSettings = { connectivity: 16, addExpansion: 128, searchExpansion: 64 };
+
+/**
+ * An approximate nearest-neighbour index of document vectors: usearch's HNSW with vectors stored
+ * as int8 (a quarter of float32's bytes: a million 384-dimension vectors take about 0.5 GB with
+ * their graph), compared by cosine. Keyed by the corpus row id, as the text index is.
+ */
+export class VectorIndex {
+  private readonly index: UsearchIndex;
+
+  constructor(
+    readonly dimensions: number,
+    settings: VectorSettings = VECTOR_SETTINGS,
+  ) {
+    const { Index } = require('usearch') as typeof import('usearch');
+    this.index = new Index({
+      dimensions,
+      metric: 'cos' as never,
+      quantization: 'i8' as never,
+      connectivity: settings.connectivity,
+      expansion_add: settings.addExpansion,
+      expansion_search: settings.searchExpansion,
+      multi: false,
+    });
+  }
+
+  get size(): number {
+    return this.index.size();
+  }
+
+  /** Adds `rowids.length` vectors, laid end to end in `vectors`; a row id already held is replaced. */
+  add(rowids: readonly number[], vectors: Float32Array, threads = 1): void {
+    if (rowids.length === 0) return;
+    const keys = BigUint64Array.from(rowids, (rowid) => BigInt(rowid));
+    const held = this.index.contains(keys) as boolean[];
+    const replaced = keys.filter((_, position) => held[position]);
+    if (replaced.length > 0) this.index.remove(replaced);
+    this.index.add(keys, int8Of(vectors, this.dimensions), threads);
+  }
+
+  remove(rowids: readonly number[]): void {
+    if (rowids.length === 0) return;
+    const keys = BigUint64Array.from(rowids, (rowid) => BigInt(rowid));
+    const held = this.index.contains(keys) as boolean[];
+    const present = keys.filter((_, position) => held[position]);
+    if (present.length > 0) this.index.remove(present);
+  }
+
+  /**
+   * The `k` nearest, most similar first. The graph's int8 vectors find REFINE_FACTOR * k
+   * candidates; with `exactVectors` (the stored float vectors by row id) they are ranked again by
+   * exact cosine, which lifted recall@10 from 0.92 to 1.0 at 20,000 vectors (bench:vectors).
+   */
+  nearest(vector: Float32Array, k: number, exactVectors?: ExactVectors): VectorMatch[] {
+    if (this.index.size() === 0) return [];
+    const wanted = Math.min(exactVectors ? k * REFINE_FACTOR : k, this.index.size());
+    const found = this.index.search(int8Of(vector, this.dimensions), wanted, 1);
+    const rowids = Array.from(found.keys, Number);
+    if (!exactVectors) return rowids.map((rowid, position) => ({ rowid, similarity: 1 - found.distances[position] }));
+    const stored = exactVectors(rowids);
+    const matches: VectorMatch[] = [];
+    rowids.forEach((rowid, position) => {
+      const exact = stored[position];
+      if (exact) matches.push({ rowid, similarity: cosine(vector, exact) });
+    });
+    return matches.sort((a, b) => b.similarity - a.similarity || a.rowid - b.rowid).slice(0, k);
+  }
+
+  save(path: string): void {
+    this.index.save(path);
+  }
+
+  /** An index read back from `path`, as `save` wrote it. */
+  static load(path: string, dimensions: number, settings: VectorSettings = VECTOR_SETTINGS): VectorIndex {
+    const index = new VectorIndex(dimensions, settings);
+    index.index.load(path);
+    return index;
+  }
+}
+
+/**
+ * Each vector as int8, scaled so that its largest component is 127. Left to usearch, a float vector
+ * is normalised and multiplied by 127, and a 384-dimension vector's components (a few hundredths)
+ * kept a handful of levels each: recall@10 stuck at 0.92 whatever the search's expansion. Cosine
+ * ignores a vector's length, so each may have a scale of its own.
+ */
+function int8Of(vectors: Float32Array, dimensions: number): Int8Array {
+  const quantized = new Int8Array(vectors.length);
+  for (let start = 0; start < vectors.length; start += dimensions) {
+    let largest = 0;
+    for (let d = start; d < start + dimensions; d++) largest = Math.max(largest, Math.abs(vectors[d]));
+    const scale = largest > 0 ? 127 / largest : 0;
+    for (let d = start; d < start + dimensions; d++) quantized[d] = Math.round(vectors[d] * scale);
+  }
+  return quantized;
+}
+
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let d = 0; d < a.length; d++) {
+    dot += a[d] * b[d];
+    aa += a[d] * a[d];
+    bb += b[d] * b[d];
+  }
+  return aa > 0 && bb > 0 ? dot / Math.sqrt(aa * bb) : 0;
+}
