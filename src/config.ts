@@ -1,7 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { BILLABLE_ENDPOINTS, type BillableEndpoint, type CreditPack, isWebhookSecret, MAX_BALANCE } from './rules.js';
+import type { EmbeddingsConfig } from './embeddings/embedder.js';
+import {
+  BILLABLE_ENDPOINTS,
+  type BillableEndpoint,
+  type CreditPack,
+  isWebhookSecret,
+  MAX_BALANCE,
+  PRICE_NAMES,
+  PRICED_MODES,
+  type PricedMode,
+} from './rules.js';
 
 export interface Config {
   port: number;
@@ -54,8 +64,8 @@ export interface Config {
   faceQueueMax: number;
   /** Where callers buy credits (CREDITS_PURCHASE_URL): named in every 402. */
   purchaseUrl: string | undefined;
-  /** Credits per request of each billable endpoint (PRICES); 1 where it says nothing. */
-  prices: Record<BillableEndpoint, number>;
+  /** Credits per request of each billable endpoint (PRICES); 1 where it says nothing. /query's modes only when named. */
+  prices: Record<BillableEndpoint, number> & Partial<Record<PricedMode, number>>;
   /** The balance at or below which a debit sends credits.low, for keys without their own (LOW_BALANCE_THRESHOLD); null: none. */
   lowBalanceThreshold: number | null;
   /** Webhook URLs may name link-local and cloud-metadata addresses (WEBHOOK_ALLOW_LINK_LOCAL); refused by default. */
@@ -66,6 +76,8 @@ export interface Config {
   stripe: { webhookSecret: string; priceCredits: Record<string, number> } | undefined;
   /** The customer portal (/portal): where callers reach the service (PUBLIC_URL), and what it sells. */
   portal: PortalConfig;
+  /** The operator's embedding model (EMBEDDINGS_*), for semantic and hybrid queries; undefined: every query is lexical. */
+  embeddings: EmbeddingsConfig | undefined;
 }
 
 export interface PortalConfig {
@@ -128,11 +140,12 @@ function integersByName(env: NodeJS.ProcessEnv, name: string, max: number): Reco
   return parsed as Record<string, number>;
 }
 
-function pricesOf(env: NodeJS.ProcessEnv): Record<BillableEndpoint, number> {
+function pricesOf(env: NodeJS.ProcessEnv): Config['prices'] {
   const prices = integersByName(env, 'PRICES', MAX_BALANCE);
-  const unknown = Object.keys(prices).filter((path) => !(BILLABLE_ENDPOINTS as readonly string[]).includes(path));
-  if (unknown.length > 0) throw new ConfigError(`PRICES: ${unknown.join(', ')} is not a billable endpoint (${BILLABLE_ENDPOINTS.join(', ')})`);
-  return Object.fromEntries(BILLABLE_ENDPOINTS.map((path) => [path, prices[path] ?? 1])) as Record<BillableEndpoint, number>;
+  const unknown = Object.keys(prices).filter((path) => !PRICE_NAMES.includes(path));
+  if (unknown.length > 0) throw new ConfigError(`PRICES: ${unknown.join(', ')} is not a billable endpoint or mode (${PRICE_NAMES.join(', ')})`);
+  const modes = PRICED_MODES.filter((mode) => prices[mode] !== undefined).map((mode) => [mode, prices[mode]]);
+  return Object.fromEntries([...BILLABLE_ENDPOINTS.map((path) => [path, prices[path] ?? 1]), ...modes]) as Config['prices'];
 }
 
 function webhookOf(env: NodeJS.ProcessEnv): Config['webhook'] {
@@ -265,9 +278,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stripe,
     portal: portalOf(env, stripe),
     prices: pricesOf(env),
+    embeddings: embeddingsOf(env),
     webhookAllowLinkLocal: flag(env, 'WEBHOOK_ALLOW_LINK_LOCAL', false),
     webhook: webhookOf(env),
     lowBalanceThreshold: optional(env, 'LOW_BALANCE_THRESHOLD') === undefined ? null : integer(env, 'LOW_BALANCE_THRESHOLD', 0, 0),
+  };
+}
+
+/** EMBEDDINGS_URL with its model and dimensions, or none of the three. */
+function embeddingsOf(env: NodeJS.ProcessEnv): EmbeddingsConfig | undefined {
+  const url = httpUrl(env, 'EMBEDDINGS_URL');
+  const model = optional(env, 'EMBEDDINGS_MODEL');
+  const dimensions = integer(env, 'EMBEDDINGS_DIMENSIONS', 0, 1);
+  if (url === undefined) {
+    if (model !== undefined || dimensions > 0) throw new ConfigError('EMBEDDINGS_MODEL and EMBEDDINGS_DIMENSIONS need EMBEDDINGS_URL (an OpenAI-style /v1/embeddings endpoint)');
+    return undefined;
+  }
+  if (model === undefined) throw new ConfigError('EMBEDDINGS_URL needs EMBEDDINGS_MODEL, the model name the endpoint expects');
+  if (dimensions === 0) throw new ConfigError("EMBEDDINGS_URL needs EMBEDDINGS_DIMENSIONS, the length of the model's vectors (384, 768, 1536 ...)");
+  return {
+    url,
+    model,
+    apiKey: optional(env, 'EMBEDDINGS_API_KEY'),
+    dimensions,
+    maxChars: integer(env, 'EMBEDDINGS_MAX_CHARS', 2000, 1),
+    batchSize: integer(env, 'EMBEDDINGS_BATCH', 64, 1),
+    timeoutMs: integer(env, 'EMBEDDINGS_TIMEOUT_MS', 10_000, 1),
+    retries: integer(env, 'EMBEDDINGS_RETRIES', 3, 0),
   };
 }
 

@@ -43,6 +43,14 @@ export const errorCatalogue = {
   INTERNAL: { status: 500, message: 'Internal error.' },
   UPSTREAM_FAILURE: { status: 502, message: 'The face recognition service failed.' },
   FACE_SERVICE_UNAVAILABLE: { status: 503, message: 'Face search is not available right now.' },
+  SEMANTIC_NOT_CONFIGURED: {
+    status: 400,
+    message: 'This service has no embedding model configured, so "mode" can only be "lexical" (or left out). You were not charged.',
+  },
+  EMBEDDER_UNAVAILABLE: {
+    status: 503,
+    message: 'The embedding model did not answer, so a semantic query cannot run now. Retry later, or use "mode": "hybrid" or "lexical"; you were not charged.',
+  },
   INDEX_LOADING: { status: 503, message: 'The search index is still loading after a restart. Retry in a few seconds; you were not charged.' },
   STORE_UNAVAILABLE: { status: 503, message: 'The data store is not available right now. Retry with exponential backoff.' },
   ADMIN_TOKEN_REQUIRED: {

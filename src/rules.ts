@@ -14,6 +14,14 @@ export const BILLABLE_ENDPOINTS = ['/document', '/query', '/face/search'] as con
 
 export type BillableEndpoint = (typeof BILLABLE_ENDPOINTS)[number];
 
+/** /query's semantic and hybrid modes, priced apart when PRICES or a key's prices name them; else as /query. */
+export const PRICED_MODES = ['/query:semantic', '/query:hybrid'] as const;
+
+export type PricedMode = (typeof PRICED_MODES)[number];
+
+/** What PRICES and a key's prices may name. */
+export const PRICE_NAMES: readonly string[] = [...BILLABLE_ENDPOINTS, ...PRICED_MODES];
+
 /** The prefix of a webhook secret in the Standard Webhooks form. */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 

@@ -108,11 +108,16 @@ export interface DebitOptions {
   at?: number;
 }
 
-export { BILLABLE_ENDPOINTS, type BillableEndpoint, MAX_BALANCE } from '../rules.js';
+export { BILLABLE_ENDPOINTS, type BillableEndpoint, MAX_BALANCE, PRICE_NAMES } from '../rules.js';
 
-/** What a request to `endpoint` costs this key: its own price, else the service's (PRICES), else 1. */
-export function priceOf(endpoint: string, key: Pick<KeyRecord, 'prices'> | null, prices: Partial<Record<string, number>>): number {
-  return key?.prices?.[endpoint] ?? prices[endpoint] ?? 1;
+/**
+ * What a request to `endpoint` costs this key: its own price, else the service's (PRICES), else 1.
+ * A priced mode (`/query:semantic`) comes first at each level: the key's for the mode, the key's for
+ * the endpoint, the service's for the mode, the service's for the endpoint.
+ */
+export function priceOf(endpoint: string, key: Pick<KeyRecord, 'prices'> | null, prices: Partial<Record<string, number>>, mode?: string): number {
+  const own = (mode === undefined ? undefined : key?.prices?.[mode]) ?? key?.prices?.[endpoint];
+  return own ?? (mode === undefined ? undefined : prices[mode]) ?? prices[endpoint] ?? 1;
 }
 
 export type TopUpResult =

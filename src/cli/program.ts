@@ -1,15 +1,18 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { IngestError } from '../documents/ingest.js';
+import { EmbedderError } from '../embeddings/embedder.js';
 import { accountsCommands } from './commands/accounts.js';
 import { adminCommands } from './commands/admin.js';
 import { auditCommand } from './commands/audit.js';
 import { faceServiceCommand } from './commands/face-service.js';
 import { facesCommands } from './commands/faces.js';
+import { embedCommand } from './commands/embed.js';
 import { ingestCommand } from './commands/ingest.js';
 import { keysCommands } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
+import { standInEmbedderCommand } from './commands/stand-in-embedder.js';
 import { CliContext, type CliIo } from './context.js';
 import { CliError } from './errors.js';
 import { printable } from './printable.js';
@@ -24,6 +27,8 @@ export function buildProgram(cli: CliContext): Command {
     .configureOutput({ writeOut: cli.io.stdout, writeErr: cli.io.stderr });
   serveCommand(program, cli);
   ingestCommand(program, cli);
+  embedCommand(program, cli);
+  standInEmbedderCommand(program, cli);
   migrateCommand(program, cli);
   auditCommand(program, cli);
   faceServiceCommand(program, cli);
@@ -58,6 +63,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 /** What went wrong, in the operator's terms; undefined for an unexpected fault (its stack is shown). */
 function failureMessage(error: unknown): string | undefined {
   if (error instanceof IngestError) return `${error.message}\nNothing from this file was written.`;
+  if (error instanceof EmbedderError) return `${error.message}\nNothing from this batch was written.`;
   if (error instanceof CliError || error instanceof ConfigError) return error.message;
   const { code, path } = error as NodeJS.ErrnoException;
   if (code === 'ENOENT') return `The file ${path} does not exist.`;

@@ -5,6 +5,16 @@ export interface DocumentRecord {
   title: string;
   text: string;
   metadata: Record<string, MetadataValue>;
+  /**
+   * Its vector for semantic search, when an embedder is configured: the key it is stored by (see
+   * embeddingKey), and the vector itself unless the store already holds one by that key.
+   */
+  embedding?: { key: string; vector?: Float32Array };
+}
+
+/** A stored document with the key of the vector it was stored with (null: none). */
+export interface StoredDocument extends DocumentRecord {
+  embeddingKey: string | null;
 }
 
 export interface IngestProgress {
@@ -49,4 +59,6 @@ export interface DocumentStore {
   ingestDocuments(source: AsyncIterable<DocumentRecord>, onProgress?: (progress: IngestProgress) => void): Promise<number>;
   deleteDocument(docId: string): Promise<boolean>;
   countDocuments(): Promise<number>;
+  /** Up to `limit` documents after `afterDocId` in doc_id order, with their vectors' keys: what `embed --missing` walks. */
+  documentsPage(afterDocId: string, limit: number): Promise<StoredDocument[]>;
 }

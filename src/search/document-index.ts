@@ -17,6 +17,8 @@ export interface SearchRequest {
   offset?: number;
   /** Metadata fields whose values to count over every match, and how many values to keep per field. */
   facets?: { fields: string[]; limit: number };
+  /** Semantic or hybrid search (absent: lexical), with the prompt's vector from the embedder. */
+  semantic?: { mode: 'semantic' | 'hybrid'; vector: Float32Array };
 }
 
 export interface SearchHit {
@@ -34,6 +36,8 @@ export interface SearchResult {
   hits: SearchHit[];
   /** When facets were asked. */
   facets?: FacetCounts;
+  /** Scores already in [0, 1] (similarities, fused ranks), not BM25's. */
+  scoresAreConfidences?: boolean;
 }
 
 /**

@@ -40,6 +40,8 @@ export class SearchReplica implements DocumentIndex, DocumentReplica {
       dir?: string;
       upkeep?: IndexUpkeep;
       warn?: (message: string, error: unknown) => void;
+      /** With it, the replica keeps a vector index of the vectors of this length its feed brings. */
+      vectorDimensions?: number;
     },
   ) {}
 
@@ -90,7 +92,8 @@ export class SearchReplica implements DocumentIndex, DocumentReplica {
     const position = kept?.position();
     if (kept && position?.source !== source) kept.clear();
     const dir = kept?.dir ?? mkdtempSync(join(tmpdir(), 'metered-search-replica-'));
-    const corpus = new SqliteCorpus(dir, { ...(this.options.upkeep ?? INDEX_UPKEEP), searchThreads: this.options.searchThreads }, this.options.warn);
+    const upkeep = { ...(this.options.upkeep ?? INDEX_UPKEEP), searchThreads: this.options.searchThreads };
+    const corpus = new SqliteCorpus(dir, upkeep, this.options.warn, undefined, this.options.vectorDimensions);
     return { corpus, dir, seq: position?.source === source ? position.seq : 0, source, kept };
   }
 

@@ -1,3 +1,4 @@
+import type { QueryEmbeddings } from '../embeddings/query-embeddings.js';
 import { analyze } from './analyzer.js';
 import type { DocumentIndex, FacetCounts, FilterScalar, IndexOrigin, SearchRequest } from './document-index.js';
 
@@ -11,7 +12,11 @@ export interface SearchQuery {
   /** The rank the page starts at. */
   offset?: number;
   facets?: { fields: string[]; limit: number };
+  /** Semantic or hybrid (absent: lexical): the mode and the prompt's vector (see `embeddings`). */
+  semantic?: { mode: 'semantic' | 'hybrid'; vector: Float32Array };
 }
+
+export type SearchMode = 'lexical' | 'semantic' | 'hybrid';
 
 export interface RankedDocument {
   doc_id: string;
@@ -40,7 +45,11 @@ export function confidenceOf(score: number): number {
 export class SearchService {
   private loading = false;
 
-  constructor(private readonly index: DocumentIndex) {}
+  /** `embeddings`: the prompts' vectors for semantic and hybrid queries; without it, only lexical search is offered. */
+  constructor(
+    private readonly index: DocumentIndex,
+    readonly embeddings?: QueryEmbeddings,
+  ) {}
 
   /**
    * Loads the index now: at a million documents this takes seconds when it is built from the
@@ -63,15 +72,24 @@ export class SearchService {
   async search(query: SearchQuery): Promise<SearchOutcome> {
     const terms = analyze(query.text);
     const noFacets = query.facets && Object.fromEntries(query.facets.fields.map((field) => [field, {}]));
-    if (terms.length === 0) return { total: 0, documents: [], ...(noFacets ? { facets: noFacets } : {}) };
+    if (terms.length === 0 && !query.semantic) return { total: 0, documents: [], ...(noFacets ? { facets: noFacets } : {}) };
     const filters = Object.entries(query.filters).map(([field, value]) => ({
       field,
       anyOf: Array.isArray(value) ? value : [value],
     }));
-    const result = await this.index.search({ terms, field: query.field, filters, topK: query.topK, offset: query.offset, facets: query.facets });
+    const result = await this.index.search({
+      terms,
+      field: query.field,
+      filters,
+      topK: query.topK,
+      offset: query.offset,
+      facets: query.facets,
+      ...(query.semantic ? { semantic: query.semantic } : {}),
+    });
+    const confidence = result.scoresAreConfidences ? (score: number) => Number(Math.max(0, Math.min(1, score)).toFixed(6)) : confidenceOf;
     return {
       total: result.total,
-      documents: result.hits.map((hit) => ({ doc_id: hit.docId, title: hit.title, confidence: confidenceOf(hit.score) })),
+      documents: result.hits.map((hit) => ({ doc_id: hit.docId, title: hit.title, confidence: confidence(hit.score) })),
       ...(result.facets ? { facets: result.facets } : {}),
     };
   }

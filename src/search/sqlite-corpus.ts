@@ -1,11 +1,13 @@
 import { join } from 'node:path';
-import type { DocumentChange, DocumentRecord, DocumentStore, IngestProgress } from '../documents/document-store.js';
+import type { DocumentChange, DocumentRecord, DocumentStore, IngestProgress, StoredDocument } from '../documents/document-store.js';
+import type { DocumentEmbeddings } from '../embeddings/document-embeddings.js';
 import { CorpusFile } from './corpus/corpus-file.js';
 import { CorpusSearch } from './corpus/corpus-search.js';
 import { INDEX_UPKEEP, IndexKeeper, type IndexUpkeep } from './corpus/index-keeper.js';
 import { IndexSegments } from './corpus/index-segments.js';
 import { SqliteDocuments } from './corpus/sqlite-documents.js';
 import type { DocumentIndex, IndexOrigin, SearchRequest, SearchResult } from './document-index.js';
+import { VectorKeeper } from './vectors/vector-keeper.js';
 
 export { INDEX_UPKEEP, type IndexUpkeep };
 
@@ -19,13 +21,25 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
   private readonly documents: SqliteDocuments;
   private readonly keeper: IndexKeeper;
   private readonly searches: CorpusSearch;
+  private readonly vectors: VectorKeeper | undefined;
 
-  /** `warn` is told of what goes wrong in the background: a failed write of the index to disk. */
-  constructor(dir: string, upkeep = INDEX_UPKEEP, warn?: (message: string, error: unknown) => void) {
+  /**
+   * `warn` is told of what goes wrong in the background: a failed write of the index to disk. With
+   * `embeddings`, ingested documents get their vectors, and a vector index is kept beside the text
+   * index; a replica is given none, and keeps the vectors its feed brings (`vectorDimensions`).
+   */
+  constructor(
+    dir: string,
+    upkeep = INDEX_UPKEEP,
+    warn?: (message: string, error: unknown) => void,
+    private readonly embeddings?: DocumentEmbeddings,
+    vectorDimensions = embeddings?.embedder.dimensions,
+  ) {
     this.file = new CorpusFile(dir);
     this.documents = new SqliteDocuments(this.file);
     this.keeper = new IndexKeeper(this.file, upkeep, new IndexSegments(join(dir, 'index'), upkeep, warn));
-    this.searches = new CorpusSearch(this.file, this.keeper);
+    this.vectors = vectorDimensions ? new VectorKeeper(this.file, join(dir, 'vectors'), vectorDimensions, warn) : undefined;
+    this.searches = new CorpusSearch(this.file, this.keeper, this.vectors);
   }
 
   getDocument(docId: string): Promise<DocumentRecord | undefined> {
@@ -37,7 +51,13 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
   }
 
   ingestDocuments(source: AsyncIterable<DocumentRecord>, onProgress?: (progress: IngestProgress) => void): Promise<number> {
-    return this.documents.ingestDocuments(source, onProgress);
+    const documents = this.documents;
+    const embedded = this.embeddings?.withVectors(source, (keys) => documents.storedEmbeddingKeys(keys));
+    return documents.ingestDocuments(embedded ?? source, onProgress);
+  }
+
+  documentsPage(afterDocId: string, limit: number): Promise<StoredDocument[]> {
+    return this.documents.documentsPage(afterDocId, limit);
   }
 
   deleteDocument(docId: string): Promise<boolean> {
@@ -68,6 +88,7 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
 
   async close(): Promise<void> {
     try {
+      this.vectors?.close();
       await this.keeper.close();
     } finally {
       this.file.close();

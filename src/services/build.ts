@@ -2,6 +2,8 @@ import { AdminTokens } from '../admin/admin-tokens.js';
 import { CreditService } from '../billing/credit-service.js';
 import { StripeCheckout } from '../billing/stripe-checkout.js';
 import type { Config } from '../config.js';
+import { OpenAiEmbedder } from '../embeddings/openai-embedder.js';
+import { QueryEmbeddings } from '../embeddings/query-embeddings.js';
 import { EmbeddedFaceSearch } from '../faces/embedded.js';
 import { FaceEnginePool } from '../faces/engine/pool.js';
 import { FaceClient } from '../faces/face-client.js';
@@ -36,7 +38,7 @@ export function buildServices(store: Store, config: Config, log: (message: strin
     rateLimits: new RateLimitService(buckets, { defaultPerSecond: config.rateLimitPerSecond }, (error) =>
       log('rate-limit buckets unreachable: requests pass unlimited until they return', error),
     ),
-    search: new SearchService(store.index),
+    search: new SearchService(store.index, config.embeddings && new QueryEmbeddings(new OpenAiEmbedder(config.embeddings))),
     probeImages: new ProbeImageFetcher({ maxBytes: config.imageMaxBytes, timeoutMs: config.probeFetchTimeoutMs }),
     face,
     checkout: checkoutOf(config),

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { type Config, searchThreadsOf } from '../config.js';
+import { DocumentEmbeddings } from '../embeddings/document-embeddings.js';
+import { OpenAiEmbedder } from '../embeddings/openai-embedder.js';
 import { type PostgresOptions, PostgresStore } from './postgres-store.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
@@ -15,7 +17,13 @@ type StoreConfig = Pick<
   | 'searchThreads'
   | 'workers'
   | 'lowBalanceThreshold'
+  | 'embeddings'
 >;
+
+/** What ingested documents get their vectors from, when EMBEDDINGS_URL names a model. */
+export function documentEmbeddingsOf(config: Pick<Config, 'embeddings'>): DocumentEmbeddings | undefined {
+  return config.embeddings && new DocumentEmbeddings(new OpenAiEmbedder(config.embeddings), config.embeddings.maxChars);
+}
 
 export function postgresOptions(config: StoreConfig & { databaseUrl: string }): PostgresOptions {
   return {
@@ -26,6 +34,7 @@ export function postgresOptions(config: StoreConfig & { databaseUrl: string }): 
     replicaPollMs: config.replicaPollMs,
     searchThreads: searchThreadsOf(config),
     lowBalanceThreshold: config.lowBalanceThreshold,
+    embeddings: documentEmbeddingsOf(config),
   };
 }
 
@@ -46,5 +55,6 @@ export async function openStore(
     searchThreads: searchThreadsOf(config),
     lowBalanceThreshold: config.lowBalanceThreshold,
     warn: options.warn,
+    embeddings: documentEmbeddingsOf(config),
   });
 }

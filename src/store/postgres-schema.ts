@@ -544,6 +544,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      csrf text NOT NULL,
      expires_at timestamptz NOT NULL
    );`,
+  // Documents' vectors for semantic search: see the corpus file's migration of the same table. A
+  // vector is written once per key and never changed, so the change feed carries it with its document.
+  `CREATE TABLE document_embeddings (key text PRIMARY KEY, vector bytea NOT NULL);
+   ALTER TABLE documents ADD COLUMN embedding_key text;`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

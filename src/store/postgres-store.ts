@@ -5,6 +5,7 @@ import { PostgresFaces } from '../faces/postgres-gallery.js';
 import { PostgresIdempotency } from '../idempotency/postgres-idempotency.js';
 import { type PostgresConnection, PostgresDatabase } from '../platform/postgres-database.js';
 import { PostgresPortalStore } from '../portal/postgres-portal-store.js';
+import type { DocumentEmbeddings } from '../embeddings/document-embeddings.js';
 import { SearchReplica } from '../search/replica.js';
 import { PostgresWebhookStore } from '../webhooks/postgres-webhook-store.js';
 import { migratePostgres } from './postgres-schema.js';
@@ -21,6 +22,8 @@ export interface PostgresOptions extends PostgresConnection {
   warn?: (message: string, error: unknown) => void;
   /** LOW_BALANCE_THRESHOLD: the credits.low mark of keys that have none of their own. */
   lowBalanceThreshold?: number | null;
+  /** The embedder ingested documents get their vectors from, for semantic search; none: lexical only. */
+  embeddings?: DocumentEmbeddings;
 }
 
 /**
@@ -49,8 +52,9 @@ export class PostgresStore implements Store {
       searchThreads: options.searchThreads ?? 1,
       dir: options.replicaDir,
       warn: options.warn,
+      vectorDimensions: options.embeddings?.embedder.dimensions,
     });
-    this.documents = new PostgresDocuments(db, this.index);
+    this.documents = new PostgresDocuments(db, this.index, options.embeddings);
     this.idempotency = new PostgresIdempotency(db);
     this.faces = new PostgresFaces(db);
     this.admin = new PostgresAdminStore(db);

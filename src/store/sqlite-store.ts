@@ -8,6 +8,7 @@ import { SqliteIdempotency } from '../idempotency/sqlite-idempotency.js';
 import { BackgroundCheckpoint } from '../platform/background-checkpoint.js';
 import { openSqlite } from '../platform/sqlite-open.js';
 import { SqlitePortalStore } from '../portal/sqlite-portal-store.js';
+import type { DocumentEmbeddings } from '../embeddings/document-embeddings.js';
 import { INDEX_UPKEEP, SqliteCorpus } from '../search/sqlite-corpus.js';
 import { SqliteWebhookStore } from '../webhooks/sqlite-webhook-store.js';
 import { migrateLedger } from './sqlite-schema.js';
@@ -22,6 +23,8 @@ export interface SqliteStoreOptions {
   lowBalanceThreshold?: number | null;
   /** Told of what goes wrong in the background (see SqliteCorpus). */
   warn?: (message: string, error: unknown) => void;
+  /** The embedder ingested documents get their vectors from, for semantic search; none: lexical only. */
+  embeddings?: DocumentEmbeddings;
 }
 
 /**
@@ -54,7 +57,7 @@ export class SqliteStore implements Store {
     this.admin = new SqliteAdminStore(this.db);
     this.portal = new SqlitePortalStore(this.db);
     this.webhooks = new SqliteWebhookStore(this.db);
-    this.documents = new SqliteCorpus(dataDir, { ...INDEX_UPKEEP, searchThreads: options.searchThreads ?? 1 }, options.warn);
+    this.documents = new SqliteCorpus(dataDir, { ...INDEX_UPKEEP, searchThreads: options.searchThreads ?? 1 }, options.warn, options.embeddings);
     this.index = this.documents;
     if (options.backgroundCheckpoints) this.checkpointInBackground(dataDir);
     this.pingStatement = this.db.prepare('SELECT 1');

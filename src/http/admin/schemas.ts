@@ -1,14 +1,14 @@
-import { BILLABLE_ENDPOINTS, MAX_BALANCE } from '../../billing/ledger.js';
+import { MAX_BALANCE, PRICE_NAMES } from '../../billing/ledger.js';
 import { errorResponse, plainText, responseHeaders } from '../schemas/common.js';
 
 /** The admin routes' security: a bearer token from `metered-search admin tokens create`. */
 export const adminSecurity = [{ adminToken: [] }];
 
-/** Credits per request by billable endpoint, as PRICES takes them. */
+/** Credits per request by billable endpoint (and /query's priced modes), as PRICES takes them. */
 export const pricesSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: Object.fromEntries(BILLABLE_ENDPOINTS.map((path) => [path, { type: 'integer', minimum: 1, maximum: MAX_BALANCE }])),
+  properties: Object.fromEntries(PRICE_NAMES.map((path) => [path, { type: 'integer', minimum: 1, maximum: MAX_BALANCE }])),
 } as const;
 
 export const adminKey = {

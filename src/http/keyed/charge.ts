@@ -28,7 +28,7 @@ export function chargeStep(
       request.charge = { chargeId: paidBefore, balance: key.balance };
       reply.header('x-credits-charged', '0');
     } else {
-      const cost = priceOf(endpoint, request.caller?.key ?? null, prices);
+      const cost = priceOf(endpoint, request.caller?.key ?? null, prices, request.pricedMode);
       const options = { idempotencyRef: request.idempotency?.claim.ref, cost };
       const capped = request.caller && hasSpendCaps(request.caller.key) ? request.caller.key : undefined;
       const result = capped ? await credits.chargeCapped(capped, endpoint, options) : await credits.charge(keyHash, endpoint, options);

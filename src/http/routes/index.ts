@@ -7,7 +7,8 @@ import { faceSearchRoute, faceSearchSteps } from './face-search.js';
 import { healthRoutes } from './health.js';
 import { nettestRoute } from './nettest.js';
 import { profileRoute } from './profile.js';
-import { queryRoute, requireSearchIndexStep } from './query.js';
+import { promptOf, queryRoute, requireSearchIndexStep } from './query.js';
+import { embedPromptStep } from './query-prompt.js';
 import { rootRoute } from './root.js';
 import { stripeWebhookRoute } from './stripe-webhook.js';
 import { usageRoute } from './usage.js';
@@ -36,7 +37,8 @@ export async function registerRoutes(app: FastifyInstance, services: Services, s
     usageRoute(keyedScope, services, free(authenticate, limitRate));
     documentRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, charge('/document')));
     const requireSearchIndex = requireSearchIndexStep(services.search);
-    queryRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, requireSearchIndex, charge('/query')));
+    const embedPrompt = embedPromptStep(services.search, promptOf);
+    queryRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, requireSearchIndex, embedPrompt, charge('/query')));
     faceSearchRoute(
       keyedScope,
       services,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError, errorCatalogue } from '../../errors.js';
 import type { FilterScalar } from '../../search/document-index.js';
-import type { MatchField, SearchService } from '../../search/search-service.js';
+import type { MatchField, SearchMode, SearchService } from '../../search/search-service.js';
 import type { Services } from '../../services/services.js';
 import {
   billableErrorResponses,
@@ -69,6 +69,12 @@ const bodySchema = {
       maximum: 100,
       description: 'How many values to return per facet, the most common first; absent: 10.',
     },
+    mode: {
+      type: 'string',
+      enum: ['lexical', 'semantic', 'hybrid'],
+      description:
+        'lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt\'s, by cosine, among the 200 nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal.',
+    },
     filters: {
       type: 'object',
       description: 'Metadata filters: each field equals the scalar, or any of the list; all fields must hold.',
@@ -107,7 +113,11 @@ const schema = {
                   type: 'object',
                   required: ['total', 'documents'],
                   properties: {
-                    total: { type: 'integer', description: 'Every match after filters, not only those returned (whatever the offset).' },
+                    total: {
+                      type: 'integer',
+                      description:
+                        'Every match after filters, not only those returned (whatever the offset). lexical: the documents holding a query word. semantic: the documents among the 200 nearest the prompt that pass the filters and are similar at all (cosine > 0). hybrid: the union of both.',
+                    },
                     documents: {
                       type: 'array',
                       items: {
@@ -116,7 +126,13 @@ const schema = {
                         properties: {
                           doc_id: { type: 'string' },
                           title: { type: 'string' },
-                          confidence: { type: 'number', minimum: 0, maximum: 1, description: 'Non-increasing down the list.' },
+                          confidence: {
+                            type: 'number',
+                            minimum: 0,
+                            maximum: 1,
+                            description:
+                              'Non-increasing down the list. lexical: s / (s + 10) of the BM25 score s. semantic: the cosine similarity. hybrid: the fused score over the best possible (first in both rankings).',
+                          },
                         },
                       },
                     },
@@ -137,7 +153,7 @@ const schema = {
     ...billableErrorResponses,
     413: bodyTooLargeResponse,
     503: errorResponse(
-      'The data store is not available, or the search index is still loading after a restart (not charged); retry after Retry-After.',
+      'The data store is not available, the search index is still loading after a restart, or (semantic) the embedding model did not answer; not charged. Retry after Retry-After.',
       { ...responseHeaders.rateLimit, ...responseHeaders.retryAfter },
     ),
   },
@@ -151,6 +167,7 @@ const fieldMessages = {
   offset: `offset must be a JSON integer from 0 to ${MAX_OFFSET}.`,
   facets: `facets must be a list of at most ${MAX_FACETS} metadata field names (non-empty strings).`,
   facet_limit: 'facet_limit must be a JSON integer from 1 to 100.',
+  mode: 'mode must be "lexical", "semantic" or "hybrid".',
 };
 
 type MatchClause = { match: string | Record<string, string | { query: string }> };
@@ -162,6 +179,7 @@ interface QueryBody {
   facets?: string[];
   facet_limit?: number;
   filters?: Record<string, FilterScalar | FilterScalar[]>;
+  mode?: SearchMode;
 }
 
 function matchTarget(query: QueryBody['query']): { text: string; field: MatchField } {
@@ -171,6 +189,12 @@ function matchTarget(query: QueryBody['query']): { text: string; field: MatchFie
   const text = typeof value === 'string' ? value : value.query;
   if (name === 'title' || name === 'text') return { text, field: { kind: name } };
   return { text, field: { kind: 'metadata', name } };
+}
+
+/** The text and mode of a /query body, for the step that embeds its prompt (see query-prompt.ts). */
+export function promptOf(body: unknown): { text: string; mode: SearchMode } {
+  const query = body as QueryBody;
+  return { text: matchTarget(query.query).text, mode: query.mode ?? 'lexical' };
 }
 
 /** 503 while the index loads after a start (/readyz says so too), before anything is charged. */
@@ -193,6 +217,7 @@ export function queryRoute(app: FastifyInstance, services: Services, hooks: Rout
       topK: body.top_k,
       offset: body.offset ?? 0,
       ...(body.facets ? { facets: { fields: [...new Set(body.facets)], limit: body.facet_limit ?? DEFAULT_FACET_LIMIT } } : {}),
+      ...(request.prompt ? { semantic: request.prompt } : {}),
     });
     services.metrics?.search((performance.now() - started) / 1000);
     const hits = { total: result.total, documents: result.documents };

@@ -45,7 +45,13 @@ export type CorpusStatements = Record<
   | 'pruneRemovals'
   | 'hit'
   | 'unanalysed'
-  | 'setTerms',
+  | 'setTerms'
+  | 'insertEmbedding'
+  | 'storedEmbeddingKeys'
+  | 'vectorsFrom'
+  | 'vectorsOfRows'
+  | 'termsOfRows'
+  | 'documentsPage',
   Database.Statement
 >;
 
@@ -54,7 +60,7 @@ function prepareStatements(db: Database.Database): CorpusStatements {
     document: db.prepare('SELECT doc_id, title, text, metadata FROM documents WHERE doc_id = ?'),
     deleteDocument: db.prepare('DELETE FROM documents WHERE doc_id = ?'),
     insertDocument: db.prepare(
-      'INSERT INTO documents (doc_id, title, text, metadata, title_length, text_length, terms) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO documents (doc_id, title, text, metadata, title_length, text_length, terms, embedding_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     insertTerm: db.prepare('INSERT INTO terms (id, term) VALUES (?, ?)'),
     countDocuments: db.prepare('SELECT count(*) AS n FROM documents'),
@@ -70,6 +76,16 @@ function prepareStatements(db: Database.Database): CorpusStatements {
     hit: db.prepare('SELECT doc_id, title FROM documents WHERE id = ?'),
     unanalysed: db.prepare('SELECT id, title, text, metadata FROM documents WHERE terms IS NULL AND id > ? ORDER BY id LIMIT 1000'),
     setTerms: db.prepare('UPDATE documents SET title_length = ?, text_length = ?, terms = ? WHERE id = ?'),
+    insertEmbedding: db.prepare('INSERT OR IGNORE INTO embeddings (key, vector) VALUES (?, ?)'),
+    storedEmbeddingKeys: db.prepare('SELECT key FROM embeddings WHERE key IN (SELECT value FROM json_each(?))').pluck(),
+    vectorsFrom: db.prepare(
+      'SELECT d.id, e.vector FROM documents d JOIN embeddings e ON e.key = d.embedding_key WHERE d.id > ? AND d.id <= ? ORDER BY d.id LIMIT ?',
+    ),
+    vectorsOfRows: db.prepare(
+      'SELECT d.id, e.vector FROM documents d JOIN embeddings e ON e.key = d.embedding_key WHERE d.id IN (SELECT value FROM json_each(?))',
+    ),
+    termsOfRows: db.prepare('SELECT id, terms FROM documents WHERE id IN (SELECT value FROM json_each(?))'),
+    documentsPage: db.prepare('SELECT doc_id, title, text, metadata, embedding_key FROM documents WHERE doc_id > ? ORDER BY doc_id LIMIT ?'),
   };
 }
 

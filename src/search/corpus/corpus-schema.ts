@@ -80,6 +80,10 @@ export const corpusMigrations: readonly string[] = [
   // identity changes too when the documents are analysed anew (see CorpusFile).
   `CREATE TABLE IF NOT EXISTS corpus_identity (id TEXT NOT NULL);
    INSERT INTO corpus_identity (id) SELECT lower(hex(randomblob(16))) WHERE NOT EXISTS (SELECT 1 FROM corpus_identity);`,
+  // Documents' vectors for semantic search, stored once per embedded text and model (the key: see
+  // embeddingKey), so that a document re-ingested unchanged, or sharing another's text, costs no call.
+  `CREATE TABLE embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
+   ALTER TABLE documents ADD COLUMN embedding_key TEXT;`,
 ];
 
 export function migrateCorpus(db: Database.Database): void {

@@ -4,7 +4,9 @@ import { cutAtTopK } from '../engine/ranking.js';
 import type { FilterScalar, SearchField } from '../engine/search-index.js';
 import { filterTerm, metadataWordTerm } from '../engine/term-vector.js';
 import type { CorpusFile } from './corpus-file.js';
+import type { VectorKeeper } from '../vectors/vector-keeper.js';
 import type { IndexKeeper } from './index-keeper.js';
+import { addFacetCounts, countFacets, fuseRankings, SEMANTIC_DEPTH, semanticCandidates } from './semantic-ranking.js';
 
 /**
  * Searches of a corpus file: the request's analysed terms and filter values become the
@@ -15,26 +17,41 @@ export class CorpusSearch implements DocumentIndex {
   constructor(
     private readonly file: CorpusFile,
     private readonly keeper: IndexKeeper,
+    private readonly vectors?: VectorKeeper,
   ) {}
 
-  prepareSearch(): Promise<IndexOrigin> {
-    return this.keeper.prepare();
+  async prepareSearch(): Promise<IndexOrigin> {
+    const origin = await this.keeper.prepare();
+    await this.vectors?.prepare();
+    return origin;
   }
 
   async search(request: SearchRequest): Promise<SearchResult> {
-    const index = this.keeper.current();
-    const terms = this.termIds(request);
     const facetValues = request.facets?.fields.map((field) => this.file.dictionary.valuesOf(field));
     const facetsOf = (counts: number[][] | undefined) => request.facets && facetValues && topFacets(request.facets, facetValues, counts);
-    if (terms.length === 0) return withFacets({ total: 0, hits: [] }, facetsOf(undefined));
-    // A page from `offset` is cut from the best offset + topK, ties by doc_id: pages never overlap.
+    const facetTerms = facetValues?.map((values) => values.map((value) => value.id));
     const offset = request.offset ?? 0;
+    if (request.semantic) return this.semanticSearch(request, request.semantic, facetTerms, facetsOf);
+    const lexical = await this.lexicalRanking(request, offset + request.topK, facetTerms);
+    return withFacets({ total: lexical.total, hits: lexical.hits.slice(offset) }, facetsOf(lexical.facets));
+  }
+
+  /** The best `depth` lexical hits (cut there, ties by doc_id), every match counted and, when asked, faceted. */
+  private async lexicalRanking(
+    request: SearchRequest,
+    depth: number,
+    facetTerms: number[][] | undefined,
+  ): Promise<{ total: number; hits: Array<{ docId: string; title: string; score: number }>; facets?: number[][] }> {
+    const index = this.keeper.current();
+    const terms = this.termIds(request);
+    if (terms.length === 0) return { total: 0, hits: [] };
+    // A page from `offset` is cut from the best offset + topK, ties by doc_id: pages never overlap.
     const query = {
       terms,
       field: request.field.kind satisfies SearchField,
       filters: this.filterTermIds(request.filters),
-      topK: offset + request.topK,
-      ...(facetValues ? { facets: facetValues.map((values) => values.map((value) => value.id)) } : {}),
+      topK: depth,
+      ...(facetTerms ? { facets: facetTerms } : {}),
     };
     // An index level with the file answers from the doc_ids and titles it holds. A row can be gone
     // while this connection's own transaction holds the index back, or while a new index is built
@@ -47,7 +64,37 @@ export class CorpusSearch implements DocumentIndex {
       const label = (level && index.labelOf(hit.rowid)) || this.readLabel(hit.rowid);
       if (label) hits.push({ docId: label.docId, title: label.title, score: hit.score });
     }
-    return withFacets({ total: result.total, hits: cutAtTopK(hits, offset + request.topK).slice(offset) }, facetsOf(result.facets));
+    return { total: result.total, hits: cutAtTopK(hits, depth), ...(result.facets ? { facets: result.facets } : {}) };
+  }
+
+  /**
+   * Semantic: the nearest documents passing the filters, by similarity. Hybrid: those fused with the
+   * lexical ranking (see fuseRankings); its matches are the lexical ones and the near ones together.
+   */
+  private async semanticSearch(
+    request: SearchRequest,
+    semantic: NonNullable<SearchRequest['semantic']>,
+    facetTerms: number[][] | undefined,
+    facetsOf: (counts: number[][] | undefined) => FacetCounts | undefined,
+  ): Promise<SearchResult> {
+    const offset = request.offset ?? 0;
+    const matches = this.vectors ? await this.vectors.nearest(semantic.vector, SEMANTIC_DEPTH) : [];
+    const rows = this.file.sql.termsOfRows.all(JSON.stringify(matches.map((match) => match.rowid))) as Array<{ id: number; terms: Uint8Array | null }>;
+    const storedTerms = new Map(rows.map((row) => [row.id, row.terms]));
+    const candidates = semanticCandidates(matches, storedTerms, this.filterTermIds(request.filters), this.termIds(request), request.field.kind);
+    const near = candidates.flatMap((candidate) => {
+      const label = this.readLabel(candidate.rowid);
+      return label ? [{ ...label, score: candidate.similarity }] : [];
+    });
+    if (semantic.mode === 'semantic') {
+      const hits = near.slice(offset, offset + request.topK).map((hit) => ({ ...hit, score: Math.min(1, hit.score) }));
+      return { ...withFacets({ total: near.length, hits }, facetsOf(facetTerms && countFacets(candidates, facetTerms))), scoresAreConfidences: true };
+    }
+    const lexical = await this.lexicalRanking(request, Math.max(SEMANTIC_DEPTH, offset + request.topK), facetTerms);
+    const nearOnly = candidates.filter((candidate) => !candidate.matchesLexically);
+    const facets = facetTerms && addFacetCounts(lexical.facets ?? facetTerms.map((values) => values.map(() => 0)), countFacets(nearOnly, facetTerms));
+    const hits = fuseRankings(lexical.hits, near).slice(offset, offset + request.topK);
+    return { ...withFacets({ total: lexical.total + nearOnly.length, hits }, facetsOf(facets)), scoresAreConfidences: true };
   }
 
   private termIds(request: SearchRequest): number[] {

@@ -1,4 +1,5 @@
-import type { DocumentChange, DocumentRecord, DocumentStore, IngestProgress } from '../../documents/document-store.js';
+import type { DocumentChange, DocumentRecord, DocumentStore, IngestProgress, StoredDocument } from '../../documents/document-store.js';
+import { vectorBytes } from '../../embeddings/embedder.js';
 import { startModuleWorker } from '../../platform/worker-thread.js';
 import type { AnalysedDocument } from '../engine/term-vector.js';
 import { BackgroundAnalyser } from '../engine/threads/background-analyser.js';
@@ -124,7 +125,25 @@ export class SqliteDocuments implements DocumentStore {
       analysed.titleLength,
       analysed.textLength,
       analysed.terms,
+      document.embedding?.key ?? null,
     );
+    if (document.embedding?.vector) sql.insertEmbedding.run(document.embedding.key, vectorBytes(document.embedding.vector));
+  }
+
+  /** Which of these keys the file holds a vector for (within the caller's transaction, if any). */
+  storedEmbeddingKeys(keys: string[]): Set<string> {
+    return new Set(this.file.sql.storedEmbeddingKeys.all(JSON.stringify(keys)) as string[]);
+  }
+
+  async documentsPage(afterDocId: string, limit: number): Promise<StoredDocument[]> {
+    const rows = this.file.sql.documentsPage.all(afterDocId, limit) as Array<DocumentRow & { embedding_key: string | null }>;
+    return rows.map((row) => ({
+      docId: row.doc_id,
+      title: row.title,
+      text: row.text,
+      metadata: JSON.parse(row.metadata),
+      embeddingKey: row.embedding_key,
+    }));
   }
 
   /** Term vectors for a batch, analysed here where the dictionary holds every term of a document, by the worker for the others. */

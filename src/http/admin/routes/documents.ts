@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminTokenRecord } from '../../../admin/admin-store.js';
 import type { DocumentRecord } from '../../../documents/document-store.js';
+import { EmbedderError } from '../../../embeddings/embedder.js';
 import { documentsOfArray, documentsOfJsonLines, IngestError } from '../../../documents/ingest.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
@@ -111,6 +112,11 @@ export function documentRoutes(app: FastifyInstance, services: Services, read: R
       ingested = await store.documents.ingestDocuments(asynchronously(documentsOf(request.body, request.headers['content-type'])));
     } catch (error) {
       if (error instanceof IngestError) throw new ApiError('BAD_REQUEST', `${error.message}. Nothing was written.`);
+      if (error instanceof EmbedderError) {
+        throw new ApiError('EMBEDDER_UNAVAILABLE', `The documents could not be embedded: ${error.message}. Nothing was written.`, {
+          headers: { 'retry-after': '5' },
+        });
+      }
       throw error;
     }
     await audit(request.adminToken, request.id, 'documents.ingest', null, { documents: ingested });

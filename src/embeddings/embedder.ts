@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * A model that turns texts into vectors of `dimensions` numbers, close together for texts of like
+ * meaning. The service speaks to the operator's own (openai-embedder.ts); a local model runner
+ * would be another implementation.
+ */
+export interface Embedder {
+  readonly model: string;
+  readonly dimensions: number;
+  /** One vector per text, in their order; rejects with an EmbedderError saying what went wrong. */
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+}
+
+/** The embedder could not answer, or answered what cannot be used; `message` names the endpoint. */
+export class EmbedderError extends Error {}
+
+/** What the operator sets (EMBEDDINGS_*): see config.ts. */
+export interface EmbeddingsConfig {
+  url: string;
+  model: string;
+  apiKey: string | undefined;
+  dimensions: number;
+  /** Characters of title and text embedded per document; the rest is not. */
+  maxChars: number;
+  /** Texts per request to the endpoint. */
+  batchSize: number;
+  timeoutMs: number;
+  /** Attempts after the first, on 429, 5xx, a timeout or a refused connection. */
+  retries: number;
+}
+
+/** What a document's vector is made from: its title and text, cut to `maxChars`. */
+export function textToEmbed(document: { title: string; text: string }, maxChars: number): string {
+  const joined = document.title === '' ? document.text : document.text === '' ? document.title : `${document.title}\n\n${document.text}`;
+  return joined.slice(0, maxChars);
+}
+
+/**
+ * The key a stored vector is found by: the model, its dimensions and the text embedded. The same
+ * text re-ingested finds its vector and costs no call; another model finds none, and re-embeds.
+ */
+export function embeddingKey(embedder: Pick<Embedder, 'model' | 'dimensions'>, text: string): string {
+  return createHash('sha256').update(`${embedder.model}\n${embedder.dimensions}\n${text}`).digest('hex').slice(0, 32);
+}
+
+/** A vector as stored: its float32 bytes. */
+export function vectorBytes(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+export function vectorOfBytes(bytes: Uint8Array): Float32Array {
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}

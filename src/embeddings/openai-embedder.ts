@@ -1,0 +1,107 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Embedder, EmbedderError, type EmbeddingsConfig } from './embedder.js';
+
+/** The first retry's wait; each next one doubles it, unless the endpoint says how long (Retry-After). */
+const FIRST_BACKOFF_MS = 200;
+const MAX_BACKOFF_MS = 5000;
+
+interface EmbeddingsResponse {
+  data?: Array<{ index?: number; embedding?: unknown }>;
+}
+
+/**
+ * An endpoint speaking OpenAI's embeddings API (POST /v1/embeddings: {model, input: [...]}
+ * answered by {data: [{index, embedding}]}), as OpenAI, Azure, Ollama, vLLM, TEI, LM Studio and
+ * llama.cpp's server do. Texts go in batches; 429, 5xx, timeouts and refused connections are
+ * retried with backoff; a vector of the wrong length is refused.
+ */
+export class OpenAiEmbedder implements Embedder {
+  readonly model: string;
+  readonly dimensions: number;
+
+  constructor(
+    private readonly config: EmbeddingsConfig,
+    private readonly wait: (ms: number) => Promise<unknown> = sleep,
+  ) {
+    this.model = config.model;
+    this.dimensions = config.dimensions;
+  }
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    const vectors: Float32Array[] = [];
+    for (let start = 0; start < texts.length; start += this.config.batchSize) {
+      vectors.push(...(await this.embedBatch(texts.slice(start, start + this.config.batchSize))));
+    }
+    return vectors;
+  }
+
+  private async embedBatch(input: string[]): Promise<Float32Array[]> {
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.request(input);
+      if (!('retryAfterMs' in outcome)) return outcome.vectors;
+      if (attempt >= this.config.retries) throw new EmbedderError(`${outcome.reason} (after ${attempt + 1} attempts)`);
+      await this.wait(outcome.retryAfterMs ?? Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** attempt));
+    }
+  }
+
+  /** One request: its vectors, or why it may be retried (and when, if the endpoint said). */
+  private async request(input: string[]): Promise<{ vectors: Float32Array[] } | { reason: string; retryAfterMs: number | undefined }> {
+    const where = `the embeddings endpoint ${this.config.url}`;
+    let response: Response;
+    try {
+      response = await fetch(this.config.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {}),
+        },
+        body: JSON.stringify({ model: this.model, input, encoding_format: 'float' }),
+        signal: AbortSignal.timeout(this.config.timeoutMs),
+      });
+    } catch (error) {
+      const timedOut = (error as Error).name === 'TimeoutError';
+      const reason = timedOut ? `did not answer within ${this.config.timeoutMs} ms` : `is unreachable (${causeOf(error)})`;
+      return { reason: `${where} ${reason}`, retryAfterMs: undefined };
+    }
+    if (response.status === 429 || response.status >= 500) {
+      await response.body?.cancel();
+      return { reason: `${where} answered ${response.status}`, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) };
+    }
+    if (!response.ok) {
+      const detail = (await response.text().catch(() => '')).slice(0, 200);
+      throw new EmbedderError(`${where} refused the request with ${response.status}${detail ? `: ${detail}` : ''}`);
+    }
+    return { vectors: this.vectorsOf((await response.json().catch(() => ({}))) as EmbeddingsResponse, input.length, where) };
+  }
+
+  private vectorsOf(body: EmbeddingsResponse, count: number, where: string): Float32Array[] {
+    const data = Array.isArray(body.data) ? body.data : [];
+    if (data.length !== count) throw new EmbedderError(`${where} answered ${data.length} embeddings for ${count} texts`);
+    const ordered = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+    return ordered.map((entry) => {
+      const values = entry.embedding;
+      if (!Array.isArray(values) || values.some((value) => typeof value !== 'number')) {
+        throw new EmbedderError(`${where} answered an embedding that is not a list of numbers`);
+      }
+      if (values.length !== this.dimensions) {
+        throw new EmbedderError(
+          `${where} answered vectors of ${values.length} dimensions for model ${this.model}; EMBEDDINGS_DIMENSIONS is ${this.dimensions}`,
+        );
+      }
+      return Float32Array.from(values);
+    });
+  }
+}
+
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
+/** Retry-After in seconds or as a date, as milliseconds to wait (at most MAX_BACKOFF_MS); undefined when absent or unreadable. */
+function retryAfterMs(header: string | null): number | undefined {
+  if (header === null) return undefined;
+  const seconds = Number(header);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
+  return Number.isFinite(ms) ? Math.min(MAX_BACKOFF_MS, Math.max(0, ms)) : undefined;
+}

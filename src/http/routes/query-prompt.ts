@@ -1,0 +1,34 @@
+import { ApiError } from '../../errors.js';
+import type { SearchMode, SearchService } from '../../search/search-service.js';
+import type { Step } from '../steps.js';
+
+/** The header a hybrid query answered by words alone carries, its embedding having failed. */
+export const FALLBACK_HEADER = 'x-search-fallback';
+
+/** How long a caller should wait before a semantic query again after the embedder failed. */
+const RETRY_AFTER_S = '5';
+
+/**
+ * Embeds a semantic or hybrid query's prompt before the charge, so that a refusal costs nothing:
+ * no embedder configured is a 400; an embedder failing makes `semantic` a 503 and `hybrid` a
+ * lexical search that says so (FALLBACK_HEADER). Sets the mode the request is priced as.
+ */
+export function embedPromptStep(search: SearchService, promptOf: (body: unknown) => { text: string; mode: SearchMode }): Step {
+  return (request, reply) => {
+    const { text, mode } = promptOf(request.body);
+    if (mode === 'lexical') return undefined;
+    const embeddings = search.embeddings;
+    if (!embeddings) throw new ApiError('SEMANTIC_NOT_CONFIGURED');
+    return embeddings.vectorOf(text).then(
+      (vector) => {
+        request.prompt = { mode, vector };
+        request.pricedMode = `/query:${mode}`;
+      },
+      (error: Error) => {
+        request.log.warn({ err: error }, 'the embedder failed on a query prompt');
+        if (mode === 'semantic') throw new ApiError('EMBEDDER_UNAVAILABLE', undefined, { headers: { 'retry-after': RETRY_AFTER_S } });
+        reply.header(FALLBACK_HEADER, 'lexical');
+      },
+    );
+  };
+}

@@ -1,0 +1,168 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
+import { vectorOfBytes } from '../../embeddings/embedder.js';
+import type { CorpusFile } from '../corpus/corpus-file.js';
+import { type ExactVectors, type VectorMatch, VectorIndex } from './vector-index.js';
+
+/** Vectors read and added per step while catching up: requests are served between steps. */
+const STEP_ROWS = 2000;
+/** Vectors added since the last write to disk past which the index is written again, once quiet. */
+const PERSIST_AFTER = 1000;
+const PERSIST_QUIET_MS = 5000;
+
+/** Where the index on disk is level with its corpus file: read back only when all of it matches. */
+interface KeptState {
+  corpus: string;
+  dimensions: number;
+  highestRowid: number;
+  removalsSeen: number;
+}
+
+/**
+ * The vector index of a corpus file, kept level with it as the text index is: documents above
+ * the highest row id seen are added (those stored with a vector of the configured length), logged
+ * deletions removed. Written to `dir` when it has changed and then stayed quiet, and on close; a
+ * start reads it back and catches up from there, or builds it from the stored vectors.
+ */
+export class VectorKeeper {
+  private index: VectorIndex | undefined;
+  private state: KeptState;
+  private stale = true;
+  private catchingUp: Promise<void> | undefined;
+  private addedSinceWrite = 0;
+  private persistTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly file: CorpusFile,
+    private readonly dir: string,
+    readonly dimensions: number,
+    private readonly warn?: (message: string, error: unknown) => void,
+  ) {
+    this.state = { corpus: file.identity, dimensions, highestRowid: 0, removalsSeen: 0 };
+    file.onChange(() => {
+      this.stale = true;
+    });
+  }
+
+  /** Reads the index back from disk (or builds it) and catches up: before a start answers. */
+  async prepare(): Promise<void> {
+    this.index ??= this.readBack() ?? new VectorIndex(this.dimensions);
+    await this.catchUp();
+  }
+
+  /** The `k` documents nearest to `vector`, most similar first, ranked by exact cosine; only those similar at all (> 0). */
+  async nearest(vector: Float32Array, k: number): Promise<VectorMatch[]> {
+    await this.prepare();
+    const index = this.index as VectorIndex;
+    return index.nearest(vector, k, this.exactVectors).filter((match) => match.similarity > 0);
+  }
+
+  close(): void {
+    clearTimeout(this.persistTimer);
+    if (this.addedSinceWrite > 0 || !existsSync(this.statePath)) this.persist();
+  }
+
+  private readonly exactVectors: ExactVectors = (rowids) => {
+    const rows = this.file.sql.vectorsOfRows.all(JSON.stringify(rowids)) as Array<{ id: number; vector: Uint8Array }>;
+    const byRow = new Map(rows.map((row) => [row.id, row.vector]));
+    return rowids.map((rowid) => {
+      const bytes = byRow.get(rowid);
+      return bytes && bytes.byteLength === this.dimensions * 4 ? vectorOfBytes(bytes) : undefined;
+    });
+  };
+
+  private catchUp(): Promise<void> {
+    this.file.noticeExternalWrites();
+    if (!this.stale) return this.catchingUp ?? Promise.resolve();
+    this.catchingUp ??= this.applyChanges().finally(() => {
+      this.catchingUp = undefined;
+    });
+    return this.catchingUp;
+  }
+
+  private async applyChanges(): Promise<void> {
+    this.stale = false;
+    const index = this.index as VectorIndex;
+    const { sql } = this.file;
+    const lastRemoval = sql.lastRemoval.get() as number;
+    if (lastRemoval > this.state.removalsSeen) {
+      const removals = sql.removalsAfter.all(this.state.removalsSeen) as Array<{ seq: number; doc_rowid: number }>;
+      if (removals.length === 0 || removals[0].seq > this.state.removalsSeen + 1) {
+        // Deletions were pruned from the log before this index saw them: build it again.
+        this.index = new VectorIndex(this.dimensions);
+        this.state = { ...this.state, highestRowid: 0, removalsSeen: lastRemoval };
+        return this.applyChanges();
+      }
+      index.remove(removals.map((removal) => removal.doc_rowid));
+      this.state.removalsSeen = removals[removals.length - 1].seq;
+    }
+    const through = sql.lastRowid.get() as number;
+    while (this.state.highestRowid < through) {
+      const rows = sql.vectorsFrom.all(this.state.highestRowid, through, STEP_ROWS) as Array<{ id: number; vector: Uint8Array }>;
+      this.add(index, rows);
+      this.state.highestRowid = rows.length < STEP_ROWS ? through : rows[rows.length - 1].id;
+      if (rows.length === STEP_ROWS) await yieldToRequests();
+    }
+    if (this.addedSinceWrite >= PERSIST_AFTER) this.persistWhenQuiet();
+  }
+
+  /** Adds the rows whose vectors have the configured length and are not all zeros (no direction to compare). */
+  private add(index: VectorIndex, rows: Array<{ id: number; vector: Uint8Array }>): void {
+    const rowids: number[] = [];
+    const vectors = new Float32Array(rows.length * this.dimensions);
+    for (const row of rows) {
+      if (row.vector.byteLength !== this.dimensions * 4) continue;
+      const vector = vectorOfBytes(row.vector);
+      if (!vector.some((value) => value !== 0)) continue;
+      vectors.set(vector, rowids.length * this.dimensions);
+      rowids.push(row.id);
+    }
+    index.add(rowids, vectors.subarray(0, rowids.length * this.dimensions));
+    this.addedSinceWrite += rowids.length;
+  }
+
+  private get statePath(): string {
+    return join(this.dir, 'vectors.json');
+  }
+
+  private get indexPath(): string {
+    return join(this.dir, 'vectors.usearch');
+  }
+
+  private readBack(): VectorIndex | undefined {
+    try {
+      if (!existsSync(this.statePath) || !existsSync(this.indexPath)) return undefined;
+      const kept = JSON.parse(readFileSync(this.statePath, 'utf8')) as KeptState;
+      if (kept.corpus !== this.file.identity || kept.dimensions !== this.dimensions) return undefined;
+      const index = VectorIndex.load(this.indexPath, this.dimensions);
+      this.state = kept;
+      return index;
+    } catch (error) {
+      this.warn?.('the vector index on disk could not be read: building it from the stored vectors', error);
+      return undefined;
+    }
+  }
+
+  private persistWhenQuiet(): void {
+    clearTimeout(this.persistTimer);
+    this.persistTimer = setTimeout(() => this.persist(), PERSIST_QUIET_MS);
+    this.persistTimer.unref();
+  }
+
+  /** The index, then the state naming what it holds: a crash between leaves an older state, caught up from on the next start. */
+  private persist(): void {
+    if (!this.index) return;
+    try {
+      mkdirSync(this.dir, { recursive: true });
+      this.index.save(`${this.indexPath}.tmp`);
+      renameSync(`${this.indexPath}.tmp`, this.indexPath);
+      writeFileSync(`${this.statePath}.tmp`, JSON.stringify(this.state));
+      renameSync(`${this.statePath}.tmp`, this.statePath);
+      this.addedSinceWrite = 0;
+    } catch (error) {
+      rmSync(`${this.indexPath}.tmp`, { force: true });
+      this.warn?.('the vector index could not be written to disk', error);
+    }
+  }
+}
