@@ -8,6 +8,10 @@ import { CreditService } from '../../src/billing/credit-service.js';
 import { KeyAdmin } from '../../src/billing/key-admin.js';
 import type { StripeCheckout } from '../../src/billing/stripe-checkout.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
+import { DocumentEmbeddings } from '../../src/embeddings/document-embeddings.js';
+import type { EmbeddingsConfig } from '../../src/embeddings/embedder.js';
+import { OpenAiEmbedder } from '../../src/embeddings/openai-embedder.js';
+import { QueryEmbeddings } from '../../src/embeddings/query-embeddings.js';
 import type { FaceSearchBackend } from '../../src/faces/face-search.js';
 import { ProbeImageFetcher } from '../../src/faces/probe-fetch.js';
 import { IdempotencyService, type IdempotencySettings } from '../../src/idempotency/idempotency-service.js';
@@ -146,11 +150,18 @@ export async function createTestApp(
     clock?: Clock;
     /** Credit packs the portal sells through Stripe Checkout. */
     checkout?: StripeCheckout;
+    /** An embeddings endpoint (a stand-in on loopback): documents get vectors, and semantic and hybrid queries are served. */
+    embeddings?: EmbeddingsConfig;
   } = {},
 ): Promise<TestContext> {
   const dir = tempDir();
   const database = !options.store && process.env.TEST_STORE === 'postgres' ? await createTestDatabase() : undefined;
-  const store: Store = options.store ?? (database ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS }) : new SqliteStore(dir.path));
+  const embeddings = options.embeddings && new DocumentEmbeddings(new OpenAiEmbedder(options.embeddings), options.embeddings.maxChars);
+  const store: Store =
+    options.store ??
+    (database
+      ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS, embeddings })
+      : new SqliteStore(dir.path, { embeddings }));
   await store.documents.ingestDocuments(documentsOf(options.documents ?? SAMPLE_DOCUMENTS));
   const rateLimits = new RateLimitService(options.buckets ?? new MemoryBuckets(), { defaultPerSecond: options.rateLimitPerSecond ?? 0 });
   const services: Services = {
@@ -161,7 +172,7 @@ export async function createTestApp(
     clock: options.clock ?? Date.now,
     idempotency: new IdempotencyService(store.idempotency, { ttlMs: 86_400_000, lockMs: 35_000, ...options.idempotency }),
     rateLimits,
-    search: new SearchService(store.index),
+    search: new SearchService(store.index, options.embeddings && new QueryEmbeddings(new OpenAiEmbedder(options.embeddings))),
     probeImages:
       options.probeImages ?? new ProbeImageFetcher({ maxBytes: { ...DEFAULT_SETTINGS, ...options.settings }.imageMaxBytes, timeoutMs: 2000 }),
     face: options.face,
@@ -217,4 +228,9 @@ export async function eventually(assertion: () => Promise<void>): Promise<void> 
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
+}
+
+/** The service's embedder settings for a stand-in at `url`: small batches, short timeouts, one retry, so faults show fast. */
+export function standInEmbeddings(url: string, dimensions: number, overrides: Partial<EmbeddingsConfig> = {}): EmbeddingsConfig {
+  return { url, model: 'stand-in', apiKey: undefined, dimensions, maxChars: 2000, batchSize: 16, timeoutMs: 1000, retries: 1, ...overrides };
 }
