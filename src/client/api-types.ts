@@ -80,6 +80,8 @@ export type QueryRequest = {
   facets?: Array<string>;
   /** How many values to return per facet, the most common first; absent: 10. */
   facet_limit?: number;
+  /** lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt's, by cosine, among the 200 nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal. */
+  mode?: "lexical" | "semantic" | "hybrid";
   /** Metadata filters: each field equals the scalar, or any of the list; all fields must hold. */
   filters?: {
     [field: string]: string | number | boolean | null | Array<string | number | boolean | null>;
@@ -94,12 +96,12 @@ export type QueryResponse = {
     statusCode: number;
     body: {
       hits: {
-        /** Every match after filters, not only those returned (whatever the offset). */
+        /** Every match after filters, not only those returned (whatever the offset). lexical: the documents holding a query word. semantic: the documents among the 200 nearest the prompt that pass the filters and are similar at all (cosine > 0). hybrid: the union of both. */
         total: number;
         documents: Array<{
           doc_id: string;
           title: string;
-          /** Non-increasing down the list. */
+          /** Non-increasing down the list. lexical: s / (s + 10) of the BM25 score s. semantic: the cosine similarity. hybrid: the fused score over the best possible (first in both rankings). */
           confidence: number;
         }>;
       };
@@ -190,6 +192,8 @@ export type AdminCreateAccountResponse = {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
+    "/query:semantic"?: number;
+    "/query:hybrid"?: number;
   } | null;
   /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -219,6 +223,8 @@ export type AdminListAccountsResponse = {
       "/document"?: number;
       "/query"?: number;
       "/face/search"?: number;
+      "/query:semantic"?: number;
+      "/query:hybrid"?: number;
     } | null;
     /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
     low_balance_threshold: number | null;
@@ -249,6 +255,8 @@ export type AdminGetAccountResponse = {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
+    "/query:semantic"?: number;
+    "/query:hybrid"?: number;
   } | null;
   /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -274,6 +282,8 @@ export type AdminGetAccountResponse = {
       "/document"?: number;
       "/query"?: number;
       "/face/search"?: number;
+      "/query:semantic"?: number;
+      "/query:hybrid"?: number;
     } | null;
     /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
     low_balance_threshold: number | null;
@@ -329,6 +339,8 @@ export type AdminUpdateAccountRequest = {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
+    "/query:semantic"?: number;
+    "/query:hybrid"?: number;
   } | null;
   low_balance_threshold?: number | null;
   /** At most `credits` spent a UTC calendar day, ISO week or calendar month, one cap per interval. A billable request whose price would take a period over a cap is 429 (Retry-After: until the period ends), uncharged, and credits.cap_reached is sent once per cap and period. Decided in the debit itself, on every instance. null: no cap. */
@@ -356,6 +368,8 @@ export type AdminUpdateAccountResponse = {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
+    "/query:semantic"?: number;
+    "/query:hybrid"?: number;
   } | null;
   /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -403,6 +417,8 @@ export type AdminCreateAccountKeyResponse = {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
+    "/query:semantic"?: number;
+    "/query:hybrid"?: number;
   } | null;
   /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -534,6 +550,8 @@ export type AdminCreateKeyResponse = {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
+    "/query:semantic"?: number;
+    "/query:hybrid"?: number;
   } | null;
   /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -570,6 +588,8 @@ export type AdminListKeysResponse = {
       "/document"?: number;
       "/query"?: number;
       "/face/search"?: number;
+      "/query:semantic"?: number;
+      "/query:hybrid"?: number;
     } | null;
     /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
     low_balance_threshold: number | null;
@@ -613,6 +633,8 @@ export type AdminGetKeyResponse = {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
+    "/query:semantic"?: number;
+    "/query:hybrid"?: number;
   } | null;
   /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -715,6 +737,8 @@ export type AdminKeyStatusResponse = {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
+    "/query:semantic"?: number;
+    "/query:hybrid"?: number;
   } | null;
   /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -755,6 +779,8 @@ export type AdminSetKeyRateResponse = {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
+    "/query:semantic"?: number;
+    "/query:hybrid"?: number;
   } | null;
   /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -794,6 +820,8 @@ export type AdminRollKeyResponse = {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
+    "/query:semantic"?: number;
+    "/query:hybrid"?: number;
   } | null;
   /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -820,6 +848,8 @@ export type AdminUpdateKeyRequest = {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
+    "/query:semantic"?: number;
+    "/query:hybrid"?: number;
   } | null;
   low_balance_threshold?: number | null;
   /** When the key stops working (RFC 3339, later than now): after it every request with it is 403, like a disabled key, and key.expired is sent once. null: never. */
@@ -852,6 +882,8 @@ export type AdminUpdateKeyResponse = {
     "/document"?: number;
     "/query"?: number;
     "/face/search"?: number;
+    "/query:semantic"?: number;
+    "/query:hybrid"?: number;
   } | null;
   /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
