@@ -63,7 +63,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 /** What went wrong, in the operator's terms; undefined for an unexpected fault (its stack is shown). */
 function failureMessage(error: unknown): string | undefined {
   if (error instanceof IngestError) return `${error.message}\nNothing from this file was written.`;
-  if (error instanceof EmbedderError) return `${error.message}\nNothing from this batch was written.`;
+  if (error instanceof EmbedderError) return `${error.message}\nThe documents being written when it failed were not written: run the command again once the endpoint answers.`;
   if (error instanceof CliError || error instanceof ConfigError) return error.message;
   const { code, path } = error as NodeJS.ErrnoException;
   if (code === 'ENOENT') return `The file ${path} does not exist.`;

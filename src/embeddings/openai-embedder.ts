@@ -39,7 +39,7 @@ export class OpenAiEmbedder implements Embedder {
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.request(input);
       if (!('retryAfterMs' in outcome)) return outcome.vectors;
-      if (attempt >= this.config.retries) throw new EmbedderError(`${outcome.reason} (after ${attempt + 1} attempts)`);
+      if (attempt >= this.config.retries) throw new EmbedderError(`${outcome.reason} (after ${attempt + 1} attempt${attempt === 0 ? '' : 's'})`);
       await this.wait(outcome.retryAfterMs ?? Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** attempt));
     }
   }
