@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import { vectorOfBytes } from '../../embeddings/embedder.js';
@@ -17,6 +18,32 @@ interface KeptState {
   dimensions: number;
   highestRowid: number;
   removalsSeen: number;
+  /** The index file's size and fingerprint (see fingerprintOf), when written. */
+  file?: { bytes: number; fingerprint: string };
+}
+
+/** Bytes hashed at each end of the index file: its header and its last nodes. */
+const FINGERPRINT_BYTES = 65_536;
+
+/**
+ * A hash of the index file's length and first and last bytes. usearch's loader trusts the file
+ * (a damaged one crashed the process in a test), so one is read back only when this matches what
+ * was recorded when it was written; hashing the whole file would cost a start about a second a GB.
+ */
+function fingerprintOf(path: string): { bytes: number; fingerprint: string } {
+  const bytes = statSync(path).size;
+  const hash = createHash('sha256').update(String(bytes));
+  const handle = openSync(path, 'r');
+  try {
+    const chunk = Buffer.alloc(Math.min(FINGERPRINT_BYTES, bytes));
+    readSync(handle, chunk, 0, chunk.length, 0);
+    hash.update(chunk);
+    readSync(handle, chunk, 0, chunk.length, bytes - chunk.length);
+    hash.update(chunk);
+  } finally {
+    closeSync(handle);
+  }
+  return { bytes, fingerprint: hash.digest('hex') };
 }
 
 /**
@@ -135,6 +162,11 @@ export class VectorKeeper {
       if (!existsSync(this.statePath) || !existsSync(this.indexPath)) return undefined;
       const kept = JSON.parse(readFileSync(this.statePath, 'utf8')) as KeptState;
       if (kept.corpus !== this.file.identity || kept.dimensions !== this.dimensions) return undefined;
+      const found = fingerprintOf(this.indexPath);
+      if (kept.file?.bytes !== found.bytes || kept.file.fingerprint !== found.fingerprint) {
+        this.warn?.('the vector index on disk could not be read (it is not the file last written): building it from the stored vectors', undefined);
+        return undefined;
+      }
       const index = VectorIndex.load(this.indexPath, this.dimensions);
       this.state = kept;
       return index;
@@ -157,6 +189,7 @@ export class VectorKeeper {
       mkdirSync(this.dir, { recursive: true });
       this.index.save(`${this.indexPath}.tmp`);
       renameSync(`${this.indexPath}.tmp`, this.indexPath);
+      this.state.file = fingerprintOf(this.indexPath);
       writeFileSync(`${this.statePath}.tmp`, JSON.stringify(this.state));
       renameSync(`${this.statePath}.tmp`, this.statePath);
       this.addedSinceWrite = 0;
