@@ -79,7 +79,11 @@ interface Sweep {
   p99Ms: number;
 }
 
-async function sweepQueries(queries: Float32Array, truth: number[][], search: (query: Float32Array) => Promise<number[]> | number[]): Promise<Omit<Sweep, 'setting'>> {
+async function sweepQueries(
+  queries: Float32Array,
+  truth: number[][],
+  search: (query: Float32Array) => Promise<number[]> | number[],
+): Promise<Omit<Sweep, 'setting'>> {
   const times: number[] = [];
   let found = 0;
   for (let pass = 0; pass < 2; pass++) {
@@ -114,7 +118,9 @@ async function usearchFigures(vectors: Float32Array, queries: Float32Array, trut
   const grownMb = rssMb() - before;
   const path = join(dir, 'usearch.index');
   index.save(path);
-  console.log(`usearch: built in ${buildS.toFixed(1)} s on 2 threads; RSS grew ${grownMb.toFixed(0)} MB; ${(statSync(path).size / 2 ** 20).toFixed(0)} MB on disk`);
+  console.log(
+    `usearch: built in ${buildS.toFixed(1)} s on 2 threads; RSS grew ${grownMb.toFixed(0)} MB; ${(statSync(path).size / 2 ** 20).toFixed(0)} MB on disk`,
+  );
   const loadStarted = performance.now();
   VectorIndex.load(path, DIMENSIONS);
   console.log(`usearch: read back from disk in ${((performance.now() - loadStarted) / 1000).toFixed(2)} s`);
@@ -185,7 +191,9 @@ function floatStore(vectors: Float32Array, dir: string): ExactVectors {
 
 function printSweeps(name: string, sweeps: Sweep[]): void {
   for (const sweep of sweeps) {
-    console.log(`  ${name.padEnd(8)} ${sweep.setting.padEnd(22)} recall@10 ${sweep.recall.toFixed(3)}  p50 ${sweep.p50Ms.toFixed(3)} ms  p99 ${sweep.p99Ms.toFixed(3)} ms`);
+    console.log(
+      `  ${name.padEnd(8)} ${sweep.setting.padEnd(22)} recall@10 ${sweep.recall.toFixed(3)}  p50 ${sweep.p50Ms.toFixed(3)} ms  p99 ${sweep.p99Ms.toFixed(3)} ms`,
+    );
   }
 }
 

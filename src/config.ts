@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { EmbeddingsConfig } from './embeddings/embedder.js';
 import {
   BILLABLE_ENDPOINTS,
   type BillableEndpoint,
@@ -85,6 +84,21 @@ export interface PortalConfig {
   publicUrl: string | undefined;
   /** Credit packs sold through Stripe Checkout (CREDIT_PACKS, STRIPE_SECRET_KEY, STRIPE_API_BASE); undefined: no Buy button. */
   checkout: { secretKey: string; apiBase: string | undefined; packs: CreditPack[] } | undefined;
+}
+
+/** The operator's embedding model (EMBEDDINGS_*): an endpoint speaking OpenAI's embeddings API. */
+export interface EmbeddingsConfig {
+  url: string;
+  model: string;
+  apiKey: string | undefined;
+  dimensions: number;
+  /** Characters of title and text embedded per document; the rest is not. */
+  maxChars: number;
+  /** Texts per request to the endpoint. */
+  batchSize: number;
+  timeoutMs: number;
+  /** Attempts after the first, on 429, 5xx, a timeout or a refused connection. */
+  retries: number;
 }
 
 export class ConfigError extends Error {}
@@ -291,7 +305,8 @@ function embeddingsOf(env: NodeJS.ProcessEnv): EmbeddingsConfig | undefined {
   const model = optional(env, 'EMBEDDINGS_MODEL');
   const dimensions = integer(env, 'EMBEDDINGS_DIMENSIONS', 0, 1);
   if (url === undefined) {
-    if (model !== undefined || dimensions > 0) throw new ConfigError('EMBEDDINGS_MODEL and EMBEDDINGS_DIMENSIONS need EMBEDDINGS_URL (an OpenAI-style /v1/embeddings endpoint)');
+    if (model !== undefined || dimensions > 0)
+      throw new ConfigError('EMBEDDINGS_MODEL and EMBEDDINGS_DIMENSIONS need EMBEDDINGS_URL (an OpenAI-style /v1/embeddings endpoint)');
     return undefined;
   }
   if (model === undefined) throw new ConfigError('EMBEDDINGS_URL needs EMBEDDINGS_MODEL, the model name the endpoint expects');

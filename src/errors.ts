@@ -49,7 +49,8 @@ export const errorCatalogue = {
   },
   EMBEDDER_UNAVAILABLE: {
     status: 503,
-    message: 'The embedding model did not answer, so a semantic query cannot run now. Retry later, or use "mode": "hybrid" or "lexical"; you were not charged.',
+    message:
+      'The embedding model did not answer, so a semantic query cannot run now. Retry later, or use "mode": "hybrid" or "lexical"; you were not charged.',
   },
   INDEX_LOADING: { status: 503, message: 'The search index is still loading after a restart. Retry in a few seconds; you were not charged.' },
   STORE_UNAVAILABLE: { status: 503, message: 'The data store is not available right now. Retry with exponential backoff.' },

@@ -90,7 +90,12 @@ describe('configuration from the environment', () => {
     assert.equal(config.lowBalanceThreshold, 50);
     assert.deepEqual(config.webhook, { url: 'http://10.0.0.5/hooks', secret });
     assert.throws(() => loadConfig({ PRICES: '{"/credits": 2}' }), /PRICES: \/credits is not a billable endpoint/);
-    assert.deepEqual(loadConfig({ PRICES: '{"/query:semantic": 2}' }).prices, { '/document': 1, '/query': 1, '/face/search': 1, '/query:semantic': 2 });
+    assert.deepEqual(loadConfig({ PRICES: '{"/query:semantic": 2}' }).prices, {
+      '/document': 1,
+      '/query': 1,
+      '/face/search': 1,
+      '/query:semantic': 2,
+    });
     assert.throws(() => loadConfig({ PRICES: '{"/query:neural": 2}' }), /\/query:neural is not a billable endpoint or mode/);
     assert.throws(() => loadConfig({ PRICES: '{"/query": 0}' }), /PRICES: "\/query" must be an integer from 1/);
     assert.throws(() => loadConfig({ LOW_BALANCE_THRESHOLD: '-1' }), /LOW_BALANCE_THRESHOLD/);
@@ -121,8 +126,14 @@ describe('configuration from the environment', () => {
     const url = 'http://127.0.0.1:11434/v1/embeddings';
     assert.throws(() => loadConfig({ EMBEDDINGS_URL: url, EMBEDDINGS_DIMENSIONS: '768' }), /EMBEDDINGS_URL needs EMBEDDINGS_MODEL/);
     assert.throws(() => loadConfig({ EMBEDDINGS_URL: url, EMBEDDINGS_MODEL: 'm' }), /EMBEDDINGS_URL needs EMBEDDINGS_DIMENSIONS/);
-    assert.throws(() => loadConfig({ EMBEDDINGS_URL: url, EMBEDDINGS_MODEL: 'm', EMBEDDINGS_DIMENSIONS: '0' }), /EMBEDDINGS_DIMENSIONS must be an integer >= 1/);
-    assert.throws(() => loadConfig({ EMBEDDINGS_URL: 'ollama:11434', EMBEDDINGS_MODEL: 'm', EMBEDDINGS_DIMENSIONS: '8' }), /EMBEDDINGS_URL must be an http/);
+    assert.throws(
+      () => loadConfig({ EMBEDDINGS_URL: url, EMBEDDINGS_MODEL: 'm', EMBEDDINGS_DIMENSIONS: '0' }),
+      /EMBEDDINGS_DIMENSIONS must be an integer >= 1/,
+    );
+    assert.throws(
+      () => loadConfig({ EMBEDDINGS_URL: 'ollama:11434', EMBEDDINGS_MODEL: 'm', EMBEDDINGS_DIMENSIONS: '8' }),
+      /EMBEDDINGS_URL must be an http/,
+    );
     assert.throws(() => loadConfig({ EMBEDDINGS_MODEL: 'm' }), /need EMBEDDINGS_URL/);
   });
 

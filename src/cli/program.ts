@@ -5,9 +5,9 @@ import { EmbedderError } from '../embeddings/embedder.js';
 import { accountsCommands } from './commands/accounts.js';
 import { adminCommands } from './commands/admin.js';
 import { auditCommand } from './commands/audit.js';
+import { embedCommand } from './commands/embed.js';
 import { faceServiceCommand } from './commands/face-service.js';
 import { facesCommands } from './commands/faces.js';
-import { embedCommand } from './commands/embed.js';
 import { ingestCommand } from './commands/ingest.js';
 import { keysCommands } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
@@ -63,7 +63,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 /** What went wrong, in the operator's terms; undefined for an unexpected fault (its stack is shown). */
 function failureMessage(error: unknown): string | undefined {
   if (error instanceof IngestError) return `${error.message}\nNothing from this file was written.`;
-  if (error instanceof EmbedderError) return `${error.message}\nThe documents being written when it failed were not written: run the command again once the endpoint answers.`;
+  if (error instanceof EmbedderError)
+    return `${error.message}\nThe documents being written when it failed were not written: run the command again once the endpoint answers.`;
   if (error instanceof CliError || error instanceof ConfigError) return error.message;
   const { code, path } = error as NodeJS.ErrnoException;
   if (code === 'ENOENT') return `The file ${path} does not exist.`;

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import type { PostgresDatabase } from '../platform/postgres-database.js';
 import type { DocumentEmbeddings } from '../embeddings/document-embeddings.js';
 import { vectorBytes, vectorOfBytes } from '../embeddings/embedder.js';
+import type { PostgresDatabase } from '../platform/postgres-database.js';
 import type { ChangeFeed, DocumentChange, DocumentRecord, DocumentReplica, DocumentStore, IngestProgress, StoredDocument } from './document-store.js';
 
 /** Serialises document writers, so that document seq order is commit order. */
@@ -121,12 +121,14 @@ function embeddingOf(row: DocumentRow): Pick<DocumentRecord, 'embedding'> {
 }
 
 async function writeDocuments(client: pg.PoolClient, documents: DocumentRecord[]): Promise<void> {
-  const vectors = documents.flatMap((document) => (document.embedding?.vector ? [{ key: document.embedding.key, vector: document.embedding.vector }] : []));
+  const vectors = documents.flatMap((document) =>
+    document.embedding?.vector ? [{ key: document.embedding.key, vector: document.embedding.vector }] : [],
+  );
   if (vectors.length > 0) {
-    await client.query(
-      'INSERT INTO document_embeddings (key, vector) SELECT * FROM unnest($1::text[], $2::bytea[]) ON CONFLICT (key) DO NOTHING',
-      [vectors.map((entry) => entry.key), vectors.map((entry) => vectorBytes(entry.vector))],
-    );
+    await client.query('INSERT INTO document_embeddings (key, vector) SELECT * FROM unnest($1::text[], $2::bytea[]) ON CONFLICT (key) DO NOTHING', [
+      vectors.map((entry) => entry.key),
+      vectors.map((entry) => vectorBytes(entry.vector)),
+    ]);
   }
   await client.query(
     `INSERT INTO documents (doc_id, title, text, metadata, deleted, seq, embedding_key)

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { EmbeddingsConfig } from '../config.js';
+
+export type { EmbeddingsConfig };
 
 /**
  * A model that turns texts into vectors of `dimensions` numbers, close together for texts of like
@@ -14,21 +17,6 @@ export interface Embedder {
 
 /** The embedder could not answer, or answered what cannot be used; `message` names the endpoint. */
 export class EmbedderError extends Error {}
-
-/** What the operator sets (EMBEDDINGS_*): see config.ts. */
-export interface EmbeddingsConfig {
-  url: string;
-  model: string;
-  apiKey: string | undefined;
-  dimensions: number;
-  /** Characters of title and text embedded per document; the rest is not. */
-  maxChars: number;
-  /** Texts per request to the endpoint. */
-  batchSize: number;
-  timeoutMs: number;
-  /** Attempts after the first, on 429, 5xx, a timeout or a refused connection. */
-  retries: number;
-}
 
 /** What a document's vector is made from: its title and text, cut to `maxChars`. */
 export function textToEmbed(document: { title: string; text: string }, maxChars: number): string {

@@ -68,7 +68,12 @@ describe('metered-search embed --missing, and ingest with an embedder', () => {
     });
     try {
       const key = await context.createKey(5);
-      const response = await context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': key }, payload: { query: 'car', mode: 'semantic' } });
+      const response = await context.app.inject({
+        method: 'POST',
+        url: '/query',
+        headers: { 'x-api-key': key },
+        payload: { query: 'car', mode: 'semantic' },
+      });
       assert.deepEqual(
         json(response).resp.body.hits.documents.map((document: { doc_id: string }) => document.doc_id),
         ['auto-recall'],

@@ -62,10 +62,7 @@ describe('OpenAiEmbedder', () => {
   });
 
   it('retries 429 and 5xx, waiting what Retry-After says, else backing off', async () => {
-    const endpoint = await scriptedEndpoint([
-      { status: 429, headers: { 'retry-after': '2' } },
-      { status: 502 },
-    ]);
+    const endpoint = await scriptedEndpoint([{ status: 429, headers: { 'retry-after': '2' } }, { status: 502 }]);
     const waits: number[] = [];
     try {
       const embedder = new OpenAiEmbedder(standInEmbeddings(endpoint.url, 8, { retries: 2 }), async (ms) => waits.push(ms));
@@ -146,10 +143,16 @@ describe('the stand-in embedder', () => {
   it('answers as the OpenAI API reference documents, and refuses what the API refuses', async () => {
     const standIn = await startStandInEmbedder({ dimensions: 64 });
     try {
-      const post = (body: unknown) => fetch(standIn.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const post = (body: unknown) =>
+        fetch(standIn.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const ok = await post({ model: 'stand-in', input: 'car' });
       assert.equal(ok.status, 200);
-      const answer = (await ok.json()) as { object: string; data: Array<{ object: string; index: number; embedding: number[] }>; model: string; usage: object };
+      const answer = (await ok.json()) as {
+        object: string;
+        data: Array<{ object: string; index: number; embedding: number[] }>;
+        model: string;
+        usage: object;
+      };
       assert.equal(answer.object, 'list');
       assert.equal(answer.model, 'stand-in');
       assert.deepEqual(Object.keys(answer.usage).sort(), ['prompt_tokens', 'total_tokens']);

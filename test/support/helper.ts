@@ -159,9 +159,7 @@ export async function createTestApp(
   const embeddings = options.embeddings && new DocumentEmbeddings(new OpenAiEmbedder(options.embeddings), options.embeddings.maxChars);
   const store: Store =
     options.store ??
-    (database
-      ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS, embeddings })
-      : new SqliteStore(dir.path, { embeddings }));
+    (database ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS, embeddings }) : new SqliteStore(dir.path, { embeddings }));
   await store.documents.ingestDocuments(documentsOf(options.documents ?? SAMPLE_DOCUMENTS));
   const rateLimits = new RateLimitService(options.buckets ?? new MemoryBuckets(), { defaultPerSecond: options.rateLimitPerSecond ?? 0 });
   const services: Services = {

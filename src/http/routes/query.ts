@@ -73,7 +73,7 @@ const bodySchema = {
       type: 'string',
       enum: ['lexical', 'semantic', 'hybrid'],
       description:
-        'lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt\'s, by cosine, among the 200 nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal.',
+        "lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt's, by cosine, among the 200 nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal.",
     },
     filters: {
       type: 'object',

@@ -3,8 +3,8 @@ import { stemOf } from '../engine/analysis.js';
 import { cutAtTopK } from '../engine/ranking.js';
 import type { FilterScalar, SearchField } from '../engine/search-index.js';
 import { filterTerm, metadataWordTerm } from '../engine/term-vector.js';
-import type { CorpusFile } from './corpus-file.js';
 import type { VectorKeeper } from '../vectors/vector-keeper.js';
+import type { CorpusFile } from './corpus-file.js';
 import type { IndexKeeper } from './index-keeper.js';
 import { addFacetCounts, countFacets, fuseRankings, SEMANTIC_DEPTH, semanticCandidates } from './semantic-ranking.js';
 
@@ -79,7 +79,10 @@ export class CorpusSearch implements DocumentIndex {
   ): Promise<SearchResult> {
     const offset = request.offset ?? 0;
     const matches = this.vectors ? await this.vectors.nearest(semantic.vector, SEMANTIC_DEPTH) : [];
-    const rows = this.file.sql.termsOfRows.all(JSON.stringify(matches.map((match) => match.rowid))) as Array<{ id: number; terms: Uint8Array | null }>;
+    const rows = this.file.sql.termsOfRows.all(JSON.stringify(matches.map((match) => match.rowid))) as Array<{
+      id: number;
+      terms: Uint8Array | null;
+    }>;
     const storedTerms = new Map(rows.map((row) => [row.id, row.terms]));
     const candidates = semanticCandidates(matches, storedTerms, this.filterTermIds(request.filters), this.termIds(request), request.field.kind);
     const near = candidates.flatMap((candidate) => {

@@ -54,7 +54,9 @@ export function semanticCandidates(
 
 /** Per facet, how many of the candidates hold each of its value terms, in their order. */
 export function countFacets(candidates: readonly SemanticCandidate[], facetTerms: number[][]): number[][] {
-  return facetTerms.map((values) => values.map((termId) => candidates.reduce((count, candidate) => count + (candidate.terms.has(termId) ? 1 : 0), 0)));
+  return facetTerms.map((values) =>
+    values.map((termId) => candidates.reduce((count, candidate) => count + (candidate.terms.has(termId) ? 1 : 0), 0)),
+  );
 }
 
 /** Adds one facet count table to another, in place. */

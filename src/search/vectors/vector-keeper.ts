@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import { vectorOfBytes } from '../../embeddings/embedder.js';
 import type { CorpusFile } from '../corpus/corpus-file.js';
-import { type ExactVectors, type VectorMatch, VectorIndex } from './vector-index.js';
+import { type ExactVectors, VectorIndex, type VectorMatch } from './vector-index.js';
 
 /** Vectors read and added per step while catching up: requests are served between steps. */
 const STEP_ROWS = 2000;

@@ -9,10 +9,20 @@ import { assertEnvelope, createTestApp, documentsOf, json, standInEmbeddings, ty
 // Documents whose words the stand-in maps to concepts: "car" shares an axis with "automobile",
 // "vehicle" and "truck", and with no word of the documents about cars.
 const DOCUMENTS: DocumentRecord[] = [
-  { docId: 'auto-recall', title: 'Automobile recall', text: 'The maker recalls vehicles with faulty brakes.', metadata: { region: 'north', kind: 'notice' } },
+  {
+    docId: 'auto-recall',
+    title: 'Automobile recall',
+    text: 'The maker recalls vehicles with faulty brakes.',
+    metadata: { region: 'north', kind: 'notice' },
+  },
   { docId: 'truck-fleet', title: 'Truck fleet', text: 'A motorcar and truck garage opens downtown.', metadata: { region: 'south', kind: 'news' } },
   { docId: 'dismissal', title: 'Employee dismissal', text: 'Workers fired without notice may claim.', metadata: { region: 'north', kind: 'notice' } },
-  { docId: 'privacy', title: 'Personal data rules', text: 'Confidential information records must be kept.', metadata: { region: 'south', kind: 'rule' } },
+  {
+    docId: 'privacy',
+    title: 'Personal data rules',
+    text: 'Confidential information records must be kept.',
+    metadata: { region: 'south', kind: 'rule' },
+  },
   { docId: 'weather', title: 'Weather report', text: 'Sunny skies then rain over the hills.', metadata: { region: 'north', kind: 'news' } },
   { docId: 'car-park', title: 'Car park prices', text: 'Parking near the station costs more.', metadata: { region: 'east', kind: 'news' } },
 ];
@@ -79,7 +89,12 @@ describe('POST /query with mode semantic and hybrid (stand-in embedder on loopba
 
   it('lexical results are those of a service without an embedder', async () => {
     const other = await lexicalOnly.createKey(100);
-    for (const payload of [{ query: 'car' }, { query: 'truck garage', top_k: 3 }, { query: 'notice', facets: ['region'] }, { query: 'data', mode: 'lexical' }]) {
+    for (const payload of [
+      { query: 'car' },
+      { query: 'truck garage', top_k: 3 },
+      { query: 'notice', facets: ['region'] },
+      { query: 'data', mode: 'lexical' },
+    ]) {
       const mine = await query(payload);
       const theirs = await query(payload, lexicalOnly, other);
       assert.equal(mine.statusCode, 200);
@@ -155,7 +170,14 @@ describe('POST /query with mode semantic and hybrid (stand-in embedder on loopba
     await context.store.documents.ingestDocuments(documentsOf(DOCUMENTS.slice(0, 3)));
     assert.equal(proxy.seen.length, calls);
     await context.store.documents.ingestDocuments(
-      documentsOf([{ docId: 'weather', title: 'Weather for drivers', text: 'Rain on the motorway: every vehicle slows.', metadata: { region: 'north', kind: 'news' } }]),
+      documentsOf([
+        {
+          docId: 'weather',
+          title: 'Weather for drivers',
+          text: 'Rain on the motorway: every vehicle slows.',
+          metadata: { region: 'north', kind: 'news' },
+        },
+      ]),
     );
     assert.equal(proxy.seen.length, calls + 1);
     assert.ok(ids(await hitsOf({ query: 'car', mode: 'semantic' })).includes('weather'));
@@ -167,7 +189,9 @@ describe('POST /query with mode semantic and hybrid (stand-in embedder on loopba
     const count = await context.store.documents.countDocuments();
     proxy.faults.push({ kind: 'answer', status: 500, body: '' }, { kind: 'answer', status: 500, body: '' });
     await assert.rejects(
-      context.store.documents.ingestDocuments(documentsOf([{ docId: 'new-one', title: 'Lorry news', text: 'A new lorry', metadata: {} }, ...DOCUMENTS])),
+      context.store.documents.ingestDocuments(
+        documentsOf([{ docId: 'new-one', title: 'Lorry news', text: 'A new lorry', metadata: {} }, ...DOCUMENTS]),
+      ),
       (error: Error) => error instanceof EmbedderError && /answered 500 \(after 2 attempts\)/.test(error.message),
     );
     assert.equal(await context.store.documents.countDocuments(), count);
@@ -202,12 +226,20 @@ describe('POST /query semantic without an embedder, or with one of the wrong len
     try {
       await assert.rejects(context.store.documents.ingestDocuments(documentsOf(DOCUMENTS)), (error: Error) => {
         assert.ok(error instanceof EmbedderError);
-        assert.match(error.message, new RegExp(`${standIn.url.replace(/[.[\]]/g, '\\$&')} answered vectors of 32 dimensions.*EMBEDDINGS_DIMENSIONS is 64`));
+        assert.match(
+          error.message,
+          new RegExp(`${standIn.url.replace(/[.[\]]/g, '\\$&')} answered vectors of 32 dimensions.*EMBEDDINGS_DIMENSIONS is 64`),
+        );
         return true;
       });
       assert.equal(await context.store.documents.countDocuments(), 0);
       const key = await context.createKey(5);
-      const response = await context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': key }, payload: { query: 'car', mode: 'semantic' } });
+      const response = await context.app.inject({
+        method: 'POST',
+        url: '/query',
+        headers: { 'x-api-key': key },
+        payload: { query: 'car', mode: 'semantic' },
+      });
       assertEnvelope(response, 503);
       assert.equal(await context.balanceOf(key), 5);
     } finally {

@@ -6,8 +6,8 @@ import type { DocumentRecord } from '../../../src/documents/document-store.js';
 import { DocumentEmbeddings } from '../../../src/embeddings/document-embeddings.js';
 import { OpenAiEmbedder } from '../../../src/embeddings/openai-embedder.js';
 import { standInVector, startStandInEmbedder } from '../../../src/embeddings/stand-in/stand-in-embedder.js';
-import { SqliteCorpus } from '../../../src/search/sqlite-corpus.js';
 import { INDEX_UPKEEP } from '../../../src/search/corpus/index-keeper.js';
+import { SqliteCorpus } from '../../../src/search/sqlite-corpus.js';
 import { documentsOf, standInEmbeddings, tempDir } from '../../support/helper.js';
 
 const DOCUMENTS: DocumentRecord[] = [

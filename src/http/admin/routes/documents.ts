@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminTokenRecord } from '../../../admin/admin-store.js';
 import type { DocumentRecord } from '../../../documents/document-store.js';
-import { EmbedderError } from '../../../embeddings/embedder.js';
 import { documentsOfArray, documentsOfJsonLines, IngestError } from '../../../documents/ingest.js';
+import { EmbedderError } from '../../../embeddings/embedder.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
 import { errorResponse, plainText } from '../../schemas/common.js';
