@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type ExactVectors, VECTOR_SETTINGS, VectorIndex } from '../src/search/vectors/vector-index.js';
+import { random } from '../test/support/random.js';
 import { machineLine, median } from './lib.js';
 
 const SIZE = Number(process.env.VECTORS_SIZE ?? 1_000_000);
@@ -19,18 +20,6 @@ const DIMENSIONS = 384;
 const CLUSTERS = 1000;
 const K = 10;
 const TARGET_RECALL = 0.95;
-
-/** A seeded generator (mulberry32): the same vectors every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Vectors around CLUSTERS random centres, normalised: what sentence embeddings of a corpus on many topics look like. */
 function clusteredVectors(count: number, seed: number): Float32Array {
