@@ -96,7 +96,7 @@ export type QueryResponse = {
     statusCode: number;
     body: {
       hits: {
-        /** Every match after filters, not only those returned (whatever the offset). lexical: the documents holding a query word. semantic: the documents among the 200 nearest the prompt that pass the filters and are similar at all (cosine > 0). hybrid: the union of both. */
+        /** Every match after filters, not only those returned (whatever the offset). lexical: the documents holding a query word. semantic: the documents among the 100 nearest the prompt that pass the filters and are similar at all (cosine > 0). hybrid: the union of both. */
         total: number;
         documents: Array<{
           doc_id: string;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError, errorCatalogue } from '../../errors.js';
+import { SEMANTIC_DEPTH } from '../../search/corpus/semantic-ranking.js';
 import type { FilterScalar } from '../../search/document-index.js';
 import type { MatchField, SearchMode, SearchService } from '../../search/search-service.js';
 import type { Services } from '../../services/services.js';
@@ -115,8 +116,7 @@ const schema = {
                   properties: {
                     total: {
                       type: 'integer',
-                      description:
-                        'Every match after filters, not only those returned (whatever the offset). lexical: the documents holding a query word. semantic: the documents among the 200 nearest the prompt that pass the filters and are similar at all (cosine > 0). hybrid: the union of both.',
+                      description: `Every match after filters, not only those returned (whatever the offset). lexical: the documents holding a query word. semantic: the documents among the ${SEMANTIC_DEPTH} nearest the prompt that pass the filters and are similar at all (cosine > 0). hybrid: the union of both.`,
                     },
                     documents: {
                       type: 'array',

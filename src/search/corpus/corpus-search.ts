@@ -78,15 +78,23 @@ export class CorpusSearch implements DocumentIndex {
     facetsOf: (counts: number[][] | undefined) => FacetCounts | undefined,
   ): Promise<SearchResult> {
     const offset = request.offset ?? 0;
-    const matches = this.vectors ? await this.vectors.nearest(semantic.vector, SEMANTIC_DEPTH) : [];
-    const rows = this.file.sql.termsOfRows.all(JSON.stringify(matches.map((match) => match.rowid))) as Array<{
-      id: number;
-      terms: Uint8Array | null;
-    }>;
-    const storedTerms = new Map(rows.map((row) => [row.id, row.terms]));
-    const candidates = semanticCandidates(matches, storedTerms, this.filterTermIds(request.filters), this.termIds(request), request.field.kind);
+    // The page's documents are ranked by exact similarity, the rest of the depth by the graph's.
+    const matches = this.vectors ? await this.vectors.nearest(semantic.vector, SEMANTIC_DEPTH, offset + request.topK) : [];
+    const filters = this.filterTermIds(request.filters);
+    // Term vectors are read only when something needs them: filters, facets, or hybrid's count.
+    const needsTerms = filters.length > 0 || facetTerms !== undefined || semantic.mode === 'hybrid';
+    const candidates = needsTerms
+      ? semanticCandidates(matches, this.storedTerms(matches), {
+          filters,
+          terms: this.termIds(request),
+          field: request.field.kind,
+          counted: facetTerms?.flat() ?? [],
+        })
+      : matches.map((match) => ({ ...match, terms: new Set<number>(), matchesLexically: false }));
+    const index = this.keeper.current();
+    const level = this.keeper.level;
     const near = candidates.flatMap((candidate) => {
-      const label = this.readLabel(candidate.rowid);
+      const label = (level && index.labelOf(candidate.rowid)) || this.readLabel(candidate.rowid);
       return label ? [{ ...label, score: candidate.similarity }] : [];
     });
     if (semantic.mode === 'semantic') {
@@ -114,6 +122,14 @@ export class CorpusSearch implements DocumentIndex {
   /** Filters as groups of term ids (see TermSearch.filters); a value no document holds has none. */
   private filterTermIds(filters: SearchRequest['filters']): number[][] {
     return filters.map((filter) => filter.anyOf.flatMap((value) => this.file.dictionary.idOf(filterTerm(filter.field, value)) ?? []));
+  }
+
+  private storedTerms(matches: ReadonlyArray<{ rowid: number }>): Map<number, Uint8Array | null> {
+    const rows = this.file.sql.termsOfRows.all(JSON.stringify(matches.map((match) => match.rowid))) as Array<{
+      id: number;
+      terms: Uint8Array | null;
+    }>;
+    return new Map(rows.map((row) => [row.id, row.terms]));
   }
 
   private readLabel(rowid: number): { docId: string; title: string } | undefined {

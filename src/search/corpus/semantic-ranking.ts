@@ -5,7 +5,7 @@ import type { VectorMatch } from '../vectors/vector-index.js';
  * The nearest documents a semantic or hybrid query considers: its semantic matches are those of
  * them that pass the filters. Pages past them are empty.
  */
-export const SEMANTIC_DEPTH = 200;
+export const SEMANTIC_DEPTH = 100;
 
 /**
  * Reciprocal rank fusion's constant (Cormack et al.; Elasticsearch's and OpenSearch's default): a
@@ -17,7 +17,7 @@ const BEST_FUSED = 2 / (RRF_K + 1);
 
 /** A near document with what its stored term vector says of it. */
 export interface SemanticCandidate extends VectorMatch {
-  /** Its term ids (words and metadata values), for filters and facets. */
+  /** Which of the term ids asked about (filter and facet values) it holds. */
   terms: Set<number>;
   /** Whether it holds a query term in the queried field: a lexical match too. */
   matchesLexically: boolean;
@@ -27,24 +27,25 @@ export type FieldKind = 'all' | 'title' | 'text' | 'metadata';
 
 /**
  * The near documents that pass the filters (each a group of term ids, one of which the document
- * must hold), in nearness order, with whether each also matches the query's words.
+ * must hold), in nearness order, with whether each also matches the query's words, and which of
+ * `counted` (facet values) it holds. Only the ids asked about are kept: a document holds hundreds.
  */
 export function semanticCandidates(
   matches: VectorMatch[],
   storedTerms: ReadonlyMap<number, Uint8Array | null>,
-  filters: number[][],
-  queryTerms: number[],
-  field: FieldKind,
+  query: { filters: number[][]; terms: number[]; field: FieldKind; counted: number[] },
 ): SemanticCandidate[] {
+  const { filters, field } = query;
   const candidates: SemanticCandidate[] = [];
-  const wanted = new Set(queryTerms);
+  const wanted = new Set(query.terms);
+  const asked = new Set([...filters.flat(), ...query.counted]);
   for (const match of matches) {
     const vector = storedTerms.get(match.rowid);
     if (!vector) continue;
     const terms = new Set<number>();
     let matchesLexically = false;
     forEachStoredTerm(vector, (termId, title, text) => {
-      terms.add(termId);
+      if (asked.has(termId)) terms.add(termId);
       if (wanted.has(termId) && (field === 'title' ? title > 0 : field === 'text' ? text > 0 : true)) matchesLexically = true;
     });
     if (filters.every((group) => group.some((termId) => terms.has(termId)))) candidates.push({ ...match, terms, matchesLexically });

@@ -78,11 +78,14 @@ export class VectorKeeper {
     await this.catchUp();
   }
 
-  /** The `k` documents nearest to `vector`, most similar first, ranked by exact cosine; only those similar at all (> 0). */
-  async nearest(vector: Float32Array, k: number): Promise<VectorMatch[]> {
+  /**
+   * The `k` documents nearest to `vector`, most similar first, only those similar at all (> 0); the
+   * best `refined` by exact cosine (see VectorIndex.nearest).
+   */
+  async nearest(vector: Float32Array, k: number, refined: number): Promise<VectorMatch[]> {
     await this.prepare();
     const index = this.index as VectorIndex;
-    return index.nearest(vector, k, this.exactVectors).filter((match) => match.similarity > 0);
+    return index.nearest(vector, k, this.exactVectors, refined).filter((match) => match.similarity > 0);
   }
 
   close(): void {

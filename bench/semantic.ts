@@ -1,0 +1,117 @@
+// bench:semantic — what semantic search adds in process, on bench:search's synthetic corpus
+// (SEMANTIC_SIZE documents, default 100,000) with an embedder that answers at once (a vector per
+// text from a hash of its words, 384 dimensions): what the embedding path costs beside the model's
+// own time.
+//   - ingest documents/s, lexical only and with vectors, alternated SEMANTIC_ROUNDS times (default 2);
+//   - per query p50 and p99 of lexical, semantic and hybrid searches of the same 200 3-word queries,
+//     the prompts' vectors computed beforehand (as the LRU cache holds a repeated prompt's).
+//
+//   npm run bench:semantic
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readDocuments } from '../src/documents/ingest.js';
+import { DocumentEmbeddings } from '../src/embeddings/document-embeddings.js';
+import type { Embedder } from '../src/embeddings/embedder.js';
+import { analyze } from '../src/search/analyzer.js';
+import { INDEX_UPKEEP } from '../src/search/corpus/index-keeper.js';
+import { SqliteCorpus } from '../src/search/sqlite-corpus.js';
+import { machineLine, median } from './lib.js';
+import { queries, words, writeCorpus } from './synthetic-corpus.js';
+
+const SIZE = Number(process.env.SEMANTIC_SIZE ?? 100_000);
+const ROUNDS = Number(process.env.SEMANTIC_ROUNDS ?? 2);
+const DIMENSIONS = 384;
+
+/** A vector per text from its words' hashes: no model, no wait; texts sharing words land near each other. */
+class InstantEmbedder implements Embedder {
+  readonly model = 'instant';
+  readonly dimensions = DIMENSIONS;
+  calls = 0;
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    this.calls++;
+    return texts.map((text) => {
+      const vector = new Float32Array(DIMENSIONS);
+      for (const word of text.split(' ').slice(0, 64)) {
+        const digest = createHash('md5').update(word).digest();
+        for (let i = 0; i < 8; i++) vector[digest[i] % DIMENSIONS] += digest[i + 8] / 255 - 0.5;
+      }
+      return vector;
+    });
+  }
+}
+
+async function ingest(path: string, embeddings: DocumentEmbeddings | undefined): Promise<{ seconds: number; dir: string; corpus: SqliteCorpus }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-semantic-'));
+  const corpus = new SqliteCorpus(dir, { ...INDEX_UPKEEP, searchThreads: 1 }, undefined, embeddings);
+  const started = performance.now();
+  await corpus.ingestDocuments(await readDocuments(path));
+  return { seconds: (performance.now() - started) / 1000, dir, corpus };
+}
+
+function percentiles(times: number[]): string {
+  const sorted = [...times].sort((a, b) => a - b);
+  return `p50 ${median(sorted).toFixed(3)} ms, p99 ${sorted[Math.floor(sorted.length * 0.99)].toFixed(3)} ms`;
+}
+
+async function main(): Promise<void> {
+  console.log(machineLine('bench:semantic'));
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-semantic-corpus-'));
+  const path = join(scratch, 'corpus.jsonl');
+  const vocabulary = words();
+  await writeCorpus(path, SIZE, vocabulary);
+  const embedder = new InstantEmbedder();
+  const embeddings = new DocumentEmbeddings(embedder, 2000);
+  const rates: Record<'lexical' | 'with vectors', number[]> = { lexical: [], 'with vectors': [] };
+  let kept: { dir: string; corpus: SqliteCorpus } | undefined;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const kind of ['lexical', 'with vectors'] as const) {
+      const built = await ingest(path, kind === 'lexical' ? undefined : embeddings);
+      rates[kind].push(SIZE / built.seconds);
+      if (kind === 'with vectors' && round === ROUNDS - 1) kept = built;
+      else {
+        await built.corpus.close();
+        rmSync(built.dir, { recursive: true, force: true });
+      }
+    }
+  }
+  const [lexicalRate, vectorRate] = [median(rates.lexical), median(rates['with vectors'])];
+  console.log(`${SIZE.toLocaleString('en')} documents, ${DIMENSIONS}-dimension vectors from an embedder that answers at once`);
+  console.log(
+    `ingest: lexical ${lexicalRate.toFixed(0)} docs/s, with vectors ${vectorRate.toFixed(0)} docs/s: ratio ${(vectorRate / lexicalRate).toFixed(2)} (runs ${rates.lexical.map((r) => r.toFixed(0)).join(', ')} / ${rates['with vectors'].map((r) => r.toFixed(0)).join(', ')})`,
+  );
+  const { corpus, dir } = kept as { dir: string; corpus: SqliteCorpus };
+  try {
+    const prepared = performance.now();
+    await corpus.prepareSearch();
+    console.log(`text and vector index built from the stored documents in ${((performance.now() - prepared) / 1000).toFixed(1)} s`);
+    const prompts = queries(vocabulary, 3);
+    const vectors = await embedder.embed(prompts);
+    const times: Record<'lexical' | 'semantic' | 'hybrid', number[]> = { lexical: [], semantic: [], hybrid: [] };
+    for (let pass = 0; pass < 2; pass++) {
+      for (const [position, prompt] of prompts.entries()) {
+        for (const mode of ['lexical', 'semantic', 'hybrid'] as const) {
+          const started = performance.now();
+          await corpus.search({
+            terms: analyze(prompt),
+            field: { kind: 'all' },
+            filters: [],
+            topK: 10,
+            ...(mode === 'lexical' ? {} : { semantic: { mode, vector: vectors[position] } }),
+          });
+          if (pass === 1) times[mode].push(performance.now() - started);
+        }
+      }
+    }
+    for (const mode of ['lexical', 'semantic', 'hybrid'] as const) console.log(`  ${mode.padEnd(9)} ${percentiles(times[mode])}`);
+    console.log(`hybrid / lexical at p50: ${(median(times.hybrid) / median(times.lexical)).toFixed(2)}x`);
+  } finally {
+    await corpus.close();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+await main();
