@@ -3,7 +3,9 @@
 // python3-xapian, skipped with the reason when it is not installed). Each builds an index of
 // bench:search's synthetic corpus (PEERS_SIZE documents, default 1,000,000) and answers the same 200
 // queries of 1, 3 and 8 words, in process and on one thread, top 10: per query the median of
-// PEERS_PASSES runs (default 3), then p50 and p99 over the queries, with exact totals and without.
+// PEERS_PASSES runs (default 3), then p50 and p99 over the queries, with exact totals and without;
+// then the 3-word queries again with two facets counted over every match (this engine's facets,
+// Xapian's ValueCountMatchSpy, FTS5's GROUP BY over the MATCH), the counts checked to agree.
 // Then each indexes BEIR SciFact and ranks its test queries: nDCG@10. Printed as ratios to the
 // best peer: time and bytes this / best (lower is better), documents/s and nDCG this / best.
 //
@@ -17,7 +19,7 @@ import { analyze } from '../src/search/analyzer.js';
 import { STOPWORDS } from '../src/search/engine/analysis.js';
 import { machineLine } from './lib.js';
 import { Fts5Peer } from './peers/fts5-peer.js';
-import type { BuildFigures, Peer } from './peers/peer.js';
+import type { BuildFigures, FacetCounts, Peer } from './peers/peer.js';
 import { ThisEngine } from './peers/this-engine.js';
 import { XapianPeer, xapianMissing, xapianVersion } from './peers/xapian-peer.js';
 import { DATASET, judgments, scifactQueries, score } from './scifact.js';
@@ -26,7 +28,8 @@ import { queries, words, writeCorpus } from './synthetic-corpus.js';
 const SIZE = Number(process.env.PEERS_SIZE ?? 1_000_000);
 const PASSES = Number(process.env.PEERS_PASSES ?? 3);
 const CLASSES = [1, 3, 8];
-const SYNTHETIC_FIELDS = { id: 'doc_id', title: 'title', text: 'text' };
+const FACETS = ['jurisdiction', 'category'];
+const SYNTHETIC_FIELDS = { id: 'doc_id', title: 'title', text: 'text', facets: FACETS };
 const SCIFACT_FIELDS = { id: '_id', title: 'title', text: 'text' };
 
 interface Timing {
@@ -78,7 +81,35 @@ async function speed(peers: Peer[], corpusPath: string) {
       }
     }
   }
-  return { builds, timings, totalsDiffer };
+  // Top 10 and two facets counted over every match, 3-word queries: each peer in turn.
+  const facetTimings = new Map<string, Timing>();
+  const facetsDiffer: string[] = [];
+  const facetSet = queries(words(), 3);
+  let reference: { name: string; counts: FacetCounts[] } | undefined;
+  for (const peer of peers) {
+    const { ms, counts } = await peer.facets(facetSet, { k: 10, fields: FACETS, passes: PASSES });
+    facetTimings.set(peer.name, { p50: percentile(ms, 0.5), p99: percentile(ms, 0.99) });
+    if (!reference) reference = { name: peer.name, counts };
+    else {
+      const differing = counts.filter((count, index) => !sameCounts(count, reference!.counts[index])).length;
+      if (differing > 0) facetsDiffer.push(`${peer.name} differs from ${reference.name} on ${differing} of ${counts.length} queries' facet counts`);
+    }
+  }
+  return { builds, timings, totalsDiffer, facetTimings, facetsDiffer };
+}
+
+/** The same values with the same counts, whatever the order (a value no match holds counts as absent). */
+function sameCounts(a: FacetCounts, b: FacetCounts | undefined): boolean {
+  const flat = (counts: FacetCounts | undefined) =>
+    Object.entries(counts ?? {})
+      .flatMap(([field, values]) =>
+        Object.entries(values)
+          .filter(([, n]) => n > 0)
+          .map(([value, n]) => `${field}=${value}:${n}`),
+      )
+      .sort()
+      .join('|');
+  return flat(a) === flat(b);
 }
 
 async function relevance(folder: string): Promise<Map<string, number>> {
@@ -122,6 +153,17 @@ function report(peers: Peer[], results: Awaited<ReturnType<typeof speed>>, ndcg:
     });
     console.log(`| **this / best peer** (target <= 0.5) | ${ratios.join(' | ')} |`);
   }
+  console.log(`\nTop 10 and two facets (${FACETS.join(', ')}) counted over every match, 3-word queries: ms per query`);
+  console.log('| engine | p50 / p99 |');
+  console.log('|---|---:|');
+  for (const peer of peers) {
+    const timing = results.facetTimings.get(peer.name)!;
+    console.log(`| ${peer.name} | ${timing.p50.toFixed(3)} / ${timing.p99.toFixed(3)} |`);
+  }
+  const ownFacets = results.facetTimings.get(mine.name)!;
+  const bestFacets = (field: 'p50' | 'p99') => Math.min(...others.map((peer) => results.facetTimings.get(peer.name)![field]));
+  console.log(`| **this / best peer** (target <= 0.5) | ${ratio(ownFacets.p50, bestFacets('p50'))} / ${ratio(ownFacets.p99, bestFacets('p99'))} |`);
+  for (const line of results.facetsDiffer) console.log(`note: facets: ${line}`);
   console.log('\nBuild, size and relevance');
   console.log('| engine | documents/s | index on disk MiB | index in memory MiB | load on start s | SciFact nDCG@10 |');
   console.log('|---|---:|---:|---:|---:|---:|');

@@ -2,7 +2,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
-import { type BuildFigures, type Fields, medianMs, type Peer } from './peer.js';
+import { type BuildFigures, type FacetCounts, type Fields, medianMs, type Peer } from './peer.js';
 
 /**
  * SQLite FTS5 (better-sqlite3): Porter over unicode61, bm25() with title words weighing twice text
@@ -12,6 +12,7 @@ import { type BuildFigures, type Fields, medianMs, type Peer } from './peer.js';
 export class Fts5Peer implements Peer {
   readonly name = 'SQLite FTS5';
   private db: Database.Database | undefined;
+  private facetFields: string[] = [];
 
   constructor(
     private readonly folder: string,
@@ -23,18 +24,26 @@ export class Fts5Peer implements Peer {
     const db = new Database(file);
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
-    db.exec(`CREATE VIRTUAL TABLE documents USING fts5(doc_id UNINDEXED, title, text, tokenize = 'porter unicode61 remove_diacritics 2')`);
-    const insert = db.prepare('INSERT INTO documents (doc_id, title, text) VALUES (?, ?, ?)');
+    // Facet fields ride along unindexed, as a search-then-GROUP BY would read them.
+    const facets = fields.facets ?? [];
+    this.facetFields = facets;
+    const facetColumns = facets.map((field) => `, ${field} UNINDEXED`).join('');
+    db.exec(
+      `CREATE VIRTUAL TABLE documents USING fts5(doc_id UNINDEXED, title, text${facetColumns}, tokenize = 'porter unicode61 remove_diacritics 2')`,
+    );
+    const insert = db.prepare(
+      `INSERT INTO documents (doc_id, title, text${facets.map((field) => `, ${field}`).join('')}) VALUES (?, ?, ?${facets.map(() => ', ?').join('')})`,
+    );
     const started = performance.now();
     let documents = 0;
-    let batch: Array<[string, string, string]> = [];
-    const flush = db.transaction((rows: Array<[string, string, string]>) => {
+    let batch: unknown[][] = [];
+    const flush = db.transaction((rows: unknown[][]) => {
       for (const row of rows) insert.run(...row);
     });
     for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY })) {
       if (!line) continue;
       const record = JSON.parse(line) as Record<string, string>;
-      batch.push([String(record[fields.id]), record[fields.title] ?? '', record[fields.text] ?? '']);
+      batch.push([String(record[fields.id]), record[fields.title] ?? '', record[fields.text] ?? '', ...facets.map((field) => record[field] ?? null)]);
       if (batch.length === 10_000) {
         flush(batch);
         documents += batch.length;
@@ -81,6 +90,34 @@ export class Fts5Peer implements Peer {
       const match = this.match(text);
       return match ? (top.all(match, k) as string[]) : [];
     });
+  }
+
+  async facets(queries: string[], options: { k: number; fields: string[]; passes: number }) {
+    const db = this.db!;
+    const top = db.prepare('SELECT doc_id FROM documents WHERE documents MATCH ? ORDER BY bm25(documents, 0, 2.0, 1.0) LIMIT ?').pluck();
+    const groups = options.fields.map((field) => {
+      if (!this.facetFields.includes(field)) throw new Error(`${field} was not kept at build`);
+      return { field, count: db.prepare(`SELECT ${field} AS value, count(*) AS n FROM documents WHERE documents MATCH ? GROUP BY ${field}`) };
+    });
+    const ms: number[] = [];
+    const counts: FacetCounts[] = [];
+    for (const text of queries) {
+      const match = this.match(text);
+      let counted: FacetCounts = {};
+      ms.push(
+        await medianMs(() => {
+          counted = {};
+          if (!match) return;
+          top.all(match, options.k);
+          for (const { field, count } of groups) {
+            const rows = count.all(match) as Array<{ value: string | null; n: number }>;
+            counted[field] = Object.fromEntries(rows.filter((row) => row.value !== null).map((row) => [String(row.value), row.n]));
+          }
+        }, options.passes),
+      );
+      counts.push(counted);
+    }
+    return { ms, counts };
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,11 @@ export interface Peer {
   time(queries: string[], options: { k: number; exactTotals: boolean; passes: number }): Promise<{ ms: number[]; totals: number[] }>;
   /** Each query's best k document ids. */
   rank(queries: string[], k: number): Promise<string[][]>;
+  /**
+   * Each query's median time in ms over `passes` for its best k and, over every match, how many
+   * hold each value of each of `fields` (metadata); with the counts of each query, for checking.
+   */
+  facets(queries: string[], options: { k: number; fields: string[]; passes: number }): Promise<{ ms: number[]; counts: FacetCounts[] }>;
   close(): Promise<void>;
 }
 
@@ -14,7 +19,12 @@ export interface Fields {
   id: string;
   title: string;
   text: string;
+  /** Metadata fields kept for facets, where the corpus has them. */
+  facets?: string[];
 }
+
+/** Per field, per value, how many matches hold it. */
+export type FacetCounts = Record<string, Record<string, number>>;
 
 export interface BuildFigures {
   documents: number;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BuiltCorpus, CLI, openBuiltCorpus, ROOT } from '../lib.js';
-import { type BuildFigures, type Fields, medianMs, type Peer } from './peer.js';
+import { type BuildFigures, type FacetCounts, type Fields, medianMs, type Peer } from './peer.js';
 
 /**
  * This engine as the service runs it on the embedded store, but on one thread (no search threads):
@@ -53,6 +53,24 @@ export class ThisEngine implements Peer {
     const ranked: string[][] = [];
     for (const text of queries) ranked.push((await this.search(text, k)).hits.map((hit) => hit.docId));
     return ranked;
+  }
+
+  async facets(queries: string[], options: { k: number; fields: string[]; passes: number }) {
+    const ms: number[] = [];
+    const counts: FacetCounts[] = [];
+    const faceted = (text: string) =>
+      this.corpus!.search({
+        terms: this.analyze(text),
+        field: { kind: 'all' },
+        filters: [],
+        topK: options.k,
+        facets: { fields: options.fields, limit: 100 },
+      });
+    for (const text of queries) {
+      ms.push(await medianMs(() => faceted(text), options.passes));
+      counts.push(((await faceted(text)) as { facets?: FacetCounts }).facets ?? {});
+    }
+    return { ms, counts };
   }
 
   async close(): Promise<void> {

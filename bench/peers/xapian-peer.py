@@ -5,6 +5,8 @@ text words, English stemmer, no positions), answers {documents, seconds, bytes}.
 time {queries, k, exact, passes}: each query's median time in ms over the passes, and its total
 (exact: the whole match set counted; else Xapian's estimate), searched BM25 (k1 1.2, b 0.75).
 rank {queries, k}: each query's top k document ids.
+facets {queries, k, fields, passes}: each query's median time in ms for its top k and a
+ValueCountMatchSpy per field over every match (the fields kept as values at build), and the counts.
 """
 import json
 import os
@@ -15,6 +17,7 @@ import xapian
 
 STOPWORDS = []
 db = None
+SLOTS = {}
 
 
 def answer(value):
@@ -34,6 +37,9 @@ def build(command):
     generator.set_stemmer(xapian.Stem("english"))
     generator.set_stemming_strategy(xapian.TermGenerator.STEM_SOME)
     count = 0
+    SLOTS.clear()
+    for slot, field in enumerate(command.get("facets") or []):
+        SLOTS[field] = slot
     with open(command["path"], encoding="utf-8") as lines:
         for line in lines:
             record = json.loads(line)
@@ -42,6 +48,9 @@ def build(command):
             generator.index_text_without_positions(record.get(command["title"]) or "", 2)
             generator.index_text_without_positions(record.get(command["text"]) or "")
             document.set_data(str(record[command["id"]]))
+            for field, slot in SLOTS.items():
+                if record.get(field) is not None:
+                    document.add_value(slot, str(record[field]))
             writable.add_document(document)
             count += 1
     writable.commit()
@@ -92,6 +101,32 @@ def time_queries(command):
     answer({"ms": medians, "totals": totals})
 
 
+def facet_counts(text, k, fields):
+    enquire = enquire_for(text)
+    spies = [(field, xapian.ValueCountMatchSpy(SLOTS[field])) for field in fields]
+    for _, spy in spies:
+        enquire.add_matchspy(spy)
+    enquire.get_mset(0, k, db.get_doccount())
+    return {field: {item.term.decode(): item.termfreq for item in spy.values()} for field, spy in spies}
+
+
+def time_facets(command):
+    k, fields, passes = command["k"], command["fields"], command["passes"]
+    medians, counts = [], []
+    for text in command["queries"]:
+        facet_counts(text, k, fields)
+        times = []
+        counted = {}
+        for _ in range(passes):
+            started = time.perf_counter()
+            counted = facet_counts(text, k, fields)
+            times.append((time.perf_counter() - started) * 1000)
+        times.sort()
+        medians.append(times[len(times) // 2])
+        counts.append(counted)
+    answer({"ms": medians, "counts": counts})
+
+
 def rank(command):
     answer({"ids": [[match.document.get_data().decode() for match in search(text, command["k"], False)] for text in command["queries"]]})
 
@@ -107,3 +142,5 @@ for line in sys.stdin:
         time_queries(command)
     elif command["op"] == "rank":
         rank(command)
+    elif command["op"] == "facets":
+        time_facets(command)

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { BuildFigures, Fields, Peer } from './peer.js';
+import type { BuildFigures, FacetCounts, Fields, Peer } from './peer.js';
 
 const PYTHON = '/usr/bin/python3';
 const DRIVER = fileURLToPath(new URL('./xapian-peer.py', import.meta.url));
@@ -57,6 +57,10 @@ export class XapianPeer implements Peer {
 
   async rank(queries: string[], k: number): Promise<string[][]> {
     return (await this.ask<{ ids: string[][] }>({ op: 'rank', queries, k })).ids;
+  }
+
+  facets(queries: string[], options: { k: number; fields: string[]; passes: number }) {
+    return this.ask<{ ms: number[]; counts: FacetCounts[] }>({ op: 'facets', queries, k: options.k, fields: options.fields, passes: options.passes });
   }
 
   async close(): Promise<void> {
