@@ -38,11 +38,19 @@ export function buildServices(store: Store, config: Config, log: (message: strin
     rateLimits: new RateLimitService(buckets, { defaultPerSecond: config.rateLimitPerSecond }, (error) =>
       log('rate-limit buckets unreachable: requests pass unlimited until they return', error),
     ),
-    search: new SearchService(store.index, config.embeddings && new QueryEmbeddings(new OpenAiEmbedder(config.embeddings))),
+    search: new SearchService(store.index, queryEmbeddingsOf(config)),
     probeImages: new ProbeImageFetcher({ maxBytes: config.imageMaxBytes, timeoutMs: config.probeFetchTimeoutMs }),
     face,
     checkout: checkoutOf(config),
   };
+}
+
+/** A caller waits while a prompt is embedded: at most one retry, however many an ingest may make. */
+const QUERY_EMBEDDING_RETRIES = 1;
+
+function queryEmbeddingsOf(config: Config): QueryEmbeddings | undefined {
+  const embeddings = config.embeddings;
+  return embeddings && new QueryEmbeddings(new OpenAiEmbedder({ ...embeddings, retries: Math.min(embeddings.retries, QUERY_EMBEDDING_RETRIES) }));
 }
 
 function checkoutOf(config: Config): StripeCheckout | undefined {

@@ -40,11 +40,12 @@ export class VectorIndex {
     readonly dimensions: number,
     settings: VectorSettings = VECTOR_SETTINGS,
   ) {
-    const { Index } = require('usearch') as typeof import('usearch');
+    // Required here, not imported: the native library loads only where vectors are kept.
+    const { Index, MetricKind, ScalarKind } = require('usearch') as typeof import('usearch');
     this.index = new Index({
       dimensions,
-      metric: 'cos' as never,
-      quantization: 'i8' as never,
+      metric: MetricKind.Cos,
+      quantization: ScalarKind.I8,
       connectivity: settings.connectivity,
       expansion_add: settings.addExpansion,
       expansion_search: settings.searchExpansion,
