@@ -14,6 +14,7 @@ import {
   successHeaders,
 } from '../schemas/common.js';
 import type { RouteHooks, Step } from '../steps.js';
+import { FALLBACK_HEADER } from './query-prompt.js';
 
 const text = { type: 'string', pattern: '\\S' } as const;
 const MAX_OFFSET = 10_000;
@@ -96,7 +97,13 @@ const schema = {
   response: {
     200: {
       description: 'The matches, best first, and how many there are in all.',
-      headers: successHeaders('billable'),
+      headers: {
+        ...successHeaders('billable'),
+        [FALLBACK_HEADER]: {
+          type: 'string',
+          description: '"lexical" when a hybrid query was answered by words alone, the embedding model having failed (charged as a lexical query).',
+        },
+      },
       type: 'object',
       required: ['status', 'resp'],
       properties: {
