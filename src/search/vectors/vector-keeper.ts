@@ -1,13 +1,21 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import { vectorOfBytes } from '../../embeddings/embedder.js';
 import type { CorpusFile } from '../corpus/corpus-file.js';
 import { type ExactVectors, VectorIndex, type VectorMatch } from './vector-index.js';
 
-/** Vectors read and added per step while catching up: requests are served between steps. */
-const STEP_ROWS = 2000;
+/**
+ * Vectors read and added per step: requests are served between steps. Before a start answers, in
+ * large steps on every core; while serving, in small ones on one thread, since an addition holds
+ * the event loop (about a millisecond a vector at a million).
+ */
+const STEPS = {
+  starting: { rows: 20_000, threads: availableParallelism() },
+  serving: { rows: 250, threads: 1 },
+};
 /** Vectors added since the last write to disk past which the index is written again, once quiet. */
 const PERSIST_AFTER = 1000;
 const PERSIST_QUIET_MS = 5000;
@@ -74,8 +82,9 @@ export class VectorKeeper {
 
   /** Reads the index back from disk (or builds it) and catches up: before a start answers. */
   async prepare(): Promise<void> {
+    const starting = this.index === undefined;
     this.index ??= this.readBack() ?? new VectorIndex(this.dimensions);
-    await this.catchUp();
+    await this.catchUp(starting ? STEPS.starting : STEPS.serving);
   }
 
   /**
@@ -102,16 +111,16 @@ export class VectorKeeper {
     });
   };
 
-  private catchUp(): Promise<void> {
+  private catchUp(step: { rows: number; threads: number }): Promise<void> {
     this.file.noticeExternalWrites();
     if (!this.stale) return this.catchingUp ?? Promise.resolve();
-    this.catchingUp ??= this.applyChanges().finally(() => {
+    this.catchingUp ??= this.applyChanges(step).finally(() => {
       this.catchingUp = undefined;
     });
     return this.catchingUp;
   }
 
-  private async applyChanges(): Promise<void> {
+  private async applyChanges(step: { rows: number; threads: number }): Promise<void> {
     this.stale = false;
     const index = this.index as VectorIndex;
     const { sql } = this.file;
@@ -122,23 +131,23 @@ export class VectorKeeper {
         // Deletions were pruned from the log before this index saw them: build it again.
         this.index = new VectorIndex(this.dimensions);
         this.state = { ...this.state, highestRowid: 0, removalsSeen: lastRemoval };
-        return this.applyChanges();
+        return this.applyChanges(step);
       }
       index.remove(removals.map((removal) => removal.doc_rowid));
       this.state.removalsSeen = removals[removals.length - 1].seq;
     }
     const through = sql.lastRowid.get() as number;
     while (this.state.highestRowid < through) {
-      const rows = sql.vectorsFrom.all(this.state.highestRowid, through, STEP_ROWS) as Array<{ id: number; vector: Uint8Array }>;
-      this.add(index, rows);
-      this.state.highestRowid = rows.length < STEP_ROWS ? through : rows[rows.length - 1].id;
-      if (rows.length === STEP_ROWS) await yieldToRequests();
+      const rows = sql.vectorsFrom.all(this.state.highestRowid, through, step.rows) as Array<{ id: number; vector: Uint8Array }>;
+      this.add(index, rows, step.threads);
+      this.state.highestRowid = rows.length < step.rows ? through : rows[rows.length - 1].id;
+      if (rows.length === step.rows) await yieldToRequests();
     }
     if (this.addedSinceWrite >= PERSIST_AFTER) this.persistWhenQuiet();
   }
 
   /** Adds the rows whose vectors have the configured length and are not all zeros (no direction to compare). */
-  private add(index: VectorIndex, rows: Array<{ id: number; vector: Uint8Array }>): void {
+  private add(index: VectorIndex, rows: Array<{ id: number; vector: Uint8Array }>, threads: number): void {
     const rowids: number[] = [];
     const vectors = new Float32Array(rows.length * this.dimensions);
     for (const row of rows) {
@@ -148,7 +157,7 @@ export class VectorKeeper {
       vectors.set(vector, rowids.length * this.dimensions);
       rowids.push(row.id);
     }
-    index.add(rowids, vectors.subarray(0, rowids.length * this.dimensions));
+    index.add(rowids, vectors.subarray(0, rowids.length * this.dimensions), threads);
     this.addedSinceWrite += rowids.length;
   }
 
