@@ -6,6 +6,7 @@
 // PEERS_PASSES runs (default 3), then p50 and p99 over the queries, with exact totals and without;
 // then the 3-word queries again with two facets counted over every match (this engine's facets,
 // Xapian's ValueCountMatchSpy, FTS5's GROUP BY over the MATCH), the counts checked to agree.
+// PEERS_ONLY=facets: the builds and the facets alone.
 // Then each indexes BEIR SciFact and ranks its test queries: nDCG@10. Printed as ratios to the
 // best peer: time and bytes this / best (lower is better), documents/s and nDCG this / best.
 //
@@ -27,6 +28,8 @@ import { queries, words, writeCorpus } from './synthetic-corpus.js';
 
 const SIZE = Number(process.env.PEERS_SIZE ?? 1_000_000);
 const PASSES = Number(process.env.PEERS_PASSES ?? 3);
+/** PEERS_ONLY=facets: the builds and the facet counts alone, without the query classes and SciFact. */
+const FACETS_ONLY = process.env.PEERS_ONLY === 'facets';
 const CLASSES = [1, 3, 8];
 const FACETS = ['jurisdiction', 'category'];
 const SYNTHETIC_FIELDS = { id: 'doc_id', title: 'title', text: 'text', facets: FACETS };
@@ -62,7 +65,7 @@ async function speed(peers: Peer[], corpusPath: string) {
   }
   const timings = new Map<string, Timing>();
   const totalsDiffer: string[] = [];
-  for (const terms of CLASSES) {
+  for (const terms of FACETS_ONLY ? [] : CLASSES) {
     const set = queries(words(), terms);
     for (const exactTotals of [true, false]) {
       // Peers one after another, per class and mode, so that drift spreads over all of them.
@@ -135,7 +138,7 @@ async function relevance(folder: string): Promise<Map<string, number>> {
 function report(peers: Peer[], results: Awaited<ReturnType<typeof speed>>, ndcg: Map<string, number>): void {
   const [mine, ...others] = peers;
   const { builds, timings } = results;
-  for (const exactTotals of [true, false]) {
+  for (const exactTotals of FACETS_ONLY ? [] : [true, false]) {
     console.log(`\nQueries, top 10, ${exactTotals ? 'with exact totals' : 'without exact totals (this engine still counts them)'}: ms per query`);
     console.log(`| engine | ${CLASSES.map((terms) => `${terms} word${terms > 1 ? 's' : ''} p50 / p99`).join(' | ')} |`);
     console.log(`|---|${CLASSES.map(() => '---:').join('|')}|`);
@@ -171,7 +174,7 @@ function report(peers: Peer[], results: Awaited<ReturnType<typeof speed>>, ndcg:
     const build = builds.get(peer)!;
     const load = build.loadSeconds === undefined ? '-' : build.loadSeconds.toFixed(1);
     console.log(
-      `| ${peer.name} | ${(build.documents / build.seconds).toFixed(0)} | ${mib(build.bytes)} | ${mib(build.memoryBytes)} | ${load} | ${(ndcg.get(peer.name) ?? 0).toFixed(4)} |`,
+      `| ${peer.name} | ${(build.documents / build.seconds).toFixed(0)} | ${mib(build.bytes)} | ${mib(build.memoryBytes)} | ${load} | ${ndcg.has(peer.name) ? (ndcg.get(peer.name) as number).toFixed(4) : '-'} |`,
     );
   }
   const own = builds.get(mine)!;
@@ -193,7 +196,7 @@ async function main(): Promise<void> {
     else if (!existsSync(corpusPath)) throw new Error(`PEERS_CORPUS ${corpusPath} does not exist`);
     const results = await speed(peers, corpusPath);
     for (const peer of peers) await peer.close();
-    const ndcg = await relevance(mkdtempSync(join(folder, 'scifact-')));
+    const ndcg = FACETS_ONLY ? new Map<string, number>() : await relevance(mkdtempSync(join(folder, 'scifact-')));
     console.log(`\n${machineLine('bench:peers')}`);
     const versions = [`better-sqlite3's SQLite FTS5`, skipped.length === 0 ? `Xapian ${xapianVersion()}` : undefined].filter(Boolean);
     console.log(`${SIZE} synthetic documents; 200 queries per class, each the median of ${PASSES} runs; one thread; ${versions.join(', ')}`);
