@@ -13,10 +13,14 @@ const RETRY_AFTER_S = '5';
  * no embedder configured is a 400; an embedder failing makes `semantic` a 503 and `hybrid` a
  * lexical search that says so (FALLBACK_HEADER). Sets the mode the request is priced as.
  */
-export function embedPromptStep(search: SearchService, promptOf: (body: unknown) => { text: string; mode: SearchMode }): Step {
+export function embedPromptStep(
+  search: SearchService,
+  promptOf: (body: unknown) => { mode: 'lexical' } | { mode: Exclude<SearchMode, 'lexical'>; text: string },
+): Step {
   return (request, reply) => {
-    const { text, mode } = promptOf(request.body);
-    if (mode === 'lexical') return undefined;
+    const prompt = promptOf(request.body);
+    if (prompt.mode === 'lexical') return undefined;
+    const { mode, text } = prompt;
     const embeddings = search.embeddings;
     if (!embeddings) throw new ApiError('SEMANTIC_NOT_CONFIGURED');
     return embeddings.vectorOf(text).then(

@@ -198,10 +198,11 @@ function matchTarget(query: QueryBody['query']): { text: string; field: MatchFie
   return { text, field: { kind: 'metadata', name } };
 }
 
-/** The text and mode of a /query body, for the step that embeds its prompt (see query-prompt.ts). */
-export function promptOf(body: unknown): { text: string; mode: SearchMode } {
+/** The mode of a /query body and, unless lexical, its prompt (see query-prompt.ts): a lexical query is not parsed twice. */
+export function promptOf(body: unknown): { mode: 'lexical' } | { mode: 'semantic' | 'hybrid'; text: string } {
   const query = body as QueryBody;
-  return { text: matchTarget(query.query).text, mode: query.mode ?? 'lexical' };
+  if (query.mode === undefined || query.mode === 'lexical') return { mode: 'lexical' };
+  return { mode: query.mode, text: matchTarget(query.query).text };
 }
 
 /** 503 while the index loads after a start (/readyz says so too), before anything is charged. */
