@@ -9,11 +9,13 @@ import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { CHROMIUM, CHROMIUM_FLAGS, skipWithoutChromium } from '../support/browser.js';
-import { tempDir } from '../support/helper.js';
+import { eventually, tempDir } from '../support/helper.js';
 
 const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'docs', 'console');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
+/** How long a figure a page fetches may take to show on a loaded CI machine. */
+const PAGE_LOAD_MS = 15_000;
 const CORPUS = [
   { doc_id: 'law-1', title: 'Data breach notification', text: 'A controller notifies the authority of a personal data breach.' },
   { doc_id: 'law-2', title: 'Right to erasure', text: 'The data subject may ask for the erasure of personal data.' },
@@ -158,8 +160,12 @@ describe('the operator console in Chromium', {
     await usage.getByText('Show the figures').click();
     const today = new Date().toISOString().slice(0, 10);
     const todayRow = usage.getByRole('row', { name: new RegExp(`^${today}`) });
-    assert.deepEqual(await todayRow.getByRole('cell').allInnerTexts(), [today, '4', '4'], 'credits spent and requests charged today');
-    assert.equal(await page.getByRole('region', { name: 'Recent charges' }).getByRole('row').count(), 5, 'a header row and four charges');
+    await eventually(
+      async () => assert.deepEqual(await todayRow.getByRole('cell').allInnerTexts(), [today, '4', '4'], 'credits spent and requests charged today'),
+      PAGE_LOAD_MS,
+    );
+    const charges = page.getByRole('region', { name: 'Recent charges' }).getByRole('row');
+    await eventually(async () => assert.equal(await charges.count(), 5, 'a header row and four charges'), PAGE_LOAD_MS);
     await usage.getByText('Show the figures').click();
     await shoot(page, 'key');
 
@@ -174,10 +180,10 @@ describe('the operator console in Chromium', {
 
     await nav(page, 'Overview').click();
     await page.getByRole('link', { name: 'Acme Research' }).waitFor();
-    const refusals = page.getByRole('region', { name: 'Totals' }).locator('.tile', { hasText: '402' }).locator('.tile-value');
-    assert.equal(await refusals.textContent(), '1');
-    const creditsSpent = page.getByRole('region', { name: 'Totals' }).locator('.tile', { hasText: 'Credits spent' }).locator('.tile-value');
-    assert.equal(await creditsSpent.textContent(), '4');
+    // The tiles show "…" until the totals arrive.
+    const tile = (label: string) => page.getByRole('region', { name: 'Totals' }).locator('.tile', { hasText: label }).locator('.tile-value');
+    await eventually(async () => assert.equal(await tile('402').textContent(), '1'), PAGE_LOAD_MS);
+    await eventually(async () => assert.equal(await tile('Credits spent').textContent(), '4'), PAGE_LOAD_MS);
     await shoot(page, 'overview');
   });
 

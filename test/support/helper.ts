@@ -215,9 +215,9 @@ export function assertEnvelope(response: LightMyRequestResponse, status: number,
   return body;
 }
 
-/** Polls an assertion until it passes or two seconds pass (for writes the service defers). */
-export async function eventually(assertion: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + 2000;
+/** Polls an assertion until it passes or `withinMs` pass (for writes the service defers, pages still loading). */
+export async function eventually(assertion: () => Promise<void>, withinMs = 2000): Promise<void> {
+  const deadline = Date.now() + withinMs;
   for (;;) {
     try {
       return await assertion();
