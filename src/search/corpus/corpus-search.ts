@@ -32,6 +32,7 @@ export class CorpusSearch implements DocumentIndex {
     const facetTerms = facetValues?.map((values) => values.map((value) => value.id));
     const offset = request.offset ?? 0;
     if (request.semantic) return this.semanticSearch(request, request.semantic, facetTerms, facetsOf);
+    // A page from `offset` is cut from the best offset + topK, ties by doc_id: pages never overlap.
     const lexical = await this.lexicalRanking(request, offset + request.topK, facetTerms);
     return withFacets({ total: lexical.total, hits: lexical.hits.slice(offset) }, facetsOf(lexical.facets));
   }
@@ -45,7 +46,6 @@ export class CorpusSearch implements DocumentIndex {
     const index = this.keeper.current();
     const terms = this.termIds(request);
     if (terms.length === 0) return { total: 0, hits: [] };
-    // A page from `offset` is cut from the best offset + topK, ties by doc_id: pages never overlap.
     const query = {
       terms,
       field: request.field.kind satisfies SearchField,
