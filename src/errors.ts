@@ -52,6 +52,11 @@ export const errorCatalogue = {
     message:
       'The embedding model did not answer, so a semantic query cannot run now. Retry later, or use "mode": "hybrid" or "lexical"; you were not charged.',
   },
+  VECTOR_INDEX_LOADING: {
+    status: 503,
+    message:
+      'The vector index is still being built after a start, so a semantic query cannot run yet. Retry later, or use "mode": "hybrid" or "lexical"; you were not charged.',
+  },
   INDEX_LOADING: { status: 503, message: 'The search index is still loading after a restart. Retry in a few seconds; you were not charged.' },
   STORE_UNAVAILABLE: { status: 503, message: 'The data store is not available right now. Retry with exponential backoff.' },
   ADMIN_TOKEN_REQUIRED: {

@@ -80,7 +80,7 @@ export type QueryRequest = {
   facets?: Array<string>;
   /** How many values to return per facet, the most common first; absent: 10. */
   facet_limit?: number;
-  /** lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt's, by cosine, among the 200 nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal. */
+  /** lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt's, by cosine, among the 100 nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, or while the vector index is still being built after a start, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal. */
   mode?: "lexical" | "semantic" | "hybrid";
   /** Metadata filters: each field equals the scalar, or any of the list; all fields must hold. */
   filters?: {

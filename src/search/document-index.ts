@@ -48,4 +48,6 @@ export interface DocumentIndex {
   search(request: SearchRequest): Promise<SearchResult>;
   /** Loads the search index now (before listening), so the first query does not wait for it; says from where. */
   prepareSearch(): Promise<IndexOrigin>;
+  /** False while the vector index is built after a start (a semantic search would wait for it); absent: always ready. */
+  semanticReady?(): boolean;
 }

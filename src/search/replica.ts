@@ -53,6 +53,10 @@ export class SearchReplica implements DocumentIndex, DocumentReplica {
     return (await this.corpus()).prepareSearch();
   }
 
+  semanticReady(): boolean {
+    return this.replica?.corpus.semanticReady() ?? true;
+  }
+
   /** The replica, caught up with the feed at least once. */
   async corpus(): Promise<SqliteCorpus> {
     this.ready ??= this.start().catch((error) => {

@@ -69,6 +69,11 @@ export class SearchService {
     return !this.loading;
   }
 
+  /** False while the vector index is built after a start: a semantic or hybrid query then would wait for it. */
+  get semanticReady(): boolean {
+    return this.index.semanticReady?.() ?? true;
+  }
+
   async search(query: SearchQuery): Promise<SearchOutcome> {
     const terms = analyze(query.text);
     const noFacets = query.facets && Object.fromEntries(query.facets.fields.map((field) => [field, {}]));

@@ -38,7 +38,9 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
     this.file = new CorpusFile(dir);
     this.documents = new SqliteDocuments(this.file);
     this.keeper = new IndexKeeper(this.file, upkeep, new IndexSegments(join(dir, 'index'), upkeep, warn));
-    this.vectors = vectorDimensions ? new VectorKeeper(this.file, join(dir, 'vectors'), vectorDimensions, warn) : undefined;
+    this.vectors = vectorDimensions
+      ? new VectorKeeper(this.file, join(dir, 'vectors'), vectorDimensions, upkeep.vectorBuildInPlaceRows, warn)
+      : undefined;
     this.searches = new CorpusSearch(this.file, this.keeper, this.vectors);
   }
 
@@ -81,6 +83,10 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
     return this.searches.prepareSearch();
   }
 
+  semanticReady(): boolean {
+    return this.searches.semanticReady();
+  }
+
   /** The documents the search index holds, live and deleted (postings not dropped yet), and whether a new one is being built. */
   indexStatistics(): { liveDocuments: number; deletedDocuments: number; rebuilding: boolean } {
     return this.keeper.statistics();
@@ -88,7 +94,7 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
 
   async close(): Promise<void> {
     try {
-      this.vectors?.close();
+      await this.vectors?.close();
       await this.keeper.close();
     } finally {
       this.file.close();

@@ -20,6 +20,7 @@ import type { Clock } from '../../src/platform/clock.js';
 import type { TokenBuckets } from '../../src/rate-limit/buckets.js';
 import { MemoryBuckets } from '../../src/rate-limit/memory-buckets.js';
 import { RateLimitService } from '../../src/rate-limit/rate-limit.js';
+import type { DocumentIndex } from '../../src/search/document-index.js';
 import { SearchService } from '../../src/search/search-service.js';
 import { metricSources } from '../../src/services/build.js';
 import type { AppSettings, Services } from '../../src/services/services.js';
@@ -152,6 +153,8 @@ export async function createTestApp(
     checkout?: StripeCheckout;
     /** An embeddings endpoint (a stand-in on loopback): documents get vectors, and semantic and hybrid queries are served. */
     embeddings?: EmbeddingsConfig;
+    /** Wraps the store's search index: a test holds its vector index back, as while it is built after a start. */
+    index?: (stored: DocumentIndex) => DocumentIndex;
   } = {},
 ): Promise<TestContext> {
   const dir = tempDir();
@@ -170,7 +173,10 @@ export async function createTestApp(
     clock: options.clock ?? Date.now,
     idempotency: new IdempotencyService(store.idempotency, { ttlMs: 86_400_000, lockMs: 35_000, ...options.idempotency }),
     rateLimits,
-    search: new SearchService(store.index, options.embeddings && new QueryEmbeddings(new OpenAiEmbedder(options.embeddings))),
+    search: new SearchService(
+      options.index ? options.index(store.index) : store.index,
+      options.embeddings && new QueryEmbeddings(new OpenAiEmbedder(options.embeddings)),
+    ),
     probeImages:
       options.probeImages ?? new ProbeImageFetcher({ maxBytes: { ...DEFAULT_SETTINGS, ...options.settings }.imageMaxBytes, timeoutMs: 2000 }),
     face: options.face,

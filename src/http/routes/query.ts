@@ -74,8 +74,7 @@ const bodySchema = {
     mode: {
       type: 'string',
       enum: ['lexical', 'semantic', 'hybrid'],
-      description:
-        "lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt's, by cosine, among the 200 nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal.",
+      description: `lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt's, by cosine, among the ${SEMANTIC_DEPTH} nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, or while the vector index is still being built after a start, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal.`,
     },
     filters: {
       type: 'object',
@@ -101,7 +100,8 @@ const schema = {
         ...successHeaders('billable'),
         [FALLBACK_HEADER]: {
           type: 'string',
-          description: '"lexical" when a hybrid query was answered by words alone, the embedding model having failed (charged as a lexical query).',
+          description:
+            '"lexical" when a hybrid query was answered by words alone, the embedding model having failed or the vector index still being built after a start (charged as a lexical query).',
         },
       },
       type: 'object',
@@ -160,7 +160,7 @@ const schema = {
     ...billableErrorResponses,
     413: bodyTooLargeResponse,
     503: errorResponse(
-      'The data store is not available, the search index is still loading after a restart, or (semantic) the embedding model did not answer; not charged. Retry after Retry-After.',
+      'The data store is not available, the search index is still loading after a restart, or (semantic) the embedding model did not answer or the vector index is still being built; not charged. Retry after Retry-After.',
       { ...responseHeaders.rateLimit, ...responseHeaders.retryAfter },
     ),
   },

@@ -27,6 +27,13 @@ const CORPUS_PAGE_SIZE = 16_384;
  */
 export const LAST_REMOVAL_SQL = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'removed_documents'), 0)";
 
+/** The highest row id a document holds. */
+export const LAST_ROWID_SQL = 'SELECT coalesce(max(id), 0) FROM documents';
+
+/** Stored vectors of the documents with row ids in (?, ?], in row id order, at most ? of them. */
+export const VECTORS_FROM_SQL =
+  'SELECT d.id, e.vector FROM documents d JOIN embeddings e ON e.key = d.embedding_key WHERE d.id > ? AND d.id <= ? ORDER BY d.id LIMIT ?';
+
 /** The corpus file's statements, prepared once. */
 export type CorpusStatements = Record<
   | 'document'
@@ -70,7 +77,7 @@ function prepareStatements(db: Database.Database): CorpusStatements {
     removalsAfter: db.prepare('SELECT seq, doc_rowid, terms FROM removed_documents WHERE seq > ? ORDER BY seq'),
     removalsFrom: db.prepare('SELECT seq, doc_rowid, terms FROM removed_documents WHERE seq > ? ORDER BY seq LIMIT ?'),
     lastRemoval: db.prepare(LAST_REMOVAL_SQL).pluck(),
-    lastRowid: db.prepare('SELECT coalesce(max(id), 0) FROM documents').pluck(),
+    lastRowid: db.prepare(LAST_ROWID_SQL).pluck(),
     lastRowidAssigned: db.prepare("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'documents'), 0)").pluck(),
     pruneRemovals: db.prepare('DELETE FROM removed_documents WHERE removed_at < unixepoch() - ?'),
     hit: db.prepare('SELECT doc_id, title FROM documents WHERE id = ?'),
@@ -78,9 +85,7 @@ function prepareStatements(db: Database.Database): CorpusStatements {
     setTerms: db.prepare('UPDATE documents SET title_length = ?, text_length = ?, terms = ? WHERE id = ?'),
     insertEmbedding: db.prepare('INSERT OR IGNORE INTO embeddings (key, vector) VALUES (?, ?)'),
     storedEmbeddingKeys: db.prepare('SELECT key FROM embeddings WHERE key IN (SELECT value FROM json_each(?))').pluck(),
-    vectorsFrom: db.prepare(
-      'SELECT d.id, e.vector FROM documents d JOIN embeddings e ON e.key = d.embedding_key WHERE d.id > ? AND d.id <= ? ORDER BY d.id LIMIT ?',
-    ),
+    vectorsFrom: db.prepare(VECTORS_FROM_SQL),
     vectorsOfRows: db.prepare(
       'SELECT d.id, e.vector FROM documents d JOIN embeddings e ON e.key = d.embedding_key WHERE d.id IN (SELECT value FROM json_each(?))',
     ),

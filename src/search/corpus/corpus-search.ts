@@ -26,6 +26,10 @@ export class CorpusSearch implements DocumentIndex {
     return origin;
   }
 
+  semanticReady(): boolean {
+    return this.vectors?.ready ?? true;
+  }
+
   async search(request: SearchRequest): Promise<SearchResult> {
     const facetValues = request.facets?.fields.map((field) => this.file.dictionary.valuesOf(field));
     const facetsOf = (counts: number[][] | undefined) => request.facets && facetValues && topFacets(request.facets, facetValues, counts);

@@ -60,6 +60,12 @@ export interface IndexUpkeep {
    * at once all go to one thread.
    */
   indexBatchRows: number;
+  /**
+   * Row ids past which a start with no vector index on disk builds it on a worker while the
+   * service answers, rather than before (see VectorKeeper): at a million vectors a build takes
+   * about 15 minutes on two cores; 20,000 take a few seconds.
+   */
+  vectorBuildInPlaceRows: number;
 }
 /**
  * 20,000 documents take 0.5-1 s to catch up with at a million; 250 rows about 6 ms. Below 50,000
@@ -83,6 +89,7 @@ export const INDEX_UPKEEP: IndexUpkeep = {
   /** A millisecond or two at a million documents. */
   threadSliceTerms: 2000,
   indexBatchRows: 10_000,
+  vectorBuildInPlaceRows: 20_000,
 };
 
 interface LoggedRemoval {

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Index as UsearchIndex } from 'usearch';
+import { vectorOfBytes } from '../../embeddings/embedder.js';
 
 const require = createRequire(import.meta.url);
 
@@ -66,6 +67,24 @@ export class VectorIndex {
     const replaced = keys.filter((_, position) => held[position]);
     if (replaced.length > 0) this.index.remove(replaced);
     this.index.add(keys, int8Of(vectors, this.dimensions), threads);
+  }
+
+  /**
+   * Adds stored rows (a vector as the corpus file holds it: float32 bytes) whose vector has this
+   * index's length and is not all zeros, which has no direction to compare; says how many it added.
+   */
+  addStored(rows: ReadonlyArray<{ id: number; vector: Uint8Array }>, threads = 1): number {
+    const rowids: number[] = [];
+    const vectors = new Float32Array(rows.length * this.dimensions);
+    for (const row of rows) {
+      if (row.vector.byteLength !== this.dimensions * 4) continue;
+      const vector = vectorOfBytes(row.vector);
+      if (!vector.some((value) => value !== 0)) continue;
+      vectors.set(vector, rowids.length * this.dimensions);
+      rowids.push(row.id);
+    }
+    this.add(rowids, vectors.subarray(0, rowids.length * this.dimensions), threads);
+    return rowids.length;
   }
 
   remove(rowids: readonly number[]): void {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import { vectorOfBytes } from '../../embeddings/embedder.js';
 import type { CorpusFile } from '../corpus/corpus-file.js';
+import { buildVectorsOnWorker, type VectorBuildResult } from './vector-build.js';
 import { type ExactVectors, VectorIndex, type VectorMatch } from './vector-index.js';
 
 /**
@@ -65,13 +66,18 @@ export class VectorKeeper {
   private state: KeptState;
   private stale = true;
   private catchingUp: Promise<void> | undefined;
+  /** The build on a worker, while it runs. */
+  private building: { done: Promise<void>; stop(): Promise<void> } | undefined;
+  private closed = false;
   private addedSinceWrite = 0;
   private persistTimer: NodeJS.Timeout | undefined;
 
+  /** `buildInPlaceRows`: see IndexUpkeep.vectorBuildInPlaceRows. */
   constructor(
     private readonly file: CorpusFile,
     private readonly dir: string,
     readonly dimensions: number,
+    private readonly buildInPlaceRows: number,
     private readonly warn?: (message: string, error: unknown) => void,
   ) {
     this.state = { corpus: file.identity, dimensions, highestRowid: 0, removalsSeen: 0 };
@@ -80,11 +86,26 @@ export class VectorKeeper {
     });
   }
 
-  /** Reads the index back from disk (or builds it) and catches up: before a start answers. */
+  /**
+   * Before a start answers: reads the index back from disk and catches up, or builds it from the
+   * stored vectors, here when they are few, else on a worker while the service answers (not
+   * `ready` until it is done). Later, catches up.
+   */
   async prepare(): Promise<void> {
-    const starting = this.index === undefined;
-    this.index ??= this.readBack() ?? new VectorIndex(this.dimensions);
-    await this.catchUp(starting ? STEPS.starting : STEPS.serving);
+    if (this.index) return this.catchUp(STEPS.serving);
+    if (this.building) return;
+    const readBack = this.readBack();
+    if (!readBack && (this.file.sql.lastRowid.get() as number) > this.buildInPlaceRows) {
+      this.buildOnWorker();
+      return;
+    }
+    this.index = readBack ?? new VectorIndex(this.dimensions);
+    await this.catchUp(STEPS.starting);
+  }
+
+  /** False while the index is built on a worker after a start: a semantic search would wait for it. */
+  get ready(): boolean {
+    return this.building === undefined;
   }
 
   /**
@@ -93,13 +114,56 @@ export class VectorKeeper {
    */
   async nearest(vector: Float32Array, k: number, refined: number): Promise<VectorMatch[]> {
     await this.prepare();
+    await this.building?.done;
+    await this.catchUp(STEPS.serving);
     const index = this.index as VectorIndex;
     return index.nearest(vector, k, this.exactVectors, refined).filter((match) => match.similarity > 0);
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    this.closed = true;
     clearTimeout(this.persistTimer);
-    if (this.addedSinceWrite > 0 || !existsSync(this.statePath)) this.persist();
+    await this.building?.stop();
+    if (this.index && (this.addedSinceWrite > 0 || !existsSync(this.statePath))) this.persist();
+  }
+
+  /**
+   * Builds the index on a worker from the rows stored now (see buildVectorsOnWorker), on every core
+   * but one, which is left to the requests; then adopts the file it saved, and catches up with what
+   * came since at the next search. Should that fail, the index is built here, between requests.
+   */
+  private buildOnWorker(): void {
+    const rows = this.file.sql.lastRowid.get() as number;
+    this.warn?.(`the vector index is being built from up to ${rows} stored vectors on a worker: semantic queries wait until it is ready`, undefined);
+    mkdirSync(this.dir, { recursive: true });
+    const out = `${this.indexPath}.building`;
+    const threads = Math.max(1, STEPS.starting.threads - 1);
+    const worker = buildVectorsOnWorker({ path: this.file.path, dimensions: this.dimensions, threads, stepRows: STEPS.starting.rows, out });
+    const adopt = (built: VectorBuildResult) => {
+      if (this.closed) return;
+      renameSync(out, this.indexPath);
+      const file = fingerprintOf(this.indexPath);
+      this.index = VectorIndex.load(this.indexPath, this.dimensions);
+      this.state = { ...this.state, highestRowid: built.highestRowid, removalsSeen: built.removalsSeen, file };
+      this.writeState();
+    };
+    const done = worker.built.then(adopt).catch((error: unknown) => {
+      if (this.closed) return;
+      this.warn?.('the vector index could not be built on a worker: building it here, between requests', error);
+      this.index = new VectorIndex(this.dimensions);
+      this.state = { ...this.state, highestRowid: 0, removalsSeen: 0 };
+    });
+    this.building = {
+      done: done.finally(() => {
+        rmSync(out, { force: true });
+        this.building = undefined;
+        this.stale = true;
+      }),
+      stop: async () => {
+        await worker.stop();
+        await done.catch(() => undefined);
+      },
+    };
   }
 
   private readonly exactVectors: ExactVectors = (rowids) => {
@@ -139,26 +203,11 @@ export class VectorKeeper {
     const through = sql.lastRowid.get() as number;
     while (this.state.highestRowid < through) {
       const rows = sql.vectorsFrom.all(this.state.highestRowid, through, step.rows) as Array<{ id: number; vector: Uint8Array }>;
-      this.add(index, rows, step.threads);
+      this.addedSinceWrite += index.addStored(rows, step.threads);
       this.state.highestRowid = rows.length < step.rows ? through : rows[rows.length - 1].id;
       if (rows.length === step.rows) await yieldToRequests();
     }
     if (this.addedSinceWrite >= PERSIST_AFTER) this.persistWhenQuiet();
-  }
-
-  /** Adds the rows whose vectors have the configured length and are not all zeros (no direction to compare). */
-  private add(index: VectorIndex, rows: Array<{ id: number; vector: Uint8Array }>, threads: number): void {
-    const rowids: number[] = [];
-    const vectors = new Float32Array(rows.length * this.dimensions);
-    for (const row of rows) {
-      if (row.vector.byteLength !== this.dimensions * 4) continue;
-      const vector = vectorOfBytes(row.vector);
-      if (!vector.some((value) => value !== 0)) continue;
-      vectors.set(vector, rowids.length * this.dimensions);
-      rowids.push(row.id);
-    }
-    index.add(rowids, vectors.subarray(0, rowids.length * this.dimensions), threads);
-    this.addedSinceWrite += rowids.length;
   }
 
   private get statePath(): string {
@@ -202,12 +251,16 @@ export class VectorKeeper {
       this.index.save(`${this.indexPath}.tmp`);
       renameSync(`${this.indexPath}.tmp`, this.indexPath);
       this.state.file = fingerprintOf(this.indexPath);
-      writeFileSync(`${this.statePath}.tmp`, JSON.stringify(this.state));
-      renameSync(`${this.statePath}.tmp`, this.statePath);
+      this.writeState();
       this.addedSinceWrite = 0;
     } catch (error) {
       rmSync(`${this.indexPath}.tmp`, { force: true });
       this.warn?.('the vector index could not be written to disk', error);
     }
+  }
+
+  private writeState(): void {
+    writeFileSync(`${this.statePath}.tmp`, JSON.stringify(this.state));
+    renameSync(`${this.statePath}.tmp`, this.statePath);
   }
 }

@@ -149,6 +149,37 @@ describe('POST /query with mode semantic and hybrid (stand-in embedder on loopba
     assert.equal(await context.balanceOf(key), before - 1);
   });
 
+  it('while the vector index is still being built after a start: semantic is a 503, uncharged; hybrid answers lexically and says so', async () => {
+    let vectorsReady = false;
+    const building = await createTestApp({
+      documents: DOCUMENTS,
+      embeddings: standInEmbeddings(standIn.url, DIMENSIONS),
+      index: (stored) => ({
+        search: (request) => stored.search(request),
+        prepareSearch: () => stored.prepareSearch(),
+        semanticReady: () => vectorsReady,
+      }),
+    });
+    try {
+      const apiKey = await building.createKey(10);
+      const semantic = await query({ query: 'automobile', mode: 'semantic' }, building, apiKey);
+      assertEnvelope(semantic, 503, /vector index is still being built/);
+      assert.equal(semantic.headers['retry-after'], '30');
+      assert.equal(await building.balanceOf(apiKey), 10);
+      const hybrid = await query({ query: 'car', mode: 'hybrid' }, building, apiKey);
+      assert.equal(hybrid.headers['x-search-fallback'], 'lexical');
+      assert.deepEqual(ids(json(hybrid).resp.body), ['car-park']);
+      assert.equal(await building.balanceOf(apiKey), 9);
+      vectorsReady = true;
+      const built = await query({ query: 'automobile', mode: 'semantic' }, building, apiKey);
+      assert.equal(built.statusCode, 200, built.body);
+      assert.equal(built.headers['x-search-fallback'], undefined);
+      assert.ok(ids(json(built).resp.body).includes('truck-fleet'));
+    } finally {
+      await building.close();
+    }
+  });
+
   it('an embedder that does not answer in time: semantic is a 503, uncharged', async () => {
     const before = await context.balanceOf(key);
     proxy.faults.push({ kind: 'hang' }, { kind: 'hang' });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DocumentRecord } from '../../../src/documents/document-store.js';
@@ -50,6 +50,55 @@ describe('the vector index beside a corpus file', () => {
       await second.prepareSearch();
       assert.deepEqual(await nearCar(second), ['auto', 'lorry-car']);
       await second.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('with many stored vectors and none on disk, a start builds the index on a worker while serving; the next start reads it back', async () => {
+    const dir = tempDir();
+    try {
+      const cli = open(dir.path);
+      await cli.ingestDocuments(documentsOf(DOCUMENTS));
+      await cli.close();
+      assert.ok(!existsSync(join(dir.path, 'vectors', 'vectors.usearch')), 'an ingest alone builds no vector index');
+      const starting = new SqliteCorpus(dir.path, { ...INDEX_UPKEEP, vectorBuildInPlaceRows: 0 }, (message) => warnings.push(message), embeddings);
+      await starting.prepareSearch();
+      assert.equal(starting.semanticReady(), false, 'the start answers before the vector index is built');
+      assert.ok(warnings.some((warning) => /built from up to 3 stored vectors on a worker/.test(warning)));
+      await starting.ingestDocuments(documentsOf([{ docId: 'lorry-car', title: 'Car and lorry', text: 'car', metadata: {} }]));
+      await starting.deleteDocument('truck');
+      assert.deepEqual(await nearCar(starting), ['auto', 'lorry-car'], 'a search waits for the build, then catches up');
+      assert.equal(starting.semanticReady(), true);
+      await starting.close();
+      assert.deepEqual(readdirSync(join(dir.path, 'vectors')).sort(), ['vectors.json', 'vectors.usearch']);
+      const warned = warnings.length;
+      const next = open(dir.path);
+      await next.prepareSearch();
+      assert.equal(next.semanticReady(), true, 'read back from disk');
+      assert.deepEqual(await nearCar(next), ['auto', 'lorry-car']);
+      assert.equal(warnings.length, warned, 'read back without a warning');
+      await next.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('closed while its index is built on a worker: stops the worker and leaves no partial file', async () => {
+    const dir = tempDir();
+    try {
+      const cli = open(dir.path);
+      await cli.ingestDocuments(documentsOf(DOCUMENTS));
+      await cli.close();
+      const starting = new SqliteCorpus(dir.path, { ...INDEX_UPKEEP, vectorBuildInPlaceRows: 0 }, (message) => warnings.push(message), embeddings);
+      await starting.prepareSearch();
+      await starting.close();
+      // Stopped, or (on a fast machine) finished and adopted first: either way, nothing half-written.
+      const left = existsSync(join(dir.path, 'vectors')) ? readdirSync(join(dir.path, 'vectors')).sort() : [];
+      assert.ok(left.length === 0 || left.join() === 'vectors.json,vectors.usearch', `left: ${left.join()}`);
+      const next = open(dir.path);
+      assert.deepEqual(await nearCar(next), ['auto', 'truck'], 'the next start builds it');
+      await next.close();
     } finally {
       dir.remove();
     }
