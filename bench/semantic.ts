@@ -11,35 +11,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDocuments } from '../src/documents/ingest.js';
 import { DocumentEmbeddings } from '../src/embeddings/document-embeddings.js';
-import type { Embedder } from '../src/embeddings/embedder.js';
 import { analyze } from '../src/search/analyzer.js';
 import { INDEX_UPKEEP } from '../src/search/corpus/index-keeper.js';
 import { SqliteCorpus } from '../src/search/sqlite-corpus.js';
-import { random } from '../test/support/random.js';
+import { INSTANT_DIMENSIONS as DIMENSIONS, InstantEmbedder } from './instant-embedder.js';
 import { machineLine, median } from './lib.js';
 import { queries, words, writeCorpus } from './synthetic-corpus.js';
 
 const SIZE = Number(process.env.SEMANTIC_SIZE ?? 100_000);
 const ROUNDS = Number(process.env.SEMANTIC_ROUNDS ?? 2);
-const DIMENSIONS = 384;
-
-/**
- * A vector per text from a seeded generator keyed by the text's first characters: no model, no
- * wait, next to nothing computed, so that the figures are what the embedding path itself costs.
- */
-class InstantEmbedder implements Embedder {
-  readonly model = 'instant';
-  readonly dimensions = DIMENSIONS;
-
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
-    return texts.map((text) => {
-      let seed = text.length;
-      for (let i = 0; i < Math.min(64, text.length); i++) seed = Math.imul(seed ^ text.charCodeAt(i), 16_777_619);
-      const next = random(seed);
-      return Float32Array.from({ length: DIMENSIONS }, () => next() - 0.5);
-    });
-  }
-}
 
 async function ingest(path: string, embeddings: DocumentEmbeddings | undefined): Promise<{ seconds: number; dir: string; corpus: SqliteCorpus }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-semantic-'));

@@ -1,0 +1,157 @@
+// bench:restart-semantic — how soon a service with an embedding model is ready, beside one without,
+// on RESTART_SIZE documents (default 100,000) of bench:search's corpus, each with a 384-dimension
+// vector (bench/instant-embedder.ts, ingested in process as a CLI ingest would): spawned `serve` on
+// this build's dist/ to /readyz 200, FACE_WORKERS=0, alternated RESTART_ROUNDS times (default 2):
+//   - lexical: no EMBEDDINGS_URL; the text index read back from index/;
+//   - semantic, from disk: EMBEDDINGS_* set (the stand-in on loopback); index/ and vectors/ read back;
+//   - semantic, first start: vectors/ set aside, as on the first start after a CLI ingest: the
+//     vector index is built on a worker while the service answers.
+// Printed: seconds to ready of each; for the first start, seconds until a semantic query is answered
+// (200, not 503), and lexical searches sent one at a time meanwhile (p50, p99) beside those after a
+// start from disk.
+//
+//   npm run build && npm run bench:restart-semantic
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readDocuments } from '../src/documents/ingest.js';
+import { DocumentEmbeddings } from '../src/embeddings/document-embeddings.js';
+import { startStandInEmbedder } from '../src/embeddings/stand-in/stand-in-embedder.js';
+import { INDEX_UPKEEP } from '../src/search/corpus/index-keeper.js';
+import { SqliteCorpus } from '../src/search/sqlite-corpus.js';
+import { INSTANT_DIMENSIONS, InstantEmbedder } from './instant-embedder.js';
+import { CLI, machineLine, median, start, stop } from './lib.js';
+import { queries, words, writeCorpus } from './synthetic-corpus.js';
+
+const SIZE = Number(process.env.RESTART_SIZE ?? 100_000);
+const ROUNDS = Number(process.env.RESTART_ROUNDS ?? 2);
+/** Lexical searches sent one at a time after a start from disk. */
+const SEARCHES = 200;
+const SEMANTIC_BODY = JSON.stringify({ query: 'car automobile', mode: 'semantic', top_k: 10 });
+
+interface Run {
+  readySeconds: number;
+  /** First start: seconds from the spawn until a semantic query was answered. */
+  semanticSeconds?: number;
+  lexicalMs: number[];
+}
+
+async function post(url: string, key: string, body: string): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  const response = await fetch(`${url}/query`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body });
+  await response.arrayBuffer();
+  return { status: response.status, ms: performance.now() - started };
+}
+
+/**
+ * Starts `serve` with `env`, times it to /readyz 200, then sends lexical searches one at a time:
+ * SEARCHES of them, or (`untilSemantic`) until a semantic query, sent every second, is answered.
+ */
+async function timedStart(env: Record<string, string>, key: string, bodies: string[], untilSemantic: boolean): Promise<Run> {
+  const spawned = performance.now();
+  const server = await start([CLI, 'serve'], env, null);
+  try {
+    while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((resolve) => setTimeout(resolve, 10));
+    const readySeconds = (performance.now() - spawned) / 1000;
+    const lexicalMs: number[] = [];
+    let lastSemantic = 0;
+    for (let sent = 0; untilSemantic || sent < SEARCHES; sent++) {
+      const lexical = await post(server.url, key, bodies[sent % bodies.length]);
+      if (lexical.status !== 200) throw new Error(`a lexical search answered ${lexical.status}`);
+      lexicalMs.push(lexical.ms);
+      if (untilSemantic && performance.now() - lastSemantic >= 1000) {
+        lastSemantic = performance.now();
+        const semantic = await post(server.url, key, SEMANTIC_BODY);
+        if (semantic.status === 200) return { readySeconds, semanticSeconds: (performance.now() - spawned) / 1000, lexicalMs };
+        if (semantic.status !== 503) throw new Error(`a semantic search answered ${semantic.status}`);
+      }
+    }
+    if (env.EMBEDDINGS_URL && (await post(server.url, key, SEMANTIC_BODY)).status !== 200) throw new Error('a semantic search failed');
+    return { readySeconds, lexicalMs };
+  } finally {
+    await stop(server.child);
+  }
+}
+
+function percentiles(times: number[]): string {
+  const sorted = [...times].sort((a, b) => a - b);
+  return `p50 ${median(sorted).toFixed(2)} ms, p99 ${sorted[Math.floor(sorted.length * 0.99)].toFixed(2)} ms (${sorted.length} searches)`;
+}
+
+async function main(): Promise<void> {
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-restart-semantic-'));
+  const standIn = await startStandInEmbedder({ dimensions: INSTANT_DIMENSIONS });
+  try {
+    const dataDir = join(scratch, 'data');
+    mkdirSync(dataDir);
+    const path = join(scratch, 'corpus.jsonl');
+    const vocabulary = words();
+    await writeCorpus(path, SIZE, vocabulary);
+    const corpus = new SqliteCorpus(dataDir, INDEX_UPKEEP, undefined, new DocumentEmbeddings(new InstantEmbedder(), 2000));
+    await corpus.ingestDocuments(await readDocuments(path));
+    await corpus.close();
+    rmSync(path);
+    const base = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', FACE_WORKERS: '0', SEED_DEMO: 'false', RATE_LIMIT_PER_S: '0' };
+    const semanticEnv = { ...base, EMBEDDINGS_URL: standIn.url, EMBEDDINGS_MODEL: 'stand-in', EMBEDDINGS_DIMENSIONS: String(INSTANT_DIMENSIONS) };
+    const created = execFileSync(process.execPath, [CLI, 'keys', 'create', '--credits', '1000000000', '--json'], {
+      env: { ...process.env, ...base },
+      encoding: 'utf8',
+    });
+    const key = (JSON.parse(created) as { key: string }).key;
+    const bodies = queries(vocabulary, 3).map((query) => JSON.stringify({ query, top_k: 10 }));
+
+    console.log(
+      `\n${machineLine('bench:restart-semantic')}  ${SIZE} documents, ${INSTANT_DIMENSIONS}-dimension vectors, ${ROUNDS} rounds alternated\n`,
+    );
+    // Both indexes on disk: a first start builds them; the text index is written once quiet, the vector index when built.
+    const primed = await timedStart(semanticEnv, key, bodies, true);
+    for (const written of [join(dataDir, 'index', 'manifest.json'), join(dataDir, 'vectors', 'vectors.usearch')]) {
+      if (!existsSync(written)) throw new Error(`the priming start wrote no ${written}`);
+    }
+    console.log(
+      `priming start: ready ${primed.readySeconds.toFixed(2)} s, semantic answered ${primed.semanticSeconds?.toFixed(1)} s after the spawn`,
+    );
+    const vectors = join(dataDir, 'vectors');
+    const setAside = join(scratch, 'vectors-set-aside');
+    const starts: Record<string, { run: () => Promise<Run>; runs: Run[] }> = {
+      lexical: { run: () => timedStart(base, key, bodies, false), runs: [] },
+      'semantic, from disk': { run: () => timedStart(semanticEnv, key, bodies, false), runs: [] },
+      'semantic, first start': {
+        run: async () => {
+          renameSync(vectors, setAside);
+          try {
+            return await timedStart(semanticEnv, key, bodies, true);
+          } finally {
+            rmSync(vectors, { recursive: true, force: true });
+            renameSync(setAside, vectors);
+          }
+        },
+        runs: [],
+      },
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      const names = Object.keys(starts);
+      for (const name of round % 2 === 0 ? names : names.reverse()) starts[name].runs.push(await starts[name].run());
+    }
+    console.log('| start | ready, s (median) | each run, s | semantic answered, s after the spawn | lexical searches one at a time after ready |');
+    console.log('|---|---:|---|---:|---|');
+    for (const [name, { runs }] of Object.entries(starts)) {
+      const semantic = runs.every((run) => run.semanticSeconds !== undefined)
+        ? median(runs.map((run) => run.semanticSeconds as number)).toFixed(1)
+        : '';
+      const each = runs.map((run) => run.readySeconds.toFixed(2)).join(', ');
+      console.log(
+        `| ${name} | ${median(runs.map((run) => run.readySeconds)).toFixed(2)} | ${each} | ${semantic} | ${percentiles(runs.flatMap((run) => run.lexicalMs))} |`,
+      );
+    }
+    const ready = (name: string) => median(starts[name].runs.map((run) => run.readySeconds));
+    console.log(`\nsemantic from disk / lexical, ready: ${(ready('semantic, from disk') / ready('lexical')).toFixed(2)}`);
+    console.log(`semantic first start / lexical, ready: ${(ready('semantic, first start') / ready('lexical')).toFixed(2)}`);
+  } finally {
+    await standIn.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+await main();
