@@ -5,10 +5,10 @@
 //   - lexical: no EMBEDDINGS_URL; the text index read back from index/;
 //   - semantic, from disk: EMBEDDINGS_* set (the stand-in on loopback); index/ and vectors/ read back;
 //   - semantic, first start: vectors/ set aside, as on the first start after a CLI ingest: the
-//     vector index is built on a worker while the service answers.
-// Printed: seconds to ready of each; for the first start, seconds until a semantic query is answered
-// (200, not 503), and lexical searches sent one at a time meanwhile (p50, p99) beside those after a
-// start from disk.
+//     vector index is built on a worker while the service answers lexical searches sent one at a
+//     time; and the same start idle, sent only a semantic query each second.
+// Printed: seconds to ready of each; for the first starts, seconds until a semantic query is
+// answered (200, not 503), and the lexical searches' p50 and p99 beside those after a start from disk.
 //
 //   npm run build && npm run bench:restart-semantic
 import { execFileSync } from 'node:child_process';
@@ -46,7 +46,8 @@ async function post(url: string, key: string, body: string): Promise<{ status: n
 
 /**
  * Starts `serve` with `env`, times it to /readyz 200, then sends lexical searches one at a time:
- * SEARCHES of them, or (`untilSemantic`) until a semantic query, sent every second, is answered.
+ * SEARCHES of them, or (`untilSemantic`) until a semantic query, sent every second, is answered
+ * (`bodies` empty: only that query).
  */
 async function timedStart(env: Record<string, string>, key: string, bodies: string[], untilSemantic: boolean): Promise<Run> {
   const spawned = performance.now();
@@ -57,9 +58,11 @@ async function timedStart(env: Record<string, string>, key: string, bodies: stri
     const lexicalMs: number[] = [];
     let lastSemantic = 0;
     for (let sent = 0; untilSemantic || sent < SEARCHES; sent++) {
-      const lexical = await post(server.url, key, bodies[sent % bodies.length]);
-      if (lexical.status !== 200) throw new Error(`a lexical search answered ${lexical.status}`);
-      lexicalMs.push(lexical.ms);
+      if (bodies.length > 0) {
+        const lexical = await post(server.url, key, bodies[sent % bodies.length]);
+        if (lexical.status !== 200) throw new Error(`a lexical search answered ${lexical.status}`);
+        lexicalMs.push(lexical.ms);
+      } else await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (performance.now() - lastSemantic))));
       if (untilSemantic && performance.now() - lastSemantic >= 1000) {
         lastSemantic = performance.now();
         const semantic = await post(server.url, key, SEMANTIC_BODY);
@@ -114,21 +117,20 @@ async function main(): Promise<void> {
     );
     const vectors = join(dataDir, 'vectors');
     const setAside = join(scratch, 'vectors-set-aside');
+    const firstStart = async (lexical: string[]) => {
+      renameSync(vectors, setAside);
+      try {
+        return await timedStart(semanticEnv, key, lexical, true);
+      } finally {
+        rmSync(vectors, { recursive: true, force: true });
+        renameSync(setAside, vectors);
+      }
+    };
     const starts: Record<string, { run: () => Promise<Run>; runs: Run[] }> = {
       lexical: { run: () => timedStart(base, key, bodies, false), runs: [] },
       'semantic, from disk': { run: () => timedStart(semanticEnv, key, bodies, false), runs: [] },
-      'semantic, first start': {
-        run: async () => {
-          renameSync(vectors, setAside);
-          try {
-            return await timedStart(semanticEnv, key, bodies, true);
-          } finally {
-            rmSync(vectors, { recursive: true, force: true });
-            renameSync(setAside, vectors);
-          }
-        },
-        runs: [],
-      },
+      'semantic, first start': { run: () => firstStart(bodies), runs: [] },
+      'semantic, first start, idle': { run: () => firstStart([]), runs: [] },
     };
     for (let round = 0; round < ROUNDS; round++) {
       const names = Object.keys(starts);
@@ -141,9 +143,9 @@ async function main(): Promise<void> {
         ? median(runs.map((run) => run.semanticSeconds as number)).toFixed(1)
         : '';
       const each = runs.map((run) => run.readySeconds.toFixed(2)).join(', ');
-      console.log(
-        `| ${name} | ${median(runs.map((run) => run.readySeconds)).toFixed(2)} | ${each} | ${semantic} | ${percentiles(runs.flatMap((run) => run.lexicalMs))} |`,
-      );
+      const lexical = runs.flatMap((run) => run.lexicalMs);
+      const searches = lexical.length > 0 ? percentiles(lexical) : '';
+      console.log(`| ${name} | ${median(runs.map((run) => run.readySeconds)).toFixed(2)} | ${each} | ${semantic} | ${searches} |`);
     }
     const ready = (name: string) => median(starts[name].runs.map((run) => run.readySeconds));
     console.log(`\nsemantic from disk / lexical, ready: ${(ready('semantic, from disk') / ready('lexical')).toFixed(2)}`);

@@ -76,6 +76,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (adminApp && config.admin) await adminApp.listen(config.admin);
     options.onListening?.(addresses());
   };
+  probeEmbedder(services, log);
   try {
     if (!options.listenWhenReady) await listen();
     // The index takes seconds to build at a million documents (under one to read back from disk),
@@ -91,6 +92,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     throw error;
   }
   return { app, ...addresses(), close };
+}
+
+/** Asks the embedding model for one vector at start, so that a misconfigured or unreachable one is logged before a caller finds it. */
+function probeEmbedder(services: Services, log: FastifyBaseLogger): void {
+  const embedder = services.search.embeddings?.embedder;
+  embedder?.embed(['metered-search start-up probe']).then(
+    () => log.info('the embedding model answered a start-up probe'),
+    (error: unknown) =>
+      log.warn({ err: error }, 'the embedding model failed a start-up probe: until it answers, semantic queries are a 503 and hybrid ones lexical'),
+  );
 }
 
 /**

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { type AddressInfo, createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { request } from 'undici';
 import { loadConfig } from '../../src/config.js';
+import { startStandInEmbedder } from '../../src/embeddings/stand-in/stand-in-embedder.js';
 import { startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { documentsOf, tempDir } from '../support/helper.js';
+import { spawnServer } from '../support/child-server.js';
+import { documentsOf, eventually, tempDir } from '../support/helper.js';
 
 // 60,000 documents: from 50,000 the index loads on a worker thread, and the service answers meanwhile.
 describe('start-up: listening while the search index loads', () => {
@@ -48,6 +51,48 @@ describe('start-up: listening while the search index loads', () => {
     } finally {
       await server.close();
       dir.remove();
+    }
+  });
+});
+
+describe('start-up: the embedding model is probed', () => {
+  const probeWarning = /the embedding model failed a start-up probe/;
+  const serveWith = async (url: string, dimensions: number) => {
+    const dir = tempDir();
+    const server = await spawnServer({
+      DATA_DIR: dir.path,
+      EMBEDDINGS_URL: url,
+      EMBEDDINGS_MODEL: 'stand-in',
+      EMBEDDINGS_DIMENSIONS: String(dimensions),
+    });
+    return {
+      server,
+      stop: async () => {
+        server.child.kill('SIGTERM');
+        await server.exited;
+        dir.remove();
+      },
+    };
+  };
+
+  it('warns, naming the endpoint, when the model is unreachable or answers the wrong length; and starts all the same', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const unreachable = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/v1/embeddings`;
+    await new Promise((resolve) => closed.close(resolve));
+    const standIn = await startStandInEmbedder({ dimensions: 64 });
+    const down = await serveWith(unreachable, 64);
+    const wrongLength = await serveWith(standIn.url, 32);
+    const right = await serveWith(standIn.url, 64);
+    try {
+      await eventually(async () => assert.match(down.server.output(), probeWarning), 15_000);
+      assert.ok(down.server.output().includes(unreachable), down.server.output());
+      await eventually(async () => assert.match(wrongLength.server.output(), /vectors of 64 dimensions .*EMBEDDINGS_DIMENSIONS is 32/), 15_000);
+      for (const { server } of [down, wrongLength, right]) assert.equal((await request(`${server.url}/readyz`)).statusCode, 200);
+      assert.doesNotMatch(right.server.output(), probeWarning);
+    } finally {
+      await Promise.all([down.stop(), wrongLength.stop(), right.stop()]);
+      await standIn.close();
     }
   });
 });

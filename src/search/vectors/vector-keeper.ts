@@ -134,7 +134,10 @@ export class VectorKeeper {
    */
   private buildOnWorker(): void {
     const rows = this.file.sql.lastRowid.get() as number;
-    this.warn?.(`the vector index is being built from up to ${rows} stored vectors on a worker: semantic queries wait until it is ready`, undefined);
+    this.warn?.(
+      `the vector index is being built from up to ${rows} stored vectors on a worker: until it is, semantic queries are a 503 and hybrid ones lexical`,
+      undefined,
+    );
     mkdirSync(this.dir, { recursive: true });
     const out = `${this.indexPath}.building`;
     const threads = Math.max(1, STEPS.starting.threads - 1);
