@@ -33,6 +33,14 @@ describe('the vector index beside a corpus file', () => {
     return result.hits.map((hit) => hit.docId).sort();
   };
 
+  /** A corpus file holding DOCUMENTS' vectors and no vector index (a CLI ingest), opened as a start that builds one on a worker. */
+  const startBuildingOnWorker = async (dir: string) => {
+    const cli = open(dir);
+    await cli.ingestDocuments(documentsOf(DOCUMENTS));
+    await cli.close();
+    return new SqliteCorpus(dir, { ...INDEX_UPKEEP, vectorBuildInPlaceRows: 0 }, (message) => warnings.push(message), embeddings);
+  };
+
   it('is written on close and read back; what another connection wrote meanwhile is caught up', async () => {
     const dir = tempDir();
     try {
@@ -58,11 +66,8 @@ describe('the vector index beside a corpus file', () => {
   it('with many stored vectors and none on disk, a start builds the index on a worker while serving; the next start reads it back', async () => {
     const dir = tempDir();
     try {
-      const cli = open(dir.path);
-      await cli.ingestDocuments(documentsOf(DOCUMENTS));
-      await cli.close();
+      const starting = await startBuildingOnWorker(dir.path);
       assert.ok(!existsSync(join(dir.path, 'vectors', 'vectors.usearch')), 'an ingest alone builds no vector index');
-      const starting = new SqliteCorpus(dir.path, { ...INDEX_UPKEEP, vectorBuildInPlaceRows: 0 }, (message) => warnings.push(message), embeddings);
       await starting.prepareSearch();
       assert.equal(starting.semanticReady(), false, 'the start answers before the vector index is built');
       assert.ok(warnings.some((warning) => /built from up to 3 stored vectors on a worker/.test(warning)));
@@ -87,10 +92,7 @@ describe('the vector index beside a corpus file', () => {
   it('closed while its index is built on a worker: stops the worker and leaves no partial file', async () => {
     const dir = tempDir();
     try {
-      const cli = open(dir.path);
-      await cli.ingestDocuments(documentsOf(DOCUMENTS));
-      await cli.close();
-      const starting = new SqliteCorpus(dir.path, { ...INDEX_UPKEEP, vectorBuildInPlaceRows: 0 }, (message) => warnings.push(message), embeddings);
+      const starting = await startBuildingOnWorker(dir.path);
       await starting.prepareSearch();
       await starting.close();
       // Stopped, or (on a fast machine) finished and adopted first: either way, nothing half-written.
