@@ -63,7 +63,7 @@ export interface IndexUpkeep {
   /**
    * Row ids past which a start with no vector index on disk builds it on a worker while the
    * service answers, rather than before (see VectorKeeper): at a million vectors a build takes
-   * about 15 minutes on two cores; 20,000 take a few seconds.
+   * 15 minutes on two cores; 20,000 take a few seconds.
    */
   vectorBuildInPlaceRows: number;
 }
