@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     );
     // Both indexes on disk: a first start builds them; the text index is written once quiet, the vector index when built.
     const primed = await timedStart(semanticEnv, key, bodies, true);
-    for (const written of [join(dataDir, 'index', 'manifest.json'), join(dataDir, 'vectors', 'vectors.usearch')]) {
+    for (const written of [join(dataDir, 'index', 'manifest.json'), join(dataDir, 'vectors', 'vectors.json')]) {
       if (!existsSync(written)) throw new Error(`the priming start wrote no ${written}`);
     }
     console.log(

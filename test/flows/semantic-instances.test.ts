@@ -83,7 +83,7 @@ describe('semantic search over two service processes on one PostgreSQL, with the
     const before = await semantic(servers[1], 'vehicle');
     servers[1].child.kill('SIGTERM');
     await servers[1].exited;
-    const kept = readdirSync(dataDir.path, { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('vectors.usearch'));
+    const kept = readdirSync(dataDir.path, { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.usearch'));
     assert.ok(kept.length > 0, 'the stopped instance wrote its vector index beside its replica');
     servers[1] = await start();
     assert.deepEqual(await semantic(servers[1], 'vehicle'), before);

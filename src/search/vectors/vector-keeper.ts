@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import { vectorOfBytes } from '../../embeddings/embedder.js';
 import type { CorpusFile } from '../corpus/corpus-file.js';
 import { buildVectorsOnWorker, type VectorBuildResult } from './vector-build.js';
+import { type KeptState, VectorFiles } from './vector-files.js';
 import { type ExactVectors, VectorIndex, type VectorMatch } from './vector-index.js';
 
 /**
@@ -20,40 +19,6 @@ const STEPS = {
 /** Vectors added since the last write to disk past which the index is written again, once quiet. */
 const PERSIST_AFTER = 1000;
 const PERSIST_QUIET_MS = 5000;
-
-/** Where the index on disk is level with its corpus file: read back only when all of it matches. */
-interface KeptState {
-  corpus: string;
-  dimensions: number;
-  highestRowid: number;
-  removalsSeen: number;
-  /** The index file's size and fingerprint (see fingerprintOf), when written. */
-  file?: { bytes: number; fingerprint: string };
-}
-
-/** Bytes hashed at each end of the index file: its header and its last nodes. */
-const FINGERPRINT_BYTES = 65_536;
-
-/**
- * A hash of the index file's length and first and last bytes. usearch's loader trusts the file
- * (a damaged one crashed the process in a test), so one is read back only when this matches what
- * was recorded when it was written; hashing the whole file would cost a start about a second a GB.
- */
-function fingerprintOf(path: string): { bytes: number; fingerprint: string } {
-  const bytes = statSync(path).size;
-  const hash = createHash('sha256').update(String(bytes));
-  const handle = openSync(path, 'r');
-  try {
-    const chunk = Buffer.alloc(Math.min(FINGERPRINT_BYTES, bytes));
-    readSync(handle, chunk, 0, chunk.length, 0);
-    hash.update(chunk);
-    readSync(handle, chunk, 0, chunk.length, bytes - chunk.length);
-    hash.update(chunk);
-  } finally {
-    closeSync(handle);
-  }
-  return { bytes, fingerprint: hash.digest('hex') };
-}
 
 /**
  * The vector index of a corpus file, kept level with it as the text index is: documents above
@@ -70,17 +35,21 @@ export class VectorKeeper {
   private building: { done: Promise<void>; stop(): Promise<void> } | undefined;
   private closed = false;
   private addedSinceWrite = 0;
+  /** Whether the state on disk names a file of this process's index, as it stood then. */
+  private written = false;
   private persistTimer: NodeJS.Timeout | undefined;
+  private readonly files: VectorFiles;
 
   /** `buildInPlaceRows`: see IndexUpkeep.vectorBuildInPlaceRows. */
   constructor(
     private readonly file: CorpusFile,
-    private readonly dir: string,
+    dir: string,
     readonly dimensions: number,
     private readonly buildInPlaceRows: number,
     private readonly warn?: (message: string, error: unknown) => void,
   ) {
     this.state = { corpus: file.identity, dimensions, highestRowid: 0, removalsSeen: 0 };
+    this.files = new VectorFiles(dir, warn);
     file.onChange(() => {
       this.stale = true;
     });
@@ -124,7 +93,7 @@ export class VectorKeeper {
     this.closed = true;
     clearTimeout(this.persistTimer);
     await this.building?.stop();
-    if (this.index && (this.addedSinceWrite > 0 || !existsSync(this.statePath))) this.persist();
+    if (this.index && (this.addedSinceWrite > 0 || !this.written)) this.persist();
   }
 
   /**
@@ -138,17 +107,15 @@ export class VectorKeeper {
       `the vector index is being built from up to ${rows} stored vectors on a worker: until it is, semantic queries are a 503 and hybrid ones lexical`,
       undefined,
     );
-    mkdirSync(this.dir, { recursive: true });
-    const out = `${this.indexPath}.building`;
+    const out = this.files.partialPath();
     const threads = Math.max(1, STEPS.starting.threads - 1);
     const worker = buildVectorsOnWorker({ path: this.file.path, dimensions: this.dimensions, threads, stepRows: STEPS.starting.rows, out });
     const adopt = (built: VectorBuildResult) => {
       if (this.closed) return;
-      renameSync(out, this.indexPath);
-      const file = fingerprintOf(this.indexPath);
-      this.index = VectorIndex.load(this.indexPath, this.dimensions);
-      this.state = { ...this.state, highestRowid: built.highestRowid, removalsSeen: built.removalsSeen, file };
-      this.writeState();
+      const index = VectorIndex.load(out, this.dimensions);
+      this.state = this.files.commit(out, { ...this.state, highestRowid: built.highestRowid, removalsSeen: built.removalsSeen });
+      this.index = index;
+      this.written = true;
     };
     const done = worker.built.then(adopt).catch((error: unknown) => {
       if (this.closed) return;
@@ -213,31 +180,12 @@ export class VectorKeeper {
     if (this.addedSinceWrite >= PERSIST_AFTER) this.persistWhenQuiet();
   }
 
-  private get statePath(): string {
-    return join(this.dir, 'vectors.json');
-  }
-
-  private get indexPath(): string {
-    return join(this.dir, 'vectors.usearch');
-  }
-
   private readBack(): VectorIndex | undefined {
-    try {
-      if (!existsSync(this.statePath) || !existsSync(this.indexPath)) return undefined;
-      const kept = JSON.parse(readFileSync(this.statePath, 'utf8')) as KeptState;
-      if (kept.corpus !== this.file.identity || kept.dimensions !== this.dimensions) return undefined;
-      const found = fingerprintOf(this.indexPath);
-      if (kept.file?.bytes !== found.bytes || kept.file.fingerprint !== found.fingerprint) {
-        this.warn?.('the vector index on disk could not be read (it is not the file last written): building it from the stored vectors', undefined);
-        return undefined;
-      }
-      const index = VectorIndex.load(this.indexPath, this.dimensions);
-      this.state = kept;
-      return index;
-    } catch (error) {
-      this.warn?.('the vector index on disk could not be read: building it from the stored vectors', error);
-      return undefined;
-    }
+    const read = this.files.read(this.state);
+    if (!read) return undefined;
+    this.state = read.state;
+    this.written = true;
+    return read.index;
   }
 
   private persistWhenQuiet(): void {
@@ -246,24 +194,15 @@ export class VectorKeeper {
     this.persistTimer.unref();
   }
 
-  /** The index, then the state naming what it holds: a crash between leaves an older state, caught up from on the next start. */
+  /** The index to a file of its own, then the state naming it: a crash between leaves the older state, caught up from on the next start. */
   private persist(): void {
     if (!this.index) return;
     try {
-      mkdirSync(this.dir, { recursive: true });
-      this.index.save(`${this.indexPath}.tmp`);
-      renameSync(`${this.indexPath}.tmp`, this.indexPath);
-      this.state.file = fingerprintOf(this.indexPath);
-      this.writeState();
+      this.state = this.files.write(this.index, this.state);
+      this.written = true;
       this.addedSinceWrite = 0;
     } catch (error) {
-      rmSync(`${this.indexPath}.tmp`, { force: true });
       this.warn?.('the vector index could not be written to disk', error);
     }
-  }
-
-  private writeState(): void {
-    writeFileSync(`${this.statePath}.tmp`, JSON.stringify(this.state));
-    renameSync(`${this.statePath}.tmp`, this.statePath);
   }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DocumentRecord } from '../../../src/documents/document-store.js';
 import { DocumentEmbeddings } from '../../../src/embeddings/document-embeddings.js';
@@ -33,6 +33,10 @@ describe('the vector index beside a corpus file', () => {
     return result.hits.map((hit) => hit.docId).sort();
   };
 
+  /** The index file the state on disk names. */
+  const namedFile = (dir: string) => join(dir, 'vectors', JSON.parse(readFileSync(join(dir, 'vectors', 'vectors.json'), 'utf8')).file.name);
+  const keptFiles = (dir: string) => (existsSync(join(dir, 'vectors')) ? readdirSync(join(dir, 'vectors')).sort() : []);
+
   /** A corpus file holding DOCUMENTS' vectors and no vector index (a CLI ingest), opened as a start that builds one on a worker. */
   const startBuildingOnWorker = async (dir: string) => {
     const cli = open(dir);
@@ -48,7 +52,7 @@ describe('the vector index beside a corpus file', () => {
       await first.ingestDocuments(documentsOf(DOCUMENTS));
       assert.deepEqual(await nearCar(first), ['auto', 'truck']);
       await first.close();
-      assert.ok(existsSync(join(dir.path, 'vectors', 'vectors.usearch')));
+      assert.ok(existsSync(namedFile(dir.path)));
       // Another process (the CLI) writes while the service is down.
       const cli = open(dir.path);
       await cli.ingestDocuments(documentsOf([{ docId: 'lorry-car', title: 'Car and lorry', text: 'car', metadata: {} }]));
@@ -67,7 +71,7 @@ describe('the vector index beside a corpus file', () => {
     const dir = tempDir();
     try {
       const starting = await startBuildingOnWorker(dir.path);
-      assert.ok(!existsSync(join(dir.path, 'vectors', 'vectors.usearch')), 'an ingest alone builds no vector index');
+      assert.ok(!existsSync(join(dir.path, 'vectors')), 'an ingest alone builds no vector index');
       await starting.prepareSearch();
       assert.equal(starting.semanticReady(), false, 'the start answers before the vector index is built');
       assert.ok(warnings.some((warning) => /built from up to 3 stored vectors on a worker/.test(warning)));
@@ -76,7 +80,7 @@ describe('the vector index beside a corpus file', () => {
       assert.deepEqual(await nearCar(starting), ['auto', 'lorry-car'], 'a search waits for the build, then catches up');
       assert.equal(starting.semanticReady(), true);
       await starting.close();
-      assert.deepEqual(readdirSync(join(dir.path, 'vectors')).sort(), ['vectors.json', 'vectors.usearch']);
+      assert.deepEqual(keptFiles(dir.path), ['vectors.json', basename(namedFile(dir.path))].sort(), 'the state and the one file it names');
       const warned = warnings.length;
       const next = open(dir.path);
       await next.prepareSearch();
@@ -96,11 +100,61 @@ describe('the vector index beside a corpus file', () => {
       await starting.prepareSearch();
       await starting.close();
       // Stopped, or (on a fast machine) finished and adopted first: either way, nothing half-written.
-      const left = existsSync(join(dir.path, 'vectors')) ? readdirSync(join(dir.path, 'vectors')).sort() : [];
-      assert.ok(left.length === 0 || left.join() === 'vectors.json,vectors.usearch', `left: ${left.join()}`);
+      const left = keptFiles(dir.path);
+      assert.ok(left.length === 0 || left.join() === ['vectors.json', basename(namedFile(dir.path))].sort().join(), `left: ${left.join()}`);
       const next = open(dir.path);
       assert.deepEqual(await nearCar(next), ['auto', 'truck'], 'the next start builds it');
       await next.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('shared by two processes (serve --workers): each writes a file of its own, and the folder keeps the one its state names', async () => {
+    const dir = tempDir();
+    try {
+      const cli = open(dir.path);
+      await cli.ingestDocuments(documentsOf(DOCUMENTS));
+      await cli.close();
+      const [first, second] = [open(dir.path), open(dir.path)];
+      await Promise.all([first.prepareSearch(), second.prepareSearch()]);
+      await first.close();
+      const firstFile = namedFile(dir.path);
+      await second.close();
+      assert.notEqual(namedFile(dir.path), firstFile, 'the later close wrote a file of its own');
+      assert.deepEqual(keptFiles(dir.path), ['vectors.json', basename(namedFile(dir.path))].sort());
+      const next = open(dir.path);
+      assert.deepEqual(await nearCar(next), ['auto', 'truck']);
+      await next.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('reads back a folder whose state names no file (vectors.usearch, as written before files were named)', async () => {
+    const dir = tempDir();
+    try {
+      const first = open(dir.path);
+      await first.ingestDocuments(documentsOf(DOCUMENTS));
+      await first.prepareSearch();
+      await first.close();
+      const statePath = join(dir.path, 'vectors', 'vectors.json');
+      const state = JSON.parse(readFileSync(statePath, 'utf8'));
+      renameSync(namedFile(dir.path), join(dir.path, 'vectors', 'vectors.usearch'));
+      writeFileSync(statePath, JSON.stringify({ ...state, file: { bytes: state.file.bytes, fingerprint: state.file.fingerprint } }));
+      const warned = warnings.length;
+      const upgraded = open(dir.path);
+      await upgraded.prepareSearch();
+      assert.deepEqual(await nearCar(upgraded), ['auto', 'truck']);
+      assert.equal(warnings.length, warned, 'read back, not built again');
+      await upgraded.ingestDocuments(documentsOf([{ docId: 'lorry-car', title: 'Car and lorry', text: 'car', metadata: {} }]));
+      assert.deepEqual(await nearCar(upgraded), ['auto', 'lorry-car', 'truck']);
+      await upgraded.close();
+      assert.deepEqual(
+        keptFiles(dir.path),
+        ['vectors.json', basename(namedFile(dir.path))].sort(),
+        'the unnamed file is gone once a named one is written',
+      );
     } finally {
       dir.remove();
     }
@@ -118,7 +172,7 @@ describe('the vector index beside a corpus file', () => {
       const older = open(dir.path);
       assert.deepEqual(await nearCar(older), ['auto', 'truck'], 'rows caught up again replace themselves');
       await older.close();
-      writeFileSync(join(dir.path, 'vectors', 'vectors.usearch'), 'not an index');
+      writeFileSync(namedFile(dir.path), 'not an index');
       const broken = open(dir.path);
       assert.deepEqual(await nearCar(broken), ['auto', 'truck']);
       assert.ok(warnings.some((warning) => /could not be read/.test(warning)));
