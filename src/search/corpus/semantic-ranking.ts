@@ -39,15 +39,22 @@ export function semanticCandidates(
   const candidates: SemanticCandidate[] = [];
   const wanted = new Set(query.terms);
   const asked = new Set([...filters.flat(), ...query.counted]);
+  // A stored vector lists its terms by id: past the highest asked about, nothing is read.
+  let lastTermId = -1;
+  for (const termId of [...asked, ...wanted]) lastTermId = Math.max(lastTermId, termId);
   for (const match of matches) {
     const vector = storedTerms.get(match.rowid);
     if (!vector) continue;
     const terms = new Set<number>();
     let matchesLexically = false;
-    forEachStoredTerm(vector, (termId, title, text) => {
-      if (asked.has(termId)) terms.add(termId);
-      if (wanted.has(termId) && (field === 'title' ? title > 0 : field === 'text' ? text > 0 : true)) matchesLexically = true;
-    });
+    forEachStoredTerm(
+      vector,
+      (termId, title, text) => {
+        if (asked.has(termId)) terms.add(termId);
+        if (wanted.has(termId) && (field === 'title' ? title > 0 : field === 'text' ? text > 0 : true)) matchesLexically = true;
+      },
+      lastTermId,
+    );
     if (filters.every((group) => group.some((termId) => terms.has(termId)))) candidates.push({ ...match, terms, matchesLexically });
   }
   return candidates;

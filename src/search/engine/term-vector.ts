@@ -325,8 +325,15 @@ export function countStoredTerms(vectors: Uint8Array, start: number, end: number
   return counts;
 }
 
-/** Calls `onTerm(termId, titleFrequency, textFrequency)` for each term of a stored vector. */
-export function forEachStoredTerm(terms: Uint8Array, onTerm: (termId: number, title: number, text: number) => void): void {
+/**
+ * Calls `onTerm(termId, titleFrequency, textFrequency)` for each term of a stored vector, in term id
+ * order, up to `lastTermId`: the rest is not decoded.
+ */
+export function forEachStoredTerm(
+  terms: Uint8Array,
+  onTerm: (termId: number, title: number, text: number) => void,
+  lastTermId = Number.POSITIVE_INFINITY,
+): void {
   let offset = 0;
   let termId = 0;
   const read = (): number => {
@@ -342,6 +349,7 @@ export function forEachStoredTerm(terms: Uint8Array, onTerm: (termId: number, ti
   };
   while (offset < terms.length) {
     termId += read();
+    if (termId > lastTermId) return;
     const title = read();
     onTerm(termId, title, read());
   }
