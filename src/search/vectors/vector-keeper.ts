@@ -82,9 +82,12 @@ export class VectorKeeper {
    * best `refined` by exact cosine (see VectorIndex.nearest).
    */
   async nearest(vector: Float32Array, k: number, refined: number): Promise<VectorMatch[]> {
-    await this.prepare();
-    await this.building?.done;
-    await this.catchUp(STEPS.serving);
+    if (this.index) await this.catchUp(STEPS.serving);
+    else {
+      await this.prepare();
+      await this.building?.done;
+      await this.catchUp(STEPS.serving);
+    }
     const index = this.index as VectorIndex;
     return index.nearest(vector, k, this.exactVectors, refined).filter((match) => match.similarity > 0);
   }

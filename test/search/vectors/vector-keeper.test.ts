@@ -36,12 +36,25 @@ describe('the vector index beside a corpus file', () => {
   /** The index file the state on disk names. */
   const namedFile = (dir: string) => join(dir, 'vectors', JSON.parse(readFileSync(join(dir, 'vectors', 'vectors.json'), 'utf8')).file.name);
   const keptFiles = (dir: string) => (existsSync(join(dir, 'vectors')) ? readdirSync(join(dir, 'vectors')).sort() : []);
-
-  /** A corpus file holding DOCUMENTS' vectors and no vector index (a CLI ingest), opened as a start that builds one on a worker. */
-  const startBuildingOnWorker = async (dir: string) => {
+  /** What the folder holds when only the state and the file it names are left. */
+  const stateAndNamedFile = (dir: string) => ['vectors.json', basename(namedFile(dir))].sort();
+  /** DOCUMENTS ingested, searched and closed: a folder holding their vector index as a stop writes it. */
+  const writeIndexOfDocuments = async (dir: string) => {
+    const corpus = open(dir);
+    await corpus.ingestDocuments(documentsOf(DOCUMENTS));
+    await corpus.prepareSearch();
+    await corpus.close();
+  };
+  /** DOCUMENTS ingested by another connection (the CLI), which builds no vector index. */
+  const ingestWithCli = async (dir: string) => {
     const cli = open(dir);
     await cli.ingestDocuments(documentsOf(DOCUMENTS));
     await cli.close();
+  };
+
+  /** A corpus file holding DOCUMENTS' vectors and no vector index (a CLI ingest), opened as a start that builds one on a worker. */
+  const startBuildingOnWorker = async (dir: string) => {
+    await ingestWithCli(dir);
     return new SqliteCorpus(dir, { ...INDEX_UPKEEP, vectorBuildInPlaceRows: 0 }, (message) => warnings.push(message), embeddings);
   };
 
@@ -80,7 +93,7 @@ describe('the vector index beside a corpus file', () => {
       assert.deepEqual(await nearCar(starting), ['auto', 'lorry-car'], 'a search waits for the build, then catches up');
       assert.equal(starting.semanticReady(), true);
       await starting.close();
-      assert.deepEqual(keptFiles(dir.path), ['vectors.json', basename(namedFile(dir.path))].sort(), 'the state and the one file it names');
+      assert.deepEqual(keptFiles(dir.path), stateAndNamedFile(dir.path), 'the state and the one file it names');
       const warned = warnings.length;
       const next = open(dir.path);
       await next.prepareSearch();
@@ -101,7 +114,7 @@ describe('the vector index beside a corpus file', () => {
       await starting.close();
       // Stopped, or (on a fast machine) finished and adopted first: either way, nothing half-written.
       const left = keptFiles(dir.path);
-      assert.ok(left.length === 0 || left.join() === ['vectors.json', basename(namedFile(dir.path))].sort().join(), `left: ${left.join()}`);
+      assert.ok(left.length === 0 || left.join() === stateAndNamedFile(dir.path).join(), `left: ${left.join()}`);
       const next = open(dir.path);
       assert.deepEqual(await nearCar(next), ['auto', 'truck'], 'the next start builds it');
       await next.close();
@@ -113,16 +126,14 @@ describe('the vector index beside a corpus file', () => {
   it('shared by two processes (serve --workers): each writes a file of its own, and the folder keeps the one its state names', async () => {
     const dir = tempDir();
     try {
-      const cli = open(dir.path);
-      await cli.ingestDocuments(documentsOf(DOCUMENTS));
-      await cli.close();
+      await ingestWithCli(dir.path);
       const [first, second] = [open(dir.path), open(dir.path)];
       await Promise.all([first.prepareSearch(), second.prepareSearch()]);
       await first.close();
       const firstFile = namedFile(dir.path);
       await second.close();
       assert.notEqual(namedFile(dir.path), firstFile, 'the later close wrote a file of its own');
-      assert.deepEqual(keptFiles(dir.path), ['vectors.json', basename(namedFile(dir.path))].sort());
+      assert.deepEqual(keptFiles(dir.path), stateAndNamedFile(dir.path));
       const next = open(dir.path);
       assert.deepEqual(await nearCar(next), ['auto', 'truck']);
       await next.close();
@@ -134,10 +145,7 @@ describe('the vector index beside a corpus file', () => {
   it('reads back a folder whose state names no file (vectors.usearch, as written before files were named)', async () => {
     const dir = tempDir();
     try {
-      const first = open(dir.path);
-      await first.ingestDocuments(documentsOf(DOCUMENTS));
-      await first.prepareSearch();
-      await first.close();
+      await writeIndexOfDocuments(dir.path);
       const statePath = join(dir.path, 'vectors', 'vectors.json');
       const state = JSON.parse(readFileSync(statePath, 'utf8'));
       renameSync(namedFile(dir.path), join(dir.path, 'vectors', 'vectors.usearch'));
@@ -150,11 +158,7 @@ describe('the vector index beside a corpus file', () => {
       await upgraded.ingestDocuments(documentsOf([{ docId: 'lorry-car', title: 'Car and lorry', text: 'car', metadata: {} }]));
       assert.deepEqual(await nearCar(upgraded), ['auto', 'lorry-car', 'truck']);
       await upgraded.close();
-      assert.deepEqual(
-        keptFiles(dir.path),
-        ['vectors.json', basename(namedFile(dir.path))].sort(),
-        'the unnamed file is gone once a named one is written',
-      );
+      assert.deepEqual(keptFiles(dir.path), stateAndNamedFile(dir.path), 'the unnamed file is gone once a named one is written');
     } finally {
       dir.remove();
     }
@@ -163,12 +167,10 @@ describe('the vector index beside a corpus file', () => {
   it('after a crash between writing the index and its state, or with an unreadable index, serves the same results', async () => {
     const dir = tempDir();
     try {
-      const first = open(dir.path);
-      await first.ingestDocuments(documentsOf(DOCUMENTS));
-      await first.prepareSearch();
-      await first.close();
-      const state = JSON.parse(readFileSync(join(dir.path, 'vectors', 'vectors.json'), 'utf8'));
-      writeFileSync(join(dir.path, 'vectors', 'vectors.json'), JSON.stringify({ ...state, highestRowid: 0, removalsSeen: 0 }));
+      await writeIndexOfDocuments(dir.path);
+      const statePath = join(dir.path, 'vectors', 'vectors.json');
+      const state = JSON.parse(readFileSync(statePath, 'utf8'));
+      writeFileSync(statePath, JSON.stringify({ ...state, highestRowid: 0, removalsSeen: 0 }));
       const older = open(dir.path);
       assert.deepEqual(await nearCar(older), ['auto', 'truck'], 'rows caught up again replace themselves');
       await older.close();
