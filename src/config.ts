@@ -99,6 +99,11 @@ export interface EmbeddingsConfig {
   timeoutMs: number;
   /** Attempts after the first, on 429, 5xx, a timeout or a refused connection. */
   retries: number;
+  /** Query prompts being embedded at once; past it semantic is a 503 and hybrid lexical. */
+  concurrency: number;
+  /** Consecutive failures that open the query prompts' breaker, and how long it stays open. */
+  breakerFailures: number;
+  breakerCooldownMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -320,6 +325,9 @@ function embeddingsOf(env: NodeJS.ProcessEnv): EmbeddingsConfig | undefined {
     batchSize: integer(env, 'EMBEDDINGS_BATCH', 64, 1),
     timeoutMs: integer(env, 'EMBEDDINGS_TIMEOUT_MS', 10_000, 1),
     retries: integer(env, 'EMBEDDINGS_RETRIES', 3, 0),
+    concurrency: integer(env, 'EMBEDDINGS_CONCURRENCY', 16, 1),
+    breakerFailures: integer(env, 'EMBEDDINGS_BREAKER_FAILURES', 5, 1),
+    breakerCooldownMs: integer(env, 'EMBEDDINGS_BREAKER_COOLDOWN_MS', 10_000, 0),
   };
 }
 

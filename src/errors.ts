@@ -102,9 +102,9 @@ export class ApiError extends Error {
   constructor(
     code: ErrorCode,
     message?: string,
-    options: { status?: number; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+    options: { status?: number; headers?: Record<string, string>; extra?: Record<string, unknown>; cause?: Error } = {},
   ) {
-    super(message ?? errorCatalogue[code].message);
+    super(message ?? errorCatalogue[code].message, options.cause && { cause: options.cause });
     this.code = code;
     this.status = options.status ?? errorCatalogue[code].status;
     this.headers = options.headers ?? {};

@@ -112,6 +112,7 @@ describe('configuration from the environment', () => {
       EMBEDDINGS_DIMENSIONS: '768',
       EMBEDDINGS_API_KEY: 'sk-local',
       EMBEDDINGS_RETRIES: '0',
+      EMBEDDINGS_CONCURRENCY: '4',
     });
     assert.deepEqual(config.embeddings, {
       url: 'http://127.0.0.1:11434/v1/embeddings',
@@ -122,6 +123,9 @@ describe('configuration from the environment', () => {
       batchSize: 64,
       timeoutMs: 10_000,
       retries: 0,
+      concurrency: 4,
+      breakerFailures: 5,
+      breakerCooldownMs: 10_000,
     });
     const url = 'http://127.0.0.1:11434/v1/embeddings';
     assert.throws(() => loadConfig({ EMBEDDINGS_URL: url, EMBEDDINGS_DIMENSIONS: '768' }), /EMBEDDINGS_URL needs EMBEDDINGS_MODEL/);

@@ -1,6 +1,7 @@
 import type { Clock } from '../platform/clock.js';
 import { hashApiKey } from './keys.js';
 import { type DebitOptions, type DebitResult, type KeyRecord, keyExpired, type Ledger } from './ledger.js';
+import { type CapReached, capPassed } from './spend-caps.js';
 
 /** A key as presented: its record and the hash its debits go by (the current one, for a rolled key's former key). */
 export interface Credential {
@@ -89,6 +90,24 @@ export class CreditService {
    */
   chargeCapped(key: KeyRecord, endpoint: string, options: DebitOptions = {}): Promise<DebitResult> {
     return this.ledger.debitCapped(key.id, endpoint, options, this.clock());
+  }
+
+  /**
+   * The first of the key's spend caps, its own or its account's, that spending `cost` now would
+   * pass, as the store knows their periods' spend; undefined when all leave room. A read ahead of
+   * the debit, which still decides atomically.
+   */
+  async capPassedBy(key: KeyRecord, cost: number): Promise<CapReached | undefined> {
+    const now = this.clock();
+    const [own, shared] = await Promise.all([
+      key.spendCaps ? this.ledger.capSpend(key.id, key.spendCaps, now) : [],
+      key.accountSpendCaps ? this.ledger.capSpend(key.accountId, key.accountSpendCaps, now) : [],
+    ]);
+    const periods = [
+      ...own.map((period) => ({ holder: 'key' as const, cap: period.cap, end: period.resetsAt, spent: period.spent })),
+      ...shared.map((period) => ({ holder: 'account' as const, cap: period.cap, end: period.resetsAt, spent: period.spent })),
+    ];
+    return capPassed(periods, cost);
   }
 
   /** This service's time, ms since the epoch. */

@@ -1,5 +1,5 @@
 import type { DocumentRecord } from '../documents/document-store.js';
-import { type Embedder, embeddingKey, textToEmbed } from './embedder.js';
+import { type Embedder, EmbedderError, embeddingKey, textToEmbed } from './embedder.js';
 
 /** Documents looked up and embedded together on their way into a store. */
 const DOCUMENTS_PER_STEP = 256;
@@ -42,7 +42,7 @@ export class DocumentEmbeddings {
     keys.forEach((key, position) => {
       if (!held.has(key)) toEmbed.set(key, texts[position]);
     });
-    const vectors = toEmbed.size > 0 ? await this.embedder.embed([...toEmbed.values()]) : [];
+    const vectors = toEmbed.size > 0 ? await this.embedNaming(documents, keys, [...toEmbed.entries()]) : [];
     const byKey = new Map([...toEmbed.keys()].map((key, position) => [key, vectors[position]]));
     return documents.map((document, position) => {
       const key = keys[position];
@@ -51,5 +51,16 @@ export class DocumentEmbeddings {
       byKey.delete(key);
       return { ...document, embedding: vector ? { key, vector } : { key } };
     });
+  }
+
+  /** The texts' vectors; a vector the model got wrong rejects naming the first document that has its text. */
+  private async embedNaming(documents: DocumentRecord[], keys: string[], toEmbed: Array<[string, string]>): Promise<Float32Array[]> {
+    try {
+      return await this.embedder.embed(toEmbed.map(([, text]) => text));
+    } catch (error) {
+      if (!(error instanceof EmbedderError) || error.textIndex === undefined) throw error;
+      const document = documents[keys.indexOf(toEmbed[error.textIndex][0])];
+      throw new EmbedderError(`${error.message}, embedding document "${document.docId}"`);
+    }
   }
 }

@@ -15,8 +15,32 @@ export interface Embedder {
   embed(texts: readonly string[]): Promise<Float32Array[]>;
 }
 
-/** The embedder could not answer, or answered what cannot be used; `message` names the endpoint. */
-export class EmbedderError extends Error {}
+/**
+ * The embedder could not answer, or answered what cannot be used; `message` names the endpoint.
+ * `textIndex`: the text (of those given to `embed`) whose vector was unusable, when one was.
+ */
+export class EmbedderError extends Error {
+  constructor(
+    message: string,
+    readonly textIndex?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Why a model's vector cannot be used, or undefined: a value that is not finite as a float32
+ * (NaN, 1e400), or no length at all (all zeros), which no cosine can rank.
+ */
+export function unusableVector(vector: Float32Array): string | undefined {
+  let squares = 0;
+  for (const value of vector) {
+    if (!Number.isFinite(value)) return 'holds a value that is not a finite number';
+    squares += value * value;
+  }
+  if (!(squares > 0) || !Number.isFinite(squares)) return squares > 0 ? 'is too long to normalise' : 'is all zeros';
+  return undefined;
+}
 
 /** What a document's vector is made from: its title and text, cut to `maxChars`. */
 export function textToEmbed(document: { title: string; text: string }, maxChars: number): string {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Embedder, EmbedderError, type EmbeddingsConfig } from './embedder.js';
+import { type Embedder, EmbedderError, type EmbeddingsConfig, unusableVector } from './embedder.js';
 
 /** The first retry's wait; each next one doubles it, unless the endpoint says how long (Retry-After). */
 const FIRST_BACKOFF_MS = 200;
@@ -30,7 +30,12 @@ export class OpenAiEmbedder implements Embedder {
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     const vectors: Float32Array[] = [];
     for (let start = 0; start < texts.length; start += this.config.batchSize) {
-      vectors.push(...(await this.embedBatch(texts.slice(start, start + this.config.batchSize))));
+      try {
+        vectors.push(...(await this.embedBatch(texts.slice(start, start + this.config.batchSize))));
+      } catch (error) {
+        if (error instanceof EmbedderError && error.textIndex !== undefined) throw new EmbedderError(error.message, start + error.textIndex);
+        throw error;
+      }
     }
     return vectors;
   }
@@ -78,17 +83,21 @@ export class OpenAiEmbedder implements Embedder {
     const data = Array.isArray(body.data) ? body.data : [];
     if (data.length !== count) throw new EmbedderError(`${where} answered ${data.length} embeddings for ${count} texts`);
     const ordered = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-    return ordered.map((entry) => {
+    return ordered.map((entry, index) => {
       const values = entry.embedding;
       if (!Array.isArray(values) || values.some((value) => typeof value !== 'number')) {
-        throw new EmbedderError(`${where} answered an embedding that is not a list of numbers`);
+        throw new EmbedderError(`${where} answered an embedding that is not a list of numbers`, index);
       }
       if (values.length !== this.dimensions) {
         throw new EmbedderError(
           `${where} answered vectors of ${values.length} dimensions for model ${this.model}; EMBEDDINGS_DIMENSIONS is ${this.dimensions}`,
+          index,
         );
       }
-      return Float32Array.from(values);
+      const vector = Float32Array.from(values);
+      const unusable = unusableVector(vector);
+      if (unusable) throw new EmbedderError(`${where} answered a vector that ${unusable} for model ${this.model}`, index);
+      return vector;
     });
   }
 }

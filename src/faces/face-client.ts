@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import { CircuitBreaker } from './breaker.js';
+import { CircuitBreaker } from '../platform/circuit-breaker.js';
 import type { FaceAdmission, FaceSearchBackend, FaceSearchOutcome } from './face-search.js';
 
 export interface FaceClientOptions {

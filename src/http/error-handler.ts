@@ -107,7 +107,9 @@ export function registerErrorHandling(
     // A body that fails to parse on a path or method with no route: the route's absence is the answer.
     if (request.is404) return unrouted(request, reply);
     if (error instanceof ApiError) {
-      if (error.status >= 500) request.log.error({ err: error }, error.message);
+      // A 503 is an expected refusal (loading, a downstream down): one warn line, with its cause and no stack.
+      if (error.status === 503) request.log.warn({ code: error.code, cause: (error.cause as Error | undefined)?.message }, error.message);
+      else if (error.status >= 500) request.log.error({ err: error }, error.message);
       return reply
         .code(error.status)
         .headers(error.headers)

@@ -50,7 +50,10 @@ const QUERY_EMBEDDING_RETRIES = 1;
 
 function queryEmbeddingsOf(config: Config): QueryEmbeddings | undefined {
   const embeddings = config.embeddings;
-  return embeddings && new QueryEmbeddings(new OpenAiEmbedder({ ...embeddings, retries: Math.min(embeddings.retries, QUERY_EMBEDDING_RETRIES) }));
+  return (
+    embeddings &&
+    new QueryEmbeddings(new OpenAiEmbedder({ ...embeddings, retries: Math.min(embeddings.retries, QUERY_EMBEDDING_RETRIES) }), embeddings)
+  );
 }
 
 function checkoutOf(config: Config): StripeCheckout | undefined {

@@ -128,6 +128,25 @@ describe('OpenAiEmbedder', () => {
     }
   });
 
+  it('refuses a vector holding NaN or Infinity, or all zeros, naming which text of a batch it was for', async () => {
+    const answers = ['[0.5, null, 0.5]', '[0.5, 1e400, 0.5]', '[0, 0, 0]', '[1e39, 1, 1]'];
+    for (const embedding of answers) {
+      const data = `[{"index": 0, "embedding": [1, 0, 0]}, {"index": 1, "embedding": ${embedding}}]`;
+      const endpoint = await scriptedEndpoint([{ status: 200, body: `{"object": "list", "data": ${data}}` }]);
+      try {
+        const embedder = new OpenAiEmbedder(standInEmbeddings(endpoint.url, 3, { batchSize: 2 }));
+        await assert.rejects(embedder.embed(['car', 'truck']), (error: Error) => {
+          assert.ok(error instanceof EmbedderError, embedding);
+          assert.equal(error.textIndex, 1, embedding);
+          assert.match(error.message, /not a list of numbers|not a finite number|all zeros/, embedding);
+          return true;
+        });
+      } finally {
+        await endpoint.close();
+      }
+    }
+  });
+
   it('keys a vector by model, dimensions and the text embedded: title and text, cut to the configured length', () => {
     const document = { title: 'Automobile recall', text: 'x'.repeat(5000) };
     assert.equal(textToEmbed(document, 30), 'Automobile recall\n\nxxxxxxxxxxx');
@@ -136,39 +155,5 @@ describe('OpenAiEmbedder', () => {
     assert.equal(key, embeddingKey({ model: 'm', dimensions: 8 }, 'car'));
     assert.notEqual(key, embeddingKey({ model: 'other', dimensions: 8 }, 'car'));
     assert.notEqual(key, embeddingKey({ model: 'm', dimensions: 16 }, 'car'));
-  });
-});
-
-describe('the stand-in embedder', () => {
-  it('answers as the OpenAI API reference documents, and refuses what the API refuses', async () => {
-    const standIn = await startStandInEmbedder({ dimensions: 64 });
-    try {
-      const post = (body: unknown) =>
-        fetch(standIn.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      const ok = await post({ model: 'stand-in', input: 'car' });
-      assert.equal(ok.status, 200);
-      const answer = (await ok.json()) as {
-        object: string;
-        data: Array<{ object: string; index: number; embedding: number[] }>;
-        model: string;
-        usage: object;
-      };
-      assert.equal(answer.object, 'list');
-      assert.equal(answer.model, 'stand-in');
-      assert.deepEqual(Object.keys(answer.usage).sort(), ['prompt_tokens', 'total_tokens']);
-      assert.equal(answer.data[0].object, 'embedding');
-      assert.equal(answer.data[0].embedding.length, 64);
-      const missingModel = await post({ input: ['car'] });
-      assert.equal(missingModel.status, 400);
-      assert.deepEqual(((await missingModel.json()) as { error: { param: string } }).error.param, 'model');
-      assert.equal((await post({ model: 'stand-in', input: [] })).status, 400);
-      // "car" and "automobile" land together; "privacy" elsewhere.
-      const [car, automobile, privacy] = ['car', 'automobile', 'privacy'].map((text) => standInVector(text, 64));
-      const dot = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum + value * b[index], 0);
-      assert.equal(dot(car, automobile), 1);
-      assert.equal(dot(car, privacy), 0);
-    } finally {
-      await standIn.close();
-    }
   });
 });

@@ -23,6 +23,7 @@ export interface SeenRequest {
   path: string;
   idempotencyKey: string | undefined;
   fault: Fault['kind'];
+  body: string;
 }
 
 /** A real HTTP proxy in front of the service that injects the next queued faults, then passes. */
@@ -46,7 +47,13 @@ export class FaultProxy {
     for await (const chunk of incoming) chunks.push(chunk as Buffer);
     const fault = this.faults.shift() ?? { kind: 'pass' };
     const idempotencyKey = incoming.headers['idempotency-key'];
-    this.seen.push({ method: incoming.method!, path: incoming.url!, idempotencyKey: idempotencyKey as string | undefined, fault: fault.kind });
+    this.seen.push({
+      method: incoming.method!,
+      path: incoming.url!,
+      idempotencyKey: idempotencyKey as string | undefined,
+      fault: fault.kind,
+      body: Buffer.concat(chunks).toString(),
+    });
     switch (fault.kind) {
       case 'cut':
         incoming.socket.destroy();

@@ -175,7 +175,7 @@ export async function createTestApp(
     rateLimits,
     search: new SearchService(
       options.index ? options.index(store.index) : store.index,
-      options.embeddings && new QueryEmbeddings(new OpenAiEmbedder(options.embeddings)),
+      options.embeddings && new QueryEmbeddings(new OpenAiEmbedder(options.embeddings), options.embeddings),
     ),
     probeImages:
       options.probeImages ?? new ProbeImageFetcher({ maxBytes: { ...DEFAULT_SETTINGS, ...options.settings }.imageMaxBytes, timeoutMs: 2000 }),
@@ -236,5 +236,18 @@ export async function eventually(assertion: () => Promise<void>, withinMs = 2000
 
 /** The service's embedder settings for a stand-in at `url`: small batches, short timeouts, one retry, so faults show fast. */
 export function standInEmbeddings(url: string, dimensions: number, overrides: Partial<EmbeddingsConfig> = {}): EmbeddingsConfig {
-  return { url, model: 'stand-in', apiKey: undefined, dimensions, maxChars: 2000, batchSize: 16, timeoutMs: 1000, retries: 1, ...overrides };
+  return {
+    url,
+    model: 'stand-in',
+    apiKey: undefined,
+    dimensions,
+    maxChars: 2000,
+    batchSize: 16,
+    timeoutMs: 1000,
+    retries: 1,
+    concurrency: 16,
+    breakerFailures: 5,
+    breakerCooldownMs: 10_000,
+    ...overrides,
+  };
 }

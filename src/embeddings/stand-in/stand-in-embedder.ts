@@ -9,7 +9,8 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /**
  * A text's vector: one axis per concept of the table (axes past `dimensions` wrap around), each
  * counting the words of that concept; words the table lacks count for nothing. "car" and
- * "automobile" share an axis; a text without a known word is the zero vector.
+ * "automobile" share an axis. A text without a known word lies on the last axis alone (no
+ * concept's, at more dimensions than concepts): a model never answers the zero vector.
  */
 export function standInVector(text: string, dimensions: number): number[] {
   const vector = new Array<number>(dimensions).fill(0);
@@ -18,7 +19,14 @@ export function standInVector(text: string, dimensions: number): number[] {
     if (axis !== undefined) vector[axis % dimensions] += 1;
   }
   const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
+  if (norm === 0) vector[dimensions - 1] = 1;
   return norm === 0 ? vector : vector.map((value) => value / norm);
+}
+
+/** An embedding as `encoding_format` asks: a list of numbers, or base64 of its little-endian float32s (the openai client's default). */
+function encoded(vector: number[], format: 'float' | 'base64'): number[] | string {
+  if (format === 'float') return vector;
+  return Buffer.from(Float32Array.from(vector).buffer).toString('base64');
 }
 
 function openAiError(response: ServerResponse, status: number, message: string, param: string | null): void {
@@ -37,7 +45,10 @@ async function bodyOf(request: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** POST /v1/embeddings as OpenAI's API reference gives it: {model, input} in, {object: "list", data, model, usage} out. */
+/**
+ * POST /v1/embeddings as OpenAI's API reference gives it: {model, input, encoding_format?,
+ * dimensions?} in, {object: "list", data, model, usage} out; an empty input is a 400.
+ */
 async function answer(request: IncomingMessage, response: ServerResponse, dimensions: number): Promise<void> {
   if (request.method !== 'POST' || request.url?.split('?')[0] !== '/v1/embeddings') {
     openAiError(response, 404, `Unknown request URL: ${request.method} ${request.url}`, null);
@@ -45,7 +56,7 @@ async function answer(request: IncomingMessage, response: ServerResponse, dimens
   }
   const raw = await bodyOf(request);
   if (raw === undefined) return openAiError(response, 413, 'Request too large', null);
-  let body: { model?: unknown; input?: unknown };
+  let body: { model?: unknown; input?: unknown; encoding_format?: unknown; dimensions?: unknown };
   try {
     body = JSON.parse(raw);
   } catch {
@@ -53,15 +64,27 @@ async function answer(request: IncomingMessage, response: ServerResponse, dimens
   }
   if (typeof body.model !== 'string' || body.model === '') return openAiError(response, 400, 'you must provide a model parameter', 'model');
   const input = typeof body.input === 'string' ? [body.input] : body.input;
-  if (!Array.isArray(input) || input.length === 0 || input.some((text) => typeof text !== 'string')) {
-    return openAiError(response, 400, "'input' must be a string or a non-empty array of strings", 'input');
+  if (!Array.isArray(input) || input.length === 0 || input.some((text) => typeof text !== 'string' || text === '')) {
+    return openAiError(response, 400, "'input' must be a non-empty string or a non-empty array of non-empty strings", 'input');
+  }
+  const format = body.encoding_format ?? 'float';
+  if (format !== 'float' && format !== 'base64') {
+    return openAiError(response, 400, "'encoding_format' must be 'float' or 'base64'", 'encoding_format');
+  }
+  const length = body.dimensions ?? dimensions;
+  if (!Number.isInteger(length) || (length as number) < 1 || (length as number) > dimensions) {
+    return openAiError(response, 400, `'dimensions' must be an integer from 1 to ${dimensions} for this model`, 'dimensions');
   }
   const words = (input as string[]).reduce((sum, text) => sum + text.split(/\s+/).length, 0);
   response.writeHead(200, { 'content-type': 'application/json' });
   response.end(
     JSON.stringify({
       object: 'list',
-      data: (input as string[]).map((text, index) => ({ object: 'embedding', index, embedding: standInVector(text, dimensions) })),
+      data: (input as string[]).map((text, index) => ({
+        object: 'embedding',
+        index,
+        embedding: encoded(standInVector(text, length as number), format),
+      })),
       model: body.model,
       usage: { prompt_tokens: words, total_tokens: words },
     }),

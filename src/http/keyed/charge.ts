@@ -4,7 +4,7 @@ import { hashApiKey } from '../../billing/keys.js';
 import { hasSpendCaps, type KeyRecord, priceOf } from '../../billing/ledger.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { Step } from '../steps.js';
-import { ASK_THE_OPERATOR, capReached, noCredits, purchaseUrlFor, refusal } from './refusals.js';
+import { capReached, priceNotCovered, purchaseUrlFor, refusal } from './refusals.js';
 
 /**
  * Spends what a request to `endpoint` costs this key (402 when the balance does not cover all of
@@ -20,6 +20,11 @@ export function chargeStep(
   return async (request, reply) => {
     const keyHash = request.caller?.keyHash ?? hashApiKey(request.headers['x-api-key'] as string);
     const paidBefore = request.idempotency?.chargeId;
+    if (request.uncharged) {
+      reply.header('x-credits-charged', '0');
+      reply.header('x-credits-remaining', String((request.caller as { key: KeyRecord }).key.balance));
+      return;
+    }
     if (paidBefore != null) {
       // An earlier attempt with this Idempotency-Key paid and died before answering: run again, free,
       // if the key is still active.
@@ -36,10 +41,7 @@ export function chargeStep(
       if (result.outcome === 'capped') throw capReached(result.balance, result.reached, credits.now());
       if (result.outcome !== 'charged') {
         const buyAt = purchaseUrlFor(purchaseUrl, request.caller?.key.accountId);
-        if (result.outcome === 'no-credits' && cost > 1) {
-          throw noCredits(buyAt, `This request costs ${cost} credits and the API key has fewer left: nothing was charged.${ASK_THE_OPERATOR}`);
-        }
-        throw refusal(result, {}, buyAt);
+        throw result.outcome === 'no-credits' ? priceNotCovered(cost, buyAt) : refusal(result, {}, buyAt);
       }
       metrics?.spend(cost);
       request.charge = { chargeId: result.chargeId, balance: result.balance };
@@ -47,6 +49,28 @@ export function chargeStep(
     }
     // Every response after a successful debit says what is left, whatever its status (docs/api.md).
     reply.header('x-credits-remaining', String(request.charge.balance));
+  };
+}
+
+/**
+ * Refuses now what the charge would refuse, for a route that does costly work before it (a call
+ * to the embedding model): the key read from the store (401, 403), a balance short of the price
+ * (402), a spend cap the price would pass (429). The charge still decides, atomically, after.
+ */
+export function payableStep(
+  credits: CreditService,
+  authenticate: Step,
+  endpoint: string,
+  options: { purchaseUrl: string | undefined; prices: Partial<Record<string, number>> },
+): Step {
+  return async (request, reply) => {
+    await authenticate(request, reply);
+    if (request.idempotency?.chargeId != null) return;
+    const { key } = request.caller as { key: KeyRecord };
+    const cost = priceOf(endpoint, key, options.prices, request.pricedMode);
+    if (key.balance < cost) throw priceNotCovered(cost, purchaseUrlFor(options.purchaseUrl, key.accountId));
+    const reached = hasSpendCaps(key) ? await credits.capPassedBy(key, cost) : undefined;
+    if (reached) throw capReached(key.balance, reached, credits.now());
   };
 }
 

@@ -16,6 +16,12 @@ export function noCredits(purchaseUrl: string | undefined, message?: string, ext
   });
 }
 
+/** 402 for a price the balance does not cover: a price above 1 says so. */
+export function priceNotCovered(cost: number, purchaseUrl: string | undefined): ApiError {
+  if (cost <= 1) return noCredits(purchaseUrl);
+  return noCredits(purchaseUrl, `This request costs ${cost} credits and the API key has fewer left: nothing was charged.${ASK_THE_OPERATOR}`);
+}
+
 /**
  * Where this key's holder buys credits: CREDITS_PURCHASE_URL with the key's account id as
  * `client_reference_id` (the parameter a Stripe Payment Link passes on to its checkout, which

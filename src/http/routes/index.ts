@@ -31,13 +31,14 @@ export async function registerRoutes(app: FastifyInstance, services: Services, s
   });
 
   await app.register(async (keyedScope) => {
-    const { authenticate, identify, limitRate, claimIdempotencyKey, charge, free, billable } = keyedSteps(keyedScope, services, settings);
+    const { authenticate, identify, limitRate, claimIdempotencyKey, charge, payable, free, billable } = keyedSteps(keyedScope, services, settings);
     const face = faceSearchSteps(keyedScope, services, settings);
     creditsRoute(keyedScope, services, settings, free(authenticate, limitRate));
     usageRoute(keyedScope, services, free(authenticate, limitRate));
     documentRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, charge('/document')));
     const requireSearchIndex = requireSearchIndexStep(services.search);
-    const embedPrompt = embedPromptStep(services.search, promptOf);
+    // A semantic or hybrid prompt is embedded only for a request that would pay: payable refuses first.
+    const embedPrompt = embedPromptStep(services.search, promptOf, payable('/query'));
     queryRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, requireSearchIndex, embedPrompt, charge('/query')));
     faceSearchRoute(
       keyedScope,

@@ -101,7 +101,7 @@ const schema = {
         [FALLBACK_HEADER]: {
           type: 'string',
           description:
-            '"lexical" when a hybrid query was answered by words alone, the embedding model having failed or the vector index still being built after a start (charged as a lexical query).',
+            '"lexical" when a hybrid query was answered by words alone, the embedding model having failed or the vector index still being built after a start, or too many prompts in flight (not charged).',
         },
       },
       type: 'object',

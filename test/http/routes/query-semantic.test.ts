@@ -134,7 +134,7 @@ describe('POST /query with mode semantic and hybrid (stand-in embedder on loopba
     assert.equal(await context.balanceOf(priced), 6);
   });
 
-  it('an embedder answering 5xx: semantic is a 503, uncharged; hybrid answers lexically and says so', async () => {
+  it('an embedder answering 5xx: semantic is a 503 and hybrid answers lexically and says so, both uncharged', async () => {
     const before = await context.balanceOf(key);
     proxy.faults.push({ kind: 'answer', status: 500, body: '{"error":{"message":"overloaded"}}' }, { kind: 'answer', status: 503, body: '' });
     const semantic = await query({ query: 'an unseen prompt about trucks', mode: 'semantic' });
@@ -146,10 +146,11 @@ describe('POST /query with mode semantic and hybrid (stand-in embedder on loopba
     assert.equal(hybrid.statusCode, 200);
     assert.equal(hybrid.headers['x-search-fallback'], 'lexical');
     assert.deepEqual(ids(json(hybrid).resp.body), ['car-park']);
-    assert.equal(await context.balanceOf(key), before - 1);
+    assert.equal(hybrid.headers['x-credits-charged'], '0');
+    assert.equal(await context.balanceOf(key), before, 'a hybrid query answered lexically is not charged');
   });
 
-  it('while the vector index is still being built after a start: semantic is a 503, uncharged; hybrid answers lexically and says so', async () => {
+  it('while the vector index is still being built after a start: semantic is a 503 and hybrid answers lexically, both uncharged', async () => {
     let vectorsReady = false;
     const building = await createTestApp({
       documents: DOCUMENTS,
@@ -169,7 +170,7 @@ describe('POST /query with mode semantic and hybrid (stand-in embedder on loopba
       const hybrid = await query({ query: 'car', mode: 'hybrid' }, building, apiKey);
       assert.equal(hybrid.headers['x-search-fallback'], 'lexical');
       assert.deepEqual(ids(json(hybrid).resp.body), ['car-park']);
-      assert.equal(await building.balanceOf(apiKey), 9);
+      assert.equal(await building.balanceOf(apiKey), 10, 'a hybrid query answered lexically is not charged');
       vectorsReady = true;
       const built = await query({ query: 'automobile', mode: 'semantic' }, building, apiKey);
       assert.equal(built.statusCode, 200, built.body);

@@ -1,5 +1,5 @@
 /**
- * Circuit breaker for the downstream face service (docs/api.md): after `failureThreshold`
+ * Circuit breaker for a downstream service (the face service, the embedding model; docs/api.md): after `failureThreshold`
  * consecutive failures it opens for `cooldownMs`, then admits a single probe request whose
  * outcome closes it again or re-opens it.
  */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CircuitBreaker } from '../../src/faces/breaker.js';
+import { CircuitBreaker } from '../../src/platform/circuit-breaker.js';
 
 describe('circuit breaker', () => {
   const clock = () => {
