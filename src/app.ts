@@ -116,7 +116,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     registerPortal(app, services, options.settings);
   }
   if (plane !== 'public') {
-    await registerAdminRoutes(app, services, options.settings);
+    await registerAdminRoutes(app, services, options.settings, { servesPortal: plane === 'all' });
     registerConsole(app);
   }
 

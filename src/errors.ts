@@ -72,9 +72,24 @@ export const errorCatalogue = {
     status: 401,
     message: 'Sign in to the portal: send your API key in the x-api-key header, or open a portal link from your provider.',
   },
+  PORTAL_FORMER_KEY: {
+    status: 401,
+    message:
+      'This API key was rolled: in its grace period it still answers API calls, but never signs in to the portal. Sign in with the current key.',
+  },
+  PORTAL_OTHER_KEY: {
+    status: 403,
+    message:
+      "Signed in with an API key, you may rename and roll only that key. To manage every key of the account, open the portal from your provider's website. Nothing was changed.",
+  },
   CSRF_REJECTED: {
     status: 403,
     message: 'This request did not come from the portal page: it lacks the x-csrf-token header of the session. Nothing was changed.',
+  },
+  PUBLIC_URL_REQUIRED: {
+    status: 409,
+    message:
+      'Portal links open on the public listener, whose address this admin listener (ADMIN_PORT) cannot know: set PUBLIC_URL to the origin customers reach the service at. No link was made.',
   },
   PACK_NOT_FOUND: { status: 404, message: 'No credit pack has this id.' },
   CHECKOUT_UNAVAILABLE: {

@@ -14,6 +14,7 @@ export const ADMIN_SCOPES = [
   'webhooks:write',
   'audit:read',
   'metrics:read',
+  'portal:write',
 ] as const;
 
 export type AdminScope = (typeof ADMIN_SCOPES)[number];

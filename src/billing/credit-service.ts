@@ -12,7 +12,8 @@ export interface Credential {
 }
 
 export type Authentication =
-  | { outcome: 'ok'; key: KeyRecord; keyHash: string }
+  /** `former`: the key presented is a rolled key's former one, inside its grace period. */
+  | { outcome: 'ok'; key: KeyRecord; keyHash: string; former: boolean }
   | { outcome: 'unknown-key' }
   | { outcome: 'inactive'; key: KeyRecord }
   /** Active, but its end (expires_at) has come. */
@@ -37,7 +38,7 @@ export class CreditService {
     if (!credential) return { outcome: 'unknown-key' };
     if (credential.key.status !== 'active') return { outcome: 'inactive', key: credential.key };
     if (this.expired(credential.key)) return { outcome: 'expired', key: credential.key };
-    return { outcome: 'ok', key: credential.key, keyHash: credential.keyHash };
+    return { outcome: 'ok', key: credential.key, keyHash: credential.keyHash, former: credential.validUntil !== undefined };
   }
 
   /** Whether the key's end (expires_at) has come: it is then refused like a disabled one. */

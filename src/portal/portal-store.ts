@@ -3,21 +3,29 @@
  * before they expire) and the cookie sessions they open. Tokens are stored hashed, as keys are.
  * Two implementations, SQLite and PostgreSQL, beside this interface.
  */
-export type LinkRedemption = { outcome: 'redeemed'; accountId: string } | { outcome: 'used' } | { outcome: 'expired' } | { outcome: 'unknown' };
+export type LinkRedemption =
+  | { outcome: 'redeemed'; accountId: string; origin: string }
+  | { outcome: 'used' }
+  | { outcome: 'expired' }
+  | { outcome: 'unknown' };
 
 export interface PortalSession {
   accountId: string;
+  /** Who made the link that opened it ("admin token website (tok_…)"), for the audit log. */
+  origin: string;
   /** The session's CSRF token: every write made with the session's cookie must carry it. */
   csrf: string;
   expiresAt: string;
 }
 
 export interface PortalStore {
-  createLink(tokenHash: string, accountId: string, expiresAt: string): Promise<void>;
+  createLink(tokenHash: string, link: { accountId: string; origin: string; expiresAt: string }): Promise<void>;
   /** Marks the link used and answers its account, once: a second redemption, or one after `expires_at`, is refused. */
   redeemLink(tokenHash: string, now: string): Promise<LinkRedemption>;
   createSession(sessionHash: string, session: PortalSession): Promise<void>;
   /** The session while it lasts; undefined after its end or for an unknown one. */
   findSession(sessionHash: string, now: string): Promise<PortalSession | undefined>;
   endSession(sessionHash: string): Promise<void>;
+  /** Ends every session of the account and voids its links not yet opened; how many of each. */
+  endAccountSessions(accountId: string, now: string): Promise<{ sessions: number; links: number }>;
 }

@@ -5,45 +5,64 @@ import type { LinkRedemption, PortalSession, PortalStore } from './portal-store.
 export class PostgresPortalStore implements PortalStore {
   constructor(private readonly db: PostgresDatabase) {}
 
-  async createLink(tokenHash: string, accountId: string, expiresAt: string): Promise<void> {
-    await this.db.query('INSERT INTO portal_links (token_hash, account_id, expires_at) VALUES ($1, $2, $3)', [tokenHash, accountId, expiresAt]);
+  async createLink(tokenHash: string, link: { accountId: string; origin: string; expiresAt: string }): Promise<void> {
+    await this.db.query('INSERT INTO portal_links (token_hash, account_id, origin, expires_at) VALUES ($1, $2, $3, $4)', [
+      tokenHash,
+      link.accountId,
+      link.origin,
+      link.expiresAt,
+    ]);
   }
 
   async redeemLink(tokenHash: string, now: string): Promise<LinkRedemption> {
-    // One statement: the conditional update decides, and the same snapshot says why it did not.
-    const { rows } = await this.db.query<{ account_id: string | null; used_at: Date | null; found: boolean }>(
+    // One statement: the conditional update decides, and the statement's snapshot says why it did
+    // not. That snapshot predates a redemption that committed while this one waited for the row:
+    // a link it shows unused and unexpired was lost to that redemption.
+    const { rows } = await this.db.query<{ account_id: string | null; origin: string | null; used_at: Date | null; live: boolean | null }>(
       `WITH redeemed AS (
-         UPDATE portal_links SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING account_id
+         UPDATE portal_links SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING account_id, origin
        )
-       SELECT (SELECT account_id FROM redeemed) AS account_id, l.used_at, l.token_hash IS NOT NULL AS found
+       SELECT (SELECT account_id FROM redeemed) AS account_id, (SELECT origin FROM redeemed) AS origin, l.used_at, l.expires_at > $2 AS live
        FROM (SELECT) AS one LEFT JOIN portal_links l ON l.token_hash = $1`,
       [tokenHash, now],
     );
     const row = rows[0];
-    if (row?.account_id) return { outcome: 'redeemed', accountId: row.account_id };
-    if (!row?.found) return { outcome: 'unknown' };
-    return { outcome: row.used_at === null ? 'expired' : 'used' };
+    if (row?.account_id) return { outcome: 'redeemed', accountId: row.account_id, origin: row.origin ?? '' };
+    if (row?.live === null || row?.live === undefined) return { outcome: 'unknown' };
+    return { outcome: row.used_at === null && !row.live ? 'expired' : 'used' };
   }
 
   async createSession(sessionHash: string, session: PortalSession): Promise<void> {
-    await this.db.query('INSERT INTO portal_sessions (session_hash, account_id, csrf, expires_at) VALUES ($1, $2, $3, $4)', [
+    await this.db.query('INSERT INTO portal_sessions (session_hash, account_id, origin, csrf, expires_at) VALUES ($1, $2, $3, $4, $5)', [
       sessionHash,
       session.accountId,
+      session.origin,
       session.csrf,
       session.expiresAt,
     ]);
   }
 
   async findSession(sessionHash: string, now: string): Promise<PortalSession | undefined> {
-    const { rows } = await this.db.query<{ account_id: string; csrf: string; expires_at: Date }>(
-      'SELECT account_id, csrf, expires_at FROM portal_sessions WHERE session_hash = $1 AND expires_at > $2',
+    const { rows } = await this.db.query<{ account_id: string; origin: string; csrf: string; expires_at: Date }>(
+      'SELECT account_id, origin, csrf, expires_at FROM portal_sessions WHERE session_hash = $1 AND expires_at > $2',
       [sessionHash, now],
     );
     const row = rows[0];
-    return row && { accountId: row.account_id, csrf: row.csrf, expiresAt: row.expires_at.toISOString() };
+    return row && { accountId: row.account_id, origin: row.origin, csrf: row.csrf, expiresAt: row.expires_at.toISOString() };
   }
 
   async endSession(sessionHash: string): Promise<void> {
     await this.db.query('DELETE FROM portal_sessions WHERE session_hash = $1', [sessionHash]);
+  }
+
+  async endAccountSessions(accountId: string, now: string): Promise<{ sessions: number; links: number }> {
+    // One statement, so both end together; a voided link opened later says "expired".
+    const { rows } = await this.db.query<{ sessions: number; links: number }>(
+      `WITH ended AS (DELETE FROM portal_sessions WHERE account_id = $1 RETURNING 1),
+            voided AS (UPDATE portal_links SET expires_at = $2 WHERE account_id = $1 AND used_at IS NULL AND expires_at > $2 RETURNING 1)
+       SELECT (SELECT count(*) FROM ended)::integer AS sessions, (SELECT count(*) FROM voided)::integer AS links`,
+      [accountId, now],
+    );
+    return rows[0] ?? { sessions: 0, links: 0 };
   }
 }

@@ -7,23 +7,27 @@ export class SqlitePortalStore implements PortalStore {
 
   constructor(private readonly db: Database.Database) {
     this.sql = {
-      insertLink: db.prepare('INSERT INTO portal_links (token_hash, account_id, expires_at) VALUES (?, ?, ?)'),
-      redeem: db.prepare('UPDATE portal_links SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING account_id'),
+      insertLink: db.prepare('INSERT INTO portal_links (token_hash, account_id, origin, expires_at) VALUES (?, ?, ?, ?)'),
+      redeem: db.prepare(
+        'UPDATE portal_links SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING account_id, origin',
+      ),
       link: db.prepare('SELECT used_at, expires_at FROM portal_links WHERE token_hash = ?'),
-      insertSession: db.prepare('INSERT INTO portal_sessions (session_hash, account_id, csrf, expires_at) VALUES (?, ?, ?, ?)'),
-      session: db.prepare('SELECT account_id, csrf, expires_at FROM portal_sessions WHERE session_hash = ? AND expires_at > ?'),
+      insertSession: db.prepare('INSERT INTO portal_sessions (session_hash, account_id, origin, csrf, expires_at) VALUES (?, ?, ?, ?, ?)'),
+      session: db.prepare('SELECT account_id, origin, csrf, expires_at FROM portal_sessions WHERE session_hash = ? AND expires_at > ?'),
       endSession: db.prepare('DELETE FROM portal_sessions WHERE session_hash = ?'),
+      endAccountSessions: db.prepare('DELETE FROM portal_sessions WHERE account_id = ?'),
+      voidAccountLinks: db.prepare('UPDATE portal_links SET expires_at = ? WHERE account_id = ? AND used_at IS NULL AND expires_at > ?'),
     };
   }
 
-  async createLink(tokenHash: string, accountId: string, expiresAt: string): Promise<void> {
-    this.sql.insertLink.run(tokenHash, accountId, expiresAt);
+  async createLink(tokenHash: string, link: { accountId: string; origin: string; expiresAt: string }): Promise<void> {
+    this.sql.insertLink.run(tokenHash, link.accountId, link.origin, link.expiresAt);
   }
 
   async redeemLink(tokenHash: string, now: string): Promise<LinkRedemption> {
     return this.db.transaction((): LinkRedemption => {
-      const redeemed = this.sql.redeem.get(now, tokenHash, now) as { account_id: string } | undefined;
-      if (redeemed) return { outcome: 'redeemed', accountId: redeemed.account_id };
+      const redeemed = this.sql.redeem.get(now, tokenHash, now) as { account_id: string; origin: string } | undefined;
+      if (redeemed) return { outcome: 'redeemed', accountId: redeemed.account_id, origin: redeemed.origin };
       const link = this.sql.link.get(tokenHash) as { used_at: string | null } | undefined;
       if (!link) return { outcome: 'unknown' };
       return { outcome: link.used_at === null ? 'expired' : 'used' };
@@ -31,15 +35,23 @@ export class SqlitePortalStore implements PortalStore {
   }
 
   async createSession(sessionHash: string, session: PortalSession): Promise<void> {
-    this.sql.insertSession.run(sessionHash, session.accountId, session.csrf, session.expiresAt);
+    this.sql.insertSession.run(sessionHash, session.accountId, session.origin, session.csrf, session.expiresAt);
   }
 
   async findSession(sessionHash: string, now: string): Promise<PortalSession | undefined> {
-    const row = this.sql.session.get(sessionHash, now) as { account_id: string; csrf: string; expires_at: string } | undefined;
-    return row && { accountId: row.account_id, csrf: row.csrf, expiresAt: row.expires_at };
+    const row = this.sql.session.get(sessionHash, now) as { account_id: string; origin: string; csrf: string; expires_at: string } | undefined;
+    return row && { accountId: row.account_id, origin: row.origin, csrf: row.csrf, expiresAt: row.expires_at };
   }
 
   async endSession(sessionHash: string): Promise<void> {
     this.sql.endSession.run(sessionHash);
+  }
+
+  async endAccountSessions(accountId: string, now: string): Promise<{ sessions: number; links: number }> {
+    // A voided link ends now: opened later it says "expired", as any link past its time does.
+    return this.db.transaction(() => ({
+      sessions: this.sql.endAccountSessions.run(accountId).changes,
+      links: this.sql.voidAccountLinks.run(now, accountId, now).changes,
+    }))();
   }
 }

@@ -548,6 +548,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   // vector is written once per key and never changed, so the change feed carries it with its document.
   `CREATE TABLE document_embeddings (key text PRIMARY KEY, vector bytea NOT NULL);
    ALTER TABLE documents ADD COLUMN embedding_key text;`,
+  // See the SQLite ledger's migration of the same columns.
+  `ALTER TABLE portal_links ADD COLUMN origin text NOT NULL DEFAULT '';
+   ALTER TABLE portal_sessions ADD COLUMN origin text NOT NULL DEFAULT '';
+   CREATE INDEX portal_sessions_by_account ON portal_sessions(account_id);
+   CREATE INDEX portal_links_by_account ON portal_links(account_id);
+   UPDATE admin_tokens SET scopes = scopes || ' portal:write' WHERE scopes = 'accounts:read accounts:write keys:read keys:write credits:write documents:read documents:write webhooks:read webhooks:write audit:read metrics:read';`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

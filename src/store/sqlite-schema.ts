@@ -276,6 +276,13 @@ export const LEDGER_MIGRATIONS: readonly string[] = [
      csrf TEXT NOT NULL,
      expires_at TEXT NOT NULL
    ) WITHOUT ROWID;`,
+  // Who opened a portal link or session: the admin token that made the link, for the audit log.
+  // Portal links get a scope of their own (portal:write): a token that had every scope keeps them all.
+  `ALTER TABLE portal_links ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+   ALTER TABLE portal_sessions ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+   CREATE INDEX portal_sessions_by_account ON portal_sessions(account_id);
+   CREATE INDEX portal_links_by_account ON portal_links(account_id);
+   UPDATE admin_tokens SET scopes = scopes || ' portal:write' WHERE scopes = 'accounts:read accounts:write keys:read keys:write credits:write documents:read documents:write webhooks:read webhooks:write audit:read metrics:read';`,
 ];
 
 export function migrateLedger(db: Database.Database): void {

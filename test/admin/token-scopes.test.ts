@@ -21,8 +21,11 @@ async function assertKeptWhatTheyCouldDo(store: Store, full: string, reader: str
   assert.deepEqual(readerCheck.outcome === 'ok' && readerCheck.token.scopes, [...READ_SCOPES]);
 }
 
+/** The migration that gave tokens scopes, and every one after it that changes tokens' scopes. */
 function scopesMigration(migrations: readonly string[]): string {
-  return migrations.find((sql) => sql.includes('ADD COLUMN scopes')) as string;
+  const first = migrations.findIndex((sql) => sql.includes('ADD COLUMN scopes'));
+  const later = migrations.slice(first + 1).filter((sql) => sql.includes('UPDATE admin_tokens SET scopes'));
+  return [migrations[first], ...later.map((sql) => sql.slice(sql.indexOf('UPDATE admin_tokens SET scopes')))].join(';\n');
 }
 
 /** Tokens made before scopes existed keep what they could do: every scope, or every :read one. */

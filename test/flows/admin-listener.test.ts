@@ -36,4 +36,35 @@ describe('ADMIN_PORT: the admin API on a listener of its own', () => {
       dir.remove();
     }
   });
+
+  it('makes portal links at PUBLIC_URL, where the portal is; without it, a 409 saying to set it', async () => {
+    const dir = tempDir();
+    const seed = new SqliteStore(dir.path);
+    const token = (await new AdminTokens(seed.admin).create('ops', false)).token;
+    await seed.ledger.createAccount({ id: 'acct_portal', name: 'Portal', credits: 0 });
+    await seed.close();
+    const base = { DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', ADMIN_PORT: '0', SEED_DEMO: 'false', LOG_LEVEL: 'silent', FACE_WORKERS: '0' };
+    const link = async (env: Record<string, string>) => {
+      const server = await startServer(loadConfig({ ...base, ...env }));
+      try {
+        const response = await request(`${server.adminUrl}/admin/accounts/acct_portal/portal-sessions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+        });
+        return { status: response.statusCode, body: (await response.body.json()) as { url?: string; message?: string }, publicUrl: server.url };
+      } finally {
+        await server.close();
+      }
+    };
+    try {
+      const refused = await link({});
+      assert.equal(refused.status, 409);
+      assert.match(refused.body.message ?? '', /set PUBLIC_URL/);
+      const made = await link({ PUBLIC_URL: 'https://api.example.com' });
+      assert.equal(made.status, 201);
+      assert.match(made.body.url ?? '', /^https:\/\/api\.example\.com\/portal\/sign-in\?token=/);
+    } finally {
+      dir.remove();
+    }
+  });
 });

@@ -71,7 +71,7 @@ describe('the customer portal in Chromium', { skip: skipWithoutChromium }, () =>
       settings: { stripe: { webhookSecret: STRIPE_SECRET, priceCredits: {} } },
     });
     base = await context.app.listen({ port: 0, host: '127.0.0.1' });
-    operator = `Bearer ${(await new AdminTokens(context.store.admin).create('website', ['accounts:write'])).token}`;
+    operator = `Bearer ${(await new AdminTokens(context.store.admin).create('website', ['portal:write'])).token}`;
     for (const [holder, name, credits] of [
       [acme, 'Acme Research', 20],
       [globex, 'Globex', 5],

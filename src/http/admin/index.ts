@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminScope } from '../../admin/admin-scopes.js';
 import type { AppSettings, Services } from '../../services/services.js';
-import { inOrder } from '../steps.js';
-import { requireScopeStep, requireTokenStep } from './auth.js';
+import { inOrder, type Step } from '../steps.js';
+import { requireScopeStep, requireScopeToGrantStep, requireTokenStep } from './auth.js';
 import { accountEventsRoute } from './routes/account-events.js';
 import { accountRefillRoutes } from './routes/account-refill.js';
 import { accountUsageRoute } from './routes/account-usage.js';
@@ -19,7 +19,7 @@ import { keyStatusRoutes } from './routes/key-status.js';
 import { listAccountsRoute } from './routes/list-accounts.js';
 import { listKeysRoute } from './routes/list-keys.js';
 import { metricsRoute } from './routes/metrics.js';
-import { portalSessionRoute } from './routes/portal-session.js';
+import { portalSessionRoutes } from './routes/portal-session.js';
 import { refillRoutes } from './routes/refill.js';
 import { rollKeyRoute } from './routes/roll-key.js';
 import { setKeyRateRoute } from './routes/set-key-rate.js';
@@ -32,24 +32,35 @@ import { usageRoutes } from './routes/usage.js';
 import { webhookDeliveryRoutes } from './routes/webhook-deliveries.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
-/** The admin API: every route needs an admin token, and each but GET /admin/token its one scope. */
-export async function registerAdminRoutes(app: FastifyInstance, services: Services, settings: AppSettings): Promise<void> {
+/**
+ * The admin API: every route needs an admin token, and each but GET /admin/token its one scope.
+ * `servesPortal`: this app serves the portal too, so its own origin is the portal's.
+ */
+export async function registerAdminRoutes(
+  app: FastifyInstance,
+  services: Services,
+  settings: AppSettings,
+  options: { servesPortal: boolean },
+): Promise<void> {
   await app.register(async (scope) => {
     scope.decorateRequest('adminToken', null);
     const requireToken = requireTokenStep(services.adminTokens);
-    const needs = (needed: AdminScope) => ({ preHandler: inOrder([requireToken, requireScopeStep(needed)]) });
+    const needs = (needed: AdminScope, ...more: Step[]) => ({ preHandler: inOrder([requireToken, requireScopeStep(needed), ...more]) });
+    // Creating an account or a key with credits grants them: that needs credits:write as well.
+    const grants = (needed: AdminScope) => needs(needed, requireScopeToGrantStep);
     currentTokenRoute(scope, { preHandler: inOrder([requireToken]) });
-    createAccountRoute(scope, services, needs('accounts:write'));
+    createAccountRoute(scope, services, grants('accounts:write'));
     listAccountsRoute(scope, services, needs('accounts:read'));
     getAccountRoute(scope, services, needs('accounts:read'));
     updateAccountRoute(scope, services, needs('accounts:write'));
-    createAccountKeyRoute(scope, services, needs('keys:write'));
+    createAccountKeyRoute(scope, services, grants('keys:write'));
     topUpAccountRoute(scope, services, needs('credits:write'));
     accountRefillRoutes(scope, services, needs('credits:write'));
     accountUsageRoute(scope, services, needs('accounts:read'));
     accountEventsRoute(scope, services, needs('accounts:read'));
-    portalSessionRoute(scope, services, settings.portal.publicUrl, needs('accounts:write'));
-    createKeyRoute(scope, services, needs('keys:write'));
+    const portalOrigin = { publicUrl: settings.portal.publicUrl, servesPortal: options.servesPortal };
+    portalSessionRoutes(scope, services, portalOrigin, needs('portal:write'));
+    createKeyRoute(scope, services, grants('keys:write'));
     listKeysRoute(scope, services, needs('keys:read'));
     getKeyRoute(scope, services, needs('keys:read'));
     keyChargesRoute(scope, services, needs('keys:read'));

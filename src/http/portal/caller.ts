@@ -8,10 +8,14 @@ import type { Services } from '../../services/services.js';
 export const SESSION_COOKIE = 'ms_portal';
 export const SESSION_SECONDS = 8 * 3600;
 
-/** Who is using the portal: an account, signed in with one of its keys or with a session a portal link opened. */
+/**
+ * Who is using the portal: an account, signed in with one of its keys (which may manage only that
+ * key) or with a session a portal link opened (every key of the account). `origin`: what the
+ * audit log says opened it.
+ */
 export type PortalCaller =
-  | { accountId: string; via: 'key'; keyId: string }
-  | { accountId: string; via: 'session'; csrf: string; sessionHash: string };
+  | { accountId: string; via: 'key'; keyId: string; origin: string }
+  | { accountId: string; via: 'session'; csrf: string; sessionHash: string; origin: string };
 
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 export const newToken = () => randomBytes(32).toString('base64url');
@@ -40,7 +44,8 @@ export async function portalCaller(services: Services, request: FastifyRequest):
     const authentication = await services.credits.authenticate(apiKey);
     switch (authentication.outcome) {
       case 'ok':
-        return { accountId: authentication.key.accountId, via: 'key', keyId: authentication.key.id };
+        if (authentication.former) throw new ApiError('PORTAL_FORMER_KEY');
+        return { accountId: authentication.key.accountId, via: 'key', keyId: authentication.key.id, origin: `key ${authentication.key.id}` };
       case 'unknown-key':
         throw new ApiError('UNKNOWN_KEY');
       case 'expired':
@@ -53,8 +58,11 @@ export async function portalCaller(services: Services, request: FastifyRequest):
   const session = cookie ? await services.store.portal.findSession(tokenHash(cookie), new Date(services.clock()).toISOString()) : undefined;
   if (!session || !cookie) throw new ApiError('PORTAL_SIGN_IN_REQUIRED');
   if (request.method !== 'GET' && request.headers['x-csrf-token'] !== session.csrf) throw new ApiError('CSRF_REJECTED');
-  return { accountId: session.accountId, via: 'session', csrf: session.csrf, sessionHash: tokenHash(cookie) };
+  return { accountId: session.accountId, via: 'session', csrf: session.csrf, sessionHash: tokenHash(cookie), origin: session.origin };
 }
+
+/** Who the audit log names for a portal change: the account, and the key or link that opened the portal. */
+export const portalActor = (caller: Pick<PortalCaller, 'accountId' | 'origin'>) => `portal:${caller.accountId} (${caller.origin})`;
 
 /** The origin callers reach the service at: PUBLIC_URL, else the request's own. */
 export function publicOrigin(request: FastifyRequest, publicUrl: string | undefined): string {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { auditReport } from '../../admin/admin-tokens.js';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
-import { portalCaller, publicOrigin } from './caller.js';
+import { portalActor, portalCaller, publicOrigin } from './caller.js';
 
 const schema = {
   summary: 'Buy a credit pack',
@@ -34,7 +34,7 @@ export function checkoutRoute(app: FastifyInstance, services: Services, publicUr
       request.log.warn({ err: error }, 'Stripe checkout not created');
       throw new ApiError('CHECKOUT_FAILED');
     }
-    await auditReport(services.store.admin, `portal:${caller.accountId}`, request.id)('portal.checkout', caller.accountId, {
+    await auditReport(services.store.admin, portalActor(caller), request.id)('portal.checkout', caller.accountId, {
       pack_id: pack.id,
       credits: pack.credits,
       checkout_session: session.id,

@@ -5,19 +5,23 @@ import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
 import { idParams } from '../admin/schemas.js';
 import { plainText } from '../schemas/common.js';
-import { type PortalCaller, portalCaller } from './caller.js';
+import { type PortalCaller, portalActor, portalCaller } from './caller.js';
 
-/** The caller's key with this id; 404 for a key of another account, as for one that does not exist. */
+/**
+ * The caller's key with this id; 404 for a key of another account, as for one that does not exist.
+ * Signed in with a key, the caller may change only that key (403 for the account's others).
+ */
 async function ownKey(services: Services, caller: PortalCaller, id: string): Promise<KeyRecord> {
   const key = await services.store.ledger.findKeyById(id);
   if (!key || key.accountId !== caller.accountId) throw new ApiError('KEY_NOT_FOUND', `Your account has no key with id "${id}".`);
+  if (caller.via === 'key' && key.id !== caller.keyId) throw new ApiError('PORTAL_OTHER_KEY');
   if (key.status === 'revoked') throw new ApiError('KEY_REVOKED');
   return key;
 }
 
-/** Key changes made in the portal, audited as the account's own (`portal:<account id>`). */
+/** Key changes made in the portal, audited with the account and what opened the portal (portalActor). */
 const keysOf = (services: Services, caller: PortalCaller, requestId: string) =>
-  new KeyAdmin(services.store.ledger, { name: `portal:${caller.accountId}`, requestId }, services.clock);
+  new KeyAdmin(services.store.ledger, { name: portalActor(caller), requestId }, services.clock);
 
 const renameSchema = {
   summary: 'Name one of your keys',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { auditReport } from '../../admin/admin-tokens.js';
 import type { Services } from '../../services/services.js';
-import { cookieOf, newToken, portalCaller, SESSION_COOKIE, SESSION_SECONDS, setSessionCookie, tokenHash } from './caller.js';
+import { cookieOf, newToken, portalActor, portalCaller, SESSION_COOKIE, SESSION_SECONDS, setSessionCookie, tokenHash } from './caller.js';
 
 const signInSchema = {
   summary: 'Open a portal link',
@@ -27,12 +27,11 @@ export function signInRoutes(app: FastifyInstance, services: Services): void {
     const expiresAt = new Date(now + SESSION_SECONDS * 1000).toISOString();
     await services.store.portal.createSession(tokenHash(session), {
       accountId: redemption.accountId,
+      origin: redemption.origin,
       csrf: randomBytes(24).toString('base64url'),
       expiresAt,
     });
-    await auditReport(services.store.admin, `portal:${redemption.accountId}`, request.id)('portal.sign-in', redemption.accountId, {
-      expires_at: expiresAt,
-    });
+    await auditReport(services.store.admin, portalActor(redemption), request.id)('portal.sign-in', redemption.accountId, { expires_at: expiresAt });
     setSessionCookie(reply, request, session, SESSION_SECONDS);
     return reply.code(303).header('location', '/portal').send();
   });

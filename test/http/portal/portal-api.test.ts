@@ -30,7 +30,7 @@ describe('the customer portal API', () => {
       checkout: new StripeCheckout('sk_test_portal', PACKS, stripe.url),
       settings: { stripe: { webhookSecret: STRIPE_SECRET, priceCredits: {} } },
     });
-    operator = `Bearer ${(await new AdminTokens(context.store.admin).create('website', ['accounts:write', 'accounts:read'])).token}`;
+    operator = `Bearer ${(await new AdminTokens(context.store.admin).create('website', ['portal:write', 'accounts:read'])).token}`;
     for (const name of ['Acme', 'Globex']) {
       const created = await new AccountAdmin(context.store.ledger).create({ name, credits: 20 });
       const id = created.outcome === 'created' ? created.account.id : '';
@@ -106,7 +106,10 @@ describe('the customer portal API', () => {
     assert.equal((await signIn(late.url)).headers.location, '/portal#link-expired');
     assert.equal((await context.app.inject({ url: '/portal/sign-in?token=nonsense' })).headers.location, '/portal#link-unknown');
     const log = await context.store.admin.listAudit(100, null);
-    assert.ok(log.items.some((entry) => entry.actor === `portal:${acme.id}` && entry.action === 'portal.sign-in'));
+    const website = (await context.store.admin.listTokens()).find((token) => token.name === 'website')!;
+    assert.ok(
+      log.items.some((entry) => entry.actor === `portal:${acme.id} (link of admin token ${website.id})` && entry.action === 'portal.sign-in'),
+    );
   });
 
   it("refuses a session's write without its CSRF token, as a cross-site form would send it", async () => {
@@ -140,12 +143,20 @@ describe('the customer portal API', () => {
     const rolled = json(await withKey(acme.key, 'POST', `/portal/api/keys/${acme.keyId}/roll`, { grace_seconds: 60 }));
     assert.match(rolled.key, /^[0-9a-f]{64}$/);
     assert.equal(rolled.old_key_valid_until, new Date(now + 60_000).toISOString());
-    assert.equal((await withKey(acme.key, 'GET', '/portal/api/account')).statusCode, 200, 'the former key works through its grace period');
+    const credits = (key: string) => context.app.inject({ url: '/credits', headers: { 'x-api-key': key } });
+    assert.equal((await credits(acme.key)).statusCode, 200, 'the former key answers API calls through its grace period');
+    assertEnvelope(await withKey(acme.key, 'GET', '/portal/api/account'), 401, /rolled.*never signs in to the portal/);
+    assertEnvelope(await withKey(acme.key, 'POST', `/portal/api/keys/${acme.keyId}/roll`, { grace_seconds: 0 }), 401, /rolled/);
+    assert.equal((await credits(rolled.key)).statusCode, 200, "the former key took nothing: the owner's new key works");
     now += 61_000;
-    assert.equal((await withKey(acme.key, 'GET', '/portal/api/account')).statusCode, 401, 'and not after it');
+    assert.equal((await credits(acme.key)).statusCode, 401, 'and not after it');
     acme.key = rolled.key;
     const log = await context.store.admin.listAudit(100, null);
-    assert.ok(log.items.some((entry) => entry.actor === `portal:${acme.id}` && entry.action === 'keys.roll' && entry.target === acme.keyId));
+    assert.ok(
+      log.items.some(
+        (entry) => entry.actor === `portal:${acme.id} (key ${acme.keyId})` && entry.action === 'keys.roll' && entry.target === acme.keyId,
+      ),
+    );
   });
 
   it('buys a pack: a Stripe Checkout Session naming the account and the credits; the signed webhook credits it once', async () => {

@@ -1,5 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AdminTokenRecord } from '../../../admin/admin-store.js';
 import { auditReport } from '../../../admin/admin-tokens.js';
+import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
 import { newToken, publicOrigin, tokenHash } from '../../portal/caller.js';
 import { errorResponse } from '../../schemas/common.js';
@@ -10,11 +12,12 @@ import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams 
 /** How long a portal link may wait to be opened. */
 const LINK_MINUTES = 15;
 
-const schema = {
+const createSchema = {
   summary: "A sign-in link to an account's portal",
   description:
     'For a website that already signs its customers in: send the customer to `url`, which opens the portal for this account ' +
-    `in a cookie session. The link works once, within ${LINK_MINUTES} minutes.`,
+    `in a cookie session that may manage every key of the account: rename and roll them, receiving the new plain keys. The link ` +
+    `works once, within ${LINK_MINUTES} minutes, and points at PUBLIC_URL (else, without ADMIN_PORT, at the origin this request came to).`,
   operationId: 'adminCreatePortalSession',
   tags: ['admin'],
   security: adminSecurity,
@@ -28,18 +31,63 @@ const schema = {
       properties: { url: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' } },
     },
     404: errorResponse('No account has this id.'),
+    409: errorResponse('The admin API has a listener of its own (ADMIN_PORT) and PUBLIC_URL is not set: no link can point at the portal.'),
     ...adminWriteErrorResponses,
   },
 } as const;
 
-export function portalSessionRoute(app: FastifyInstance, services: Services, publicUrl: string | undefined, hooks: RouteHooks): void {
-  app.post('/admin/accounts/:id/portal-sessions', { schema, ...hooks }, async (request, reply) => {
+const endSchema = {
+  summary: "End an account's portal sessions",
+  description: 'Signs out every portal session of the account and voids its links not yet opened. Audited.',
+  operationId: 'adminEndPortalSessions',
+  tags: ['admin'],
+  security: adminSecurity,
+  params: idParams,
+  response: {
+    200: {
+      description: 'How many sessions ended and links were voided.',
+      headers: adminSuccessHeaders,
+      type: 'object',
+      required: ['sessions_ended', 'links_voided'],
+      properties: { sessions_ended: { type: 'integer' }, links_voided: { type: 'integer' } },
+    },
+    404: errorResponse('No account has this id.'),
+    ...adminWriteErrorResponses,
+  },
+} as const;
+
+/** Where a link points: PUBLIC_URL, else this request's origin when this listener serves the portal too. */
+function linkOrigin(request: FastifyRequest, origin: { publicUrl: string | undefined; servesPortal: boolean }): string {
+  if (origin.publicUrl === undefined && !origin.servesPortal) throw new ApiError('PUBLIC_URL_REQUIRED');
+  return publicOrigin(request, origin.publicUrl);
+}
+
+/** POST and DELETE /admin/accounts/{id}/portal-sessions (scope portal:write). */
+export function portalSessionRoutes(
+  app: FastifyInstance,
+  services: Services,
+  origin: { publicUrl: string | undefined; servesPortal: boolean },
+  hooks: RouteHooks,
+): void {
+  app.post('/admin/accounts/:id/portal-sessions', { schema: createSchema, ...hooks }, async (request, reply) => {
+    const url = linkOrigin(request, origin);
     const account = await existingAccount(services.store, (request.params as { id: string }).id);
     const token = newToken();
     const expiresAt = new Date(services.clock() + LINK_MINUTES * 60_000).toISOString();
-    await services.store.portal.createLink(tokenHash(token), account.id, expiresAt);
-    const operator = request.adminToken as { name: string };
+    const operator = request.adminToken as AdminTokenRecord;
+    await services.store.portal.createLink(tokenHash(token), { accountId: account.id, origin: `link of admin token ${operator.id}`, expiresAt });
     await auditReport(services.store.admin, operator.name, request.id)('accounts.portal-link', account.id, { expires_at: expiresAt });
-    return reply.code(201).send({ url: `${publicOrigin(request, publicUrl)}/portal/sign-in?token=${token}`, expires_at: expiresAt });
+    return reply.code(201).send({ url: `${url}/portal/sign-in?token=${token}`, expires_at: expiresAt });
+  });
+
+  app.delete('/admin/accounts/:id/portal-sessions', { schema: endSchema, ...hooks }, async (request) => {
+    const account = await existingAccount(services.store, (request.params as { id: string }).id);
+    const ended = await services.store.portal.endAccountSessions(account.id, new Date(services.clock()).toISOString());
+    const operator = request.adminToken as AdminTokenRecord;
+    await auditReport(services.store.admin, operator.name, request.id)('accounts.portal-sessions-ended', account.id, {
+      sessions: ended.sessions,
+      links: ended.links,
+    });
+    return { sessions_ended: ended.sessions, links_voided: ended.links };
   });
 }
