@@ -25,6 +25,8 @@ export interface AppOptions {
 
 /** Anything shaped like an API key, wherever a caller put it (a path, a query string). */
 const KEY_SHAPED = /[0-9a-f]{64}/gi;
+/** A portal link's token (/portal/sign-in?token=…): whoever reads the log could open the portal with it. */
+const TOKEN_PARAMETER = /([?&]token=)[^&#]*/gi;
 
 /** Log options: request ids on every line; API keys and bodies (images) never logged. */
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
@@ -34,13 +36,18 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
     serializers: {
       req: (request: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
         method: request.method,
-        url: request.url.replace(KEY_SHAPED, '[redacted]'),
+        url: request.url.replace(KEY_SHAPED, '[redacted]').replace(TOKEN_PARAMETER, '$1[redacted]'),
         host: request.host,
         remoteAddress: request.ip,
         remotePort: request.socket?.remotePort,
       }),
     },
   };
+}
+
+/** TRUST_PROXY for Fastify, whose types take a number of hops as a function of the hop. */
+function trustProxyOption(trust: AppSettings['trustProxy']): FastifyServerOptions['trustProxy'] {
+  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
 }
 
 /** An onResponse hook counting a route's answers by status, with their time. */
@@ -70,6 +77,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     genReqId: () => randomUUID(),
     // Ids come from us only: a caller-chosen id could forge or flood log lines.
     requestIdHeader: false,
+    // X-Forwarded-For and -Proto are believed only from the proxies TRUST_PROXY names.
+    trustProxy: trustProxyOption(options.settings.trustProxy),
     // Each route's schema is the contract: no type coercion ("5" stays a string and fails an integer
     // field), and unknown fields are kept, because /face/search forwards them.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, allowUnionTypes: true } },

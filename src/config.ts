@@ -43,6 +43,8 @@ export interface Config {
   metricsEnabled: boolean;
   /** Whether GET /metrics answers without an admin token. */
   metricsPublic: boolean;
+  /** Which proxies' X-Forwarded-* headers to believe (TRUST_PROXY, Fastify's trustProxy): the client's address and protocol. */
+  trustProxy: TrustProxy;
   /** A listener of its own for the admin API and /metrics (ADMIN_PORT); undefined: they share PORT. */
   admin: { host: string; port: number } | undefined;
   requestTimeoutMs: number;
@@ -132,6 +134,21 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** TRUST_PROXY as Fastify takes it: true (every hop), a number of hops, or the proxies' addresses and CIDR ranges. */
+export type TrustProxy = boolean | number | string[];
+
+function trustProxyOf(env: NodeJS.ProcessEnv): TrustProxy {
+  const raw = optional(env, 'TRUST_PROXY');
+  if (raw === undefined || /^(0|false|no|off)$/i.test(raw)) return false;
+  if (/^(true|yes|on)$/i.test(raw)) return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const proxies = raw.split(',').map((part) => part.trim());
+  if (proxies.some((proxy) => !/^[0-9a-f.:]+(\/\d+)?$/i.test(proxy))) {
+    throw new ConfigError(`TRUST_PROXY must be true, false, a number of hops or a comma-separated list of addresses and CIDR ranges, got "${raw}"`);
+  }
+  return proxies;
 }
 
 function httpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -282,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: flag(env, 'SEED_DEMO', true),
     metricsEnabled: flag(env, 'METRICS', true),
     metricsPublic: flag(env, 'METRICS_PUBLIC', false),
+    trustProxy: trustProxyOf(env),
     admin:
       optional(env, 'ADMIN_PORT') === undefined
         ? undefined

@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import { insertAudit } from '../admin/postgres-admin-store.js';
 import { completeClaim } from '../idempotency/postgres-idempotency.js';
 import type { PostgresDatabase, Queryable } from '../platform/postgres-database.js';
+import { refuseUnstorable } from '../platform/store-faults.js';
 import {
   ACCOUNT_COLUMNS,
   type AccountCreation,
@@ -55,6 +56,7 @@ import {
   type UsageQuery,
   type UsageRow,
 } from './ledger.js';
+
 import { OutcomeWriter } from './outcome-writer.js';
 import { debitCappedKey, SPEND_TABLES } from './postgres-capped-debits.js';
 import { applyRefill, expireGrant, expiringCredits, grant, recordEvent, refillRule, setRefill } from './postgres-credits.js';
@@ -109,6 +111,7 @@ export class PostgresLedger implements Ledger {
   ) {}
 
   async createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord> {
+    refuseUnstorable({ name: input.name, metadata: input.metadata, account: input.account });
     return this.db.transaction(async (client) => {
       const joining = input.account && 'accountId' in input.account ? input.account.accountId : undefined;
       const accountId = joining ?? ownAccountId(input.id);
@@ -138,6 +141,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async createAccount(input: NewAccount, record?: ChangeRecord<AccountCreation>): Promise<AccountCreation> {
+    refuseUnstorable({ name: input.name, external_id: input.externalId, metadata: input.metadata });
     return this.db.transaction(async (client) => {
       const { rows } = await client.query<AccountRow>(
         `INSERT INTO accounts (id, name, external_id, metadata, balance, spend_caps) VALUES ($1, $2, $3, $4, $5, $6)
@@ -183,6 +187,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async updateAccount(accountId: string, settings: AccountSettings, record?: ChangeRecord<AccountUpdate>): Promise<AccountUpdate> {
+    refuseUnstorable({ name: settings.name, external_id: settings.externalId, metadata: settings.metadata });
     return this.changeAccount(accountId, record, async (client, account): Promise<AccountUpdate> => {
       if (!account) return { outcome: 'not-found' };
       if (settings.externalId) {
@@ -467,6 +472,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
+    refuseUnstorable({ name: settings.name, metadata: settings.metadata });
     return this.changeKey(keyId, record, async (client, key) => {
       if (!key) return undefined;
       await client.query(

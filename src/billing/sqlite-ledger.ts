@@ -5,6 +5,7 @@ import { prepareAuditInsert } from '../admin/sqlite-admin-store.js';
 import type { IdempotencyEntry, StoredResponse } from '../idempotency/idempotency-store.js';
 import { prepareCompletion } from '../idempotency/sqlite-idempotency.js';
 import { ExternalWrites } from '../platform/external-writes.js';
+import { refuseUnstorable } from '../platform/store-faults.js';
 import {
   type AccountCreation,
   type AccountQuery,
@@ -55,6 +56,7 @@ import {
   type UsageQuery,
   type UsageRow,
 } from './ledger.js';
+
 import { type ChargeOutcome, OutcomeWriter } from './outcome-writer.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
 import { capPeriods, type SpendCap } from './spend-caps.js';
@@ -105,6 +107,7 @@ export class SqliteLedger implements Ledger {
   }
 
   async createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord> {
+    refuseUnstorable({ name: input.name, metadata: input.metadata, account: input.account });
     const createdAt = new Date().toISOString();
     return this.write(record, () => {
       const joining = input.account && 'accountId' in input.account ? input.account.accountId : undefined;
@@ -131,6 +134,7 @@ export class SqliteLedger implements Ledger {
   }
 
   async createAccount(input: NewAccount, record?: ChangeRecord<AccountCreation>): Promise<AccountCreation> {
+    refuseUnstorable({ name: input.name, external_id: input.externalId, metadata: input.metadata });
     const createdAt = new Date().toISOString();
     return this.write(record, (): AccountCreation => {
       const taken = input.externalId ? (this.sql.accountByExternalId.get(input.externalId) as { id: string } | undefined) : undefined;
@@ -170,6 +174,7 @@ export class SqliteLedger implements Ledger {
   }
 
   async updateAccount(accountId: string, settings: AccountSettings, record?: ChangeRecord<AccountUpdate>): Promise<AccountUpdate> {
+    refuseUnstorable({ name: settings.name, external_id: settings.externalId, metadata: settings.metadata });
     return this.changeAccount(accountId, record, (account): AccountUpdate => {
       if (!account) return { outcome: 'not-found' };
       const taken = settings.externalId ? (this.sql.accountByExternalId.get(settings.externalId) as { id: string } | undefined) : undefined;
@@ -396,6 +401,7 @@ export class SqliteLedger implements Ledger {
   }
 
   async updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
+    refuseUnstorable({ name: settings.name, metadata: settings.metadata });
     return this.changeKey(keyId, record, (key) => {
       if (!key) return undefined;
       this.sql.updateSettings.run({

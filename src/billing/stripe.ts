@@ -64,17 +64,29 @@ export const PAID_CHECKOUT_EVENTS = new Set(['checkout.session.completed', 'chec
  */
 export type CheckoutPurchase =
   | { reference: string | undefined; credits: number }
-  | { reference: string | undefined; credits: undefined; why: string };
+  | { reference: string | undefined; credits: undefined; why: string; packMismatch?: true };
+
+/** A pack the service sells: what a checkout naming it (metadata.pack_id) grants. */
+export interface SoldPack {
+  id: string;
+  credits: number;
+}
 
 /**
- * What a paid checkout session bought: the key id in `client_reference_id`, and the credits in
- * `metadata.credits`, or else from STRIPE_PRICE_CREDITS by the checkout's price (expanded line items,
- * or `metadata.price_id`), times the quantity. Undefined when the session is not paid.
+ * What a paid checkout session bought: the key id in `client_reference_id`, and the credits of the
+ * pack it names (`metadata.pack_id`, one of `packs`), else `metadata.credits`, else from
+ * STRIPE_PRICE_CREDITS by the checkout's price (expanded line items, or `metadata.price_id`), times
+ * the quantity. Undefined when the session is not paid.
  */
-export function checkoutPurchase(session: Record<string, unknown>, priceCredits: Record<string, number>): CheckoutPurchase | undefined {
+export function checkoutPurchase(
+  session: Record<string, unknown>,
+  priceCredits: Record<string, number>,
+  packs: readonly SoldPack[],
+): CheckoutPurchase | undefined {
   if (session.payment_status !== 'paid') return undefined;
   const reference = typeof session.client_reference_id === 'string' && session.client_reference_id ? session.client_reference_id : undefined;
   const metadata = ((typeof session.metadata === 'object' && session.metadata) || {}) as Record<string, unknown>;
+  if (metadata.pack_id !== undefined) return packPurchase(reference, metadata, packs);
   if (metadata.credits !== undefined) {
     const why = statedCreditsProblem(metadata.credits);
     return why === undefined ? { reference, credits: Number(metadata.credits) } : { reference, credits: undefined, why };
@@ -86,6 +98,24 @@ export function checkoutPurchase(session: Record<string, unknown>, priceCredits:
       ? 'no metadata.credits, and no price of the checkout is in STRIPE_PRICE_CREDITS'
       : `the checkout's prices come to ${priced} credits, more than one grant may add (10^12)`;
   return { reference, credits: undefined, why };
+}
+
+/** A checkout of one of this service's packs: the pack decides the credits, and stated credits must agree with it. */
+function packPurchase(reference: string | undefined, metadata: Record<string, unknown>, packs: readonly SoldPack[]): CheckoutPurchase {
+  const shown = JSON.stringify(metadata.pack_id).slice(0, 40);
+  const pack = packs.find((candidate) => candidate.id === metadata.pack_id);
+  if (!pack) return { reference, credits: undefined, why: `metadata.pack_id ${shown} is not a credit pack of CREDIT_PACKS`, packMismatch: true };
+  if (metadata.credits !== undefined && metadata.credits !== String(pack.credits)) {
+    const stated = JSON.stringify(metadata.credits).slice(0, 40);
+    return { reference, credits: undefined, why: `metadata.credits ${stated} is not the ${pack.credits} of pack ${shown}`, packMismatch: true };
+  }
+  return { reference, credits: pack.credits };
+}
+
+/** The checkout session a paid event is about: every event of one session credits it once. */
+export function checkoutSessionId(event: StripeEvent): string {
+  const id = event.data.object.id;
+  return typeof id === 'string' && id !== '' ? id : event.id;
 }
 
 /** Why metadata.credits is not a number of credits to grant (Stripe keeps metadata as strings of digits), or undefined. */

@@ -1,9 +1,12 @@
-import { CONTROL, TERMINAL_CONTROL, TERMINAL_CONTROL_BUT_LAYOUT } from '../platform/control-characters.js';
+import { CONTROL, LONE_SURROGATE, TERMINAL_CONTROL, TERMINAL_CONTROL_BUT_LAYOUT } from '../platform/control-characters.js';
 import { CliError } from './errors.js';
 
-const escaped = (character: string) => `\\x${character.charCodeAt(0).toString(16).padStart(2, '0')}`;
+const escaped = (character: string) => {
+  const code = character.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+};
 
-/** One value (a name, a reference) as it is printed: every control character shown as \xNN, so it cannot forge a line. */
+/** One value (a name, a reference) as it is printed: every control or bidi character shown as \xNN or \uNNNN, so it cannot forge or reorder a line. */
 export function printableValue(value: string): string {
   return value.replace(TERMINAL_CONTROL, escaped);
 }
@@ -15,6 +18,8 @@ export function printable(text: string): string {
 
 /** A name given on the command line, refused when it holds a control character, as the admin API refuses it. */
 export function plainName(name: string, flag: string): string {
-  if (CONTROL.test(name)) throw new CliError(`${flag} must not hold control characters (such as ESC or a line break).`);
+  if (CONTROL.test(name) || LONE_SURROGATE.test(name)) {
+    throw new CliError(`${flag} must not hold control characters (such as ESC, a line break or a bidirectional override).`);
+  }
   return name;
 }

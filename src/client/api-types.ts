@@ -613,7 +613,7 @@ export type AdminCurrentTokenResponse = {
   id: string;
   name: string;
   read_only: boolean;
-  scopes: Array<"accounts:read" | "accounts:write" | "keys:read" | "keys:write" | "credits:write" | "documents:read" | "documents:write" | "webhooks:read" | "webhooks:write" | "audit:read" | "metrics:read">;
+  scopes: Array<"accounts:read" | "accounts:write" | "keys:read" | "keys:write" | "credits:write" | "documents:read" | "documents:write" | "webhooks:read" | "webhooks:write" | "audit:read" | "metrics:read" | "portal:write">;
 };
 
 /** 200 answer of GET /admin/keys/{id}. */

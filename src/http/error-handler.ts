@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { ApiError, envelope, errorCatalogue } from '../errors.js';
-import { StoreFullError, storeFault, valueFault } from '../platform/store-faults.js';
+import { StoreFullError, storeFault, UnstorableValueError, valueFault } from '../platform/store-faults.js';
 import { NO_CONTROL_CHARACTERS } from './schemas/common.js';
 
 type ValidationIssue = NonNullable<FastifyError['validation']>[number];
@@ -30,7 +30,7 @@ function validationMessage(error: FastifyError, request: FastifyRequest): string
   const { field, missing, at } = fieldOf(issue);
   const where = error.validationContext === 'querystring' ? 'query parameter' : error.validationContext === 'params' ? 'path segment' : 'field';
   if (issue.keyword === 'pattern' && (issue.params as { pattern?: string }).pattern === NO_CONTROL_CHARACTERS) {
-    return `The ${where} ${field} must not hold control characters (such as NUL, ESC or a line break).`;
+    return `The ${where} ${field} must not hold control characters (such as NUL, ESC, a line break or a bidirectional override) or an unpaired surrogate.`;
   }
   if (issue.keyword === 'additionalProperties') {
     const extra = (issue.params as { additionalProperty?: string }).additionalProperty;
@@ -117,6 +117,10 @@ export function registerErrorHandling(
     }
     const known = frameworkError(error, request);
     if (known) return reply.code(known.status).send(envelope(known.status, known.message));
+    if (error instanceof UnstorableValueError) {
+      const { status } = errorCatalogue.BAD_REQUEST;
+      return reply.code(status).send(envelope(status, `${error.message}: remove it and send the request again. Nothing was changed.`));
+    }
     const badValue = valueFault(error);
     if (badValue) {
       const { status } = errorCatalogue.BAD_REQUEST;

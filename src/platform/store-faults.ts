@@ -12,6 +12,32 @@ export class StoreFullError extends Error {
   }
 }
 
+/** A caller's value holds what one of the stores cannot keep; refused by both alike (400 naming `field`). */
+export class UnstorableValueError extends Error {
+  constructor(readonly field: string) {
+    super(`The field ${field} holds a character that cannot be stored (NUL or an unpaired surrogate)`);
+  }
+}
+
+/** A character no store keeps alike: PostgreSQL refuses NUL and unpaired surrogates, which SQLite would store. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point
+const UNSTORABLE = /\u0000|[\ud800-\udfff]/u;
+
+function holdsUnstorable(value: unknown): boolean {
+  if (typeof value === 'string') return UNSTORABLE.test(value);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, inner]) => UNSTORABLE.test(key) || holdsUnstorable(inner));
+}
+
+/**
+ * Refuses, before any write, the first field whose value (within it, any string or key) holds a
+ * character one store cannot keep: both stores call it, so both answer alike.
+ */
+export function refuseUnstorable(fields: Record<string, unknown>): void {
+  const field = Object.keys(fields).find((name) => holdsUnstorable(fields[name]));
+  if (field !== undefined) throw new UnstorableValueError(field);
+}
+
 /**
  * PostgreSQL's data exceptions a caller's value causes: a NUL character (22021, 22P05), a time or
  * number out of its range (22007, 22008, 22003). Validation refuses these first; this is the net

@@ -101,6 +101,7 @@ export function appSettings(config: Config): AppSettings {
     prices: config.prices,
     stripe: config.stripe,
     webhookAllowLinkLocal: config.webhookAllowLinkLocal,
+    trustProxy: config.trustProxy,
     timeouts: { requestMs: config.requestTimeoutMs, headersMs: config.headersTimeoutMs, keepAliveMs: config.keepAliveTimeoutMs },
   };
 }

@@ -1,7 +1,7 @@
 import type { AdminTokens } from '../admin/admin-tokens.js';
 import type { CreditService } from '../billing/credit-service.js';
 import type { StripeCheckout } from '../billing/stripe-checkout.js';
-import type { PortalConfig } from '../config.js';
+import type { PortalConfig, TrustProxy } from '../config.js';
 import type { FaceSearchBackend } from '../faces/face-search.js';
 import type { ProbeImageFetcher } from '../faces/probe-fetch.js';
 import type { IdempotencyService } from '../idempotency/idempotency-service.js';
@@ -48,6 +48,8 @@ export interface AppSettings {
   stripe: { webhookSecret: string; priceCredits: Record<string, number> } | undefined;
   /** Webhook URLs may name link-local and cloud-metadata addresses (WEBHOOK_ALLOW_LINK_LOCAL). */
   webhookAllowLinkLocal: boolean;
+  /** Which proxies' X-Forwarded-* headers to believe (TRUST_PROXY). */
+  trustProxy: TrustProxy;
   /** Limits on slow or idle clients, so that they cannot hold connections the service needs. */
   timeouts: { requestMs: number; headersMs: number; keepAliveMs: number };
 }

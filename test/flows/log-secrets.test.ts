@@ -40,7 +40,7 @@ describe('logs hold no secrets', () => {
     return response.statusCode;
   };
 
-  it('never logs an API key, a near-miss key or image data, on success or failure', async () => {
+  it('never logs an API key, a near-miss key, a portal link token or image data, on success or failure', async () => {
     const nearMiss = `${key.slice(0, 63)}${key[63] === '0' ? '1' : '0'}`;
     const statuses: number[] = [];
     for (const apiKey of [key, key.toUpperCase(), nearMiss, 'not-a-key']) {
@@ -59,6 +59,8 @@ describe('logs hold no secrets', () => {
     statuses.push(await call('POST', '/face/search', { 'x-api-key': key }, `{"image_b64": "${image}"`));
     statuses.push(await call('POST', '/query', { 'x-api-key': key }, `{"query": "${key}"`));
     statuses.push(await call('GET', `/nonexistent/${key}`, { 'x-api-key': key }));
+    const linkToken = randomBytes(32).toString('base64url');
+    statuses.push(await call('GET', `/portal/sign-in?token=${linkToken}`, {}));
 
     assert.ok(statuses.includes(200) && statuses.includes(401) && statuses.includes(400) && statuses.includes(502), `${statuses}`);
     // Log lines reach the pipe after the responses: wait until every request's completion is in.
@@ -70,6 +72,8 @@ describe('logs hold no secrets', () => {
       assert.ok(!logs.toLowerCase().includes(secret.toLowerCase()), 'an API key appears in the logs');
       assert.ok(!logs.toLowerCase().includes(secret.slice(8, 40).toLowerCase()), 'part of an API key appears in the logs');
     }
+    assert.ok(!logs.includes(linkToken.slice(0, 20)), 'a portal link token appears in the logs');
+    assert.match(logs, /\/portal\/sign-in\?token=\[redacted\]/);
     for (let offset = 0; offset < image.length - 32; offset += 500) {
       assert.ok(!logs.includes(image.slice(offset, offset + 32)), `image data (offset ${offset}) appears in the logs`);
     }

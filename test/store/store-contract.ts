@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { hashApiKey } from '../../src/billing/keys.js';
 import { MAX_BALANCE } from '../../src/billing/ledger.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
+import { UnstorableValueError } from '../../src/platform/store-faults.js';
 import type { SearchRequest } from '../../src/search/document-index.js';
 import type { Store } from '../../src/store/store.js';
 import { documentsOf, eventually, SAMPLE_DOCUMENTS } from '../support/helper.js';
@@ -307,6 +308,25 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         await store.ledger.expireDue(at(7), 100);
         await store.ledger.refillDue(at(7), 100);
         assert.equal((await store.ledger.findKeyById(record.id))!.balance, 9);
+      });
+
+      it('refuses NUL and unpaired surrogates in names, ids and metadata alike, naming the field and writing nothing', async () => {
+        const refused = (field: string) => (error: unknown) => error instanceof UnstorableValueError && error.field === field;
+        const accounts = (await store.ledger.listAccountsPage({ limit: 1000, cursor: null })).accounts.length;
+        await assert.rejects(store.ledger.createAccount({ id: 'acct_lone', name: 'lone \ud800', credits: 5 }), refused('name'));
+        await assert.rejects(
+          store.ledger.createAccount({ id: 'acct_nul', name: 'ok', credits: 5, metadata: { note: 'a\u0000b' } }),
+          refused('metadata'),
+        );
+        await assert.rejects(store.ledger.createAccount({ id: 'acct_key', name: 'ok', credits: 5, metadata: { '\udc00': 1 } }), refused('metadata'));
+        await assert.rejects(store.ledger.createAccount({ id: 'acct_ext', name: 'ok', credits: 5, externalId: 'x\ud800' }), refused('external_id'));
+        assert.equal((await store.ledger.listAccountsPage({ limit: 1000, cursor: null })).accounts.length, accounts);
+        const { record } = await newKey(1);
+        await assert.rejects(store.ledger.updateKeySettings(record.id, { metadata: { deep: ['\ud800'] } }), refused('metadata'));
+        await assert.rejects(store.ledger.updateAccount(record.accountId, { name: 'bad \udfff' }), refused('name'));
+        assert.deepEqual(await store.ledger.findKeyById(record.id), record);
+        const emoji = await store.ledger.createAccount({ id: 'acct_emoji', name: 'Café 😀', credits: 0, metadata: { note: '𝄞' } });
+        assert.equal(emoji.outcome === 'created' && emoji.account.name, 'Café 😀');
       });
 
       it('returns undefined for unknown keys', async () => {

@@ -37,6 +37,7 @@ export const DEFAULT_SETTINGS: AppSettings = {
   portal: { publicUrl: undefined, checkout: undefined },
   stripe: undefined,
   webhookAllowLinkLocal: false,
+  trustProxy: false,
   prices: {},
   imageMaxBytes: 10 * 1024 * 1024,
   timeouts: { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5000 },

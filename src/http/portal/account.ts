@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
-import { portalCaller } from './caller.js';
+import type { PortalAuth } from './caller.js';
 
 const DAY_MS = 86_400_000;
 const USAGE_DAYS = 30;
@@ -19,9 +19,9 @@ const schema = {
   hide: true,
 } as const;
 
-export function accountRoute(app: FastifyInstance, services: Services): void {
+export function accountRoute(app: FastifyInstance, services: Services, auth: PortalAuth): void {
   app.get('/portal/api/account', { schema }, async (request, reply) => {
-    const caller = await portalCaller(services, request);
+    const caller = await auth.caller(request);
     const { ledger } = services.store;
     const account = await ledger.findAccount(caller.accountId);
     if (!account) throw new ApiError('PORTAL_SIGN_IN_REQUIRED');

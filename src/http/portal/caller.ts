@@ -3,8 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { API_KEY_PATTERN } from '../../billing/keys.js';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 
-/** The portal's session cookie: HttpOnly, SameSite=Strict, and Secure when the service speaks TLS. */
+/** The portal's session cookie: HttpOnly, SameSite=Strict, and Secure when customers reach the service over TLS. */
 export const SESSION_COOKIE = 'ms_portal';
 export const SESSION_SECONDS = 8 * 3600;
 
@@ -29,19 +30,75 @@ export function cookieOf(request: FastifyRequest, name: string): string | undefi
   return undefined;
 }
 
+/** What a failed sign-in is refused with, counted against the address that tried (SignInThrottle). */
+const SIGN_IN_FAILURES = new Set(['MALFORMED_API_KEY', 'UNKNOWN_KEY', 'PORTAL_FORMER_KEY']);
+
 /**
- * The caller of a portal API request, or 401/403. A key is taken from the x-api-key header only,
+ * Who calls the portal, and its session cookie. A key is taken from the x-api-key header only,
  * never from a URL. A session's writes must carry its CSRF token in x-csrf-token: a cross-site
- * form or script cannot read it, so it cannot make one.
+ * form or script cannot read it, so it cannot make one. Failed sign-ins are throttled by address.
  */
-export async function portalCaller(services: Services, request: FastifyRequest): Promise<PortalCaller> {
-  const query = request.query as Record<string, unknown> | undefined;
-  if (query && Object.keys(query).some((name) => /key/i.test(name)))
-    throw new ApiError('BAD_REQUEST', 'Send your API key in the x-api-key header, never in a URL. Nothing was done.');
-  const apiKey = request.headers['x-api-key'];
-  if (typeof apiKey === 'string') {
+export class PortalAuth {
+  private readonly signIns: SignInThrottle;
+  /** Secure whenever customers reach the service over TLS, behind a proxy too. */
+  private readonly secureOrigin: boolean;
+
+  constructor(
+    private readonly services: Services,
+    publicUrl: string | undefined,
+  ) {
+    this.signIns = new SignInThrottle(services.clock);
+    this.secureOrigin = publicUrl?.startsWith('https:') ?? false;
+  }
+
+  /** The caller of a portal API request, or 401/403, or 429 for an address that failed to sign in too often. */
+  async caller(request: FastifyRequest): Promise<PortalCaller> {
+    this.refuseThrottled(request);
+    try {
+      return await this.identify(request);
+    } catch (error) {
+      if (error instanceof ApiError && SIGN_IN_FAILURES.has(error.code)) this.signIns.failed(request.ip);
+      throw error;
+    }
+  }
+
+  /** 429 with Retry-After while the request's address may not try to sign in. */
+  refuseThrottled(request: FastifyRequest): void {
+    const wait = this.signIns.retryAfter(request.ip);
+    if (wait !== undefined) {
+      throw new ApiError('RATE_LIMITED', `Too many failed portal sign-ins from your address. Retry in ${wait} s.`, {
+        headers: { 'retry-after': String(wait) },
+      });
+    }
+  }
+
+  /** A sign-in that failed (a link used, expired or unknown), counted against the request's address. */
+  failed(request: FastifyRequest): void {
+    this.signIns.failed(request.ip);
+  }
+
+  setSessionCookie(reply: FastifyReply, request: FastifyRequest, value: string, maxAge: number): void {
+    const secure = this.secureOrigin || request.protocol === 'https' ? '; Secure' : '';
+    reply.header('set-cookie', `${SESSION_COOKIE}=${value}; Path=/portal; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`);
+  }
+
+  private async identify(request: FastifyRequest): Promise<PortalCaller> {
+    const { services } = this;
+    const query = request.query as Record<string, unknown> | undefined;
+    if (query && Object.keys(query).some((name) => /key/i.test(name)))
+      throw new ApiError('BAD_REQUEST', 'Send your API key in the x-api-key header, never in a URL. Nothing was done.');
+    const apiKey = request.headers['x-api-key'];
+    if (typeof apiKey === 'string') return this.keyCaller(apiKey);
+    const cookie = cookieOf(request, SESSION_COOKIE);
+    const session = cookie ? await services.store.portal.findSession(tokenHash(cookie), new Date(services.clock()).toISOString()) : undefined;
+    if (!session || !cookie) throw new ApiError('PORTAL_SIGN_IN_REQUIRED');
+    if (request.method !== 'GET' && request.headers['x-csrf-token'] !== session.csrf) throw new ApiError('CSRF_REJECTED');
+    return { accountId: session.accountId, via: 'session', csrf: session.csrf, sessionHash: tokenHash(cookie), origin: session.origin };
+  }
+
+  private async keyCaller(apiKey: string): Promise<PortalCaller> {
     if (!API_KEY_PATTERN.test(apiKey)) throw new ApiError('MALFORMED_API_KEY');
-    const authentication = await services.credits.authenticate(apiKey);
+    const authentication = await this.services.credits.authenticate(apiKey);
     switch (authentication.outcome) {
       case 'ok':
         if (authentication.former) throw new ApiError('PORTAL_FORMER_KEY');
@@ -54,11 +111,6 @@ export async function portalCaller(services: Services, request: FastifyRequest):
         throw new ApiError(authentication.key.status === 'revoked' ? 'REVOKED_KEY' : 'DISABLED_KEY');
     }
   }
-  const cookie = cookieOf(request, SESSION_COOKIE);
-  const session = cookie ? await services.store.portal.findSession(tokenHash(cookie), new Date(services.clock()).toISOString()) : undefined;
-  if (!session || !cookie) throw new ApiError('PORTAL_SIGN_IN_REQUIRED');
-  if (request.method !== 'GET' && request.headers['x-csrf-token'] !== session.csrf) throw new ApiError('CSRF_REJECTED');
-  return { accountId: session.accountId, via: 'session', csrf: session.csrf, sessionHash: tokenHash(cookie), origin: session.origin };
 }
 
 /** Who the audit log names for a portal change: the account, and the key or link that opened the portal. */
@@ -67,9 +119,4 @@ export const portalActor = (caller: Pick<PortalCaller, 'accountId' | 'origin'>) 
 /** The origin callers reach the service at: PUBLIC_URL, else the request's own. */
 export function publicOrigin(request: FastifyRequest, publicUrl: string | undefined): string {
   return publicUrl ?? `${request.protocol}://${request.host}`;
-}
-
-export function setSessionCookie(reply: FastifyReply, request: FastifyRequest, value: string, maxAge: number): void {
-  const secure = request.protocol === 'https' ? '; Secure' : '';
-  reply.header('set-cookie', `${SESSION_COOKIE}=${value}; Path=/portal; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`);
 }

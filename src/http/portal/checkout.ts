@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { auditReport } from '../../admin/admin-tokens.js';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
-import { portalActor, portalCaller, publicOrigin } from './caller.js';
+import { type PortalAuth, portalActor, publicOrigin } from './caller.js';
 
 const schema = {
   summary: 'Buy a credit pack',
@@ -19,9 +19,9 @@ const schema = {
   },
 } as const;
 
-export function checkoutRoute(app: FastifyInstance, services: Services, publicUrl: string | undefined): void {
+export function checkoutRoute(app: FastifyInstance, services: Services, auth: PortalAuth, publicUrl: string | undefined): void {
   app.post('/portal/api/checkout', { schema }, async (request) => {
-    const caller = await portalCaller(services, request);
+    const caller = await auth.caller(request);
     const checkout = services.checkout;
     if (!checkout) throw new ApiError('CHECKOUT_UNAVAILABLE');
     const pack = checkout.pack((request.body as { pack_id: string }).pack_id);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppSettings, Services } from '../../services/services.js';
 import { registerPage } from '../admin/console.js';
 import { accountRoute } from './account.js';
+import { PortalAuth } from './caller.js';
 import { checkoutRoute } from './checkout.js';
 import { keyRoutes } from './keys.js';
 import { signInRoutes } from './sign-in.js';
@@ -14,8 +15,9 @@ import { signInRoutes } from './sign-in.js';
  */
 export function registerPortal(app: FastifyInstance, services: Services, settings: Pick<AppSettings, 'portal'>): void {
   registerPage(app, 'portal');
-  signInRoutes(app, services);
-  accountRoute(app, services);
-  keyRoutes(app, services);
-  checkoutRoute(app, services, settings.portal.publicUrl);
+  const auth = new PortalAuth(services, settings.portal.publicUrl);
+  signInRoutes(app, services, auth);
+  accountRoute(app, services, auth);
+  keyRoutes(app, services, auth);
+  checkoutRoute(app, services, auth, settings.portal.publicUrl);
 }

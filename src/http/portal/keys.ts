@@ -5,7 +5,7 @@ import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
 import { idParams } from '../admin/schemas.js';
 import { plainText } from '../schemas/common.js';
-import { type PortalCaller, portalActor, portalCaller } from './caller.js';
+import { type PortalAuth, type PortalCaller, portalActor } from './caller.js';
 
 /**
  * The caller's key with this id; 404 for a key of another account, as for one that does not exist.
@@ -46,9 +46,9 @@ const rollSchema = {
 } as const;
 
 /** PATCH /portal/api/keys/{id} and POST /portal/api/keys/{id}/roll. */
-export function keyRoutes(app: FastifyInstance, services: Services): void {
+export function keyRoutes(app: FastifyInstance, services: Services, auth: PortalAuth): void {
   app.patch('/portal/api/keys/:id', { schema: renameSchema }, async (request) => {
-    const caller = await portalCaller(services, request);
+    const caller = await auth.caller(request);
     const key = await ownKey(services, caller, (request.params as { id: string }).id);
     const change = await keysOf(services, caller, request.id).updateSettings(key.id, { name: (request.body as { name: string }).name });
     if (change.outcome !== 'changed') throw new ApiError('KEY_NOT_FOUND');
@@ -57,7 +57,7 @@ export function keyRoutes(app: FastifyInstance, services: Services): void {
   });
 
   app.post('/portal/api/keys/:id/roll', { schema: rollSchema }, async (request) => {
-    const caller = await portalCaller(services, request);
+    const caller = await auth.caller(request);
     const key = await ownKey(services, caller, (request.params as { id: string }).id);
     const rolled = await keysOf(services, caller, request.id).roll(key.id, (request.body as { grace_seconds: number }).grace_seconds);
     if (rolled.outcome !== 'rolled') throw new ApiError(rolled.outcome === 'revoked' ? 'KEY_REVOKED' : 'KEY_NOT_FOUND');

@@ -6,6 +6,7 @@ import { KeyAdmin } from '../../billing/key-admin.js';
 import { KEY_ID_PATTERN } from '../../billing/keys.js';
 import {
   checkoutPurchase,
+  checkoutSessionId,
   checkStripeSignature,
   isStripeEvent,
   PAID_CHECKOUT_EVENTS,
@@ -18,16 +19,18 @@ import { errorResponse, freeErrorResponses, noSecurity, successHeaders } from '.
 
 type StripeSettings = NonNullable<AppSettings['stripe']>;
 
-const OUTCOMES = ['credited', 'duplicate', 'ignored', 'unknown-key', 'refused', 'no-credits-stated'] as const;
+const OUTCOMES = ['credited', 'duplicate', 'ignored', 'unknown-key', 'refused', 'no-credits-stated', 'pack-mismatch'] as const;
 type Outcome = (typeof OUTCOMES)[number];
 
 const schema = {
   summary: "Stripe's webhook: a paid checkout tops up its key",
   description:
     'Verifies Stripe-Signature over the raw body with STRIPE_WEBHOOK_SECRET. On checkout.session.completed (or ' +
-    'async_payment_succeeded) with payment_status "paid", tops up the account (or the key\'s account) named by client_reference_id with metadata.credits, or the ' +
-    'credits STRIPE_PRICE_CREDITS gives its price; exactly once per event id. Every verified event is answered 200 so that Stripe ' +
-    'stops retrying; what could not be credited is recorded in the audit log.',
+    'async_payment_succeeded) with payment_status "paid", tops up the account (or the key\'s account) named by client_reference_id with ' +
+    'the credits of the pack in metadata.pack_id (a pack not in CREDIT_PACKS, or metadata.credits that disagree with it, credit ' +
+    'nothing: pack-mismatch), else metadata.credits, or the credits STRIPE_PRICE_CREDITS gives its price; exactly once per checkout ' +
+    'session, whichever of its events arrive. Every verified event is answered 200 so that Stripe stops retrying; what could not be ' +
+    'credited is recorded in the audit log.',
   operationId: 'stripeWebhook',
   tags: ['billing'],
   security: noSecurity,
@@ -75,7 +78,8 @@ function parsedEvent(raw: Buffer): StripeEvent {
 }
 
 async function handle(services: Services, stripe: StripeSettings, request: FastifyRequest, event: StripeEvent): Promise<Outcome> {
-  const purchase = PAID_CHECKOUT_EVENTS.has(event.type) ? checkoutPurchase(event.data.object, stripe.priceCredits) : undefined;
+  const packs = services.checkout?.packs ?? [];
+  const purchase = PAID_CHECKOUT_EVENTS.has(event.type) ? checkoutPurchase(event.data.object, stripe.priceCredits, packs) : undefined;
   if (!purchase) return 'ignored';
   // Only a reference of an account id's or a key id's form is looked up: anything else names no one (and may hold what no store keeps).
   const reference = purchase.reference;
@@ -91,14 +95,15 @@ async function handle(services: Services, stripe: StripeSettings, request: Fasti
     });
     return outcome;
   };
-  if (purchase.credits === undefined) return unpaid('no-credits-stated', purchase.why);
+  if (purchase.credits === undefined) return unpaid(purchase.packMismatch ? 'pack-mismatch' : 'no-credits-stated', purchase.why);
   if (!payer) {
     const why =
       purchase.reference === undefined ? 'the checkout has no client_reference_id' : 'client_reference_id is not the id of an account or a key';
     return unpaid('unknown-key', why);
   }
   const actor = { name: 'stripe', requestId: request.id };
-  const options = { reference: event.id, idempotencyRef: `stripe:${event.id}` };
+  const session = checkoutSessionId(event);
+  const options = { reference: session, idempotencyRef: `stripe:${session}` };
   const result = payer.startsWith('acct_')
     ? await new AccountAdmin(services.store.ledger, actor, services.clock).topUp(payer, purchase.credits, options)
     : await new KeyAdmin(services.store.ledger, actor, services.clock).topUp(payer, purchase.credits, options);

@@ -25,10 +25,11 @@ export const expiringSchema = {
 } as const;
 
 /**
- * Identifiers, names, references and URLs hold no control characters: PostgreSQL cannot store NUL,
- * and ESC or a line break could recolour a terminal or forge a line wherever the value is printed.
+ * Identifiers, names, references and URLs hold no control characters: PostgreSQL cannot store NUL
+ * or an unpaired surrogate, and ESC, a line break or a bidirectional override could recolour a
+ * terminal, forge a line or reorder it wherever the value is printed (control-characters.ts).
  */
-export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f]*$';
+export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ud800-\\udfff]*$';
 
 /** A string field of that kind. */
 export function plainText<Extra extends Record<string, unknown>>(extra: Extra) {

@@ -37,6 +37,20 @@ describe('admin API: hostile input', () => {
     assert.equal(await balance(), 5, 'nothing granted');
   });
 
+  it('refuses bidirectional overrides and line separators in names, and unpaired surrogates or NUL anywhere in names and metadata', async () => {
+    for (const name of ['evil\u202eexe.txt', 'a\u2066b', 'mark\u200f', 'line\u2028sep', 'para\u2029']) {
+      assertEnvelope(await call('POST', '/admin/accounts', { name }), 400, /field name must not hold control characters/);
+    }
+    // JSON's \ud800 escape, as a caller would send it: a string no UTF-8 store can hold.
+    const raw = (body: string) => call('POST', '/admin/accounts', body, { 'content-type': 'application/json' });
+    assertEnvelope(await raw('{"name": "lone \\ud800"}'), 400, /field name must not hold control characters .* unpaired surrogate/);
+    assertEnvelope(await raw('{"name": "ok", "metadata": {"note": "lone \\udc00"}}'), 400, /field metadata holds a character that cannot be stored/);
+    assertEnvelope(await raw('{"name": "ok", "metadata": {"note": "nul \\u0000"}}'), 400, /field metadata holds a character that cannot be stored/);
+    assertEnvelope(await call('PATCH', `/admin/keys/${keyId}`, { metadata: { deep: [{ x: '\ud800' }] } }), 400, /metadata/);
+    assert.equal(json(await call('GET', '/admin/accounts')).accounts.length, 1, 'no account was made');
+    assert.equal((await call('POST', '/admin/accounts', { name: 'عربي 😀 Café', metadata: { note: 'שלום' } })).statusCode, 201);
+  });
+
   it('refuses documents whose id, title, text or metadata hold control characters, and keeps tabs and line breaks in text', async () => {
     const before = json(await call('GET', '/admin/documents')).count;
     const refused = [

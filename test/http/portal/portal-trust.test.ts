@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { AdminScope } from '../../../src/admin/admin-scopes.js';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
@@ -133,3 +134,56 @@ describe('admin scopes: credits only with credits:write, portal links only with 
     assert.equal((await call(await tokenWith('portal:write'), 'POST', `/admin/accounts/${id}/portal-sessions`)).statusCode, 201);
   });
 });
+
+describe('the customer portal: sign-in throttling and the cookie behind a TLS proxy', () => {
+  it('refuses an address with 429 and Retry-After after 10 failed sign-ins a minute; other addresses still sign in', async () => {
+    const context = await createTestApp();
+    try {
+      const key = await context.createKey(1);
+      const from = (remoteAddress: string, apiKey: string) =>
+        context.app.inject({ url: '/portal/api/account', headers: { 'x-api-key': apiKey }, remoteAddress });
+      for (let attempt = 0; attempt < 10; attempt++) assertEnvelope(await from('203.0.113.7', randomKey()), 401);
+      const throttled = assertEnvelope(await from('203.0.113.7', randomKey()), 429, /Too many failed portal sign-ins/);
+      assert.ok(throttled);
+      const again = await from('203.0.113.7', key);
+      assert.equal(again.statusCode, 429, 'even the right key waits: the address is throttled');
+      assert.ok(Number(again.headers['retry-after']) > 0 && Number(again.headers['retry-after']) <= 60);
+      const link = await context.app.inject({ url: '/portal/sign-in?token=guessed', remoteAddress: '203.0.113.7' });
+      assert.equal(link.statusCode, 429);
+      assert.equal((await from('198.51.100.2', key)).statusCode, 200);
+    } finally {
+      await context.close();
+    }
+  });
+
+  const cookieFrom = async (settings: Parameters<typeof createTestApp>[0], headers: Record<string, string> = {}) => {
+    const context = await createTestApp(settings);
+    try {
+      const account = await new AccountAdmin(context.store.ledger).create({ name: 'Cookie' });
+      const id = account.outcome === 'created' ? account.account.id : '';
+      const token = (await new AdminTokens(context.store.admin).create('website', ['portal:write'])).token;
+      const made = await context.app.inject({
+        method: 'POST',
+        url: `/admin/accounts/${id}/portal-sessions`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const { pathname, search } = new URL(json(made).url);
+      const opened = await context.app.inject({ url: `${pathname}${search}`, headers });
+      return String(opened.headers['set-cookie']);
+    } finally {
+      await context.close();
+    }
+  };
+
+  it('sets Secure when PUBLIC_URL is https, or when a trusted proxy says the request came over TLS', async () => {
+    const https = { portal: { publicUrl: 'https://api.example.com', checkout: undefined } };
+    assert.match(await cookieFrom({ settings: https }), /; Secure$/);
+    const forwarded = { 'x-forwarded-proto': 'https' };
+    assert.match(await cookieFrom({ settings: { trustProxy: true } }, forwarded), /; Secure$/);
+    assert.doesNotMatch(await cookieFrom({ settings: { trustProxy: false } }, forwarded), /Secure/, 'an untrusted header is not believed');
+  });
+});
+
+function randomKey(): string {
+  return randomBytes(32).toString('hex');
+}

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { AdminTokens } from '../../../src/admin/admin-tokens.js';
 import { ownAccountId } from '../../../src/billing/accounts.js';
 import { KeyAdmin } from '../../../src/billing/key-admin.js';
+import { StripeCheckout } from '../../../src/billing/stripe-checkout.js';
 import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
 
 const SECRET = 'whsec_test_5WbX5kEWLlfzsGNjH64I8lOOqUB6e8FH';
@@ -150,5 +151,60 @@ describe('POST /billing/stripe/webhook without STRIPE_WEBHOOK_SECRET', () => {
     } finally {
       await context.close();
     }
+  });
+});
+
+describe('POST /billing/stripe/webhook: once per checkout session, and packs decide their credits', () => {
+  let context: TestContext;
+  let accountId: string;
+  const PACKS = [{ id: 'small', credits: 100, price_id: 'price_small', label: '100 credits' }];
+  before(async () => {
+    context = await createTestApp({
+      clock: () => NOW,
+      checkout: new StripeCheckout('sk_test_packs', PACKS, 'http://127.0.0.1:9'),
+      settings: { stripe: { webhookSecret: SECRET, priceCredits: {} } },
+    });
+    accountId = (await new KeyAdmin(context.store.ledger).create(0, 'buyer')).record.accountId;
+  });
+  after(async () => context.close());
+
+  const deliver = (body: string) =>
+    context.app.inject({
+      method: 'POST',
+      url: '/billing/stripe/webhook',
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature(body) },
+      payload: body,
+    });
+  const balance = async () => (await context.store.ledger.findAccount(accountId))!.balance;
+
+  it('credits a session once when both its completed and its async_payment_succeeded events say paid', async () => {
+    const session = { id: 'cs_twice', client_reference_id: accountId, metadata: { credits: '100', pack_id: 'small' } };
+    const before = await balance();
+    assert.equal(json(await deliver(checkoutEvent('evt_completed', session))).outcome, 'credited');
+    assert.equal(json(await deliver(checkoutEvent('evt_async', session, 'checkout.session.async_payment_succeeded'))).outcome, 'duplicate');
+    assert.equal(await balance(), before + 100);
+  });
+
+  it("takes a pack's credits from the pack; an unknown pack, or credits that disagree with it, credit nothing and are audited", async () => {
+    const before = await balance();
+    const packOnly = checkoutEvent('evt_pack', { id: 'cs_pack', client_reference_id: accountId, metadata: { pack_id: 'small' } });
+    assert.equal(json(await deliver(packOnly)).outcome, 'credited');
+    assert.equal(await balance(), before + 100);
+    const inflated = checkoutEvent('evt_inflated', {
+      id: 'cs_inflated',
+      client_reference_id: accountId,
+      metadata: { pack_id: 'small', credits: '100000' },
+    });
+    const unknown = checkoutEvent('evt_unknown', { id: 'cs_unknown', client_reference_id: accountId, metadata: { pack_id: 'huge', credits: '5' } });
+    assert.equal(json(await deliver(inflated)).outcome, 'pack-mismatch');
+    assert.equal(json(await deliver(unknown)).outcome, 'pack-mismatch');
+    assert.equal(await balance(), before + 100);
+    const log = await context.store.admin.listAudit(50, null);
+    const notCredited = log.items.filter((entry) => entry.action === 'billing.stripe.not-credited').map((entry) => entry.detail?.why);
+    assert.ok(
+      notCredited.some((why) => /not the 100 of pack "small"/.test(String(why))),
+      JSON.stringify(notCredited),
+    );
+    assert.ok(notCredited.some((why) => /"huge" is not a credit pack/.test(String(why))));
   });
 });
