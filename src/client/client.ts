@@ -8,6 +8,7 @@ import type {
   QueryRequest,
   QueryResponse,
   RootResponse,
+  UsageResponse,
   VersionResponse,
 } from './api-types.js';
 import type { RetryOptions } from './retry.js';
@@ -53,6 +54,11 @@ export class MeteredSearchClient {
   /** The key's balance; free. */
   credits(options?: CallOptions): Promise<Result<CreditsResponse>> {
     return this.call({ method: 'GET', path: '/credits', billable: false }, options);
+  }
+
+  /** The key's own charges by day and endpoint over the last 30 days (free). */
+  usage(options?: CallOptions): Promise<Result<UsageResponse>> {
+    return this.call({ method: 'GET', path: '/usage', billable: false }, options);
   }
 
   /** One document by id (1 credit). */

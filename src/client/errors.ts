@@ -12,6 +12,8 @@ export class MeteredSearchError extends Error {
     readonly requestId: string | undefined,
     /** How many attempts were made before giving up. */
     readonly attempts: number,
+    /** When the service said to try again (Retry-After): a spend cap's reset, say. */
+    readonly retryAt?: Date,
   ) {
     super(message);
   }

@@ -9,14 +9,25 @@ export interface RetryOptions {
 
 export const DEFAULT_RETRY: RetryOptions = { maxAttempts: 4, baseDelayMs: 200, maxDelayMs: 10_000 };
 
+/** A 429 is waited for only when it asks for at most this: a spend cap's 429 asks for hours. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
 /**
  * Answers worth another attempt: 5xx (unless it is a stored answer being replayed, which a retry
- * would only replay again), 429 (over the rate limit) and 409 (the same idempotent call still
- * running on the server, as after a lost response).
+ * would only replay again), 429 whose Retry-After is short (over the rate limit, not a spend cap
+ * until its period ends) and 409 (the same idempotent call still running on the server, as after
+ * a lost response).
  */
-export function isRetryableStatus(status: number, replayed: boolean): boolean {
+export function isRetryableStatus(status: number, replayed: boolean, retryAfter: string | null = null): boolean {
   if (replayed) return false;
-  return status >= 500 || status === 429 || status === 409;
+  if (status === 429) return retryAfter === null || !(retryAfterMs(retryAfter) > MAX_RETRY_AFTER_MS);
+  return status >= 500 || status === 409;
+}
+
+/** When Retry-After says to try again, or undefined when it is absent or unreadable. */
+export function retryAt(retryAfter: string | null, now = Date.now()): Date | undefined {
+  const ms = retryAfter === null ? NaN : retryAfterMs(retryAfter);
+  return Number.isNaN(ms) ? undefined : new Date(now + ms);
 }
 
 /** Exponential backoff with full jitter; at least what Retry-After asks, within maxDelayMs. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MeteredSearchError, MeteredSearchNetworkError } from './errors.js';
-import { DEFAULT_RETRY, delayBeforeAttempt, isRetryableStatus, type RetryOptions, sleep } from './retry.js';
+import { DEFAULT_RETRY, delayBeforeAttempt, isRetryableStatus, type RetryOptions, retryAt, sleep } from './retry.js';
 
 export interface CallOptions {
   /** Cancels the call, including any wait between attempts. */
@@ -60,8 +60,9 @@ export function transportOf(
 }
 
 /**
- * One call, with retries: network errors, timeouts, 5xx, 429 and 409 are retried with backoff
- * (waiting at least what Retry-After asks); other answers throw MeteredSearchError.
+ * One call, with retries: network errors, timeouts, 5xx, 409 and a 429 asking to wait at most a
+ * minute are retried with backoff (waiting at least what Retry-After asks); other answers throw
+ * MeteredSearchError at once, with when to try again (`retryAt`) when the service said.
  */
 export async function send<Body>(transport: Transport, call: Call, options: CallOptions = {}): Promise<Result<Body>> {
   const headers: Record<string, string> = { ...transport.headers, accept: 'application/json', ...call.headers };
@@ -86,14 +87,15 @@ export async function send<Body>(transport: Transport, call: Call, options: Call
     }
     const replayed = response.headers.get('idempotent-replayed') === 'true';
     if (response.ok) return withMeta<Body>(response, replayed, attempt);
-    if (isRetryableStatus(response.status, replayed) && attempt < maxAttempts) {
+    const retryAfter = response.headers.get('retry-after');
+    if (isRetryableStatus(response.status, replayed, retryAfter) && attempt < maxAttempts) {
       await response.body?.cancel();
-      await sleep(delayBeforeAttempt(attempt, transport.retry, response.headers.get('retry-after')), options.signal);
+      await sleep(delayBeforeAttempt(attempt, transport.retry, retryAfter), options.signal);
       continue;
     }
     const envelope = (await response.json().catch(() => ({}))) as Record<string, unknown>;
     const message = typeof envelope.message === 'string' ? envelope.message : `HTTP ${response.status}`;
-    throw new MeteredSearchError(response.status, message, envelope, response.headers.get('x-request-id') ?? undefined, attempt);
+    throw new MeteredSearchError(response.status, message, envelope, response.headers.get('x-request-id') ?? undefined, attempt, retryAt(retryAfter));
   }
 }
 

@@ -113,6 +113,33 @@ describe('the typed client (metered-search/client)', () => {
       assert.equal(await balance(), 9);
     });
 
+    it("throws a spend cap's 429 at once, with when it resets: a Retry-After of hours is not waited for", async () => {
+      const attempts = proxy.seen.length;
+      proxy.faults.push({
+        kind: 'answer',
+        status: 429,
+        headers: { 'retry-after': '7200', 'x-credits-remaining': '9' },
+        body: JSON.stringify({ status: 429, message: 'This API key has spent 5 of its cap of 5 credits a day' }),
+      });
+      const started = Date.now();
+      const error = await client()
+        .query({ query: 'breach' })
+        .catch((caught: unknown) => caught);
+      assert.ok(error instanceof MeteredSearchError);
+      assert.equal(error.status, 429);
+      assert.equal(error.attempts, 1);
+      assert.equal(proxy.seen.length, attempts + 1, 'asked once');
+      const resets = error.retryAt?.getTime() ?? 0;
+      assert.ok(resets >= started + 7_199_000 && resets <= Date.now() + 7_200_000, String(error.retryAt));
+    });
+
+    it('reads the calling key\'s own usage', async () => {
+      await client().document('gdpr-33');
+      const usage = await client().usage();
+      assert.equal(usage.status, 200);
+      assert.ok(usage.days.some((day) => day.endpoint === '/document' && day.count >= 1), JSON.stringify(usage.days));
+    });
+
     it('retries network failures and per-attempt timeouts', async () => {
       proxy.faults.push({ kind: 'cut' }, { kind: 'hang' });
       const results = await client({ timeoutMs: 300 }).query({ query: 'breach' });
