@@ -1055,6 +1055,16 @@ export type AdminCountDocumentsResponse = {
   count: number;
 };
 
+/** Body of POST /admin/documents. */
+export type AdminIngestDocumentsRequest = Array<{
+  doc_id?: string | number;
+  _id?: string | number;
+  id?: string | number;
+  title?: string;
+  text?: string;
+  [field: string]: unknown;
+}>;
+
 /** 200 answer of POST /admin/documents. */
 export type AdminIngestDocumentsResponse = {
   ingested: number;

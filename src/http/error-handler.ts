@@ -80,6 +80,26 @@ function frameworkError(error: FastifyError, request: FastifyRequest): { status:
 }
 
 /**
+ * The methods a request path has routes for, a path of parameters (/admin/keys/:id) matching any
+ * value in each segment; undefined when none does. Patterns are read when first asked: routes are
+ * all declared by then.
+ */
+function methodsByPath(routeMethods: Map<string, Set<HTTPMethods>>): (path: string) => Set<HTTPMethods> | undefined {
+  let patterns: Array<{ pattern: RegExp; methods: Set<HTTPMethods> }> | undefined;
+  return (path) => {
+    const exact = routeMethods.get(path);
+    if (exact) return exact;
+    patterns ??= [...routeMethods]
+      .filter(([url]) => url.includes('/:'))
+      .map(([url, methods]) => ({ pattern: new RegExp(`^${url.split('/').map(segmentPattern).join('/')}$`), methods }));
+    const matched = patterns.filter(({ pattern }) => pattern.test(path)).flatMap(({ methods }) => [...methods]);
+    return matched.length > 0 ? new Set(matched) : undefined;
+  };
+}
+
+const segmentPattern = (segment: string) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+
+/**
  * The error handler and the answer to requests no route takes. `countUnrouted` is told of those
  * (their status set), since no route's hooks run for them.
  */
@@ -88,10 +108,11 @@ export function registerErrorHandling(
   routeMethods: Map<string, Set<HTTPMethods>>,
   countUnrouted: (request: FastifyRequest, reply: FastifyReply) => void,
 ): void {
+  const allowedOn = methodsByPath(routeMethods);
   /** No route for this method and path: 405 with Allow when the path has routes, else 404. */
   const unrouted = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0];
-    const allowed = routeMethods.get(path);
+    const allowed = allowedOn(path);
     if (allowed && !allowed.has(request.method as HTTPMethods)) {
       const allow = [...allowed].sort().join(', ');
       const { status } = errorCatalogue.METHOD_NOT_ALLOWED;

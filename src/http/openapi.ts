@@ -6,6 +6,13 @@ import { envelopeSchema } from './schemas/common.js';
 /** The OpenAPI 3.1 document, built from the route schemas registered after this. */
 export async function registerOpenApi(app: FastifyInstance, serviceVersion: string): Promise<void> {
   await app.register(swagger, {
+    // The free GET routes answer HEAD too (their headers, no body): the document says so.
+    exposeHeadRoutes: true,
+    // A HEAD operation is named after its GET's (getRootHead), in the form of every other name.
+    transform: ({ schema, url }) => {
+      const id = (schema as { operationId?: string } | undefined)?.operationId;
+      return id?.endsWith('-head') ? { schema: { ...schema, operationId: `${id.slice(0, -5)}Head` }, url } : { schema, url };
+    },
     // Shared schemas keep their own names in components.schemas (Envelope, not def-0).
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
     openapi: {

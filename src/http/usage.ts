@@ -89,3 +89,13 @@ export function usageCsv(series: UsageRow[]): string {
 export function wantsCsv(accept: string | undefined): boolean {
   return /\btext\/csv\b/i.test(accept ?? '');
 }
+
+/** A usage route's 200, as JSON or, asked with Accept: text/csv, as CSV: both in the document. */
+export function jsonOrCsv<Schema extends { description: string; headers: object }>(response: Schema, csv: string) {
+  const { description, headers, ...schema } = response;
+  return {
+    description,
+    headers,
+    content: { 'application/json': { schema }, 'text/csv': { schema: { type: 'string', description: csv } } },
+  } as const;
+}

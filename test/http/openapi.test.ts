@@ -4,13 +4,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { AdminTokens } from '../../src/admin/admin-tokens.js';
+import { hashApiKey } from '../../src/billing/keys.js';
 import { FaceDownstream } from '../support/face-downstream.js';
 import { createTestApp, pngLikeImage, type TestContext, tempDir } from '../support/helper.js';
 
 /** Headers whose presence the document must announce wherever they are sent. */
 const ANNOUNCED = ['x-request-id', 'x-credits-remaining', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy', 'retry-after', 'allow'];
 
-type Operation = { operationId?: string; responses: Record<string, { headers?: Record<string, unknown> }> };
+type Operation = { operationId?: string; responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }> };
 
 describe('the OpenAPI document', () => {
   const dir = tempDir();
@@ -52,8 +54,8 @@ describe('the OpenAPI document', () => {
     const empty = await context.createKey(0);
     const json = { 'content-type': 'application/json' };
     const answers: Array<[string, string, LightMyRequestResponse]> = [];
-    const call = async (method: string, url: string, headers: Record<string, string>, payload?: string, operation = method) => {
-      answers.push([operation.toLowerCase(), url, await context.app.inject({ method: method as 'GET', url, headers, payload })]);
+    const call = async (method: string, url: string, headers: Record<string, string>, payload?: string, operation = method, path = url) => {
+      answers.push([operation.toLowerCase(), path, await context.app.inject({ method: method as 'GET', url, headers, payload })]);
     };
     for (const url of ['/', '/version', '/profile', '/nettest']) await call('GET', url, {});
     await call('GET', '/credits', { 'x-api-key': key });
@@ -74,6 +76,28 @@ describe('the OpenAPI document', () => {
     downstream.behaviour = { kind: 'status', status: 404, body: '{"message":"no gallery"}' };
     await call('POST', '/face/search', { 'x-api-key': await context.createKey(5), ...json }, JSON.stringify({ image_b64: image }));
 
+    for (const url of ['/', '/version', '/credits']) await call('HEAD', url, { 'x-api-key': key }, undefined, 'HEAD');
+    const capped = await context.createKey(10);
+    const cappedId = (await context.store.ledger.findKeyByHash(hashApiKey(capped)))!.id;
+    await context.store.ledger.updateKeySettings(cappedId, { spendCaps: [{ credits: 1, interval: 'day' }] });
+    await call('POST', '/query', { 'x-api-key': capped, ...json }, '{"query":"breach"}');
+    await call('POST', '/query', { 'x-api-key': capped, ...json }, '{"query":"breach"}');
+    downstream.behaviour = { kind: 'status', status: 400, body: '{"message":"not a face image"}' };
+    await call('POST', '/face/search', { 'x-api-key': await context.createKey(5), ...json }, JSON.stringify({ image_b64: image }));
+    const admin = { authorization: `Bearer ${(await new AdminTokens(context.store.admin).create('operator', false)).token}` };
+    await call('GET', '/metrics', admin);
+    for (const [url, path] of [
+      ['/admin/usage', '/admin/usage'],
+      [`/admin/keys/${cappedId}/usage`, '/admin/keys/{id}/usage'],
+    ]) {
+      await call('GET', url, { ...admin, accept: 'text/csv' }, undefined, 'GET', path);
+      await call('GET', url, admin, undefined, 'GET', path);
+    }
+    const roll = { ...admin, ...json, 'idempotency-key': 'roll-1' };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await call('POST', `/admin/keys/${cappedId}/roll`, roll, '{"grace_seconds":0}', 'POST', '/admin/keys/{id}/roll');
+    }
+
     const statuses = new Set(answers.map(([, , response]) => response.statusCode));
     for (const status of [200, 400, 401, 402, 404, 405, 413, 429]) assert.ok(statuses.has(status), `the run answered ${status}`);
     for (const [method, url, response] of answers) {
@@ -87,7 +111,27 @@ describe('the OpenAPI document', () => {
           assert.ok(documented.headers?.[header], `${method} ${url} ${status} documents its ${header} header`);
         }
       }
+      const mediaType = String(response.headers['content-type'] ?? '').split(';')[0] as string;
+      if (response.body !== '' && documented.content) {
+        assert.ok(documented.content[mediaType], `${method} ${url} ${status} documents its ${mediaType} answer`);
+      }
     }
+    assert.ok(
+      answers.some(([, url, response]) => url === '/admin/keys/{id}/roll' && response.headers['idempotent-replayed'] === 'true'),
+      'a roll was replayed',
+    );
+  });
+
+  it('answers 405 with Allow on a path with parameters, as on any other path, and declares the ingest body', async () => {
+    const admin = { authorization: `Bearer ${(await new AdminTokens(context.store.admin).create('methods', false)).token}` };
+    const wrong = await context.app.inject({ method: 'PUT', url: '/admin/keys/key_anything', headers: admin });
+    assert.equal(wrong.statusCode, 405);
+    assert.equal(wrong.headers.allow, 'GET, HEAD, PATCH');
+    const roll = await context.app.inject({ method: 'GET', url: '/admin/keys/key_anything/roll', headers: admin });
+    assert.deepEqual([roll.statusCode, roll.headers.allow], [405, 'POST']);
+    assert.equal((await context.app.inject({ method: 'GET', url: '/admin/keys/a/b/c', headers: admin })).statusCode, 404);
+    const ingest = document.paths['/admin/documents']?.post as unknown as { requestBody?: { content: Record<string, unknown> } };
+    assert.deepEqual(Object.keys(ingest.requestBody?.content ?? {}).sort(), ['application/json', 'application/x-ndjson']);
   });
 
   it('marks the free operations as needing no key and names every operation', () => {

@@ -74,6 +74,9 @@ const schema = {
       },
     },
     ...billableErrorResponses,
+    400: chargedResponse(
+      'The request is invalid: the message names the field (not charged). Or the downstream face service refused the image as invalid, passed through with its message (the credit is spent: x-credits-charged says so).',
+    ),
     413: errorResponse('The body is over BODY_LIMIT_BYTES, or the image (sent, or at probe_image_url) over IMAGE_MAX_BYTES (not charged).'),
     422: chargedResponse(
       'No face was found in the image, or it took longer than FACE_JOB_TIMEOUT_MS (the credit is spent), or the Idempotency-Key was used for a different request (not charged).',

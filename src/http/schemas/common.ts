@@ -126,6 +126,10 @@ export const keyedErrorResponses = {
 
 export const billableErrorResponses = {
   ...keyedErrorResponses,
+  429: limited(
+    "Over the key's request rate, or a spend cap the price would pass (with x-credits-remaining); Retry-After says when to retry (not charged).",
+    { ...responseHeaders.retryAfter, 'x-credits-remaining': responseHeaders.charged['x-credits-remaining'] },
+  ),
   402: limited('The API key has no credits left.'),
   405: errorResponse('HEAD and OPTIONS are not served on billable routes; Allow names the method that is.', responseHeaders.allow),
   409: limited('A request with this Idempotency-Key is still running (not charged); retry after Retry-After.', responseHeaders.retryAfter),

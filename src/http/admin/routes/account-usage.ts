@@ -4,7 +4,7 @@ import type { UsageBucket } from '../../../billing/ledger.js';
 import type { Services } from '../../../services/services.js';
 import { errorResponse } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
-import { usageQuerystring, usageSeries, usageSpan, usageTotals, usageTotalsOf, wantsCsv } from '../../usage.js';
+import { jsonOrCsv, usageQuerystring, usageSeries, usageSpan, usageTotals, usageTotalsOf, wantsCsv } from '../../usage.js';
 import { existingAccount } from '../accounts.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders, idParams } from '../schemas.js';
 
@@ -19,24 +19,27 @@ const schema = {
   params: idParams,
   querystring: usageQuerystring,
   response: {
-    200: {
-      description: 'The series, its totals, and the span by key and endpoint.',
-      headers: adminSuccessHeaders,
-      type: 'object',
-      required: ['series', 'totals', 'by_key'],
-      properties: {
-        series: usageSeries,
-        totals: usageTotals,
-        by_key: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['key_id', 'endpoint', 'charges', 'credits'],
-            properties: { key_id: { type: 'string' }, endpoint: { type: 'string' }, charges: { type: 'integer' }, credits: { type: 'integer' } },
+    200: jsonOrCsv(
+      {
+        description: 'The series, its totals, and the span by key and endpoint.',
+        headers: adminSuccessHeaders,
+        type: 'object',
+        required: ['series', 'totals', 'by_key'],
+        properties: {
+          series: usageSeries,
+          totals: usageTotals,
+          by_key: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['key_id', 'endpoint', 'charges', 'credits'],
+              properties: { key_id: { type: 'string' }, endpoint: { type: 'string' }, charges: { type: 'integer' }, credits: { type: 'integer' } },
+            },
           },
         },
       },
-    },
+      'The span by key and endpoint as CSV: key_id, endpoint, charges, credits.',
+    ),
     404: errorResponse('No account has this id.'),
     ...adminErrorResponses,
   },

@@ -14,8 +14,13 @@ export function metricsRoute(app: FastifyInstance, metrics: Metrics, hooks: Part
     tags: ['admin'],
     security: open ? [] : adminSecurity,
     response: {
-      200: { description: 'The metrics (text/plain; version=0.0.4).', headers: responseHeaders.requestId, type: 'string' },
+      200: {
+        description: 'The metrics, in the Prometheus text format (version 0.0.4).',
+        headers: responseHeaders.requestId,
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      },
       401: errorResponse('No admin token, a malformed one, or one unknown or revoked.'),
+      403: errorResponse('The admin token lacks the scope metrics:read.'),
       500: errorResponse('Unexpected error; the x-request-id header identifies it in the logs.'),
     },
   } as const;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { MAX_ROLL_GRACE_SECONDS, type RollOutcome } from '../../../billing/key-admin.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse, idempotencyKeyHeader } from '../../schemas/common.js';
+import { errorResponse, idempotencyKeyHeader, responseHeaders } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { idempotentChange } from '../idempotent-change.js';
 import { adminKeyOf, keysFor } from '../keys.js';
@@ -36,7 +36,7 @@ const schema = {
   response: {
     200: {
       description: 'The key with its new plain key.',
-      headers: adminSuccessHeaders,
+      headers: { ...adminSuccessHeaders, 'idempotent-replayed': responseHeaders.charged['idempotent-replayed'] },
       type: 'object',
       required: [...adminKey.required, 'key', 'old_key_valid_until'],
       properties: {

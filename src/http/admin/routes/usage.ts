@@ -3,7 +3,7 @@ import type { UsageBucket } from '../../../billing/ledger.js';
 import type { Services } from '../../../services/services.js';
 import { errorResponse } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
-import { usageCsv, usageQuerystring, usageSeries, usageSpan, usageTotals, usageTotalsOf, wantsCsv } from '../../usage.js';
+import { jsonOrCsv, usageCsv, usageQuerystring, usageSeries, usageSpan, usageTotals, usageTotalsOf, wantsCsv } from '../../usage.js';
 import { existingKey } from '../keys.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders, idParams } from '../schemas.js';
 
@@ -24,13 +24,16 @@ const keyUsageSchema = {
   params: idParams,
   querystring: usageQuerystring,
   response: {
-    200: {
-      description: 'The series and its totals.',
-      headers: adminSuccessHeaders,
-      type: 'object',
-      required: ['series', 'totals'],
-      properties: { series: usageSeries, totals: usageTotals },
-    },
+    200: jsonOrCsv(
+      {
+        description: 'The series and its totals.',
+        headers: adminSuccessHeaders,
+        type: 'object',
+        required: ['series', 'totals'],
+        properties: { series: usageSeries, totals: usageTotals },
+      },
+      'The series as CSV: bucket start, endpoint, status, count and credits per row.',
+    ),
     404: errorResponse('No key has this id.'),
     ...adminErrorResponses,
   },
@@ -44,29 +47,32 @@ const allUsageSchema = {
   security: adminSecurity,
   querystring: usageQuerystring,
   response: {
-    200: {
-      description: 'The series, its totals and the top keys by charges.',
-      headers: adminSuccessHeaders,
-      type: 'object',
-      required: ['series', 'totals', 'top_keys'],
-      properties: {
-        series: usageSeries,
-        totals: usageTotals,
-        top_keys: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['id', 'name', 'charges', 'credits'],
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              charges: { type: 'integer' },
-              credits: { type: 'integer', description: 'Credits spent: the charges at their prices. The keys are ordered by it.' },
+    200: jsonOrCsv(
+      {
+        description: 'The series, its totals and the top keys by charges.',
+        headers: adminSuccessHeaders,
+        type: 'object',
+        required: ['series', 'totals', 'top_keys'],
+        properties: {
+          series: usageSeries,
+          totals: usageTotals,
+          top_keys: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id', 'name', 'charges', 'credits'],
+              properties: {
+                id: { type: 'string' },
+                name: { type: 'string' },
+                charges: { type: 'integer' },
+                credits: { type: 'integer', description: 'Credits spent: the charges at their prices. The keys are ordered by it.' },
+              },
             },
           },
         },
       },
-    },
+      'The series as CSV: bucket start, endpoint, status, count and credits per row.',
+    ),
     ...adminErrorResponses,
   },
 } as const;
