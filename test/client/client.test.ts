@@ -133,11 +133,14 @@ describe('the typed client (metered-search/client)', () => {
       assert.ok(resets >= started + 7_199_000 && resets <= Date.now() + 7_200_000, String(error.retryAt));
     });
 
-    it('reads the calling key\'s own usage', async () => {
+    it("reads the calling key's own usage", async () => {
       await client().document('gdpr-33');
       const usage = await client().usage();
       assert.equal(usage.status, 200);
-      assert.ok(usage.days.some((day) => day.endpoint === '/document' && day.count >= 1), JSON.stringify(usage.days));
+      assert.ok(
+        usage.days.some((day) => day.endpoint === '/document' && day.count >= 1),
+        JSON.stringify(usage.days),
+      );
     });
 
     it('retries network failures and per-attempt timeouts', async () => {
