@@ -34,11 +34,23 @@ export async function registerOpenApi(app: FastifyInstance, serviceVersion: stri
         { name: 'billable', description: "Needs an API key; one credit per validated request, or the operator's price." },
         { name: 'admin', description: "The operator's API: needs an admin token (Authorization: Bearer)." },
         { name: 'billing', description: 'Called by the payment provider, signed with its webhook secret; served when it is configured.' },
+        {
+          name: 'portal',
+          description:
+            "The customer portal's own API (/portal): free. Signed in with an API key, a customer sees the account and manages only " +
+            'that key; a session opened by a portal link (POST /admin/accounts/{id}/portal-sessions) manages every key of the account.',
+        },
       ],
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'A token from metered-search admin tokens create.' },
+          portalSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'ms_portal',
+            description: "The cookie a portal link opens; writes also send the session's x-csrf-token.",
+          },
         },
       },
     },

@@ -93,6 +93,22 @@ describe('the OpenAPI document', () => {
       await call('GET', url, { ...admin, accept: 'text/csv' }, undefined, 'GET', path);
       await call('GET', url, admin, undefined, 'GET', path);
     }
+    const portalKey = await context.createKey(2);
+    const portalKeyId = (await context.store.ledger.findKeyByHash(hashApiKey(portalKey)))!.id;
+    await call('GET', '/portal/api/account', { 'x-api-key': portalKey });
+    await call('GET', '/portal/api/account', { 'x-api-key': 'cd'.repeat(32) });
+    await call('GET', '/portal/api/account', {});
+    await call('PATCH', `/portal/api/keys/${portalKeyId}`, { 'x-api-key': portalKey, ...json }, '{"name":"mine"}', 'PATCH', '/portal/api/keys/{id}');
+    await call('PATCH', `/portal/api/keys/${cappedId}`, { 'x-api-key': portalKey, ...json }, '{"name":"x"}', 'PATCH', '/portal/api/keys/{id}');
+    await call(
+      'POST',
+      `/portal/api/keys/${portalKeyId}/roll`,
+      { 'x-api-key': portalKey, ...json },
+      '{"grace_seconds":0}',
+      'POST',
+      '/portal/api/keys/{id}/roll',
+    );
+    await call('GET', '/portal/sign-in?token=unknown', {}, undefined, 'GET', '/portal/sign-in');
     const roll = { ...admin, ...json, 'idempotency-key': 'roll-1' };
     for (let attempt = 0; attempt < 2; attempt++) {
       await call('POST', `/admin/keys/${cappedId}/roll`, roll, '{"grace_seconds":0}', 'POST', '/admin/keys/{id}/roll');

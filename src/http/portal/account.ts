@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
 import type { PortalAuth } from './caller.js';
+import { portalErrorResponses, portalSecurity, portalSuccess } from './schemas.js';
 
 const DAY_MS = 86_400_000;
 const USAGE_DAYS = 30;
@@ -15,8 +16,28 @@ const schema = {
   description:
     'Its balance and expiring credits, its keys, usage per day by endpoint and key over 30 days, its latest charges, and the credit ' +
     "packs it may buy. Signed in with an API key (x-api-key, never in a URL) or a portal session; the account is the key's, never another.",
+  operationId: 'portalAccount',
   tags: ['portal'],
-  hide: true,
+  security: portalSecurity,
+  response: {
+    200: portalSuccess('The account as its portal shows it.', {
+      type: 'object',
+      required: ['account', 'keys', 'usage', 'charges', 'packs', 'how_to_buy', 'signed_in_with'],
+      additionalProperties: true,
+      properties: {
+        account: { type: 'object', additionalProperties: true, description: 'id, name, balance and expiring credits.' },
+        keys: { type: 'array', items: { type: 'object', additionalProperties: true } },
+        usage: { type: 'object', additionalProperties: true, description: 'from, to, series by day, and by_key.' },
+        charges: { type: 'array', items: { type: 'object', additionalProperties: true } },
+        packs: { type: 'array', items: { type: 'object', additionalProperties: true } },
+        how_to_buy: { type: 'string' },
+        signed_in_with: { type: 'string', enum: ['key', 'session'], description: 'key: manages only that key; session: every key.' },
+        signed_in_key_id: { type: 'string' },
+        csrf_token: { type: 'string', description: "A session's: every write with its cookie sends it in x-csrf-token." },
+      },
+    }),
+    ...portalErrorResponses,
+  },
 } as const;
 
 export function accountRoute(app: FastifyInstance, services: Services, auth: PortalAuth): void {

@@ -2,20 +2,29 @@ import type { FastifyInstance } from 'fastify';
 import { auditReport } from '../../admin/admin-tokens.js';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
+import { errorResponse } from '../schemas/common.js';
 import { type PortalAuth, portalActor, publicOrigin } from './caller.js';
+import { portalErrorResponses, portalSecurity, portalSuccess } from './schemas.js';
 
 const schema = {
   summary: 'Buy a credit pack',
   description:
     "Creates a Stripe Checkout Session for the pack, naming the caller's account (client_reference_id) and the credits " +
     '(metadata.credits), and answers its url, where the browser goes to pay. The credits arrive when Stripe reports the payment.',
+  operationId: 'portalCheckout',
   tags: ['portal'],
-  hide: true,
+  security: portalSecurity,
   body: {
     type: 'object',
     required: ['pack_id'],
     additionalProperties: false,
     properties: { pack_id: { type: 'string', minLength: 1, maxLength: 64 } },
+  },
+  response: {
+    200: portalSuccess('Where the browser goes to pay.', { type: 'object', required: ['url'], properties: { url: { type: 'string' } } }),
+    ...portalErrorResponses,
+    404: errorResponse('No credit pack has this id, or this service sells none.'),
+    502: errorResponse('Stripe did not create the checkout; nothing was charged.'),
   },
 } as const;
 

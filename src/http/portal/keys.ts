@@ -4,8 +4,9 @@ import type { KeyRecord } from '../../billing/ledger.js';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
 import { idParams } from '../admin/schemas.js';
-import { plainText } from '../schemas/common.js';
+import { errorResponse, plainText } from '../schemas/common.js';
 import { type PortalAuth, type PortalCaller, portalActor } from './caller.js';
+import { portalErrorResponses, portalSecurity, portalSuccess } from './schemas.js';
 
 /**
  * The caller's key with this id; 404 for a key of another account, as for one that does not exist.
@@ -23,25 +24,57 @@ async function ownKey(services: Services, caller: PortalCaller, id: string): Pro
 const keysOf = (services: Services, caller: PortalCaller, requestId: string) =>
   new KeyAdmin(services.store.ledger, { name: portalActor(caller), requestId }, services.clock);
 
+/** What a key change in the portal may answer besides success. */
+const keyChangeResponses = {
+  ...portalErrorResponses,
+  404: errorResponse('The account has no key with this id.'),
+  409: errorResponse('The key is revoked: it cannot be changed.'),
+} as const;
+
 const renameSchema = {
   summary: 'Name one of your keys',
+  description: 'Signed in with a key, only that key; with a portal link session, any key of the account.',
+  operationId: 'portalRenameKey',
   tags: ['portal'],
-  hide: true,
+  security: portalSecurity,
   params: idParams,
   body: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: plainText({ maxLength: 200 }) } },
+  response: {
+    200: portalSuccess('The key, renamed.', {
+      type: 'object',
+      required: ['id', 'name'],
+      properties: { id: { type: 'string' }, name: { type: 'string' } },
+    }),
+    ...keyChangeResponses,
+  },
 } as const;
 
 const rollSchema = {
   summary: 'Roll one of your keys',
-  description: 'A new plain key, shown only in this answer; the former key keeps working until old_key_valid_until.',
+  description:
+    'A new plain key, shown only in this answer; the former key keeps answering API calls until old_key_valid_until, and never ' +
+    'signs in to the portal. Signed in with a key, only that key; with a portal link session, any key of the account.',
+  operationId: 'portalRollKey',
   tags: ['portal'],
-  hide: true,
+  security: portalSecurity,
   params: idParams,
   body: {
     type: 'object',
     required: ['grace_seconds'],
     additionalProperties: false,
     properties: { grace_seconds: { type: 'integer', minimum: 0, maximum: MAX_ROLL_GRACE_SECONDS } },
+  },
+  response: {
+    200: portalSuccess('The new key.', {
+      type: 'object',
+      required: ['id', 'key', 'old_key_valid_until'],
+      properties: {
+        id: { type: 'string' },
+        key: { type: 'string', description: 'The plain key: 64 hexadecimal characters, shown once.' },
+        old_key_valid_until: { type: ['string', 'null'], format: 'date-time' },
+      },
+    }),
+    ...keyChangeResponses,
   },
 } as const;
 

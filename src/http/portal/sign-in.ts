@@ -2,22 +2,52 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { auditReport } from '../../admin/admin-tokens.js';
 import type { Services } from '../../services/services.js';
+import { errorResponse, responseHeaders } from '../schemas/common.js';
 import { cookieOf, newToken, type PortalAuth, portalActor, SESSION_COOKIE, SESSION_SECONDS, tokenHash } from './caller.js';
+import { portalErrorResponses, portalSecurity, portalSuccess } from './schemas.js';
 
 const signInSchema = {
   summary: 'Open a portal link',
   description:
     'The link an operator made (POST /admin/accounts/{id}/portal-sessions). Once, before it expires, it opens a session cookie and ' +
     'sends the browser to /portal; a used, expired or unknown link sends it to /portal with the reason, and opens nothing.',
+  operationId: 'portalSignIn',
   tags: ['portal'],
-  hide: true,
+  security: [],
   querystring: { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 100 } } },
-  response: { 303: { description: 'To the portal.', type: 'null' } },
+  response: {
+    303: {
+      description: 'To the portal (Location), with the session cookie when the link opened one.',
+      headers: { ...responseHeaders.requestId, location: { type: 'string', description: '/portal, or /portal#link-used, -expired or -unknown.' } },
+      type: 'null',
+    },
+    400: portalErrorResponses[400],
+    429: portalErrorResponses[429],
+    503: portalErrorResponses[503],
+    default: errorResponse('Any other answer is an error envelope; the x-request-id header identifies it in the logs.'),
+  },
+} as const;
+
+const signOutSchema = {
+  summary: "End the portal's cookie session",
+  description: 'Ends the session the cookie names and clears the cookie. Signed in with a key, there is no session: it only clears the cookie.',
+  operationId: 'portalSignOut',
+  tags: ['portal'],
+  security: portalSecurity,
+  response: {
+    200: portalSuccess('Signed out; the cookie is cleared.', {
+      type: 'object',
+      required: ['status', 'message'],
+      properties: { status: { type: 'integer' }, message: { type: 'string' } },
+    }),
+    ...portalErrorResponses,
+  },
 } as const;
 
 /** GET /portal/sign-in and POST /portal/api/sign-out. */
 export function signInRoutes(app: FastifyInstance, services: Services, auth: PortalAuth): void {
-  app.get('/portal/sign-in', { schema: signInSchema }, async (request, reply) => {
+  // No HEAD: a link preview's HEAD would use the link up.
+  app.get('/portal/sign-in', { schema: signInSchema, exposeHeadRoute: false }, async (request, reply) => {
     const { token } = request.query as { token: string };
     auth.refuseThrottled(request);
     const now = services.clock();
@@ -40,15 +70,11 @@ export function signInRoutes(app: FastifyInstance, services: Services, auth: Por
     return reply.code(303).header('location', '/portal').send();
   });
 
-  app.post(
-    '/portal/api/sign-out',
-    { schema: { summary: "End the portal's cookie session", tags: ['portal'], hide: true } },
-    async (request, reply) => {
-      const caller = await auth.caller(request);
-      if (caller.via === 'session') await services.store.portal.endSession(caller.sessionHash);
-      else if (cookieOf(request, SESSION_COOKIE)) await services.store.portal.endSession(tokenHash(cookieOf(request, SESSION_COOKIE) as string));
-      auth.setSessionCookie(reply, request, '', 0);
-      return { status: 200, message: 'Signed out.' };
-    },
-  );
+  app.post('/portal/api/sign-out', { schema: signOutSchema }, async (request, reply) => {
+    const caller = await auth.caller(request);
+    if (caller.via === 'session') await services.store.portal.endSession(caller.sessionHash);
+    else if (cookieOf(request, SESSION_COOKIE)) await services.store.portal.endSession(tokenHash(cookieOf(request, SESSION_COOKIE) as string));
+    auth.setSessionCookie(reply, request, '', 0);
+    return { status: 200, message: 'Signed out.' };
+  });
 }
