@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { DocumentRecord } from '../../../src/documents/document-store.js';
+import { documentsOfJsonLines } from '../../../src/documents/ingest.js';
 import { EmbedderError } from '../../../src/embeddings/embedder.js';
 import { startStandInEmbedder } from '../../../src/embeddings/stand-in/stand-in-embedder.js';
 import { FaultProxy } from '../../support/fault-proxy.js';
@@ -274,6 +276,31 @@ describe('POST /query semantic without an embedder, or with one of the wrong len
       });
       assertEnvelope(response, 503);
       assert.equal(await context.balanceOf(key), 5);
+    } finally {
+      await context.close();
+      await standIn.close();
+    }
+  });
+});
+
+describe("the README's semantic example, with the stand-in embedder and the demo corpus", () => {
+  it('"can my employer fire me" finds the dismissal law first, semantic and hybrid alike', async () => {
+    const standIn = await startStandInEmbedder({ dimensions: DIMENSIONS });
+    const demo = [...documentsOfJsonLines(readFileSync(new URL('../../../demo/corpus.jsonl', import.meta.url), 'utf8'))];
+    const context = await createTestApp({ documents: demo, embeddings: standInEmbeddings(standIn.url, DIMENSIONS) });
+    try {
+      const key = await context.createKey(10);
+      for (const mode of ['semantic', 'hybrid']) {
+        const response = await context.app.inject({
+          method: 'POST',
+          url: '/query',
+          headers: { 'x-api-key': key },
+          payload: { query: 'can my employer fire me', mode, top_k: 3 },
+        });
+        assert.equal(response.statusCode, 200, response.body);
+        const found = json(response).resp.body.hits.documents.map((document: { doc_id: string }) => document.doc_id);
+        assert.equal(found[0], 'uk-unfair-dismissal', `${mode}: ${found}`);
+      }
     } finally {
       await context.close();
       await standIn.close();
