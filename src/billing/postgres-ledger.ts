@@ -58,7 +58,7 @@ import {
 } from './ledger.js';
 
 import { OutcomeWriter } from './outcome-writer.js';
-import { debitCappedKey, SPEND_TABLES } from './postgres-capped-debits.js';
+import { debitCappedKey, recountCaps, SPEND_TABLES } from './postgres-capped-debits.js';
 import { applyRefill, expireGrant, expiringCredits, grant, recordEvent, refillRule, setRefill } from './postgres-credits.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
 import { capPeriods, type SpendCap } from './spend-caps.js';
@@ -198,6 +198,7 @@ export class PostgresLedger implements Ledger {
         if (taken.rows[0]) return { outcome: 'external-id-taken', accountId: taken.rows[0].id };
       }
       await updateAccountRow(client, accountId, settings);
+      if (settings.spendCaps !== undefined) await recountCaps(client, 'account', accountId, settings.spendCaps, Date.now());
       return { outcome: 'changed', account: (await accountById(client, accountId)) as AccountRecord };
     });
   }
@@ -493,6 +494,7 @@ export class PostgresLedger implements Ledger {
           settings.name ?? null,
         ],
       );
+      if (settings.spendCaps !== undefined) await recountCaps(client, 'key', keyId, settings.spendCaps, Date.now());
       await updateAccountRow(client, key.accountId, { prices: settings.prices, lowBalanceThreshold: settings.lowBalanceThreshold });
       return keyById(client, keyId);
     });

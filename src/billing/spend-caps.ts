@@ -31,6 +31,22 @@ export function capPeriod(interval: CapInterval, now: number): { start: string; 
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Where each interval's current period starts, for summing charges by the period they fall in. */
+export function periodStarts(now: number): Record<CapInterval, string> {
+  return { day: capPeriod('day', now).start, week: capPeriod('week', now).start, month: capPeriod('month', now).start };
+}
+
+/**
+ * Charges a holder made that its periods' spend does not count yet (`last`: the newest of them),
+ * with what they spent in each current period; what a capped debit folds in before it decides.
+ */
+export interface UncountedSpend {
+  last: number | null;
+  day: number;
+  week: number;
+  month: number;
+}
+
 /** A cap this request would pass: its spend so far in the period, and when the period ends. */
 export interface CapReached {
   holder: CapHolder;

@@ -42,6 +42,14 @@ function spendStatements(db: Database.Database, holder: CapHolder) {
       `INSERT INTO ${table} (${column}, interval, period_start, spent, cap_reached_sent) VALUES (?, ?, ?, 0, 1)
        ON CONFLICT (${column}, interval, period_start) DO UPDATE SET cap_reached_sent = 1`,
     ),
+    resetSpend: statementOf(db, `UPDATE ${table} SET spent = 0 WHERE ${column} = ? AND interval = ? AND period_start = ?`),
+    // The holder's charges after `after` not yet in its periods' spend, summed by the period each falls in.
+    uncounted: statementOf(
+      db,
+      `SELECT max(id) AS last, coalesce(sum(CASE WHEN at >= @day THEN credits END), 0) AS day,
+         coalesce(sum(CASE WHEN at >= @week THEN credits END), 0) AS week, coalesce(sum(CASE WHEN at >= @month THEN credits END), 0) AS month
+       FROM charges WHERE id > @after AND key_id IN (${holder === 'key' ? 'SELECT @holder' : 'SELECT id FROM keys WHERE account_id = @holder'})`,
+    ),
   };
 }
 
@@ -77,6 +85,12 @@ export function prepareStatements(db: Database.Database) {
          spend_caps = CASE WHEN @setCaps THEN @caps ELSE spend_caps END WHERE id = @accountId`,
     ),
     spends: { key: spendStatements(db, 'key'), account: spendStatements(db, 'account') },
+    capCounted: statementOf(db, 'SELECT charge_id FROM cap_counted WHERE holder_id = ?'),
+    setCapCounted: statementOf(
+      db,
+      'INSERT INTO cap_counted (holder_id, charge_id) VALUES (?, ?) ON CONFLICT (holder_id) DO UPDATE SET charge_id = max(charge_id, excluded.charge_id)',
+    ),
+    forgetCapCounted: statementOf(db, 'DELETE FROM cap_counted WHERE holder_id = ?'),
     spendOne: statementOf(db, 'UPDATE accounts SET balance = balance - ? WHERE id = ? AND balance >= ? RETURNING balance'),
     insertCharge: statementOf(db, 'INSERT INTO charges (key_id, endpoint, at, idempotency_ref, credits) VALUES (?, ?, ?, ?, ?)'),
     endedKeys: statementOf(db, 'SELECT id FROM keys WHERE expires_at <= ? AND expiry_announced = 0 ORDER BY expires_at LIMIT ?'),

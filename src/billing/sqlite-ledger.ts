@@ -60,7 +60,7 @@ import {
 import { type ChargeOutcome, OutcomeWriter } from './outcome-writer.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
 import { capPeriods, type SpendCap } from './spend-caps.js';
-import { debitCappedKey } from './sqlite-capped-debits.js';
+import { debitCappedKey, recountCaps } from './sqlite-capped-debits.js';
 import { SqliteCredits } from './sqlite-credits.js';
 import { SqliteLedgerReports } from './sqlite-ledger-reports.js';
 import { type DebitedRow, json, type Prepared, prepareStatements, setting } from './sqlite-ledger-statements.js';
@@ -188,6 +188,7 @@ export class SqliteLedger implements Ledger {
         ...setting('Threshold', 'threshold', settings.lowBalanceThreshold),
         ...setting('Caps', 'caps', settings.spendCaps === undefined ? undefined : json(settings.spendCaps)),
       });
+      if (settings.spendCaps !== undefined) recountCaps(this.sql, 'account', accountId, settings.spendCaps, Date.now());
       return { outcome: 'changed', account: this.accountBy(accountId) as AccountRecord };
     });
   }
@@ -411,6 +412,7 @@ export class SqliteLedger implements Ledger {
         ...setting('Metadata', 'metadata', settings.metadata === undefined ? undefined : json(settings.metadata)),
         ...setting('Caps', 'caps', settings.spendCaps === undefined ? undefined : json(settings.spendCaps)),
       });
+      if (settings.spendCaps !== undefined) recountCaps(this.sql, 'key', keyId, settings.spendCaps, Date.now());
       if (settings.prices !== undefined || settings.lowBalanceThreshold !== undefined) {
         this.sql.updateAccount.run({
           accountId: key.accountId,

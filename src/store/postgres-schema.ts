@@ -554,6 +554,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
    CREATE INDEX portal_sessions_by_account ON portal_sessions(account_id);
    CREATE INDEX portal_links_by_account ON portal_links(account_id);
    UPDATE admin_tokens SET scopes = scopes || ' portal:write' WHERE scopes = 'accounts:read accounts:write keys:read keys:write credits:write documents:read documents:write webhooks:read webhooks:write audit:read metrics:read';`,
+  // See the SQLite ledger's migration of the same table.
+  `CREATE TABLE cap_counted (holder_id text PRIMARY KEY, charge_id bigint NOT NULL);
+   INSERT INTO cap_counted (holder_id, charge_id)
+     SELECT id, (SELECT coalesce(max(id), 0) FROM charges) FROM keys WHERE spend_caps IS NOT NULL
+     UNION ALL SELECT id, (SELECT coalesce(max(id), 0) FROM charges) FROM accounts WHERE spend_caps IS NOT NULL;`,
 ];
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

@@ -283,6 +283,13 @@ export const LEDGER_MIGRATIONS: readonly string[] = [
    CREATE INDEX portal_sessions_by_account ON portal_sessions(account_id);
    CREATE INDEX portal_links_by_account ON portal_links(account_id);
    UPDATE admin_tokens SET scopes = scopes || ' portal:write' WHERE scopes = 'accounts:read accounts:write keys:read keys:write credits:write documents:read documents:write webhooks:read webhooks:write audit:read metrics:read';`,
+  // Per holder of spend caps (a key or an account), the last charge its periods' spend counts:
+  // a charge made after it (by an instance that did not know of the caps yet) is counted at its
+  // next capped debit. Caps set before this count every charge made so far.
+  `CREATE TABLE cap_counted (holder_id TEXT PRIMARY KEY, charge_id INTEGER NOT NULL) WITHOUT ROWID;
+   INSERT INTO cap_counted (holder_id, charge_id)
+     SELECT id, (SELECT coalesce(max(id), 0) FROM charges) FROM keys WHERE spend_caps IS NOT NULL
+     UNION ALL SELECT id, (SELECT coalesce(max(id), 0) FROM charges) FROM accounts WHERE spend_caps IS NOT NULL;`,
 ];
 
 export function migrateLedger(db: Database.Database): void {

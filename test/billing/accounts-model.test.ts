@@ -17,7 +17,7 @@ import { createTestDatabase, PG_TEST_OPTIONS, SKIP_POSTGRES } from '../support/p
 /**
  * Keys sharing accounts against a plain model of balances: bursts of concurrent debits over the keys
  * of three accounts (one plain, one with an account cap, one whose key has its own cap), account and
- * key top-ups, and revocations. In a burst, a plain account's debits take the longest run in arrival
+ * key top-ups, revocations, and capped keys debited through the uncapped path. In a burst, a plain account's debits take the longest run in arrival
  * order that its balance covers, whichever of its keys made them; capped debits are decided one by
  * one, key after key. A burst over the plain account's keys alone may fail whole, a
  * database fault injected into the write of its charges. Every outcome, balance and the audit must
@@ -27,7 +27,9 @@ type Op =
   | { kind: 'burst'; debits: Array<{ key: number; cost: number }>; fault: boolean }
   | { kind: 'account-topup'; account: number; credits: number }
   | { kind: 'key-topup'; key: number; credits: number }
-  | { kind: 'revoke'; key: number };
+  | { kind: 'revoke'; key: number }
+  /** A capped key debited through the uncapped path, as an instance whose copy of it predates its caps would. */
+  | { kind: 'unknowing'; key: number; cost: number };
 
 /** Keys 0-2 belong to account 0 (no caps), 3-4 to account 1 (5 credits a day), 5 to account 2 (the key: 3 a day). */
 const KEY_ACCOUNTS = [0, 0, 0, 1, 1, 2];
@@ -43,6 +45,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('account-topup' as const), account: fc.integer({ min: 0, max: 2 }), credits: fc.integer({ min: 1, max: 8 }) }),
   fc.record({ kind: fc.constant('key-topup' as const), key: fc.integer({ min: 0, max: 5 }), credits: fc.integer({ min: 1, max: 8 }) }),
   fc.record({ kind: fc.constant('revoke' as const), key: fc.integer({ min: 0, max: 2 }) }),
+  fc.record({ kind: fc.constant('unknowing' as const), key: fc.integer({ min: 3, max: 5 }), cost: fc.integer({ min: 1, max: 3 }) }),
 );
 
 interface Faults {
@@ -87,6 +90,14 @@ async function runModel(store: Store, faults: Faults): Promise<void> {
         } else if (step.kind === 'revoke') {
           await keys.setStatus(made[step.key]?.record.id as string, 'revoked');
           revoked.add(step.key);
+        } else if (step.kind === 'unknowing') {
+          // Charged at this instant, not in the model's period: it spends the balance, and counts
+          // toward the caps' periods of its own time, which the capped debits below never reach.
+          const account = KEY_ACCOUNTS[step.key] as number;
+          const result = await store.ledger.debit(hashApiKey(made[step.key]?.key as string), '/query', { cost: step.cost });
+          const covered = (balance[account] as number) >= step.cost;
+          assert.equal(result.outcome, covered ? 'charged' : 'no-credits');
+          if (covered) balance[account] = (balance[account] as number) - step.cost;
         } else {
           const faulted = step.fault && step.debits.every((debit) => KEY_ACCOUNTS[debit.key] === 0);
           if (faulted) await faults.arm();

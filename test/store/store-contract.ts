@@ -301,6 +301,48 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
         assert.equal((await store.ledger.auditLedger()).find((ledger) => ledger.accountId === record.accountId)?.consistent, true);
       });
 
+      it('counts toward caps set now what the period spent before them, and the charges made by an instance that did not know of them yet', async () => {
+        const { hash, record } = await newKey(100);
+        for (let spent = 0; spent < 3; spent++) assert.equal((await store.ledger.debit(hash, '/query')).outcome, 'charged');
+        await store.ledger.updateKeySettings(record.id, { spendCaps: [{ credits: 5, interval: 'day' }] });
+        const capped = () => store.ledger.debitCapped(record.id, '/query', {}, Date.now());
+        assert.deepEqual([(await capped()).outcome, (await capped()).outcome, (await capped()).outcome], ['charged', 'charged', 'capped']);
+        const { key } = { key: (await store.ledger.findKeyById(record.id))! };
+        await store.ledger.updateKeySettings(key.id, { spendCaps: [{ credits: 8, interval: 'day' }] });
+        assert.equal((await capped()).outcome, 'charged', 'a raised cap: 6 of 8');
+        // Through the uncapped path, as an instance whose copy of the key predates the caps debits it.
+        for (let stale = 0; stale < 4; stale++) assert.equal((await store.ledger.debit(hash, '/query')).outcome, 'charged');
+        const refused = await capped();
+        assert.equal(refused.outcome, 'capped', 'the 4 served unknowing count: 10 of 8');
+        assert.equal(refused.outcome === 'capped' && refused.reached.spent, 10);
+        const [day] = await store.ledger.capSpend(record.id, [{ credits: 8, interval: 'day' }], Date.now());
+        assert.equal(day?.spent, 10);
+        assert.equal((await store.ledger.findKeyById(record.id))!.balance, 100 - 10);
+      });
+
+      it("counts an account's spend by all its keys toward account caps set now", async () => {
+        sequence++;
+        const created = await store.ledger.createAccount({ id: `acct_caps${sequence}`, name: 'caps', credits: 50 });
+        assert.equal(created.outcome, 'created');
+        const accountId = created.outcome === 'created' ? created.account.id : '';
+        const keys = await Promise.all(
+          ['a', 'b'].map((letter) =>
+            store.ledger.createKey({
+              keyHash: hashApiKey(`${letter}${sequence}`.padStart(64, 'd')),
+              id: `key_caps${letter}${sequence}`,
+              name: letter,
+              credits: 0,
+              account: { accountId },
+            }),
+          ),
+        );
+        for (let spent = 0; spent < 3; spent++) await store.ledger.debit(hashApiKey(`a${sequence}`.padStart(64, 'd')), '/query');
+        await store.ledger.updateAccount(accountId, { spendCaps: [{ credits: 4, interval: 'month' }] });
+        const viaB = () => store.ledger.debitCapped(keys[1]!.id, '/query', {}, Date.now());
+        assert.deepEqual([(await viaB()).outcome, (await viaB()).outcome], ['charged', 'capped']);
+        assert.equal((await store.ledger.findAccount(accountId))!.balance, 46);
+      });
+
       it("adds a plan's credits that roll over in add mode", async () => {
         const { record } = await newKey(1);
         const at = (days: number) => new Date(Date.parse('2033-03-01T00:00:00.000Z') + days * 86_400_000).toISOString();
