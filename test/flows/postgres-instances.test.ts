@@ -104,6 +104,31 @@ describe('many instances on one PostgreSQL', { skip: SKIP_POSTGRES }, () => {
     assert.equal(charged, 100, 'the refused requests were not charged');
   });
 
+  it('counts a cap set on one instance against what every instance served before and just after: once reached, nothing more anywhere', async () => {
+    const { key, record } = await new KeyAdmin(admin.ledger).create(1000, 'capped later');
+    // Spent before the cap, and every instance knows the key (without caps) from its last second.
+    const before = await Promise.all(Array.from({ length: 30 }, (_, index) => billable(servers[index % 3], key)));
+    assert.equal(before.filter((status) => status === 404).length, 30);
+    const patched = await request(`${servers[0]?.url}/admin/keys/${record.id}`, {
+      dispatcher: agent,
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ spend_caps: [{ credits: 35, interval: 'day' }] }),
+    });
+    assert.equal(patched.statusCode, 200, await patched.body.text());
+    // The second after the PATCH: the other instances may still serve from their copy of the key.
+    const soon = await Promise.all(Array.from({ length: 60 }, (_, index) => billable(servers[1 + (index % 2)], key)));
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const later = await Promise.all(Array.from({ length: 60 }, (_, index) => billable(servers[index % 3], key)));
+    assert.deepEqual([...new Set(later)], [429], 'once the cap is reached, no instance serves more');
+    const servedSoon = soon.filter((status) => status === 404).length;
+    const charged = await admin.ledger.countCharges(record.id);
+    assert.equal(charged, 30 + servedSoon);
+    assert.ok(charged <= 35 || servedSoon > 5, 'past the cap only by what was served in the second after it was set');
+    const [day] = await admin.ledger.capSpend(record.id, [{ credits: 35, interval: 'day' }], Date.now());
+    assert.equal(day?.spent, charged, 'every charge of the period counts toward the cap');
+  });
+
   it('applies a top-up or revoke made through any connection on every instance at the next request', async () => {
     const { key, record } = await new KeyAdmin(admin.ledger).create(0, 'changes');
     for (const server of servers) assert.equal(await billable(server, key), 402);
