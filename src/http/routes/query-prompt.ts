@@ -34,12 +34,12 @@ export function embedPromptStep(
     const { mode, text } = prompt;
     const embeddings = search.embeddings;
     if (!embeddings) throw new ApiError('SEMANTIC_NOT_CONFIGURED');
-    if (!search.semanticReady && mode === 'semantic') {
-      throw new ApiError('VECTOR_INDEX_LOADING', undefined, { headers: { 'retry-after': VECTORS_RETRY_AFTER_S } });
-    }
     request.pricedMode = `/query:${mode}`;
     await payable(request, reply);
-    if (!search.semanticReady) return answerLexically(request, reply, 'the vector index is still being built');
+    if (!search.semanticReady) {
+      if (mode === 'semantic') throw new ApiError('VECTOR_INDEX_LOADING', undefined, { headers: { 'retry-after': VECTORS_RETRY_AFTER_S } });
+      return answerLexically(request, reply, 'the vector index is still being built');
+    }
     const embedded = await embeddings.vectorOf(text);
     if (embedded.outcome === 'embedded') {
       request.prompt = { mode, vector: embedded.vector };
