@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { buildApp } from '../../../src/app.js';
 import { hashApiKey } from '../../../src/billing/keys.js';
 import type { DocumentRecord } from '../../../src/documents/document-store.js';
 import { startStandInEmbedder } from '../../../src/embeddings/stand-in/stand-in-embedder.js';
 import { FaultProxy } from '../../support/fault-proxy.js';
-import { assertEnvelope, createTestApp, json, standInEmbeddings } from '../../support/helper.js';
+import { assertEnvelope, createTestApp, DEFAULT_SETTINGS, json, standInEmbeddings } from '../../support/helper.js';
 
 const DOCUMENTS: DocumentRecord[] = [
   { docId: 'auto-recall', title: 'Automobile recall', text: 'The maker recalls vehicles with faulty brakes.', metadata: {} },
@@ -228,6 +230,49 @@ describe('POST /query semantic and hybrid: a vector the model got wrong is a mod
       );
       assert.equal(await service.context.store.documents.countDocuments(), before);
     } finally {
+      await service.close();
+    }
+  });
+});
+
+describe('POST /query semantic and hybrid: expected refusals in the log', () => {
+  it('logs a refusal once, at warn, with its cause and no stack', async () => {
+    const service = await embeddedService({ retries: 0 });
+    const lines: Array<Record<string, unknown>> = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const logged = await buildApp(service.context.services, { settings: DEFAULT_SETTINGS, logger: { level: 'warn', stream } });
+    try {
+      const key = await service.context.createKey(10);
+      service.proxy.faults.push({ kind: 'answer', status: 500, body: '' }, { kind: 'answer', status: 500, body: '' });
+      const semantic = await logged.inject({
+        method: 'POST',
+        url: '/query',
+        headers: { 'x-api-key': key },
+        payload: { query: 'logged one', mode: 'semantic' },
+      });
+      assert.equal(semantic.statusCode, 503);
+      const hybrid = await logged.inject({
+        method: 'POST',
+        url: '/query',
+        headers: { 'x-api-key': key },
+        payload: { query: 'car logged', mode: 'hybrid' },
+      });
+      assert.equal(hybrid.headers['x-search-fallback'], 'lexical');
+      const byRequest = (response: { headers: Record<string, unknown> }) => lines.filter((line) => line.reqId === response.headers['x-request-id']);
+      for (const response of [semantic, hybrid]) {
+        const own = byRequest(response);
+        assert.equal(own.length, 1, JSON.stringify(own));
+        assert.equal(own[0]?.level, 40, 'warn');
+        assert.match(String(own[0]?.cause), /answered 500/);
+        assert.ok(!JSON.stringify(own[0]).includes('"stack"'), 'no stack');
+      }
+    } finally {
+      await logged.close();
       await service.close();
     }
   });
