@@ -154,6 +154,8 @@ function Keys({ api, view, reload, onKeyRolled }: Props) {
       setMessage({ ok: false, text: (error as Error).message });
     }
   };
+  // Signed in with a key, only that key may be changed; a portal link session changes any.
+  const changeable = (keyId: string) => view.signed_in_with === 'session' || view.signed_in_key_id === keyId;
   const roll = async () => {
     if (!rolling) return;
     const target = rolling;
@@ -207,7 +209,10 @@ function Keys({ api, view, reload, onKeyRolled }: Props) {
                 <td>{formatTime(key.last_used_at)}</td>
                 <td class="wide-only">{key.expires_at ? formatTime(key.expires_at) : 'no end'}</td>
                 <td>
-                  {key.status !== 'revoked' && (
+                  {key.status !== 'revoked' && !changeable(key.id) && (
+                    <span class="subtle">Sign in with this key, or through your provider's website, to change it.</span>
+                  )}
+                  {key.status !== 'revoked' && changeable(key.id) && (
                     <>
                       <form class="inline-form" onSubmit={(event) => void rename(event, key.id)}>
                         <label>

@@ -32,6 +32,7 @@ describe('the operator console in Chromium', {
   let writeToken: string;
   let readToken: string;
   let billingToken: string;
+  let accountsToken: string;
   const contexts: BrowserContext[] = [];
   const outside: string[] = [];
 
@@ -64,6 +65,7 @@ describe('the operator console in Chromium', {
     writeToken = (await tokens.create('operator', false)).token;
     readToken = (await tokens.create('analyst', true)).token;
     billingToken = (await tokens.create('billing', ['keys:read', 'credits:write'])).token;
+    accountsToken = (await tokens.create('sign-ups', ['accounts:read', 'accounts:write'])).token;
     await store.close();
     server = await startServer(
       loadConfig({ DATA_DIR: dir.path, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'silent', FACE_WORKERS: '0' }),
@@ -326,8 +328,8 @@ describe('the operator console in Chromium', {
     await page.getByLabel('Credits a day').fill('3');
     await page.getByRole('button', { name: 'Save caps' }).click();
     await page.getByText('Spend caps saved.').waitFor();
-    // A cap counts what is spent from when it is set: the request before it is not in its period.
-    await page.getByTestId('account-caps').filter({ hasText: '0 of 3 this day' }).waitFor();
+    // A cap counts the whole period it is set in: the request made before it is in it.
+    await page.getByTestId('account-caps').filter({ hasText: '1 of 3 this day' }).waitFor();
     await page.getByTestId('usage-by-key').getByRole('cell', { name: 'globex-prod' }).waitFor();
     await shoot(page, 'account');
     const found = await fetch(`${server.url}/admin/accounts?external_id=cus_globex`, { headers: { authorization: `Bearer ${writeToken}` } });
@@ -353,6 +355,18 @@ describe('the operator console in Chromium', {
     await page.getByTestId('balance').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Top up' }).count(), 1, 'credits:write tops up');
     for (const name of ['Disable', 'Revoke', 'Roll', 'Save caps']) assert.equal(await page.getByRole('button', { name }).count(), 0, `no "${name}"`);
+  });
+
+  it('offers an opening balance only to a token that may grant credits', async () => {
+    const page = await openBrowser();
+    await signIn(page, accountsToken);
+    await nav(page, 'Accounts').click();
+    const create = page.getByRole('region', { name: 'Create an account' });
+    await create.getByLabel('Name').waitFor();
+    assert.equal(await create.getByLabel('Credits').count(), 0, 'accounts:write alone grants no credits');
+    await create.getByLabel('Name').fill('Initech');
+    await create.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('status').filter({ hasText: 'Created account "Initech" with 0 credits.' }).waitFor();
   });
 
   it('works from the keyboard, labels every field, and fits a phone screen', async () => {

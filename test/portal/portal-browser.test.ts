@@ -167,6 +167,21 @@ describe('the customer portal in Chromium', { skip: skipWithoutChromium }, () =>
     await page.getByRole('status').filter({ hasText: 'Named "Acme live".' }).waitFor();
   });
 
+  it("offers to change only the key it was signed in with; a portal link's session changes every key", async () => {
+    const staging = await new KeyAdmin(context.store.ledger).createInAccount(acme.id, 0, 'Acme staging');
+    assert.equal(staging.outcome, 'created');
+    const byKey = await openBrowser();
+    await signInWithKey(byKey, staging.outcome === 'created' ? staging.key : '');
+    await byKey.getByRole('button', { name: 'Roll Acme staging' }).waitFor();
+    assert.equal(await byKey.getByRole('button', { name: /^Roll Acme live/ }).count(), 0, 'no button for another key');
+    await byKey.getByText("Sign in with this key, or through your provider's website, to change it.").waitFor();
+    await shoot(byKey, 'account-key-session');
+    const bySession = await openBrowser();
+    await bySession.goto(await portalLink(acme.id));
+    await bySession.getByRole('button', { name: 'Roll Acme staging' }).waitFor();
+    assert.equal(await bySession.getByRole('button', { name: 'Roll Acme live' }).count(), 1);
+  });
+
   it('buys a pack through Stripe Checkout: the stand-in gets the session, a signed event credits the account once', async () => {
     const page = await openBrowser();
     await signInWithKey(page, acme.key);

@@ -32,7 +32,7 @@ export function AccountsPage({ api, can }: { api: AdminApi; can: Can }) {
       <div class="page-head">
         <h1 tabIndex={-1}>Accounts</h1>
       </div>
-      {can('accounts:write') && <CreateAccount api={api} />}
+      {can('accounts:write') && <CreateAccount api={api} grants={can('credits:write')} />}
       <section class="panel" aria-labelledby="find-accounts">
         <h2 id="find-accounts">Find accounts</h2>
         <form class="filters" onSubmit={find} role="search" aria-label="Find accounts">
@@ -89,7 +89,8 @@ function AccountTable({ accounts }: { accounts: AccountSummary[] }) {
   );
 }
 
-function CreateAccount({ api }: { api: AdminApi }) {
+/** `grants`: the token may grant credits (credits:write), so the form offers an opening balance. */
+function CreateAccount({ api, grants }: { api: AdminApi; grants: boolean }) {
   const action = useAction();
   const [created, setCreated] = useState<{ id: string; name: string }>();
   const submit = async (event: Event) => {
@@ -123,10 +124,12 @@ function CreateAccount({ api }: { api: AdminApi }) {
           </span>
           <input name="external_id" maxLength={200} autoComplete="off" />
         </label>
-        <label>
-          Credits
-          <input name="credits" type="number" min={0} step={1} inputMode="numeric" defaultValue="0" />
-        </label>
+        {grants && (
+          <label>
+            Credits
+            <input name="credits" type="number" min={0} step={1} inputMode="numeric" defaultValue="0" />
+          </label>
+        )}
         <button type="submit" class="primary" disabled={action.busy}>
           Create account
         </button>
