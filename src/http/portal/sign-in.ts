@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { auditReport } from '../../admin/admin-tokens.js';
 import type { Services } from '../../services/services.js';
-import { errorResponse, responseHeaders } from '../schemas/common.js';
+import { responseHeaders } from '../schemas/common.js';
 import { cookieOf, newToken, type PortalAuth, portalActor, SESSION_COOKIE, SESSION_SECONDS, tokenHash } from './caller.js';
 import { portalErrorResponses, portalSecurity, portalSuccess } from './schemas.js';
 
@@ -21,10 +21,16 @@ const signInSchema = {
       headers: { ...responseHeaders.requestId, location: { type: 'string', description: '/portal, or /portal#link-used, -expired or -unknown.' } },
       type: 'null',
     },
+    // What a client that follows the redirect gets: the portal page.
+    200: {
+      description: 'The portal page, to a client that follows the redirect.',
+      headers: responseHeaders.requestId,
+      content: { 'text/html': { schema: { type: 'string' } } },
+    },
     400: portalErrorResponses[400],
     429: portalErrorResponses[429],
+    500: portalErrorResponses[500],
     503: portalErrorResponses[503],
-    default: errorResponse('Any other answer is an error envelope; the x-request-id header identifies it in the logs.'),
   },
 } as const;
 
