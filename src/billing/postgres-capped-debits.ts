@@ -101,10 +101,10 @@ async function foldUncounted(client: PoolClient, holder: CapHolder, holderId: st
   const starts = periodStarts(at);
   const scope = holder === 'key' ? 'key_id = $1' : 'key_id IN (SELECT id FROM keys WHERE account_id = $1)';
   const { rows } = await client.query<{ last: string | null; day: string; week: string; month: string }>(
-    `SELECT max(id) AS last, coalesce(sum(credits) FILTER (WHERE at >= $3), 0) AS day,
-       coalesce(sum(credits) FILTER (WHERE at >= $4), 0) AS week, coalesce(sum(credits) FILTER (WHERE at >= $5), 0) AS month
-     FROM charges WHERE ${scope} AND id > coalesce((SELECT charge_id FROM cap_counted WHERE holder_id = $1), $2)`,
-    [holderId, 0, starts.day, starts.week, starts.month],
+    `SELECT max(id) AS last, coalesce(sum(credits) FILTER (WHERE at >= $2), 0) AS day,
+       coalesce(sum(credits) FILTER (WHERE at >= $3), 0) AS week, coalesce(sum(credits) FILTER (WHERE at >= $4), 0) AS month
+     FROM charges WHERE ${scope} AND id > coalesce((SELECT charge_id FROM cap_counted WHERE holder_id = $1), 0)`,
+    [holderId, starts.day, starts.week, starts.month],
   );
   const uncounted = rows[0];
   if (!uncounted || uncounted.last === null) return;

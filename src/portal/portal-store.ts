@@ -11,7 +11,7 @@ export type LinkRedemption =
 
 export interface PortalSession {
   accountId: string;
-  /** Who made the link that opened it ("admin token website (tok_…)"), for the audit log. */
+  /** Who made the link that opened it ("link of admin token tok_…"), for the audit log. */
   origin: string;
   /** The session's CSRF token: every write made with the session's cookie must carry it. */
   csrf: string;
