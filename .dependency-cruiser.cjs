@@ -2,7 +2,7 @@
  * The house's rules, checked by `npm run lint` (depcruise). Each says which way imports may point;
  * a rule that fails names the file and the import that breaks it.
  */
-const DOMAINS = '^src/(admin|billing|documents|faces|idempotency|metrics|platform|rate-limit|search|services|store|webhooks)/';
+const DOMAINS = '^src/(admin|billing|corpus|documents|embeddings|faces|idempotency|metrics|platform|portal|rate-limit|search|services|store|webhooks)/';
 
 module.exports = {
   forbidden: [
@@ -19,6 +19,27 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/search/engine/' },
       to: { path: '^src/', pathNot: '^src/search/engine/' },
+    },
+    {
+      name: 'search-above-no-corpus',
+      comment: 'The search service and its seam (DocumentIndex) know no corpus: corpus/ implements the seam and keeps its indexes, and imports search/, never the other way.',
+      severity: 'error',
+      from: { path: '^src/search/' },
+      to: { path: '^src/corpus/' },
+    },
+    {
+      name: 'documents-below-embeddings',
+      comment: 'Documents and their stores are the floor the corpus and embeddings stand on: they declare what they need (IngestEmbedding) and import neither.',
+      severity: 'error',
+      from: { path: '^src/documents/' },
+      to: { path: '^src/(corpus|embeddings|services|store)/' },
+    },
+    {
+      name: 'portal-and-admin-apart',
+      comment: "The customer portal's routes and the admin API's share only what http/ holds for both (schemas/common.ts, static-page.ts).",
+      severity: 'error',
+      from: { path: '^src/http/(portal|admin)/' },
+      to: { path: '^src/http/(portal|admin)/', pathNot: '^src/http/$1/' },
     },
     {
       name: 'fastify-only-in-http',

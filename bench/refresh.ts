@@ -17,8 +17,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, searchThreadsOf } from '../src/config.js';
+import { INDEX_UPKEEP, SqliteCorpus } from '../src/corpus/sqlite-corpus.js';
 import { analyze } from '../src/search/analyzer.js';
-import { INDEX_UPKEEP, SqliteCorpus } from '../src/search/sqlite-corpus.js';
 import { CLI, machineLine } from './lib.js';
 import { queries, words, writeCorpus } from './synthetic-corpus.js';
 

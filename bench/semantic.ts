@@ -9,11 +9,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { INDEX_UPKEEP } from '../src/corpus/index-keeper.js';
+import { SqliteCorpus } from '../src/corpus/sqlite-corpus.js';
 import { readDocuments } from '../src/documents/ingest.js';
 import { DocumentEmbeddings } from '../src/embeddings/document-embeddings.js';
 import { analyze } from '../src/search/analyzer.js';
-import { INDEX_UPKEEP } from '../src/search/corpus/index-keeper.js';
-import { SqliteCorpus } from '../src/search/sqlite-corpus.js';
 import { INSTANT_DIMENSIONS as DIMENSIONS, InstantEmbedder } from './instant-embedder.js';
 import { machineLine, median } from './lib.js';
 import { queries, words, writeCorpus } from './synthetic-corpus.js';

@@ -13,7 +13,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { type ExactVectors, REFINE_FACTOR, VECTOR_SETTINGS, VectorIndex } from '../src/search/vectors/vector-index.js';
+import { type ExactVectors, REFINE_FACTOR, VECTOR_SETTINGS, VectorIndex } from '../src/search/vector-index.js';
 import { random } from '../test/support/random.js';
 import { machineLine, median, ROOT } from './lib.js';
 
@@ -92,7 +92,7 @@ function rssMb(): number {
 
 /** What a process that loads the index from disk holds, RSS after less before, measured in a process of its own. */
 function loadedRssMb(path: string): number {
-  const script = `import { VectorIndex } from ${JSON.stringify(join(ROOT, 'src/search/vectors/vector-index.ts'))};
+  const script = `import { VectorIndex } from ${JSON.stringify(join(ROOT, 'src/search/vector-index.ts'))};
     const before = process.memoryUsage().rss; VectorIndex.load(${JSON.stringify(path)}, ${DIMENSIONS});
     console.log((process.memoryUsage().rss - before) / 2 ** 20);`;
   const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });

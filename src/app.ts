@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { HTTPMethods, onResponseHookHandler } from 'fastify';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { registerConsole } from './http/admin/console.js';
 import { registerAdminRoutes } from './http/admin/index.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { nullAsAbsent, registerJsonBodies } from './http/json-body.js';
@@ -9,6 +8,7 @@ import { registerDocsPage, registerOpenApi } from './http/openapi.js';
 import { registerPortal } from './http/portal/index.js';
 import { answerUnmetExpectation, clientErrorHandler, frameworkErrorHandler } from './http/protocol-errors.js';
 import { registerRoutes } from './http/routes/index.js';
+import { registerPage } from './http/static-page.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { AppSettings, Services } from './services/services.js';
 
@@ -126,7 +126,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   }
   if (plane !== 'public') {
     await registerAdminRoutes(app, services, options.settings, { servesPortal: plane === 'all' });
-    registerConsole(app);
+    registerPage(app, 'console');
   }
 
   await registerDocsPage(app);

@@ -1,3 +1,4 @@
+/** A metadata field's value as a document carries it: any JSON value. */
 export type MetadataValue = string | number | boolean | null | MetadataValue[] | { [field: string]: MetadataValue };
 
 export interface DocumentRecord {
@@ -15,6 +16,18 @@ export interface DocumentRecord {
 /** A stored document with the key of the vector it was stored with (null: none). */
 export interface StoredDocument extends DocumentRecord {
   embeddingKey: string | null;
+}
+
+/** Which of these embedding keys the store already holds a vector for. */
+export type StoredKeys = (keys: string[]) => Set<string> | Promise<Set<string>>;
+
+/**
+ * What gives ingested documents their vectors on their way into a store, looking up which the
+ * store already holds (embeddings/document-embeddings.ts). It rejects the whole source on a failure,
+ * so that the store's all-or-nothing ingest writes nothing.
+ */
+export interface IngestEmbedding {
+  withVectors(source: AsyncIterable<DocumentRecord>, stored: StoredKeys): AsyncIterable<DocumentRecord>;
 }
 
 export interface IngestProgress {
@@ -35,7 +48,7 @@ export interface ChangeFeed {
 }
 
 /**
- * A local copy that follows a change feed (search/replica.ts): where a shared corpus's documents are
+ * A local copy that follows a change feed (corpus/replica.ts): where a shared corpus's documents are
  * read, and what a write through this instance catches up before it returns.
  */
 export interface DocumentReplica {
@@ -45,7 +58,7 @@ export interface DocumentReplica {
 
 /**
  * The corpus /document reads and the CLI writes. SQLite keeps it beside the search index
- * (search/sqlite-corpus.ts); PostgreSQL keeps it in a table with a change feed that each
+ * (corpus/sqlite-corpus.ts); PostgreSQL keeps it in a table with a change feed that each
  * instance's search replica follows (postgres-documents.ts).
  */
 export interface DocumentStore {

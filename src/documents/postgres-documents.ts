@@ -1,8 +1,16 @@
 import type pg from 'pg';
-import type { DocumentEmbeddings } from '../embeddings/document-embeddings.js';
-import { vectorBytes, vectorOfBytes } from '../embeddings/embedder.js';
 import type { PostgresDatabase } from '../platform/postgres-database.js';
-import type { ChangeFeed, DocumentChange, DocumentRecord, DocumentReplica, DocumentStore, IngestProgress, StoredDocument } from './document-store.js';
+import type {
+  ChangeFeed,
+  DocumentChange,
+  DocumentRecord,
+  DocumentReplica,
+  DocumentStore,
+  IngestEmbedding,
+  IngestProgress,
+  StoredDocument,
+} from './document-store.js';
+import { vectorBytes, vectorOfBytes } from './vector-bytes.js';
 
 /** Serialises document writers, so that document seq order is commit order. */
 const DOCUMENT_WRITE_LOCK = 7_204_311_902;
@@ -28,7 +36,7 @@ export class PostgresDocuments implements DocumentStore {
   constructor(
     private readonly db: PostgresDatabase,
     private readonly replica: DocumentReplica,
-    private readonly embeddings?: DocumentEmbeddings,
+    private readonly embeddings?: IngestEmbedding,
   ) {}
 
   async documentsPage(afterDocId: string, limit: number): Promise<StoredDocument[]> {

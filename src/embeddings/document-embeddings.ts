@@ -1,18 +1,15 @@
-import type { DocumentRecord } from '../documents/document-store.js';
+import type { DocumentRecord, IngestEmbedding, StoredKeys } from '../documents/document-store.js';
 import { type Embedder, EmbedderError, embeddingKey, textToEmbed } from './embedder.js';
 
 /** Documents looked up and embedded together on their way into a store. */
 const DOCUMENTS_PER_STEP = 256;
-
-/** Which of these keys the store already holds a vector for. */
-export type StoredKeys = (keys: string[]) => Set<string> | Promise<Set<string>>;
 
 /**
  * Gives each ingested document its vector: the key of its text (see embeddingKey), and the vector
  * from the embedder unless the store already holds one by that key. An embedder failure rejects
  * the whole source, so the store's all-or-nothing ingest writes nothing.
  */
-export class DocumentEmbeddings {
+export class DocumentEmbeddings implements IngestEmbedding {
   constructor(
     readonly embedder: Embedder,
     private readonly maxChars: number,

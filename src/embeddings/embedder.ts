@@ -55,14 +55,3 @@ export function textToEmbed(document: { title: string; text: string }, maxChars:
 export function embeddingKey(embedder: Pick<Embedder, 'model' | 'dimensions'>, text: string): string {
   return createHash('sha256').update(`${embedder.model}\n${embedder.dimensions}\n${text}`).digest('hex').slice(0, 32);
 }
-
-/** A vector as stored: its float32 bytes. */
-export function vectorBytes(vector: Float32Array): Buffer {
-  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
-}
-
-export function vectorOfBytes(bytes: Uint8Array): Float32Array {
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return new Float32Array(copy.buffer);
-}

@@ -5,6 +5,12 @@ export type { FilterScalar };
 /** Where a start's search index came from: read back from disk, or built from the stored documents. */
 export type IndexOrigin = 'segments' | 'corpus';
 
+/**
+ * The nearest documents a semantic or hybrid query considers: its semantic matches are those of
+ * them that pass the filters. Pages past them are empty.
+ */
+export const SEMANTIC_DEPTH = 100;
+
 export interface SearchRequest {
   /** Analysed query terms (stemming happens in the index); at least one. */
   terms: string[];

@@ -1,12 +1,12 @@
 import { PostgresAdminStore } from '../admin/postgres-admin-store.js';
 import { PostgresLedger } from '../billing/postgres-ledger.js';
+import { SearchReplica } from '../corpus/replica.js';
 import { PostgresDocuments, postgresChangeFeed } from '../documents/postgres-documents.js';
 import type { DocumentEmbeddings } from '../embeddings/document-embeddings.js';
 import { PostgresFaces } from '../faces/postgres-gallery.js';
 import { PostgresIdempotency } from '../idempotency/postgres-idempotency.js';
 import { type PostgresConnection, PostgresDatabase } from '../platform/postgres-database.js';
 import { PostgresPortalStore } from '../portal/postgres-portal-store.js';
-import { SearchReplica } from '../search/replica.js';
 import { PostgresWebhookStore } from '../webhooks/postgres-webhook-store.js';
 import { migratePostgres } from './postgres-schema.js';
 import type { Store } from './store.js';

@@ -4,7 +4,7 @@ import { migrateSqlite } from '../platform/sqlite-open.js';
 /**
  * The versioned schema of ledger.sqlite: accounts and their balances, keys, charges, idempotency entries, the face
  * gallery, admin tokens, the audit log and webhooks. The corpus lives in a file of its own, with its
- * schema beside it (search/corpus/corpus-schema.ts), so that a long ingest, which holds the corpus
+ * schema beside it (corpus/corpus-schema.ts), so that a long ingest, which holds the corpus
  * write lock, never delays a debit.
  */
 export const LEDGER_MIGRATIONS: readonly string[] = [

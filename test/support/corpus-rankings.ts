@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
+import { INDEX_UPKEEP, SqliteCorpus } from '../../src/corpus/sqlite-corpus.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
 import type { SearchRequest } from '../../src/search/document-index.js';
-import { INDEX_UPKEEP, SqliteCorpus } from '../../src/search/sqlite-corpus.js';
 import { documentsOf, tempDir } from './helper.js';
 
 // Searches of a corpus, and the same searches of a corpus built fresh, for the corpus tests to

@@ -1,7 +1,7 @@
 // Run as a process of its own by index-crash.test.ts, to be killed: opens the corpus in the folder
 // given, with its index written to disk at every change, then changes it without end: a document
 // added and searched for (so the index catches up, and is written again) every few milliseconds.
-import { INDEX_UPKEEP, SqliteCorpus } from '../../src/search/sqlite-corpus.js';
+import { INDEX_UPKEEP, SqliteCorpus } from '../../src/corpus/sqlite-corpus.js';
 import { syntheticDocuments as documents, documentsOf } from './helper.js';
 
 const [dir, threads] = process.argv.slice(2);

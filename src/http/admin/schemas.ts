@@ -1,5 +1,5 @@
 import { MAX_BALANCE, PRICE_NAMES } from '../../billing/ledger.js';
-import { errorResponse, plainText, responseHeaders } from '../schemas/common.js';
+import { errorResponse, responseHeaders } from '../schemas/common.js';
 
 /** The admin routes' security: a bearer token from `metered-search admin tokens create`. */
 export const adminSecurity = [{ adminToken: [] }];
@@ -108,13 +108,6 @@ export const keyLifeProperties = {
     additionalProperties: true,
     description: `Your own data about the key (your customer id, say): a JSON object of at most ${MAX_METADATA_BYTES} bytes, returned by the admin API and carried in the key's webhook events. null: none.`,
   },
-} as const;
-
-/** A path's `{id}`: a key's, a webhook endpoint's or a delivery's. */
-export const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: plainText({ minLength: 1, maxLength: 64 }) },
 } as const;
 
 /** What every admin route may answer besides its own. */

@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { API_KEY_PATTERN } from '../../billing/keys.js';
 import { ApiError } from '../../errors.js';
+import { tokenHash } from '../../portal/portal-tokens.js';
 import type { Services } from '../../services/services.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 
@@ -17,9 +17,6 @@ export const SESSION_SECONDS = 8 * 3600;
 export type PortalCaller =
   | { accountId: string; via: 'key'; keyId: string; origin: string }
   | { accountId: string; via: 'session'; csrf: string; sessionHash: string; origin: string };
-
-export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
-export const newToken = () => randomBytes(32).toString('base64url');
 
 /** The value of one cookie of the request, or undefined. */
 export function cookieOf(request: FastifyRequest, name: string): string | undefined {
@@ -115,8 +112,3 @@ export class PortalAuth {
 
 /** Who the audit log names for a portal change: the account, and the key or link that opened the portal. */
 export const portalActor = (caller: Pick<PortalCaller, 'accountId' | 'origin'>) => `portal:${caller.accountId} (${caller.origin})`;
-
-/** The origin callers reach the service at: PUBLIC_URL, else the request's own. */
-export function publicOrigin(request: FastifyRequest, publicUrl: string | undefined): string {
-  return publicUrl ?? `${request.protocol}://${request.host}`;
-}

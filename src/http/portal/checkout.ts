@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { auditReport } from '../../admin/admin-tokens.js';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
+import { publicOrigin } from '../public-origin.js';
 import { errorResponse } from '../schemas/common.js';
-import { type PortalAuth, portalActor, publicOrigin } from './caller.js';
+import { type PortalAuth, portalActor } from './caller.js';
 import { portalErrorResponses, portalSecurity, portalSuccess } from './schemas.js';
 
 const schema = {

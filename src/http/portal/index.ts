@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppSettings, Services } from '../../services/services.js';
-import { registerPage } from '../admin/console.js';
+import { registerPage } from '../static-page.js';
 import { accountRoute } from './account.js';
 import { PortalAuth } from './caller.js';
 import { checkoutRoute } from './checkout.js';

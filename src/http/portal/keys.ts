@@ -3,8 +3,7 @@ import { KeyAdmin, MAX_ROLL_GRACE_SECONDS } from '../../billing/key-admin.js';
 import type { KeyRecord } from '../../billing/ledger.js';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
-import { idParams } from '../admin/schemas.js';
-import { errorResponse, plainText } from '../schemas/common.js';
+import { errorResponse, idParams, plainText } from '../schemas/common.js';
 import { type PortalAuth, type PortalCaller, portalActor } from './caller.js';
 import { portalErrorResponses, portalSecurity, portalSuccess } from './schemas.js';
 

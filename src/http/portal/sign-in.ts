@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { auditReport } from '../../admin/admin-tokens.js';
+import { newToken, tokenHash } from '../../portal/portal-tokens.js';
 import type { Services } from '../../services/services.js';
 import { responseHeaders } from '../schemas/common.js';
-import { cookieOf, newToken, type PortalAuth, portalActor, SESSION_COOKIE, SESSION_SECONDS, tokenHash } from './caller.js';
+import { cookieOf, type PortalAuth, portalActor, SESSION_COOKIE, SESSION_SECONDS } from './caller.js';
 import { portalErrorResponses, portalSecurity, portalSuccess } from './schemas.js';
 
 const signInSchema = {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError, errorCatalogue } from '../../errors.js';
-import { SEMANTIC_DEPTH } from '../../search/corpus/semantic-ranking.js';
 import type { FilterScalar } from '../../search/document-index.js';
+import { SEMANTIC_DEPTH } from '../../search/document-index.js';
 import type { MatchField, SearchMode, SearchService } from '../../search/search-service.js';
 import type { Services } from '../../services/services.js';
 import {

@@ -155,3 +155,10 @@ declare module 'fastify' {
     fieldMessages?: FieldMessages;
   }
 }
+
+/** A path's `{id}`: a key's, a webhook endpoint's or a delivery's. */
+export const idParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: plainText({ minLength: 1, maxLength: 64 }) },
+} as const;

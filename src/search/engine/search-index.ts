@@ -1,8 +1,8 @@
 import type { PackedLabels } from './document-labels.js';
 import type { SegmentRecord } from './segments/segment-file.js';
 
-/** A metadata value as documents carry it; its scalars become filter terms, its strings' words field terms. */
-export type MetadataValue = string | number | boolean | null | MetadataValue[] | { [field: string]: MetadataValue };
+/** A metadata value as the engine analyses it (any JSON value): its scalars become filter terms, its strings' words field terms. */
+export type AnalysableValue = string | number | boolean | null | AnalysableValue[] | { [field: string]: AnalysableValue };
 
 /** A value a filter compares with, by strict equality. */
 export type FilterScalar = string | number | boolean | null;
@@ -11,7 +11,7 @@ export type FilterScalar = string | number | boolean | null;
 export interface AnalysableDocument {
   title: string;
   text: string;
-  metadata: Record<string, MetadataValue>;
+  metadata: Record<string, AnalysableValue>;
 }
 
 export interface IndexedDocument {

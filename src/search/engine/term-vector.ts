@@ -1,5 +1,5 @@
 import { forEachToken, STOPWORDS, scanTokens, stemOf, type TokenSink, tokenText } from './analysis.js';
-import type { FilterScalar, MetadataValue } from './search-index.js';
+import type { FilterScalar, AnalysableValue } from './search-index.js';
 import { TokenTable } from './token-table.js';
 import { radixSort, resized } from './typed-arrays.js';
 
@@ -85,7 +85,7 @@ const STOPWORD = 0;
 const UNKNOWN_TERM = Symbol('unknown term');
 
 /** Metadata values that can be filtered on: scalars as they are, arrays element by element. */
-export function metadataScalars(value: MetadataValue, visit: (scalar: FilterScalar) => void): void {
+export function metadataScalars(value: AnalysableValue, visit: (scalar: FilterScalar) => void): void {
   if (Array.isArray(value)) {
     for (const element of value) if (!Array.isArray(element)) metadataScalars(element, visit);
   } else if (value === null || typeof value !== 'object') visit(value);
@@ -143,7 +143,7 @@ export class DocumentAnalyser {
   constructor(private readonly dictionary: TermDictionary) {}
 
   /** The document's term vector, adding its new terms to the dictionary. */
-  analyse(title: string, text: string, metadata: Record<string, MetadataValue>): AnalysedDocument {
+  analyse(title: string, text: string, metadata: Record<string, AnalysableValue>): AnalysedDocument {
     this.knownOnly = false;
     return this.analyseDocument(title, text, metadata)!;
   }
@@ -152,12 +152,12 @@ export class DocumentAnalyser {
    * The document's term vector if the dictionary holds all its terms, else null; adds nothing.
    * That is what lets the main thread share the work of a worker that owns the dictionary.
    */
-  analyseKnown(title: string, text: string, metadata: Record<string, MetadataValue>): AnalysedDocument | null {
+  analyseKnown(title: string, text: string, metadata: Record<string, AnalysableValue>): AnalysedDocument | null {
     this.knownOnly = true;
     return this.analyseDocument(title, text, metadata);
   }
 
-  private analyseDocument(title: string, text: string, metadata: Record<string, MetadataValue>): AnalysedDocument | null {
+  private analyseDocument(title: string, text: string, metadata: Record<string, AnalysableValue>): AnalysedDocument | null {
     this.seenCount = 0;
     this.titleLength = 0;
     this.textLength = 0;

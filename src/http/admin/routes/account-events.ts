@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../../services/services.js';
-import { errorResponse } from '../../schemas/common.js';
+import { errorResponse, idParams } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { existingAccount } from '../accounts.js';
-import { adminErrorResponses, adminSecurity, idParams, limitParameter, pageLimit } from '../schemas.js';
+import { adminErrorResponses, adminSecurity, limitParameter, pageLimit } from '../schemas.js';
 import { eventsAnswer } from './key-events.js';
 
 const schema = {

@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountRefillChange } from '../../../billing/ledger.js';
 import type { RefillPlan } from '../../../billing/refills.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse, idempotencyKeyHeader } from '../../schemas/common.js';
+import { errorResponse, idempotencyKeyHeader, idParams } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { accountNotFound, accountsFor } from '../accounts.js';
 import { idempotentChange } from '../idempotent-change.js';
-import { adminSecurity, adminWriteErrorResponses, idParams } from '../schemas.js';
+import { adminSecurity, adminWriteErrorResponses } from '../schemas.js';
 import { refillAnswer, refillBody, refillOf } from './refill.js';
 
 const common = {

@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { AccountUsageRow } from '../../../billing/accounts.js';
 import type { UsageBucket } from '../../../billing/ledger.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse } from '../../schemas/common.js';
+import { errorResponse, idParams } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { jsonOrCsv, usageQuerystring, usageSeries, usageSpan, usageTotals, usageTotalsOf, wantsCsv } from '../../usage.js';
 import { existingAccount } from '../accounts.js';
-import { adminErrorResponses, adminSecurity, adminSuccessHeaders, idParams } from '../schemas.js';
+import { adminErrorResponses, adminSecurity, adminSuccessHeaders } from '../schemas.js';
 
 const schema = {
   summary: "An account's usage over time, by key and endpoint",

@@ -3,11 +3,11 @@ import { MAX_BALANCE } from '../../../billing/ledger.js';
 import type { SpendCap } from '../../../billing/spend-caps.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse, plainText } from '../../schemas/common.js';
+import { errorResponse, idParams, plainText } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { accountNotFound } from '../accounts.js';
 import { adminKeyOf, keyLifeOf, keysFor } from '../keys.js';
-import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams, keyLifeProperties } from '../schemas.js';
+import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, keyLifeProperties } from '../schemas.js';
 
 const schema = {
   summary: 'Create a key of an account',

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../../services/services.js';
-import { errorResponse, expiringSchema } from '../../schemas/common.js';
+import { errorResponse, expiringSchema, idParams } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { adminAccountOf, existingAccount } from '../accounts.js';
 import { adminKeyOf } from '../keys.js';
-import { adminAccount, adminErrorResponses, adminKey, adminSecurity, adminSuccessHeaders, idParams } from '../schemas.js';
+import { adminAccount, adminErrorResponses, adminKey, adminSecurity, adminSuccessHeaders } from '../schemas.js';
 import { capSpendSchema, capSpendView } from './get-key.js';
 import { refillOf, refillSchema } from './refill.js';
 

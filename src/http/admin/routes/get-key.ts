@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { SpendCap } from '../../../billing/spend-caps.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse, expiringSchema } from '../../schemas/common.js';
+import { errorResponse, expiringSchema, idParams } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { adminKeyOf, existingKey } from '../keys.js';
-import { adminErrorResponses, adminKey, adminSecurity, adminSuccessHeaders, idParams } from '../schemas.js';
+import { adminErrorResponses, adminKey, adminSecurity, adminSuccessHeaders } from '../schemas.js';
 import { refillOf, refillSchema } from './refill.js';
 
 const LATEST_GRANTS = 50;

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse, plainText } from '../../schemas/common.js';
+import { errorResponse, idParams, plainText } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { existingKey } from '../keys.js';
-import { adminErrorResponses, adminSecurity, adminSuccessHeaders, idParams, limitParameter, pageLimit } from '../schemas.js';
+import { adminErrorResponses, adminSecurity, adminSuccessHeaders, limitParameter, pageLimit } from '../schemas.js';
 
 const CHARGE_CURSOR = /^[1-9][0-9]{0,15}$/;
 

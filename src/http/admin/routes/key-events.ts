@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../../services/services.js';
-import { errorResponse } from '../../schemas/common.js';
+import { errorResponse, idParams } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { existingKey } from '../keys.js';
-import { adminErrorResponses, adminSecurity, adminSuccessHeaders, idParams, limitParameter, pageLimit } from '../schemas.js';
+import { adminErrorResponses, adminSecurity, adminSuccessHeaders, limitParameter, pageLimit } from '../schemas.js';
 
 /** Events as webhooks carry them, a page of them. */
 export const eventsAnswer = {

@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { KeyStatus } from '../../../billing/ledger.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse } from '../../schemas/common.js';
+import { errorResponse, idParams } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { adminKeyOf, keysFor } from '../keys.js';
-import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
+import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses } from '../schemas.js';
 
 const CHANGES: Array<{ action: 'disable' | 'enable' | 'revoke'; status: KeyStatus; summary: string }> = [
   { action: 'disable', status: 'disabled', summary: 'Disable a key (reversible: enable)' },

@@ -2,12 +2,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AdminTokenRecord } from '../../../admin/admin-store.js';
 import { auditReport } from '../../../admin/admin-tokens.js';
 import { ApiError } from '../../../errors.js';
+import { newToken, tokenHash } from '../../../portal/portal-tokens.js';
 import type { Services } from '../../../services/services.js';
-import { newToken, publicOrigin, tokenHash } from '../../portal/caller.js';
-import { errorResponse } from '../../schemas/common.js';
+import { publicOrigin } from '../../public-origin.js';
+import { errorResponse, idParams } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { existingAccount } from '../accounts.js';
-import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
+import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses } from '../schemas.js';
 
 /** How long a portal link may wait to be opened. */
 const LINK_MINUTES = 15;

@@ -4,11 +4,11 @@ import type { RefillRule } from '../../../billing/refills.js';
 import { REFILL_INTERVALS, REFILL_MODES, type RefillPlan } from '../../../billing/refills.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse, idempotencyKeyHeader } from '../../schemas/common.js';
+import { errorResponse, idempotencyKeyHeader, idParams } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { idempotentChange } from '../idempotent-change.js';
 import { keysFor } from '../keys.js';
-import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
+import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses } from '../schemas.js';
 
 /** A refill plan as the admin API shows it; null when the key has none. */
 export const refillSchema = {

@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { MAX_ROLL_GRACE_SECONDS, type RollOutcome } from '../../../billing/key-admin.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse, idempotencyKeyHeader, responseHeaders } from '../../schemas/common.js';
+import { errorResponse, idempotencyKeyHeader, idParams, responseHeaders } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { idempotentChange } from '../idempotent-change.js';
 import { adminKeyOf, keysFor } from '../keys.js';
-import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
+import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses } from '../schemas.js';
 
 const schema = {
   summary: 'Roll a key: a new plain key for the same id',

@@ -3,11 +3,11 @@ import type { AccountTopUpOutcome } from '../../../billing/account-admin.js';
 import { MAX_BALANCE } from '../../../billing/ledger.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse, idempotencyKeyHeader, responseHeaders } from '../../schemas/common.js';
+import { errorResponse, idempotencyKeyHeader, idParams, responseHeaders } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { accountNotFound, accountsFor } from '../accounts.js';
 import { idempotentChange } from '../idempotent-change.js';
-import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
+import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses } from '../schemas.js';
 import { topUpBody } from './topup-key.js';
 
 const schema = {

@@ -3,11 +3,11 @@ import type { TopUpOutcome } from '../../../billing/key-admin.js';
 import { MAX_BALANCE } from '../../../billing/ledger.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse, idempotencyKeyHeader, plainText, responseHeaders } from '../../schemas/common.js';
+import { errorResponse, idempotencyKeyHeader, idParams, plainText, responseHeaders } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { idempotentChange } from '../idempotent-change.js';
 import { keysFor } from '../keys.js';
-import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams } from '../schemas.js';
+import { adminSecurity, adminSuccessHeaders, adminWriteErrorResponses } from '../schemas.js';
 
 /** A top-up's body, of a key or of an account. */
 export const topUpBody = {

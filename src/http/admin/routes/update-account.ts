@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { MAX_BALANCE } from '../../../billing/ledger.js';
 import type { SpendCap } from '../../../billing/spend-caps.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse, plainText } from '../../schemas/common.js';
+import { errorResponse, idParams, plainText } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { accountLifeOf, accountNotFound, accountsFor, adminAccountOf, externalIdTaken, forgetAccountKeys } from '../accounts.js';
-import { adminAccount, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams, keyLifeProperties, pricesSchema } from '../schemas.js';
+import { adminAccount, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, keyLifeProperties, pricesSchema } from '../schemas.js';
 import { externalIdSchema } from './create-account.js';
 
 const schema = {

@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { MAX_BALANCE } from '../../../billing/ledger.js';
 import type { SpendCap } from '../../../billing/spend-caps.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse } from '../../schemas/common.js';
+import { errorResponse, idParams } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { adminKeyOf, changedKey, keyLifeOf, keysFor } from '../keys.js';
-import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, idParams, keyLifeProperties, pricesSchema } from '../schemas.js';
+import { adminKey, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, keyLifeProperties, pricesSchema } from '../schemas.js';
 
 const schema = {
   summary: "Set a key's prices, low-balance mark, end or metadata",

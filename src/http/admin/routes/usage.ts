@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { UsageBucket } from '../../../billing/ledger.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse } from '../../schemas/common.js';
+import { errorResponse, idParams } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
 import { jsonOrCsv, usageCsv, usageQuerystring, usageSeries, usageSpan, usageTotals, usageTotalsOf, wantsCsv } from '../../usage.js';
 import { existingKey } from '../keys.js';
-import { adminErrorResponses, adminSecurity, adminSuccessHeaders, idParams } from '../schemas.js';
+import { adminErrorResponses, adminSecurity, adminSuccessHeaders } from '../schemas.js';
 
 const TOP_KEYS = 10;
 

@@ -4,17 +4,9 @@ import { auditReport } from '../../../admin/admin-tokens.js';
 import { ApiError } from '../../../errors.js';
 import { placeOf } from '../../../platform/cursor.js';
 import type { Services } from '../../../services/services.js';
-import { errorResponse, plainText } from '../../schemas/common.js';
+import { errorResponse, idParams, plainText } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
-import {
-  adminErrorResponses,
-  adminSecurity,
-  adminSuccessHeaders,
-  adminWriteErrorResponses,
-  idParams,
-  limitParameter,
-  pageLimit,
-} from '../schemas.js';
+import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, limitParameter, pageLimit } from '../schemas.js';
 
 const listSchema = {
   summary: 'Webhook deliveries, newest first, with their attempts',

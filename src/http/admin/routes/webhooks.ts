@@ -8,9 +8,9 @@ import type { AppSettings, Services } from '../../../services/services.js';
 import { newWebhookSecret } from '../../../webhooks/signature.js';
 import type { WebhookEndpoint } from '../../../webhooks/webhook-store.js';
 import { webhookUrlProblem } from '../../../webhooks/webhook-url.js';
-import { errorResponse, plainText } from '../../schemas/common.js';
+import { errorResponse, idParams, plainText } from '../../schemas/common.js';
 import type { RouteHooks } from '../../steps.js';
-import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, deletedResponse, idParams } from '../schemas.js';
+import { adminErrorResponses, adminSecurity, adminSuccessHeaders, adminWriteErrorResponses, deletedResponse } from '../schemas.js';
 
 const eventsSchema = {
   type: ['array', 'null'],

@@ -13,7 +13,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, join } from 'node:path';
-import { VectorIndex } from './vector-index.js';
+import { VectorIndex } from '../search/vector-index.js';
 
 /** Where the index on disk is level with its corpus file: read back only when all of it matches. */
 export interface KeptState {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { migrateSqlite } from '../../platform/sqlite-open.js';
+import { migrateSqlite } from '../platform/sqlite-open.js';
 
 /**
  * The corpus file's versioned schema (corpus.sqlite): the documents, their term vectors and the

@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import type { DocumentChange, DocumentRecord, DocumentStore, IngestProgress, StoredDocument } from '../documents/document-store.js';
 import type { DocumentEmbeddings } from '../embeddings/document-embeddings.js';
-import { CorpusFile } from './corpus/corpus-file.js';
-import { CorpusSearch } from './corpus/corpus-search.js';
-import { INDEX_UPKEEP, IndexKeeper, type IndexUpkeep } from './corpus/index-keeper.js';
-import { IndexSegments } from './corpus/index-segments.js';
-import { SqliteDocuments } from './corpus/sqlite-documents.js';
-import type { DocumentIndex, IndexOrigin, SearchRequest, SearchResult } from './document-index.js';
-import { VectorKeeper } from './vectors/vector-keeper.js';
+import type { DocumentIndex, IndexOrigin, SearchRequest, SearchResult } from '../search/document-index.js';
+import { CorpusFile } from './corpus-file.js';
+import { CorpusSearch } from './corpus-search.js';
+import { INDEX_UPKEEP, IndexKeeper, type IndexUpkeep } from './index-keeper.js';
+import { IndexSegments } from './index-segments.js';
+import { SqliteDocuments } from './sqlite-documents.js';
+import { VectorKeeper } from './vector-keeper.js';
 
 export { INDEX_UPKEEP, type IndexUpkeep };
 

@@ -3,12 +3,12 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, truncateSync, wr
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import type { DocumentRecord } from '../../../src/documents/document-store.js';
-import type { Manifest } from '../../../src/search/corpus/index-segments.js';
-import type { IndexOrigin } from '../../../src/search/document-index.js';
-import { type IndexUpkeep, SqliteCorpus } from '../../../src/search/sqlite-corpus.js';
-import { assertSameRankings, freshCorpus, INDEX_MODES, rankings } from '../../support/corpus-rankings.js';
-import { syntheticDocuments as documents, documentsOf, tempDir } from '../../support/helper.js';
+import type { Manifest } from '../../src/corpus/index-segments.js';
+import { type IndexUpkeep, SqliteCorpus } from '../../src/corpus/sqlite-corpus.js';
+import type { DocumentRecord } from '../../src/documents/document-store.js';
+import type { IndexOrigin } from '../../src/search/document-index.js';
+import { assertSameRankings, freshCorpus, INDEX_MODES, rankings } from '../support/corpus-rankings.js';
+import { syntheticDocuments as documents, documentsOf, tempDir } from '../support/helper.js';
 
 /** Written as soon as it is served, whatever its size. */
 const PERSIST_AT_ONCE = { persistRows: 1, persistQuietMs: 0, persistIntervalMs: 0 };

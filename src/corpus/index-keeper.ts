@@ -1,13 +1,14 @@
-import { StoreUnavailableError } from '../../platform/store-faults.js';
-import { startModuleWorker } from '../../platform/worker-thread.js';
-import type { IndexOrigin } from '../document-index.js';
-import { LocalIndex } from '../engine/local-index.js';
-import type { RankedRows, SearchIndex, TermSearch } from '../engine/search-index.js';
-import { ShardedIndex } from '../engine/sharded-index.js';
-import { collectThenRelease, releaseAfterNextCollection, releaseFreedMemory } from '../engine/threads/release-memory.js';
-import { SearchThreads } from '../engine/threads/search-threads.js';
-import { indexBatches, loadIndexOnWorker, loadShardedOnWorker, type StoredDocument } from '../index-loader.js';
+import { StoreUnavailableError } from '../platform/store-faults.js';
+import { startModuleWorker } from '../platform/worker-thread.js';
+import type { IndexOrigin } from '../search/document-index.js';
+import { LocalIndex } from '../search/engine/local-index.js';
+import type { RankedRows, SearchIndex, TermSearch } from '../search/engine/search-index.js';
+import { ShardedIndex } from '../search/engine/sharded-index.js';
+import { collectThenRelease, releaseAfterNextCollection, releaseFreedMemory } from '../search/engine/threads/release-memory.js';
+import { SearchThreads } from '../search/engine/threads/search-threads.js';
 import type { CorpusFile } from './corpus-file.js';
+import { CorpusFollower, type LoggedRemoval } from './corpus-follower.js';
+import { type IndexRow, indexBatches, loadIndexOnWorker, loadShardedOnWorker } from './index-loader.js';
 import type { IndexSegments, IndexState, Manifest } from './index-segments.js';
 
 /**
@@ -92,12 +93,6 @@ export const INDEX_UPKEEP: IndexUpkeep = {
   vectorBuildInPlaceRows: 20_000,
 };
 
-interface LoggedRemoval {
-  seq: number;
-  doc_rowid: number;
-  terms: Uint8Array | null;
-}
-
 const NO_TERMS = new Uint8Array(0);
 
 /**
@@ -108,7 +103,7 @@ const NO_TERMS = new Uint8Array(0);
  */
 export class IndexKeeper {
   private index: SearchIndex | undefined;
-  private stale = false;
+  private readonly follower: CorpusFollower;
   private removalsSeen = 0;
   /** The threads of any ShardedIndex, started with the first one (see newIndex). */
   private searchThreads: SearchThreads | undefined;
@@ -123,9 +118,7 @@ export class IndexKeeper {
     private readonly upkeep: IndexUpkeep,
     private readonly segments?: IndexSegments,
   ) {
-    file.onChange(() => {
-      this.stale = true;
-    });
+    this.follower = new CorpusFollower(file, false);
   }
 
   /** Whether the serving index is level with the file, so that its doc_ids and titles are current. */
@@ -139,7 +132,7 @@ export class IndexKeeper {
    */
   async prepare(): Promise<IndexOrigin> {
     if (!this.index && (await this.restoreFromSegments())) return 'segments';
-    if (!this.index && this.lastRowid() >= this.upkeep.workerLoadRows) {
+    if (!this.index && this.follower.lastRowid() >= this.upkeep.workerLoadRows) {
       const loaded = await this.loadOnWorker().catch(() => undefined);
       if (loaded && !this.index && !this.closed) {
         const seen = this.catchUp(loaded.index, loaded.removalsSeen);
@@ -189,7 +182,7 @@ export class IndexKeeper {
       const seen = this.catchUp(index, undefined) as number;
       index.trim();
       this.serve(index, seen);
-    } else if (this.stale) {
+    } else if (this.follower.behind) {
       this.bringLevel(this.index);
     }
     const index = this.index as SearchIndex;
@@ -219,9 +212,9 @@ export class IndexKeeper {
   private async restoreFromSegments(): Promise<boolean> {
     const manifest = this.segments?.read(this.expectedState());
     if (!manifest || !this.segments) return false;
-    const lastRemoval = this.file.sql.lastRemoval.get() as number;
-    const behind = Math.max(0, this.lastRowid() - manifest.highestRowid) + lastRemoval - manifest.removalsSeen;
-    if (manifest.highestRowid > this.lastRowidAssigned() || manifest.removalsSeen > lastRemoval || behind > this.upkeep.catchUpLimit) return false;
+    const behind = this.follower.changesSince(manifest.highestRowid, manifest.removalsSeen);
+    if (manifest.highestRowid > this.lastRowidAssigned() || manifest.removalsSeen > this.follower.lastRemoval() || behind > this.upkeep.catchUpLimit)
+      return false;
     const restored = await this.readSegments(this.segments.dir, manifest).catch(() => undefined);
     if (!restored) {
       // Torn or damaged: set aside, so that the index built instead is written in its place.
@@ -256,7 +249,10 @@ export class IndexKeeper {
    */
   private bringLevel(index: SearchIndex): void {
     const liveBefore = index.liveDocuments;
-    const seen = this.changesSince(index, this.removalsSeen) <= this.upkeep.catchUpLimit ? this.catchUp(index, this.removalsSeen) : undefined;
+    const seen =
+      this.follower.changesSince(index.highestRowid, this.removalsSeen) <= this.upkeep.catchUpLimit
+        ? this.catchUp(index, this.removalsSeen)
+        : undefined;
     if (seen === undefined) {
       this.rebuildInBackground();
       return;
@@ -270,17 +266,12 @@ export class IndexKeeper {
     this.serve(index, seen);
   }
 
-  /** Documents written and deleted since `index` last looked, at most (two lookups, whatever the number). */
-  private changesSince(index: SearchIndex, removalsSeen: number): number {
-    return Math.max(0, this.lastRowid() - index.highestRowid) + (this.file.sql.lastRemoval.get() as number) - removalsSeen;
-  }
-
   private serve(index: SearchIndex, removalsSeen: number, origin: IndexOrigin = 'corpus'): void {
     if (this.index !== index) this.origin = origin;
     if (this.index && this.index !== index) this.index.drop();
     this.index = index;
     this.removalsSeen = removalsSeen;
-    this.stale = false;
+    this.follower.markLevel();
     // The index and removalsSeen change together, here: what is written is the state recorded with it.
     this.segments?.writeSoon(() => this.index && { index: this.index, state: this.stateOf(this.index) });
   }
@@ -333,11 +324,7 @@ export class IndexKeeper {
   }
 
   private threadedIndexDue(): boolean {
-    return this.upkeep.searchThreads > 1 && this.lastRowid() >= this.upkeep.threadedRows;
-  }
-
-  private lastRowid(): number {
-    return this.file.sql.lastRowid.get() as number;
+    return this.upkeep.searchThreads > 1 && this.follower.lastRowid() >= this.upkeep.threadedRows;
   }
 
   /** The highest row id ever given a document, deleted since or not. */
@@ -356,18 +343,18 @@ export class IndexKeeper {
     return this.file.db.transaction((): number | undefined => {
       this.file.loadNewTerms();
       if (removalsSeen === undefined) {
-        const seen = sql.lastRemoval.get() as number;
-        this.addDocuments(index, sql.documentsAfter.iterate(index.highestRowid) as Iterable<StoredDocument>);
+        const seen = this.follower.lastRemoval();
+        this.addDocuments(index, sql.documentsAfter.iterate(index.highestRowid) as Iterable<IndexRow>);
         return seen;
       }
-      const removals = sql.removalsAfter.all(removalsSeen) as LoggedRemoval[];
-      if (!followsOn(removals, removalsSeen, sql.lastRemoval.get() as number)) return undefined;
-      this.addDocuments(index, sql.documentsAfter.iterate(index.highestRowid) as Iterable<StoredDocument>);
+      const removals = this.follower.removalsAfter(removalsSeen);
+      if (!removals) return undefined;
+      this.addDocuments(index, sql.documentsAfter.iterate(index.highestRowid) as Iterable<IndexRow>);
       return applyRemovals(index, removals, removalsSeen);
     })();
   }
 
-  private addDocuments(index: SearchIndex, rows: Iterable<StoredDocument>): void {
+  private addDocuments(index: SearchIndex, rows: Iterable<IndexRow>): void {
     for (const { documents, labels } of indexBatches(rows, this.upkeep.indexBatchRows)) index.add(documents, labels);
   }
 
@@ -412,7 +399,7 @@ export class IndexKeeper {
           removalsSeen = undefined;
           continue;
         }
-        if (step.outcome === 'more' || this.changesSince(index, step.removalsSeen) > this.upkeep.catchUpLimit) continue;
+        if (step.outcome === 'more' || this.follower.changesSince(index.highestRowid, step.removalsSeen) > this.upkeep.catchUpLimit) continue;
         this.file.noticeExternalWrites();
         const seen = this.catchUp(index, step.removalsSeen);
         if (seen === undefined) continue;
@@ -438,16 +425,16 @@ export class IndexKeeper {
     const stepRows = index.threaded ? this.upkeep.threadStepRows : Number.POSITIVE_INFINITY;
     const started = performance.now();
     return this.file.db.transaction(() => {
-      const removalsSeen = after ?? (sql.lastRemoval.get() as number);
-      const removals = sql.removalsFrom.all(removalsSeen, readRows) as LoggedRemoval[];
-      if (!followsOn(removals, removalsSeen, sql.lastRemoval.get() as number)) return { outcome: 'log passed' as const, removalsSeen };
+      const removalsSeen = after ?? this.follower.lastRemoval();
+      const removals = this.follower.removalsAfter(removalsSeen, readRows);
+      if (!removals) return { outcome: 'log passed' as const, removalsSeen };
       const seen = applyRemovals(index, removals, removalsSeen);
-      const read: StoredDocument[] = [];
+      const read: IndexRow[] = [];
       let lastRead = index.highestRowid;
       let exhausted = false;
       while (!exhausted && read.length < stepRows && (read.length === 0 || performance.now() - started < stepMs)) {
         const limit = Math.min(readRows, stepRows - read.length);
-        const rows = sql.documentsFrom.all(lastRead, limit) as StoredDocument[];
+        const rows = sql.documentsFrom.all(lastRead, limit) as IndexRow[];
         for (const row of rows) read.push(row);
         lastRead = rows.at(-1)?.id ?? lastRead;
         exhausted = rows.length < limit;
@@ -456,14 +443,6 @@ export class IndexKeeper {
       return { outcome: exhausted && removals.length < readRows ? ('read' as const) : ('more' as const), removalsSeen: seen };
     })();
   }
-}
-
-/**
- * Whether logged deletions read after `removalsSeen` start right after it, or, when none were read,
- * none was logged after it: the log was not pruned past it. `lastRemoval` is read with them.
- */
-function followsOn(removals: LoggedRemoval[], removalsSeen: number, lastRemoval: number): boolean {
-  return removals.length === 0 ? lastRemoval <= removalsSeen : removals[0].seq === removalsSeen + 1;
 }
 
 /** Marks the logged deletions in the index; returns the last one's sequence number. */

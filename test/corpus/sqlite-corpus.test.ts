@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { corpusMigrations } from '../../src/corpus/corpus-schema.js';
+import { INDEX_UPKEEP, SqliteCorpus } from '../../src/corpus/sqlite-corpus.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
 import { StoreUnavailableError } from '../../src/platform/store-faults.js';
-import { corpusMigrations } from '../../src/search/corpus/corpus-schema.js';
 import type { SearchRequest } from '../../src/search/document-index.js';
-import { INDEX_UPKEEP, SqliteCorpus } from '../../src/search/sqlite-corpus.js';
 import { assertSameRankings, freshCorpus, INDEX_MODES, rankings } from '../support/corpus-rankings.js';
 import { syntheticDocuments as documents, documentsOf, SYNTHETIC_WORDS, tempDir } from '../support/helper.js';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SearchIndex } from '../engine/search-index.js';
-import type { SegmentRecord } from '../engine/segments/segment-file.js';
+import type { SearchIndex } from '../search/engine/search-index.js';
+import type { SegmentRecord } from '../search/engine/segments/segment-file.js';
 
 /** Bumped whenever what a segment holds, or how, changes: segments of another format are rebuilt, never read. */
 const SEGMENT_FORMAT = 1;

@@ -1,11 +1,12 @@
 import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
-import { vectorOfBytes } from '../../embeddings/embedder.js';
-import type { CorpusFile } from '../corpus/corpus-file.js';
+import { vectorOfBytes } from '../documents/vector-bytes.js';
+import { type ExactVectors, VectorIndex, type VectorMatch } from '../search/vector-index.js';
+import type { CorpusFile } from './corpus-file.js';
+import { CorpusFollower } from './corpus-follower.js';
 import { buildVectorsOnWorker, type VectorBuildResult } from './vector-build.js';
 import { type KeptState, VectorFiles } from './vector-files.js';
-import { type ExactVectors, VectorIndex, type VectorMatch } from './vector-index.js';
 
 /**
  * Vectors read and added per step: requests are served between steps. Before a start answers, in
@@ -29,7 +30,7 @@ const PERSIST_QUIET_MS = 5000;
 export class VectorKeeper {
   private index: VectorIndex | undefined;
   private state: KeptState;
-  private stale = true;
+  private readonly follower: CorpusFollower;
   private catchingUp: Promise<void> | undefined;
   /** The build on a worker, while it runs. */
   private building: { done: Promise<void>; stop(): Promise<void> } | undefined;
@@ -50,9 +51,7 @@ export class VectorKeeper {
   ) {
     this.state = { corpus: file.identity, dimensions, highestRowid: 0, removalsSeen: 0 };
     this.files = new VectorFiles(dir, warn);
-    file.onChange(() => {
-      this.stale = true;
-    });
+    this.follower = new CorpusFollower(file, true);
   }
 
   /**
@@ -64,7 +63,7 @@ export class VectorKeeper {
     if (this.index) return this.catchUp(STEPS.serving);
     if (this.building) return;
     const readBack = this.readBack();
-    if (!readBack && (this.file.sql.lastRowid.get() as number) > this.buildInPlaceRows) {
+    if (!readBack && this.follower.lastRowid() > this.buildInPlaceRows) {
       this.buildOnWorker();
       return;
     }
@@ -105,7 +104,7 @@ export class VectorKeeper {
    * came since at the next search. Should that fail, the index is built here, between requests.
    */
   private buildOnWorker(): void {
-    const rows = this.file.sql.lastRowid.get() as number;
+    const rows = this.follower.lastRowid();
     this.warn?.(
       `the vector index is being built from up to ${rows} stored vectors on a worker: until it is, semantic queries are a 503 and hybrid ones lexical`,
       undefined,
@@ -130,7 +129,7 @@ export class VectorKeeper {
       done: done.finally(() => {
         rmSync(out, { force: true });
         this.building = undefined;
-        this.stale = true;
+        this.follower.markBehind();
       }),
       stop: async () => {
         await worker.stop();
@@ -150,7 +149,7 @@ export class VectorKeeper {
 
   private catchUp(step: { rows: number; threads: number }): Promise<void> {
     this.file.noticeExternalWrites();
-    if (!this.stale) return this.catchingUp ?? Promise.resolve();
+    if (!this.follower.behind) return this.catchingUp ?? Promise.resolve();
     this.catchingUp ??= this.applyChanges(step).finally(() => {
       this.catchingUp = undefined;
     });
@@ -158,22 +157,21 @@ export class VectorKeeper {
   }
 
   private async applyChanges(step: { rows: number; threads: number }): Promise<void> {
-    this.stale = false;
+    this.follower.markLevel();
     const index = this.index as VectorIndex;
     const { sql } = this.file;
-    const lastRemoval = sql.lastRemoval.get() as number;
-    if (lastRemoval > this.state.removalsSeen) {
-      const removals = sql.removalsAfter.all(this.state.removalsSeen) as Array<{ seq: number; doc_rowid: number }>;
-      if (removals.length === 0 || removals[0].seq > this.state.removalsSeen + 1) {
-        // Deletions were pruned from the log before this index saw them: build it again.
-        this.index = new VectorIndex(this.dimensions);
-        this.state = { ...this.state, highestRowid: 0, removalsSeen: lastRemoval };
-        return this.applyChanges(step);
-      }
+    const removals = this.follower.removalsAfter(this.state.removalsSeen);
+    if (!removals) {
+      // Deletions were pruned from the log before this index saw them: build it again.
+      this.index = new VectorIndex(this.dimensions);
+      this.state = { ...this.state, highestRowid: 0, removalsSeen: this.follower.lastRemoval() };
+      return this.applyChanges(step);
+    }
+    if (removals.length > 0) {
       index.remove(removals.map((removal) => removal.doc_rowid));
       this.state.removalsSeen = removals[removals.length - 1].seq;
     }
-    const through = sql.lastRowid.get() as number;
+    const through = this.follower.lastRowid();
     while (this.state.highestRowid < through) {
       const rows = sql.vectorsFrom.all(this.state.highestRowid, through, step.rows) as Array<{ id: number; vector: Uint8Array }>;
       this.addedSinceWrite += index.addStored(rows, step.threads);

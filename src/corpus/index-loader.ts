@@ -1,14 +1,14 @@
 import { siblingModule, startModuleWorker } from '../platform/worker-thread.js';
-import { BatchDecoder, type DecodedBatch, type DecodedDocuments } from './engine/batch-decoder.js';
-import { type PackedLabels, packLabels } from './engine/document-labels.js';
-import { LocalIndex } from './engine/local-index.js';
-import type { PackedDocuments } from './engine/packed-documents.js';
-import type { IndexedDocument } from './engine/search-index.js';
-import type { ShardedIndex } from './engine/sharded-index.js';
-import { TextIndex } from './engine/text-index.js';
+import { BatchDecoder, type DecodedBatch, type DecodedDocuments } from '../search/engine/batch-decoder.js';
+import { type PackedLabels, packLabels } from '../search/engine/document-labels.js';
+import { LocalIndex } from '../search/engine/local-index.js';
+import type { PackedDocuments } from '../search/engine/packed-documents.js';
+import type { IndexedDocument } from '../search/engine/search-index.js';
+import type { ShardedIndex } from '../search/engine/sharded-index.js';
+import { TextIndex } from '../search/engine/text-index.js';
 
 /** What the index reads of a document's row: its term vector and lengths, and its doc_id and title for the hits. */
-export interface StoredDocument {
+export interface IndexRow {
   id: number;
   doc_id: string;
   title: string;
@@ -17,13 +17,13 @@ export interface StoredDocument {
   terms: Uint8Array | null;
 }
 
-export const STORED_DOCUMENT_COLUMNS = 'id, doc_id, title, title_length, text_length, terms';
+export const INDEX_ROW_COLUMNS = 'id, doc_id, title, title_length, text_length, terms';
 
 const EMPTY = new Uint8Array(0);
 
 /** Rows in batches of `size` as an index takes them: the documents, and their labels packed. */
-export function* indexBatches(rows: Iterable<StoredDocument>, size: number): Generator<{ documents: IndexedDocument[]; labels: PackedLabels }> {
-  let batch: StoredDocument[] = [];
+export function* indexBatches(rows: Iterable<IndexRow>, size: number): Generator<{ documents: IndexedDocument[]; labels: PackedLabels }> {
+  let batch: IndexRow[] = [];
   const complete = () => ({
     documents: batch.map((row) => ({
       rowid: row.id,

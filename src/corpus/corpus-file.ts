@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { ExternalWrites } from '../../platform/external-writes.js';
-import { openSqlite } from '../../platform/sqlite-open.js';
-import { DocumentAnalyser, TermDictionary } from '../engine/term-vector.js';
-import { STORED_DOCUMENT_COLUMNS } from '../index-loader.js';
+import { ExternalWrites } from '../platform/external-writes.js';
+import { openSqlite } from '../platform/sqlite-open.js';
+import { DocumentAnalyser, TermDictionary } from '../search/engine/term-vector.js';
 import { migrateCorpus } from './corpus-schema.js';
+import { INDEX_ROW_COLUMNS } from './index-loader.js';
 
 /**
  * How long deletions stay in the log other processes follow. A process that has not looked for
@@ -72,8 +72,8 @@ function prepareStatements(db: Database.Database): CorpusStatements {
     insertTerm: db.prepare('INSERT INTO terms (id, term) VALUES (?, ?)'),
     countDocuments: db.prepare('SELECT count(*) AS n FROM documents'),
     termsAfter: db.prepare('SELECT id, term FROM terms WHERE id > ?'),
-    documentsAfter: db.prepare(`SELECT ${STORED_DOCUMENT_COLUMNS} FROM documents WHERE id > ? ORDER BY id`),
-    documentsFrom: db.prepare(`SELECT ${STORED_DOCUMENT_COLUMNS} FROM documents WHERE id > ? ORDER BY id LIMIT ?`),
+    documentsAfter: db.prepare(`SELECT ${INDEX_ROW_COLUMNS} FROM documents WHERE id > ? ORDER BY id`),
+    documentsFrom: db.prepare(`SELECT ${INDEX_ROW_COLUMNS} FROM documents WHERE id > ? ORDER BY id LIMIT ?`),
     removalsAfter: db.prepare('SELECT seq, doc_rowid, terms FROM removed_documents WHERE seq > ? ORDER BY seq'),
     removalsFrom: db.prepare('SELECT seq, doc_rowid, terms FROM removed_documents WHERE seq > ? ORDER BY seq LIMIT ?'),
     lastRemoval: db.prepare(LAST_REMOVAL_SQL).pluck(),

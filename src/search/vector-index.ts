@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Index as UsearchIndex } from 'usearch';
-import { vectorOfBytes } from '../../embeddings/embedder.js';
+import { vectorOfBytes } from '../documents/vector-bytes.js';
 
 const require = createRequire(import.meta.url);
 

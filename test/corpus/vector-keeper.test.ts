@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { DocumentRecord } from '../../../src/documents/document-store.js';
-import { DocumentEmbeddings } from '../../../src/embeddings/document-embeddings.js';
-import { OpenAiEmbedder } from '../../../src/embeddings/openai-embedder.js';
-import { standInVector, startStandInEmbedder } from '../../../src/embeddings/stand-in/stand-in-embedder.js';
-import { INDEX_UPKEEP } from '../../../src/search/corpus/index-keeper.js';
-import { SqliteCorpus } from '../../../src/search/sqlite-corpus.js';
-import { documentsOf, standInEmbeddings, tempDir } from '../../support/helper.js';
+import { INDEX_UPKEEP } from '../../src/corpus/index-keeper.js';
+import { SqliteCorpus } from '../../src/corpus/sqlite-corpus.js';
+import type { DocumentRecord } from '../../src/documents/document-store.js';
+import { DocumentEmbeddings } from '../../src/embeddings/document-embeddings.js';
+import { OpenAiEmbedder } from '../../src/embeddings/openai-embedder.js';
+import { standInVector, startStandInEmbedder } from '../../src/embeddings/stand-in/stand-in-embedder.js';
+import { documentsOf, standInEmbeddings, tempDir } from '../support/helper.js';
 
 const DOCUMENTS: DocumentRecord[] = [
   { docId: 'auto', title: 'Automobile recall', text: 'Vehicles recalled.', metadata: {} },

@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type { Manifest } from '../../../src/search/corpus/index-segments.js';
-import { INDEX_UPKEEP, SqliteCorpus } from '../../../src/search/sqlite-corpus.js';
-import { assertSameRankings, rankings } from '../../support/corpus-rankings.js';
-import { syntheticDocuments as documents, documentsOf, tempDir } from '../../support/helper.js';
-import { random } from '../../support/random.js';
+import type { Manifest } from '../../src/corpus/index-segments.js';
+import { INDEX_UPKEEP, SqliteCorpus } from '../../src/corpus/sqlite-corpus.js';
+import { assertSameRankings, rankings } from '../support/corpus-rankings.js';
+import { syntheticDocuments as documents, documentsOf, tempDir } from '../support/helper.js';
+import { random } from '../support/random.js';
 
-const WRITER = fileURLToPath(new URL('../../support/index-writer.ts', import.meta.url));
+const WRITER = fileURLToPath(new URL('../support/index-writer.ts', import.meta.url));
 const KILLS = 5;
 
 /** The manifest's text, or undefined while there is none. */

@@ -1,8 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { LAST_REMOVAL_SQL, LAST_ROWID_SQL, VECTORS_FROM_SQL } from '../corpus/corpus-file.js';
+import { VectorIndex } from '../search/vector-index.js';
+import { LAST_REMOVAL_SQL, LAST_ROWID_SQL, VECTORS_FROM_SQL } from './corpus-file.js';
 import type { VectorBuildRequest, VectorBuildResult } from './vector-build.js';
-import { VectorIndex } from './vector-index.js';
 
 // Reads a corpus file's stored vectors in one read transaction, so that the highest row id and the
 // last deletion it reports are those of the rows it added, and saves the index built from them.

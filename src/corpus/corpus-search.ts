@@ -1,12 +1,19 @@
-import type { DocumentIndex, FacetCounts, IndexOrigin, SearchRequest, SearchResult } from '../document-index.js';
-import { stemOf } from '../engine/analysis.js';
-import { cutAtTopK } from '../engine/ranking.js';
-import type { FilterScalar, SearchField } from '../engine/search-index.js';
-import { filterTerm, metadataWordTerm } from '../engine/term-vector.js';
-import type { VectorKeeper } from '../vectors/vector-keeper.js';
+import {
+  type DocumentIndex,
+  type FacetCounts,
+  type IndexOrigin,
+  SEMANTIC_DEPTH,
+  type SearchRequest,
+  type SearchResult,
+} from '../search/document-index.js';
+import { stemOf } from '../search/engine/analysis.js';
+import { cutAtTopK } from '../search/engine/ranking.js';
+import type { FilterScalar, SearchField } from '../search/engine/search-index.js';
+import { filterTerm, metadataWordTerm } from '../search/engine/term-vector.js';
 import type { CorpusFile } from './corpus-file.js';
 import type { IndexKeeper } from './index-keeper.js';
-import { addFacetCounts, countFacets, fuseRankings, SEMANTIC_DEPTH, semanticCandidates } from './semantic-ranking.js';
+import { addFacetCounts, countFacets, fuseRankings, semanticCandidates } from './semantic-ranking.js';
+import type { VectorKeeper } from './vector-keeper.js';
 
 /**
  * Searches of a corpus file: the request's analysed terms and filter values become the

@@ -2,10 +2,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../errors.js';
 
 /** Where `npm run build` puts the console and the portal: the same place from src/ and from dist/. */
-const pageDir = (name: string) => fileURLToPath(new URL(`../../../dist/${name}/`, import.meta.url));
+const pageDir = (name: string) => fileURLToPath(new URL(`../../dist/${name}/`, import.meta.url));
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -53,9 +53,4 @@ export function registerPage(app: FastifyInstance, name: 'console' | 'portal', d
   app.get(`/${name}`, page, async (_request, reply) => send(reply, 'index.html'));
   app.get(`/${name}/`, page, async (_request, reply) => send(reply, 'index.html'));
   app.get(`/${name}/:file`, page, async (request, reply) => send(reply, (request.params as { file: string }).file));
-}
-
-/** GET /console: the operator console. */
-export function registerConsole(app: FastifyInstance, dir?: string): void {
-  registerPage(app, 'console', dir);
 }

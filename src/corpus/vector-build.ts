@@ -1,4 +1,4 @@
-import { siblingModule, startModuleWorker } from '../../platform/worker-thread.js';
+import { siblingModule, startModuleWorker } from '../platform/worker-thread.js';
 
 export interface VectorBuildRequest {
   /** The corpus file, read in one read transaction. */

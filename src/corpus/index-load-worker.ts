@@ -1,18 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { LAST_REMOVAL_SQL } from './corpus/corpus-file.js';
-import { BatchDecoder } from './engine/batch-decoder.js';
-import type { PackedLabels } from './engine/document-labels.js';
-import { packDocuments, packedBuffers } from './engine/packed-documents.js';
-import type { IndexedDocument } from './engine/search-index.js';
-import {
-  BATCHES_AHEAD,
-  type IndexLoadMessage,
-  type IndexLoadRequest,
-  indexBatches,
-  STORED_DOCUMENT_COLUMNS,
-  type StoredDocument,
-} from './index-loader.js';
+import { BatchDecoder } from '../search/engine/batch-decoder.js';
+import type { PackedLabels } from '../search/engine/document-labels.js';
+import { packDocuments, packedBuffers } from '../search/engine/packed-documents.js';
+import type { IndexedDocument } from '../search/engine/search-index.js';
+import { LAST_REMOVAL_SQL } from './corpus-file.js';
+import { BATCHES_AHEAD, INDEX_ROW_COLUMNS, type IndexLoadMessage, type IndexLoadRequest, type IndexRow, indexBatches } from './index-loader.js';
 
 // Reads a corpus file's term vectors in one read transaction and posts them batch by batch, in
 // row id order: decoded, documents numbered from 0 (see loadIndexOnWorker), or packed as read
@@ -57,8 +50,8 @@ function waitForRoom(): void {
 
 const removalsSeen = db.transaction(() => {
   const seen = db.prepare(LAST_REMOVAL_SQL).pluck().get() as number;
-  const stored = db.prepare(`SELECT ${STORED_DOCUMENT_COLUMNS} FROM documents ORDER BY id`);
-  for (const { documents, labels } of indexBatches(stored.iterate() as Iterable<StoredDocument>, batchRows)) send(documents, labels);
+  const stored = db.prepare(`SELECT ${INDEX_ROW_COLUMNS} FROM documents ORDER BY id`);
+  for (const { documents, labels } of indexBatches(stored.iterate() as Iterable<IndexRow>, batchRows)) send(documents, labels);
   return seen;
 })();
 db.close();

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { loadIndexOnWorker } from '../../src/corpus/index-loader.js';
+import { INDEX_UPKEEP, SqliteCorpus } from '../../src/corpus/sqlite-corpus.js';
 import type { SearchRequest } from '../../src/search/document-index.js';
 import type { SearchField } from '../../src/search/engine/search-index.js';
 import { TextIndex } from '../../src/search/engine/text-index.js';
-import { loadIndexOnWorker } from '../../src/search/index-loader.js';
-import { INDEX_UPKEEP, SqliteCorpus } from '../../src/search/sqlite-corpus.js';
 import { syntheticDocuments as documents, documentsOf, SYNTHETIC_WORDS, tempDir } from '../support/helper.js';
 
 /** A corpus with a history: ingested, partly re-ingested, partly deleted (so its deletion log is not empty). */

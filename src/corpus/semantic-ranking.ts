@@ -1,11 +1,5 @@
-import { forEachStoredTerm } from '../engine/term-vector.js';
-import type { VectorMatch } from '../vectors/vector-index.js';
-
-/**
- * The nearest documents a semantic or hybrid query considers: its semantic matches are those of
- * them that pass the filters. Pages past them are empty.
- */
-export const SEMANTIC_DEPTH = 100;
+import { forEachStoredTerm } from '../search/engine/term-vector.js';
+import type { VectorMatch } from '../search/vector-index.js';
 
 /**
  * Reciprocal rank fusion's constant (Cormack et al.; Elasticsearch's and OpenSearch's default): a

@@ -1,8 +1,8 @@
-import type { DocumentChange, DocumentRecord, DocumentStore, IngestProgress, StoredDocument } from '../../documents/document-store.js';
-import { vectorBytes } from '../../embeddings/embedder.js';
-import { startModuleWorker } from '../../platform/worker-thread.js';
-import type { AnalysedDocument } from '../engine/term-vector.js';
-import { BackgroundAnalyser } from '../engine/threads/background-analyser.js';
+import type { DocumentChange, DocumentRecord, DocumentStore, IngestProgress, StoredDocument } from '../documents/document-store.js';
+import { vectorBytes } from '../documents/vector-bytes.js';
+import { startModuleWorker } from '../platform/worker-thread.js';
+import type { AnalysedDocument } from '../search/engine/term-vector.js';
+import { BackgroundAnalyser } from '../search/engine/threads/background-analyser.js';
 import type { CorpusFile } from './corpus-file.js';
 
 const DOCUMENT_CACHE_CHARS = 32 * 1024 * 1024;
