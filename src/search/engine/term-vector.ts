@@ -1,5 +1,5 @@
 import { forEachToken, STOPWORDS, scanTokens, stemOf, type TokenSink, tokenText } from './analysis.js';
-import type { FilterScalar, AnalysableValue } from './search-index.js';
+import type { AnalysableValue, FilterScalar } from './search-index.js';
 import { TokenTable } from './token-table.js';
 import { radixSort, resized } from './typed-arrays.js';
 
