@@ -83,7 +83,7 @@ async function main(): Promise<void> {
             field: { kind: 'all' },
             filters: [],
             topK: 10,
-            ...(mode === 'lexical' ? {} : { semantic: { mode, vector: vectors[position] } }),
+            ...(mode === 'lexical' ? {} : { ranking: { mode, vector: vectors[position] } }),
           });
           if (pass === 1) times[mode].push(performance.now() - started);
         }

@@ -2,8 +2,8 @@ import {
   type DocumentIndex,
   type FacetCounts,
   type IndexOrigin,
+  type IndexQuery,
   SEMANTIC_DEPTH,
-  type SearchRequest,
   type SearchResult,
 } from '../search/document-index.js';
 import { stemOf } from '../search/engine/analysis.js';
@@ -37,20 +37,34 @@ export class CorpusSearch implements DocumentIndex {
     return this.vectors?.ready ?? true;
   }
 
-  async search(request: SearchRequest): Promise<SearchResult> {
+  async search(request: IndexQuery): Promise<SearchResult> {
     const facetValues = request.facets?.fields.map((field) => this.file.dictionary.valuesOf(field));
-    const facetsOf = (counts: number[][] | undefined) => request.facets && facetValues && topFacets(request.facets, facetValues, counts);
-    const facetTerms = facetValues?.map((values) => values.map((value) => value.id));
+    const facets: Faceting | undefined = request.facets &&
+      facetValues && {
+        terms: facetValues.map((values) => values.map((value) => value.id)),
+        countsOf: (counts) => topFacets(request.facets as { fields: string[]; limit: number }, facetValues, counts),
+      };
+    const ranking = request.ranking ?? { mode: 'lexical' };
+    switch (ranking.mode) {
+      case 'lexical':
+        return this.lexicalSearch(request, facets);
+      case 'semantic':
+        return this.semanticSearch(request, ranking.vector, facets);
+      case 'hybrid':
+        return this.hybridSearch(request, ranking.vector, facets);
+    }
+  }
+
+  /** A page from `offset` is cut from the best offset + topK, ties by doc_id: pages never overlap. */
+  private async lexicalSearch(request: IndexQuery, facets: Faceting | undefined): Promise<SearchResult> {
     const offset = request.offset ?? 0;
-    if (request.semantic) return this.semanticSearch(request, request.semantic, facetTerms, facetsOf);
-    // A page from `offset` is cut from the best offset + topK, ties by doc_id: pages never overlap.
-    const lexical = await this.lexicalRanking(request, offset + request.topK, facetTerms);
-    return withFacets({ total: lexical.total, hits: lexical.hits.slice(offset) }, facetsOf(lexical.facets));
+    const lexical = await this.lexicalRanking(request, offset + request.topK, facets?.terms);
+    return withFacets({ total: lexical.total, hits: lexical.hits.slice(offset) }, facets?.countsOf(lexical.facets));
   }
 
   /** The best `depth` lexical hits (cut there, ties by doc_id), every match counted and, when asked, faceted. */
   private async lexicalRanking(
-    request: SearchRequest,
+    request: IndexQuery,
     depth: number,
     facetTerms: number[][] | undefined,
   ): Promise<{ total: number; hits: Array<{ docId: string; title: string; score: number }>; facets?: number[][] }> {
@@ -78,48 +92,54 @@ export class CorpusSearch implements DocumentIndex {
     return { total: result.total, hits: cutAtTopK(hits, depth), ...(result.facets ? { facets: result.facets } : {}) };
   }
 
-  /**
-   * Semantic: the nearest documents passing the filters, by similarity. Hybrid: those fused with the
-   * lexical ranking (see fuseRankings); its matches are the lexical ones and the near ones together.
-   */
-  private async semanticSearch(
-    request: SearchRequest,
-    semantic: NonNullable<SearchRequest['semantic']>,
-    facetTerms: number[][] | undefined,
-    facetsOf: (counts: number[][] | undefined) => FacetCounts | undefined,
-  ): Promise<SearchResult> {
+  /** The nearest documents passing the filters, by similarity. */
+  private async semanticSearch(request: IndexQuery, vector: Float32Array, facets: Faceting | undefined): Promise<SearchResult> {
     const offset = request.offset ?? 0;
-    // The page's documents are ranked by exact similarity, the rest of the depth by the graph's.
-    const matches = this.vectors ? await this.vectors.nearest(semantic.vector, SEMANTIC_DEPTH, offset + request.topK) : [];
+    const { candidates, near } = await this.nearCandidates(request, vector, facets, false);
+    const hits = near.slice(offset, offset + request.topK).map((hit) => ({ ...hit, score: Math.min(1, hit.score) }));
+    const counts = facets && countFacets(candidates, facets.terms);
+    return { ...withFacets({ total: near.length, hits }, facets?.countsOf(counts)), scoresAreConfidences: true };
+  }
+
+  /** The near documents fused with the lexical ranking (see fuseRankings): its matches are the lexical ones and the near ones together. */
+  private async hybridSearch(request: IndexQuery, vector: Float32Array, facets: Faceting | undefined): Promise<SearchResult> {
+    const offset = request.offset ?? 0;
+    const { candidates, near } = await this.nearCandidates(request, vector, facets, true);
+    const lexical = await this.lexicalRanking(request, Math.max(SEMANTIC_DEPTH, offset + request.topK), facets?.terms);
+    const nearOnly = candidates.filter((candidate) => !candidate.matchesLexically);
+    const counts = facets && addFacetCounts(lexical.facets ?? facets.terms.map((values) => values.map(() => 0)), countFacets(nearOnly, facets.terms));
+    const hits = fuseRankings(lexical.hits, near).slice(offset, offset + request.topK);
+    return { ...withFacets({ total: lexical.total + nearOnly.length, hits }, facets?.countsOf(counts)), scoresAreConfidences: true };
+  }
+
+  /**
+   * The SEMANTIC_DEPTH nearest documents that pass the filters, with their doc_ids and titles; the
+   * page's by exact similarity, the rest of the depth by the graph's. Term vectors are read only
+   * when something needs them: filters, facets, or (`lexicalToo`) telling which match lexically.
+   */
+  private async nearCandidates(request: IndexQuery, vector: Float32Array, facets: Faceting | undefined, lexicalToo: boolean) {
+    const offset = request.offset ?? 0;
+    const matches = this.vectors ? await this.vectors.nearest(vector, SEMANTIC_DEPTH, offset + request.topK) : [];
     const filters = this.filterTermIds(request.filters);
-    // Term vectors are read only when something needs them: filters, facets, or hybrid's count.
-    const needsTerms = filters.length > 0 || facetTerms !== undefined || semantic.mode === 'hybrid';
-    const candidates = needsTerms
-      ? semanticCandidates(matches, this.storedTerms(matches), {
-          filters,
-          terms: this.termIds(request),
-          field: request.field.kind,
-          counted: facetTerms?.flat() ?? [],
-        })
-      : matches.map((match) => ({ ...match, terms: new Set<number>(), matchesLexically: false }));
+    const candidates =
+      filters.length > 0 || facets !== undefined || lexicalToo
+        ? semanticCandidates(matches, this.storedTerms(matches), {
+            filters,
+            terms: this.termIds(request),
+            field: request.field.kind,
+            counted: facets?.terms.flat() ?? [],
+          })
+        : matches.map((match) => ({ ...match, terms: new Set<number>(), matchesLexically: false }));
     const index = this.keeper.current();
     const level = this.keeper.level;
     const near = candidates.flatMap((candidate) => {
       const label = (level && index.labelOf(candidate.rowid)) || this.readLabel(candidate.rowid);
       return label ? [{ ...label, score: candidate.similarity }] : [];
     });
-    if (semantic.mode === 'semantic') {
-      const hits = near.slice(offset, offset + request.topK).map((hit) => ({ ...hit, score: Math.min(1, hit.score) }));
-      return { ...withFacets({ total: near.length, hits }, facetsOf(facetTerms && countFacets(candidates, facetTerms))), scoresAreConfidences: true };
-    }
-    const lexical = await this.lexicalRanking(request, Math.max(SEMANTIC_DEPTH, offset + request.topK), facetTerms);
-    const nearOnly = candidates.filter((candidate) => !candidate.matchesLexically);
-    const facets = facetTerms && addFacetCounts(lexical.facets ?? facetTerms.map((values) => values.map(() => 0)), countFacets(nearOnly, facetTerms));
-    const hits = fuseRankings(lexical.hits, near).slice(offset, offset + request.topK);
-    return { ...withFacets({ total: lexical.total + nearOnly.length, hits }, facetsOf(facets)), scoresAreConfidences: true };
+    return { candidates, near };
   }
 
-  private termIds(request: SearchRequest): number[] {
+  private termIds(request: IndexQuery): number[] {
     const { field } = request;
     const ids = new Set<number>();
     for (const term of request.terms) {
@@ -131,7 +151,7 @@ export class CorpusSearch implements DocumentIndex {
   }
 
   /** Filters as groups of term ids (see TermSearch.filters); a value no document holds has none. */
-  private filterTermIds(filters: SearchRequest['filters']): number[][] {
+  private filterTermIds(filters: IndexQuery['filters']): number[][] {
     return filters.map((filter) => filter.anyOf.flatMap((value) => this.file.dictionary.idOf(filterTerm(filter.field, value)) ?? []));
   }
 
@@ -147,6 +167,12 @@ export class CorpusSearch implements DocumentIndex {
     const row = this.file.sql.hit.get(rowid) as { doc_id: string; title: string } | undefined;
     return row && { docId: row.doc_id, title: row.title };
   }
+}
+
+/** Facets asked: the term ids of each field's values, and the answer's counts made of what was counted per value. */
+interface Faceting {
+  terms: number[][];
+  countsOf(counts: number[][] | undefined): FacetCounts;
 }
 
 function withFacets(result: SearchResult, facets: FacetCounts | undefined): SearchResult {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChangeFeed, DocumentReplica } from '../documents/document-store.js';
-import type { DocumentIndex, IndexOrigin, SearchRequest, SearchResult } from '../search/document-index.js';
+import type { DocumentIndex, IndexOrigin, IndexQuery, SearchResult } from '../search/document-index.js';
 import { ReplicaFolder } from './replica-folder.js';
 import { INDEX_UPKEEP, type IndexUpkeep, SqliteCorpus } from './sqlite-corpus.js';
 
@@ -45,7 +45,7 @@ export class SearchReplica implements DocumentIndex, DocumentReplica {
     },
   ) {}
 
-  async search(request: SearchRequest): Promise<SearchResult> {
+  async search(request: IndexQuery): Promise<SearchResult> {
     return (await this.corpus()).search(request);
   }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { DocumentChange, DocumentRecord, DocumentStore, IngestProgress, StoredDocument } from '../documents/document-store.js';
 import type { DocumentEmbeddings } from '../embeddings/document-embeddings.js';
-import type { DocumentIndex, IndexOrigin, SearchRequest, SearchResult } from '../search/document-index.js';
+import type { DocumentIndex, IndexOrigin, IndexQuery, SearchResult } from '../search/document-index.js';
 import { CorpusFile } from './corpus-file.js';
 import { CorpusSearch } from './corpus-search.js';
 import { INDEX_UPKEEP, IndexKeeper, type IndexUpkeep } from './index-keeper.js';
@@ -75,7 +75,7 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
     this.documents.applyChanges(changes);
   }
 
-  search(request: SearchRequest): Promise<SearchResult> {
+  search(request: IndexQuery): Promise<SearchResult> {
     return this.searches.search(request);
   }
 

@@ -11,8 +11,9 @@ export type IndexOrigin = 'segments' | 'corpus';
  */
 export const SEMANTIC_DEPTH = 100;
 
-export interface SearchRequest {
-  /** Analysed query terms (stemming happens in the index); at least one. */
+/** A search as the index runs it: its words analysed, its filters as groups. */
+export interface IndexQuery {
+  /** Analysed query terms (stemming happens in the index). */
   terms: string[];
   /** Which field the terms must occur in: title and text together, one of them, or a metadata field. */
   field: { kind: 'all' } | { kind: 'title' } | { kind: 'text' } | { kind: 'metadata'; name: string };
@@ -23,8 +24,8 @@ export interface SearchRequest {
   offset?: number;
   /** Metadata fields whose values to count over every match, and how many values to keep per field. */
   facets?: { fields: string[]; limit: number };
-  /** Semantic or hybrid search (absent: lexical), with the prompt's vector from the embedder. */
-  semantic?: { mode: 'semantic' | 'hybrid'; vector: Float32Array };
+  /** Lexical (BM25 over the terms; absent: lexical), or semantic or hybrid with the prompt's vector from the embedder. */
+  ranking?: { mode: 'lexical' } | { mode: 'semantic' | 'hybrid'; vector: Float32Array };
 }
 
 export interface SearchHit {
@@ -51,7 +52,7 @@ export interface SearchResult {
  * replica of it (replica.ts). Either way the ranking is the engine's, exactly.
  */
 export interface DocumentIndex {
-  search(request: SearchRequest): Promise<SearchResult>;
+  search(query: IndexQuery): Promise<SearchResult>;
   /** Loads the search index now (before listening), so the first query does not wait for it; says from where. */
   prepareSearch(): Promise<IndexOrigin>;
   /** False while the vector index is built after a start (a semantic search would wait for it); absent: always ready. */

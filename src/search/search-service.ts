@@ -1,22 +1,7 @@
 import type { QueryEmbeddings } from '../embeddings/query-embeddings.js';
 import { analyze } from './analyzer.js';
-import type { DocumentIndex, FacetCounts, FilterScalar, IndexOrigin, SearchRequest } from './document-index.js';
-
-export type MatchField = SearchRequest['field'];
-
-export interface SearchQuery {
-  text: string;
-  field: MatchField;
-  filters: Record<string, FilterScalar | FilterScalar[]>;
-  topK: number;
-  /** The rank the page starts at. */
-  offset?: number;
-  facets?: { fields: string[]; limit: number };
-  /** Semantic or hybrid (absent: lexical): the mode and the prompt's vector (see `embeddings`). */
-  semantic?: { mode: 'semantic' | 'hybrid'; vector: Float32Array };
-}
-
-export type SearchMode = 'lexical' | 'semantic' | 'hybrid';
+import type { DocumentIndex, FacetCounts, IndexOrigin, IndexQuery } from './document-index.js';
+import type { SearchRequest } from './search-request.js';
 
 export interface RankedDocument {
   doc_id: string;
@@ -74,23 +59,8 @@ export class SearchService {
     return this.index.semanticReady?.() ?? true;
   }
 
-  async search(query: SearchQuery): Promise<SearchOutcome> {
-    const terms = analyze(query.text);
-    const noFacets = query.facets && Object.fromEntries(query.facets.fields.map((field) => [field, {}]));
-    if (terms.length === 0 && !query.semantic) return { total: 0, documents: [], ...(noFacets ? { facets: noFacets } : {}) };
-    const filters = Object.entries(query.filters).map(([field, value]) => ({
-      field,
-      anyOf: Array.isArray(value) ? value : [value],
-    }));
-    const result = await this.index.search({
-      terms,
-      field: query.field,
-      filters,
-      topK: query.topK,
-      offset: query.offset,
-      facets: query.facets,
-      ...(query.semantic ? { semantic: query.semantic } : {}),
-    });
+  async search(request: SearchRequest): Promise<SearchOutcome> {
+    const result = await this.index.search(indexQueryOf(request));
     const confidence = result.scoresAreConfidences ? (score: number) => Number(Math.max(0, Math.min(1, score)).toFixed(6)) : confidenceOf;
     return {
       total: result.total,
@@ -98,4 +68,19 @@ export class SearchService {
       ...(result.facets ? { facets: result.facets } : {}),
     };
   }
+}
+
+/** The request as the index runs it: its words analysed, its filters as groups, its ranking with the prompt's vector. */
+function indexQueryOf(request: SearchRequest): IndexQuery {
+  const { mode, vector } = request;
+  if (mode !== 'lexical' && !vector) throw new Error(`a ${mode} search needs its prompt's vector`);
+  return {
+    terms: analyze(request.text),
+    field: request.field,
+    filters: Object.entries(request.filters).map(([field, value]) => ({ field, anyOf: Array.isArray(value) ? value : [value] })),
+    topK: request.topK,
+    offset: request.offset,
+    facets: request.facets,
+    ranking: mode === 'lexical' ? { mode } : { mode, vector: vector as Float32Array },
+  };
 }

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { loadIndexOnWorker } from '../../src/corpus/index-loader.js';
 import { INDEX_UPKEEP, SqliteCorpus } from '../../src/corpus/sqlite-corpus.js';
-import type { SearchRequest } from '../../src/search/document-index.js';
+import type { IndexQuery } from '../../src/search/document-index.js';
 import type { SearchField } from '../../src/search/engine/search-index.js';
 import { TextIndex } from '../../src/search/engine/text-index.js';
 import { syntheticDocuments as documents, documentsOf, SYNTHETIC_WORDS, tempDir } from '../support/helper.js';
@@ -95,7 +95,7 @@ describe('loading the search index with a worker thread', { timeout: 60_000 }, (
       await Promise.all([loadedHere.prepareSearch(), loadedByWorker.prepareSearch(), splitByWorker.prepareSearch()]);
       await writer.ingestDocuments(documentsOf(documents(20, 13, 'late')));
       await writer.deleteDocument('doc-7');
-      const requests: SearchRequest[] = [
+      const requests: IndexQuery[] = [
         { terms: ['river'], field: { kind: 'all' }, filters: [], topK: 20 },
         { terms: ['stone', 'glacier', 'ember'], field: { kind: 'all' }, filters: [{ field: 'shelf', anyOf: ['a'] }], topK: 20 },
         { terms: ['harbour', 'quarry'], field: { kind: 'title' }, filters: [], topK: 20 },

@@ -6,7 +6,7 @@ import { corpusMigrations } from '../../src/corpus/corpus-schema.js';
 import { INDEX_UPKEEP, SqliteCorpus } from '../../src/corpus/sqlite-corpus.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
 import { StoreUnavailableError } from '../../src/platform/store-faults.js';
-import type { SearchRequest } from '../../src/search/document-index.js';
+import type { IndexQuery } from '../../src/search/document-index.js';
 import { assertSameRankings, freshCorpus, INDEX_MODES, rankings } from '../support/corpus-rankings.js';
 import { syntheticDocuments as documents, documentsOf, SYNTHETIC_WORDS, tempDir } from '../support/helper.js';
 
@@ -324,7 +324,7 @@ describe('SqliteCorpus searches in flight together', () => {
       }
       await single.ingestDocuments(documentsOf(all));
       const words = (seed: number) => [SYNTHETIC_WORDS[seed % 12], SYNTHETIC_WORDS[(seed * 7 + 3) % 12]];
-      const requests: SearchRequest[] = Array.from({ length: 120 }, (_, index) => ({
+      const requests: IndexQuery[] = Array.from({ length: 120 }, (_, index) => ({
         terms: index % 3 === 0 ? words(index) : index % 3 === 1 ? [...words(index), `w${(index * 37) % 900}`] : [`v${index % 97}`, words(index)[0]],
         field: { kind: 'all' },
         filters: [],

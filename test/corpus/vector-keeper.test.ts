@@ -29,7 +29,7 @@ describe('the vector index beside a corpus file', () => {
   const open = (dir: string) => new SqliteCorpus(dir, INDEX_UPKEEP, (message) => warnings.push(message), embeddings);
   const nearCar = async (corpus: SqliteCorpus) => {
     const vector = Float32Array.from(standInVector('car', standIn.dimensions));
-    const result = await corpus.search({ terms: ['car'], field: { kind: 'all' }, filters: [], topK: 10, semantic: { mode: 'semantic', vector } });
+    const result = await corpus.search({ terms: ['car'], field: { kind: 'all' }, filters: [], topK: 10, ranking: { mode: 'semantic', vector } });
     return result.hits.map((hit) => hit.docId).sort();
   };
 

@@ -4,7 +4,7 @@ import { hashApiKey } from '../../src/billing/keys.js';
 import { MAX_BALANCE } from '../../src/billing/ledger.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
 import { UnstorableValueError } from '../../src/platform/store-faults.js';
-import type { SearchRequest } from '../../src/search/document-index.js';
+import type { IndexQuery } from '../../src/search/document-index.js';
 import type { Store } from '../../src/store/store.js';
 import { documentsOf, eventually, SAMPLE_DOCUMENTS } from '../support/helper.js';
 
@@ -28,7 +28,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       return { plain, hash: hashApiKey(plain), record };
     }
 
-    const search = (request: Partial<SearchRequest> & { terms: string[] }) =>
+    const search = (request: Partial<IndexQuery> & { terms: string[] }) =>
       store.index.search({ field: { kind: 'all' }, filters: [], topK: 10, ...request });
 
     describe('keys', () => {
@@ -522,7 +522,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
       });
 
       it('filters by strict scalar equality, any-of lists, array fields, and ANDs fields', async () => {
-        const ids = async (filters: SearchRequest['filters']) =>
+        const ids = async (filters: IndexQuery['filters']) =>
           (await search({ terms: ['breach', 'data', 'personal', 'overtime', 'consumers'], filters })).hits.map((hit) => hit.docId).sort();
         assert.deepEqual(await ids([{ field: 'jurisdiction', anyOf: ['US'] }]), ['flsa']);
         assert.deepEqual(await ids([{ field: 'jurisdiction', anyOf: ['us'] }]), []);

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { INDEX_UPKEEP, SqliteCorpus } from '../../src/corpus/sqlite-corpus.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
-import type { SearchRequest } from '../../src/search/document-index.js';
+import type { IndexQuery } from '../../src/search/document-index.js';
 import { documentsOf, tempDir } from './helper.js';
 
 // Searches of a corpus, and the same searches of a corpus built fresh, for the corpus tests to
 // compare an index with a history (caught up, rebuilt, read back from disk) against.
 
-export const QUERIES: Array<Partial<SearchRequest>> = [
+export const QUERIES: Array<Partial<IndexQuery>> = [
   { terms: ['river'] },
   { terms: ['stone', 'glacier', 'ember'] },
   { terms: ['quarry', 'thistle'], filters: [{ field: 'shelf', anyOf: ['a', 'c'] }] },

@@ -1,4 +1,4 @@
-import type { onResponseHookHandler } from 'fastify';
+import type { FastifyRequest, onResponseHookHandler } from 'fastify';
 import type { CreditService } from '../../billing/credit-service.js';
 import { hashApiKey } from '../../billing/keys.js';
 import { hasSpendCaps, type KeyRecord, priceOf } from '../../billing/ledger.js';
@@ -7,13 +7,25 @@ import type { Step } from '../steps.js';
 import { capReached, priceNotCovered, purchaseUrlFor, refusal } from './refusals.js';
 
 /**
+ * The name a request is priced under when its endpoint's modes may be priced apart
+ * ("/query:semantic"), read from what the route parsed; undefined: the endpoint's own price.
+ */
+export type PricedAs = (request: FastifyRequest) => string | undefined;
+
+/** What a route's requests are priced as: its endpoint, and the mode of each request when modes are priced apart. */
+interface Priced {
+  endpoint: string;
+  pricedAs: PricedAs | undefined;
+}
+
+/**
  * Spends what a request to `endpoint` costs this key (402 when the balance does not cover all of
  * it) and says what it took and what is left in x-credits-charged and x-credits-remaining.
  */
 export function chargeStep(
   credits: CreditService,
   authenticate: Step,
-  endpoint: string,
+  { endpoint, pricedAs }: Priced,
   options: { metrics: Metrics | undefined; purchaseUrl: string | undefined; prices: Partial<Record<string, number>> },
 ): Step {
   const { metrics, purchaseUrl, prices } = options;
@@ -33,7 +45,7 @@ export function chargeStep(
       request.charge = { chargeId: paidBefore, balance: key.balance };
       reply.header('x-credits-charged', '0');
     } else {
-      const cost = priceOf(endpoint, request.caller?.key ?? null, prices, request.pricedMode);
+      const cost = priceOf(endpoint, request.caller?.key ?? null, prices, pricedAs?.(request));
       const options = { idempotencyRef: request.idempotency?.claim.ref, cost };
       const capped = request.caller && hasSpendCaps(request.caller.key) ? request.caller.key : undefined;
       const result = capped ? await credits.chargeCapped(capped, endpoint, options) : await credits.charge(keyHash, endpoint, options);
@@ -60,14 +72,14 @@ export function chargeStep(
 export function payableStep(
   credits: CreditService,
   authenticate: Step,
-  endpoint: string,
+  { endpoint, pricedAs }: Priced,
   options: { purchaseUrl: string | undefined; prices: Partial<Record<string, number>> },
 ): Step {
   return async (request, reply) => {
     await authenticate(request, reply);
     if (request.idempotency?.chargeId != null) return;
     const { key } = request.caller as { key: KeyRecord };
-    const cost = priceOf(endpoint, key, options.prices, request.pricedMode);
+    const cost = priceOf(endpoint, key, options.prices, pricedAs?.(request));
     if (key.balance < cost) throw priceNotCovered(cost, purchaseUrlFor(options.purchaseUrl, key.accountId));
     const reached = hasSpendCaps(key) ? await credits.capPassedBy(key, cost) : undefined;
     if (reached) throw capReached(key.balance, reached, credits.now());

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppSettings, Services } from '../../services/services.js';
 import { inOrder, type RouteHooks, type Step } from '../steps.js';
 import { authenticateStep, identifyStep } from './authenticate.js';
-import { chargeStep, payableStep, recordOutcomeHook } from './charge.js';
+import { chargeStep, type PricedAs, payableStep, recordOutcomeHook } from './charge.js';
 import { claimIdempotencyKeyStep, settleIdempotencyKeyHook } from './idempotency.js';
 import { limitRateStep } from './rate-limit.js';
 
@@ -15,10 +15,10 @@ export interface KeyedSteps {
   limitRate: Step;
   /** Claims the Idempotency-Key: a replay, 409 while the first attempt runs, 422 if the request differs. */
   claimIdempotencyKey: Step;
-  /** Spends what the request costs (402 when the balance does not cover it). */
-  charge(endpoint: string): Step;
-  /** Refuses ahead of costly work what `charge(endpoint)` would refuse (401, 403, 402, 429); the charge still decides. */
-  payable(endpoint: string): Step;
+  /** Spends what the request costs (402 when the balance does not cover it); `pricedAs`: see PricedAs. */
+  charge(endpoint: string, pricedAs?: PricedAs): Step;
+  /** Refuses ahead of costly work what `charge(endpoint, pricedAs)` would refuse (401, 403, 402, 429); the charge still decides. */
+  payable(endpoint: string, pricedAs?: PricedAs): Step;
   /** A free keyed route: its steps as one preHandler. */
   free(...steps: Step[]): RouteHooks;
   /** A billable route: its steps, then keeping the response for replay and recording the charge's outcome. */
@@ -39,8 +39,10 @@ export function keyedSteps(scope: FastifyInstance, services: Services, settings:
     identify: identifyStep(credits),
     limitRate: limitRateStep(rateLimits, metrics),
     claimIdempotencyKey: claimIdempotencyKeyStep(idempotency, authenticate, metrics),
-    charge: (endpoint) => chargeStep(credits, authenticate, endpoint, { metrics, purchaseUrl: settings.purchaseUrl, prices: settings.prices }),
-    payable: (endpoint) => payableStep(credits, authenticate, endpoint, { purchaseUrl: settings.purchaseUrl, prices: settings.prices }),
+    charge: (endpoint, pricedAs) =>
+      chargeStep(credits, authenticate, { endpoint, pricedAs }, { metrics, purchaseUrl: settings.purchaseUrl, prices: settings.prices }),
+    payable: (endpoint, pricedAs) =>
+      payableStep(credits, authenticate, { endpoint, pricedAs }, { purchaseUrl: settings.purchaseUrl, prices: settings.prices }),
     free: (...steps) => ({ preHandler: inOrder(steps) }),
     billable: (...steps) => ({ preHandler: inOrder(steps), onSend: settleIdempotencyKey, onResponse: recordOutcome }),
   };

@@ -10,12 +10,8 @@ declare module 'fastify' {
     charge: { chargeId: number; balance: number } | null;
     /** This request's claim on its Idempotency-Key; `chargeId` when an earlier attempt already paid. */
     idempotency: { claim: Claim; chargeId: number | null } | null;
-    /** The mode this request is priced as, when its endpoint's modes may be priced apart ("/query:semantic"). */
-    pricedMode?: string;
     /** Set by a step that checked the key and its credits and found nothing to charge for (a hybrid query answered lexically). */
     uncharged?: boolean;
-    /** A semantic or hybrid query's prompt vector, set before the charge (a failed embedding is not charged). */
-    prompt?: { mode: 'semantic' | 'hybrid'; vector: Float32Array };
   }
   interface FastifyContextConfig {
     /** Fields added to 401/403 bodies, such as /credits' "current_balance": null. */

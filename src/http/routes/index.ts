@@ -7,8 +7,9 @@ import { faceSearchRoute, faceSearchSteps } from './face-search.js';
 import { healthRoutes } from './health.js';
 import { nettestRoute } from './nettest.js';
 import { profileRoute } from './profile.js';
-import { promptOf, queryRoute, requireSearchIndexStep } from './query.js';
+import { queryRoute, requireSearchIndexStep } from './query.js';
 import { embedPromptStep } from './query-prompt.js';
+import { pricedModeOf, readSearchStep } from './query-request.js';
 import { rootRoute } from './root.js';
 import { stripeWebhookRoute } from './stripe-webhook.js';
 import { usageRoute } from './usage.js';
@@ -38,8 +39,13 @@ export async function registerRoutes(app: FastifyInstance, services: Services, s
     documentRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, charge('/document')));
     const requireSearchIndex = requireSearchIndexStep(services.search);
     // A semantic or hybrid prompt is embedded only for a request that would pay: payable refuses first.
-    const embedPrompt = embedPromptStep(services.search, promptOf, payable('/query'));
-    queryRoute(keyedScope, services, billable(identify, limitRate, claimIdempotencyKey, requireSearchIndex, embedPrompt, charge('/query')));
+    // Both price the search request by its mode.
+    const embedPrompt = embedPromptStep(services.search, payable('/query', pricedModeOf));
+    queryRoute(
+      keyedScope,
+      services,
+      billable(readSearchStep(), identify, limitRate, claimIdempotencyKey, requireSearchIndex, embedPrompt, charge('/query', pricedModeOf)),
+    );
     faceSearchRoute(
       keyedScope,
       services,

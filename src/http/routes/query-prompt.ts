@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
-import type { SearchMode, SearchService } from '../../search/search-service.js';
+import type { SearchRequest } from '../../search/search-request.js';
+import type { SearchService } from '../../search/search-service.js';
 import type { Step } from '../steps.js';
 
 /** The header a hybrid query answered by words alone carries, its embedding having failed. */
@@ -21,42 +22,41 @@ const NOT_SENT = {
  * no embedder configured is a 400; an embedder failing, busy, or the vector index still being
  * built after a start, makes `semantic` a 503 and `hybrid` a lexical search that says so
  * (FALLBACK_HEADER), both uncharged. `payable` runs first: what the charge would refuse (401,
- * 403, 402, 429) never reaches the model. Sets the mode the request is priced as.
+ * 403, 402, 429) never reaches the model.
  */
-export function embedPromptStep(
-  search: SearchService,
-  promptOf: (body: unknown) => { mode: 'lexical' } | { mode: Exclude<SearchMode, 'lexical'>; text: string },
-  payable: Step,
-): Step {
+export function embedPromptStep(search: SearchService, payable: Step): Step {
   return async (request, reply) => {
-    const prompt = promptOf(request.body);
-    if (prompt.mode === 'lexical') return;
-    const { mode, text } = prompt;
+    const query = request.search as SearchRequest;
+    if (query.mode === 'lexical') return;
     const embeddings = search.embeddings;
     if (!embeddings) throw new ApiError('SEMANTIC_NOT_CONFIGURED');
-    request.pricedMode = `/query:${mode}`;
     await payable(request, reply);
     if (!search.semanticReady) {
-      if (mode === 'semantic') throw new ApiError('VECTOR_INDEX_LOADING', undefined, { headers: { 'retry-after': VECTORS_RETRY_AFTER_S } });
-      return answerLexically(request, reply, 'the vector index is still being built');
+      const error = new ApiError('VECTOR_INDEX_LOADING', undefined, { headers: { 'retry-after': VECTORS_RETRY_AFTER_S } });
+      return withoutVector(request, reply, error, 'the vector index is still being built');
     }
-    const embedded = await embeddings.vectorOf(text);
+    const embedded = await embeddings.vectorOf(query.text);
     if (embedded.outcome === 'embedded') {
-      request.prompt = { mode, vector: embedded.vector };
+      request.search = { ...query, vector: embedded.vector };
       return;
     }
     const cause = embedded.outcome === 'failed' ? embedded.error : new Error(NOT_SENT[embedded.outcome]);
-    if (mode === 'hybrid') return answerLexically(request, reply, cause.message);
     const message =
       embedded.outcome === 'failed' ? undefined : `${cause.message} Retry later, or use "mode": "hybrid" or "lexical"; you were not charged.`;
-    throw new ApiError('EMBEDDER_UNAVAILABLE', message, { headers: { 'retry-after': RETRY_AFTER_S }, cause });
+    const error = new ApiError('EMBEDDER_UNAVAILABLE', message, { headers: { 'retry-after': RETRY_AFTER_S }, cause });
+    return withoutVector(request, reply, error, cause.message);
   };
 }
 
-/** A hybrid query whose prompt has no vector: answered by its words, says so, and is not charged. */
-function answerLexically(request: FastifyRequest, reply: FastifyReply, why: string): void {
+/**
+ * A prompt that got no vector: a semantic query is refused with `error`; a hybrid one is answered
+ * by its words, says so, and is not charged.
+ */
+function withoutVector(request: FastifyRequest, reply: FastifyReply, error: ApiError, why: string): void {
+  const query = request.search as SearchRequest;
+  if (query.mode === 'semantic') throw error;
   request.log.warn({ cause: why }, 'a hybrid query answered lexically, uncharged');
-  request.pricedMode = undefined;
+  request.search = { ...query, mode: 'lexical' };
   request.uncharged = true;
   reply.header(FALLBACK_HEADER, 'lexical');
 }

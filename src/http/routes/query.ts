@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError, errorCatalogue } from '../../errors.js';
-import type { FilterScalar } from '../../search/document-index.js';
 import { SEMANTIC_DEPTH } from '../../search/document-index.js';
-import type { MatchField, SearchMode, SearchService } from '../../search/search-service.js';
+import type { SearchRequest } from '../../search/search-request.js';
+import type { SearchService } from '../../search/search-service.js';
 import type { Services } from '../../services/services.js';
 import {
   billableErrorResponses,
@@ -19,9 +19,6 @@ import { FALLBACK_HEADER } from './query-prompt.js';
 const text = { type: 'string', pattern: '\\S' } as const;
 const MAX_OFFSET = 10_000;
 const MAX_FACETS = 10;
-// Defaults applied here, not by the schema: a body without them stays the body sent, so its
-// Idempotency-Key fingerprint is the one it had before these fields existed.
-const DEFAULT_FACET_LIMIT = 10;
 const scalar = { type: ['string', 'number', 'boolean', 'null'] } as const;
 
 const matchClause = {
@@ -177,34 +174,6 @@ const fieldMessages = {
   mode: 'mode must be "lexical", "semantic" or "hybrid".',
 };
 
-type MatchClause = { match: string | Record<string, string | { query: string }> };
-
-interface QueryBody {
-  query: string | MatchClause;
-  top_k: number;
-  offset?: number;
-  facets?: string[];
-  facet_limit?: number;
-  filters?: Record<string, FilterScalar | FilterScalar[]>;
-  mode?: SearchMode;
-}
-
-function matchTarget(query: QueryBody['query']): { text: string; field: MatchField } {
-  if (typeof query === 'string') return { text: query, field: { kind: 'all' } };
-  if (typeof query.match === 'string') return { text: query.match, field: { kind: 'all' } };
-  const [name, value] = Object.entries(query.match)[0];
-  const text = typeof value === 'string' ? value : value.query;
-  if (name === 'title' || name === 'text') return { text, field: { kind: name } };
-  return { text, field: { kind: 'metadata', name } };
-}
-
-/** The mode of a /query body and, unless lexical, its prompt (see query-prompt.ts): a lexical query is not parsed twice. */
-export function promptOf(body: unknown): { mode: 'lexical' } | { mode: 'semantic' | 'hybrid'; text: string } {
-  const query = body as QueryBody;
-  if (query.mode === undefined || query.mode === 'lexical') return { mode: 'lexical' };
-  return { mode: query.mode, text: matchTarget(query.query).text };
-}
-
 /** 503 while the index loads after a start (/readyz says so too), before anything is charged. */
 export function requireSearchIndexStep(search: SearchService): Step {
   return () => {
@@ -215,18 +184,8 @@ export function requireSearchIndexStep(search: SearchService): Step {
 
 export function queryRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.post('/query', { schema, config: { fieldMessages }, ...hooks }, async (request) => {
-    const body = request.body as QueryBody;
-    const { text, field } = matchTarget(body.query);
     const started = performance.now();
-    const result = await services.search.search({
-      text,
-      field,
-      filters: body.filters ?? {},
-      topK: body.top_k,
-      offset: body.offset ?? 0,
-      ...(body.facets ? { facets: { fields: [...new Set(body.facets)], limit: body.facet_limit ?? DEFAULT_FACET_LIMIT } } : {}),
-      ...(request.prompt ? { semantic: request.prompt } : {}),
-    });
+    const result = await services.search.search(request.search as SearchRequest);
     services.metrics?.search((performance.now() - started) / 1000);
     const hits = { total: result.total, documents: result.documents };
     return { status: 200, resp: { statusCode: 200, body: result.facets ? { hits, facets: result.facets } : { hits } } };

@@ -1,0 +1,25 @@
+import type { FilterScalar, IndexQuery } from './document-index.js';
+
+export type SearchMode = 'lexical' | 'semantic' | 'hybrid';
+
+/** Which field a query's words must occur in: title and text together, one of them, or a metadata field. */
+export type MatchField = IndexQuery['field'];
+
+/**
+ * A search as a caller asked it, parsed and validated once (at the route) and handed whole to the
+ * SearchService: the steps before it read its mode, the charge prices it, and the service runs it.
+ */
+export interface SearchRequest {
+  mode: SearchMode;
+  /** The query's text: its words, and (semantic, hybrid) the prompt embedded. */
+  text: string;
+  field: MatchField;
+  /** Each field equals the scalar, or any of the list; all fields must hold. */
+  filters: Record<string, FilterScalar | FilterScalar[]>;
+  topK: number;
+  /** The rank the page starts at. */
+  offset: number;
+  facets?: { fields: string[]; limit: number };
+  /** Semantic and hybrid: the prompt's embedding, set before the charge (see QueryEmbeddings). */
+  vector?: Float32Array;
+}
