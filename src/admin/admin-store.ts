@@ -49,12 +49,14 @@ export interface Page<Item> {
 }
 
 export interface AdminStore {
-  createToken(token: NewAdminToken): Promise<AdminTokenRecord>;
+  /** With `audit`, the token and its audit entry commit together. */
+  createToken(token: NewAdminToken, audit?: (created: AdminTokenRecord) => NewAuditEntry): Promise<AdminTokenRecord>;
   /** The token with this hash, revoked or not. */
   findTokenByHash(tokenHash: string): Promise<AdminTokenRecord | undefined>;
   listTokens(): Promise<AdminTokenRecord[]>;
   /** Revokes a token for good; undefined when no token has this id. */
-  revokeToken(id: string): Promise<AdminTokenRecord | undefined>;
+  /** With `audit`, written in the revocation's transaction when the token exists. */
+  revokeToken(id: string, audit?: NewAuditEntry): Promise<AdminTokenRecord | undefined>;
   appendAudit(entry: NewAuditEntry): Promise<void>;
   /** Entries newest first; `cursor` is a previous page's nextCursor. */
   listAudit(limit: number, cursor: string | null): Promise<Page<AuditEntry>>;

@@ -17,6 +17,12 @@ function hashToken(token: string): string {
 }
 
 /** The tokens that may call the admin API: created and revoked from the command line, stored hashed. */
+/** Who makes a change, for its audit entry (written in the change's transaction); absent: unaudited (tests' set-up). */
+interface Actor {
+  actor: string;
+  requestId: string | null;
+}
+
 export class AdminTokens {
   constructor(private readonly store: AdminStore) {}
 
@@ -24,10 +30,18 @@ export class AdminTokens {
    * A new token; the plain token is returned only here. `access`: its scopes, or true for every
    * `:read` one (a read-only token), false for all of them.
    */
-  async create(name: string, access: boolean | readonly AdminScope[]): Promise<{ token: string; record: AdminTokenRecord }> {
+  async create(name: string, access: boolean | readonly AdminScope[], by?: Actor): Promise<{ token: string; record: AdminTokenRecord }> {
     const token = `msadmin_${randomBytes(32).toString('hex')}`;
     const scopes = access === true ? READ_SCOPES : access === false ? ADMIN_SCOPES : access;
-    const record = await this.store.createToken({ id: `tok_${randomBytes(8).toString('hex')}`, tokenHash: hashToken(token), name, scopes });
+    const audit =
+      by &&
+      ((created: AdminTokenRecord) => ({
+        ...by,
+        action: 'tokens.create',
+        target: created.id,
+        detail: { name: created.name, read_only: created.readOnly, scopes: created.scopes },
+      }));
+    const record = await this.store.createToken({ id: `tok_${randomBytes(8).toString('hex')}`, tokenHash: hashToken(token), name, scopes }, audit);
     return { token, record };
   }
 
@@ -35,8 +49,8 @@ export class AdminTokens {
     return this.store.listTokens();
   }
 
-  revoke(id: string): Promise<AdminTokenRecord | undefined> {
-    return this.store.revokeToken(id);
+  revoke(id: string, by?: Actor): Promise<AdminTokenRecord | undefined> {
+    return this.store.revokeToken(id, by && { ...by, action: 'tokens.revoke', target: id, detail: {} });
   }
 
   /** Checks an Authorization header: `Bearer <token>` of a token that exists and is not revoked. */

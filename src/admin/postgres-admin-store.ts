@@ -63,12 +63,16 @@ function auditFromRow(row: AuditRow): AuditEntry {
 export class PostgresAdminStore implements AdminStore {
   constructor(private readonly db: PostgresDatabase) {}
 
-  async createToken(token: NewAdminToken): Promise<AdminTokenRecord> {
-    const { rows } = await this.db.query<TokenRow>(
-      `INSERT INTO admin_tokens (id, token_hash, name, read_only, scopes) VALUES ($1, $2, $3, $4, $5) RETURNING ${TOKEN_COLUMNS}`,
-      [token.id, token.tokenHash, token.name, readOnlyScopes(token.scopes), storedScopes(token.scopes)],
-    );
-    return tokenFromRow(rows[0]);
+  async createToken(token: NewAdminToken, audit?: (created: AdminTokenRecord) => NewAuditEntry): Promise<AdminTokenRecord> {
+    return this.db.transaction(async (client) => {
+      const { rows } = await client.query<TokenRow>(
+        `INSERT INTO admin_tokens (id, token_hash, name, read_only, scopes) VALUES ($1, $2, $3, $4, $5) RETURNING ${TOKEN_COLUMNS}`,
+        [token.id, token.tokenHash, token.name, readOnlyScopes(token.scopes), storedScopes(token.scopes)],
+      );
+      const record = tokenFromRow(rows[0]);
+      if (audit) await insertAudit(client, audit(record));
+      return record;
+    });
   }
 
   async findTokenByHash(tokenHash: string): Promise<AdminTokenRecord | undefined> {
@@ -80,10 +84,13 @@ export class PostgresAdminStore implements AdminStore {
     return (await this.db.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM admin_tokens ORDER BY created_at, id`)).rows.map(tokenFromRow);
   }
 
-  async revokeToken(id: string): Promise<AdminTokenRecord | undefined> {
-    await this.db.query('UPDATE admin_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id]);
-    const { rows } = await this.db.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM admin_tokens WHERE id = $1`, [id]);
-    return rows[0] && tokenFromRow(rows[0]);
+  async revokeToken(id: string, audit?: NewAuditEntry): Promise<AdminTokenRecord | undefined> {
+    return this.db.transaction(async (client) => {
+      await client.query('UPDATE admin_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id]);
+      const { rows } = await client.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM admin_tokens WHERE id = $1`, [id]);
+      if (rows[0] && audit) await insertAudit(client, audit);
+      return rows[0] && tokenFromRow(rows[0]);
+    });
   }
 
   async appendAudit(entry: NewAuditEntry): Promise<void> {

@@ -61,7 +61,7 @@ export class SqliteAdminStore implements AdminStore {
   private readonly sql;
   private readonly insertAudit: (entry: NewAuditEntry) => void;
 
-  constructor(db: Database.Database) {
+  constructor(private readonly db: Database.Database) {
     this.insertAudit = prepareAuditInsert(db);
     this.sql = {
       insertToken: db.prepare('INSERT INTO admin_tokens (id, token_hash, name, read_only, scopes, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
@@ -73,11 +73,15 @@ export class SqliteAdminStore implements AdminStore {
     };
   }
 
-  async createToken(token: NewAdminToken): Promise<AdminTokenRecord> {
+  async createToken(token: NewAdminToken, audit?: (created: AdminTokenRecord) => NewAuditEntry): Promise<AdminTokenRecord> {
     const createdAt = new Date().toISOString();
     const readOnly = readOnlyScopes(token.scopes);
-    this.sql.insertToken.run(token.id, token.tokenHash, token.name, readOnly ? 1 : 0, storedScopes(token.scopes), createdAt);
-    return { id: token.id, name: token.name, readOnly, scopes: scopesOf(storedScopes(token.scopes)), createdAt, revokedAt: null };
+    const record = { id: token.id, name: token.name, readOnly, scopes: scopesOf(storedScopes(token.scopes)), createdAt, revokedAt: null };
+    this.db.transaction(() => {
+      this.sql.insertToken.run(token.id, token.tokenHash, token.name, readOnly ? 1 : 0, storedScopes(token.scopes), createdAt);
+      if (audit) this.insertAudit(audit(record));
+    })();
+    return record;
   }
 
   async findTokenByHash(tokenHash: string): Promise<AdminTokenRecord | undefined> {
@@ -89,10 +93,13 @@ export class SqliteAdminStore implements AdminStore {
     return (this.sql.tokens.all() as TokenRow[]).map(tokenFromRow);
   }
 
-  async revokeToken(id: string): Promise<AdminTokenRecord | undefined> {
-    this.sql.revoke.run(new Date().toISOString(), id);
-    const row = this.sql.tokenById.get(id) as TokenRow | undefined;
-    return row && tokenFromRow(row);
+  async revokeToken(id: string, audit?: NewAuditEntry): Promise<AdminTokenRecord | undefined> {
+    return this.db.transaction(() => {
+      this.sql.revoke.run(new Date().toISOString(), id);
+      const row = this.sql.tokenById.get(id) as TokenRow | undefined;
+      if (row && audit) this.insertAudit(audit);
+      return row && tokenFromRow(row);
+    })();
   }
 
   async appendAudit(entry: NewAuditEntry): Promise<void> {

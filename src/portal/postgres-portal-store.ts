@@ -1,17 +1,22 @@
+import type { NewAuditEntry } from '../admin/admin-store.js';
+import { insertAudit } from '../admin/postgres-admin-store.js';
 import type { PostgresDatabase } from '../platform/postgres-database.js';
-import type { LinkRedemption, PortalSession, PortalStore } from './portal-store.js';
+import type { EndedSessions, LinkRedemption, PortalSession, PortalStore } from './portal-store.js';
 
 /** The portal's links and sessions in PostgreSQL, shared by every instance: a link is redeemed once whichever instance is asked. */
 export class PostgresPortalStore implements PortalStore {
   constructor(private readonly db: PostgresDatabase) {}
 
-  async createLink(tokenHash: string, link: { accountId: string; origin: string; expiresAt: string }): Promise<void> {
-    await this.db.query('INSERT INTO portal_links (token_hash, account_id, origin, expires_at) VALUES ($1, $2, $3, $4)', [
-      tokenHash,
-      link.accountId,
-      link.origin,
-      link.expiresAt,
-    ]);
+  async createLink(tokenHash: string, link: { accountId: string; origin: string; expiresAt: string }, audit: NewAuditEntry): Promise<void> {
+    await this.db.transaction(async (client) => {
+      await client.query('INSERT INTO portal_links (token_hash, account_id, origin, expires_at) VALUES ($1, $2, $3, $4)', [
+        tokenHash,
+        link.accountId,
+        link.origin,
+        link.expiresAt,
+      ]);
+      await insertAudit(client, audit);
+    });
   }
 
   async redeemLink(tokenHash: string, now: string): Promise<LinkRedemption> {
@@ -32,14 +37,17 @@ export class PostgresPortalStore implements PortalStore {
     return { outcome: row.used_at === null && !row.live ? 'expired' : 'used' };
   }
 
-  async createSession(sessionHash: string, session: PortalSession): Promise<void> {
-    await this.db.query('INSERT INTO portal_sessions (session_hash, account_id, origin, csrf, expires_at) VALUES ($1, $2, $3, $4, $5)', [
-      sessionHash,
-      session.accountId,
-      session.origin,
-      session.csrf,
-      session.expiresAt,
-    ]);
+  async createSession(sessionHash: string, session: PortalSession, audit: NewAuditEntry): Promise<void> {
+    await this.db.transaction(async (client) => {
+      await client.query('INSERT INTO portal_sessions (session_hash, account_id, origin, csrf, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+        sessionHash,
+        session.accountId,
+        session.origin,
+        session.csrf,
+        session.expiresAt,
+      ]);
+      await insertAudit(client, audit);
+    });
   }
 
   async findSession(sessionHash: string, now: string): Promise<PortalSession | undefined> {
@@ -55,14 +63,18 @@ export class PostgresPortalStore implements PortalStore {
     await this.db.query('DELETE FROM portal_sessions WHERE session_hash = $1', [sessionHash]);
   }
 
-  async endAccountSessions(accountId: string, now: string): Promise<{ sessions: number; links: number }> {
+  async endAccountSessions(accountId: string, now: string, audit: (ended: EndedSessions) => NewAuditEntry): Promise<EndedSessions> {
     // One statement, so both end together; a voided link opened later says "expired".
-    const { rows } = await this.db.query<{ sessions: number; links: number }>(
-      `WITH ended AS (DELETE FROM portal_sessions WHERE account_id = $1 RETURNING 1),
-            voided AS (UPDATE portal_links SET expires_at = $2 WHERE account_id = $1 AND used_at IS NULL AND expires_at > $2 RETURNING 1)
-       SELECT (SELECT count(*) FROM ended)::integer AS sessions, (SELECT count(*) FROM voided)::integer AS links`,
-      [accountId, now],
-    );
-    return rows[0] ?? { sessions: 0, links: 0 };
+    return this.db.transaction(async (client) => {
+      const { rows } = await client.query<{ sessions: number; links: number }>(
+        `WITH ended AS (DELETE FROM portal_sessions WHERE account_id = $1 RETURNING 1),
+              voided AS (UPDATE portal_links SET expires_at = $2 WHERE account_id = $1 AND used_at IS NULL AND expires_at > $2 RETURNING 1)
+         SELECT (SELECT count(*) FROM ended)::integer AS sessions, (SELECT count(*) FROM voided)::integer AS links`,
+        [accountId, now],
+      );
+      const ended = rows[0] ?? { sessions: 0, links: 0 };
+      await insertAudit(client, audit(ended));
+      return ended;
+    });
   }
 }

@@ -1,11 +1,15 @@
 import type Database from 'better-sqlite3';
-import type { LinkRedemption, PortalSession, PortalStore } from './portal-store.js';
+import type { NewAuditEntry } from '../admin/admin-store.js';
+import { prepareAuditInsert } from '../admin/sqlite-admin-store.js';
+import type { EndedSessions, LinkRedemption, PortalSession, PortalStore } from './portal-store.js';
 
 /** The portal's links and sessions in the ledger's SQLite database. */
 export class SqlitePortalStore implements PortalStore {
   private readonly sql;
+  private readonly insertAudit: (entry: NewAuditEntry) => void;
 
   constructor(private readonly db: Database.Database) {
+    this.insertAudit = prepareAuditInsert(db);
     this.sql = {
       insertLink: db.prepare('INSERT INTO portal_links (token_hash, account_id, origin, expires_at) VALUES (?, ?, ?, ?)'),
       redeem: db.prepare(
@@ -20,8 +24,11 @@ export class SqlitePortalStore implements PortalStore {
     };
   }
 
-  async createLink(tokenHash: string, link: { accountId: string; origin: string; expiresAt: string }): Promise<void> {
-    this.sql.insertLink.run(tokenHash, link.accountId, link.origin, link.expiresAt);
+  async createLink(tokenHash: string, link: { accountId: string; origin: string; expiresAt: string }, audit: NewAuditEntry): Promise<void> {
+    this.db.transaction(() => {
+      this.sql.insertLink.run(tokenHash, link.accountId, link.origin, link.expiresAt);
+      this.insertAudit(audit);
+    })();
   }
 
   async redeemLink(tokenHash: string, now: string): Promise<LinkRedemption> {
@@ -34,8 +41,11 @@ export class SqlitePortalStore implements PortalStore {
     })();
   }
 
-  async createSession(sessionHash: string, session: PortalSession): Promise<void> {
-    this.sql.insertSession.run(sessionHash, session.accountId, session.origin, session.csrf, session.expiresAt);
+  async createSession(sessionHash: string, session: PortalSession, audit: NewAuditEntry): Promise<void> {
+    this.db.transaction(() => {
+      this.sql.insertSession.run(sessionHash, session.accountId, session.origin, session.csrf, session.expiresAt);
+      this.insertAudit(audit);
+    })();
   }
 
   async findSession(sessionHash: string, now: string): Promise<PortalSession | undefined> {
@@ -47,11 +57,15 @@ export class SqlitePortalStore implements PortalStore {
     this.sql.endSession.run(sessionHash);
   }
 
-  async endAccountSessions(accountId: string, now: string): Promise<{ sessions: number; links: number }> {
+  async endAccountSessions(accountId: string, now: string, audit: (ended: EndedSessions) => NewAuditEntry): Promise<EndedSessions> {
     // A voided link ends now: opened later it says "expired", as any link past its time does.
-    return this.db.transaction(() => ({
-      sessions: this.sql.endAccountSessions.run(accountId).changes,
-      links: this.sql.voidAccountLinks.run(now, accountId, now).changes,
-    }))();
+    return this.db.transaction(() => {
+      const ended = {
+        sessions: this.sql.endAccountSessions.run(accountId).changes,
+        links: this.sql.voidAccountLinks.run(now, accountId, now).changes,
+      };
+      this.insertAudit(audit(ended));
+      return ended;
+    })();
   }
 }

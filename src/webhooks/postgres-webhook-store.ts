@@ -1,3 +1,5 @@
+import type { NewAuditEntry } from '../admin/admin-store.js';
+import { insertAudit } from '../admin/postgres-admin-store.js';
 import type { EventType, LedgerEvent } from '../billing/events.js';
 import { cursorOf, placeOf } from '../platform/cursor.js';
 import type { PostgresDatabase } from '../platform/postgres-database.js';
@@ -33,8 +35,11 @@ function eventOf(row: EventRow): LedgerEvent {
 export class PostgresWebhookStore implements WebhookStore {
   constructor(private readonly db: PostgresDatabase) {}
 
-  async createEndpoint(endpoint: WebhookEndpoint): Promise<void> {
-    await this.db.query('INSERT INTO webhook_endpoints (id, url, secret, events, created_at) VALUES ($1, $2, $3, $4, $5)', endpointRow(endpoint));
+  async createEndpoint(endpoint: WebhookEndpoint, audit: NewAuditEntry): Promise<void> {
+    await this.db.transaction(async (client) => {
+      await client.query('INSERT INTO webhook_endpoints (id, url, secret, events, created_at) VALUES ($1, $2, $3, $4, $5)', endpointRow(endpoint));
+      await insertAudit(client, audit);
+    });
   }
 
   async putEndpoint(endpoint: WebhookEndpoint): Promise<void> {
@@ -49,8 +54,8 @@ export class PostgresWebhookStore implements WebhookStore {
     return (await this.db.query<EndpointRow>('SELECT * FROM webhook_endpoints ORDER BY created_at, id')).rows.map(endpointOf);
   }
 
-  async deleteEndpoint(id: string): Promise<boolean> {
-    return ((await this.db.query('DELETE FROM webhook_endpoints WHERE id = $1', [id])).rowCount ?? 0) > 0;
+  async deleteEndpoint(id: string, audit: NewAuditEntry): Promise<boolean> {
+    return this.audited('DELETE FROM webhook_endpoints WHERE id = $1', [id], audit);
   }
 
   async dispatchEvents(now: string, limit: number): Promise<number> {
@@ -134,9 +139,17 @@ export class PostgresWebhookStore implements WebhookStore {
     return { deliveries, nextCursor: rows.length > limit ? cursorOf(deliveries[deliveries.length - 1] as Delivery) : null };
   }
 
-  async retryDelivery(id: string, now: string): Promise<boolean> {
-    const result = await this.db.query(`UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = $2 WHERE id = $1`, [id, now]);
-    return (result.rowCount ?? 0) > 0;
+  async retryDelivery(id: string, now: string, audit: NewAuditEntry): Promise<boolean> {
+    return this.audited(`UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = $2 WHERE id = $1`, [id, now], audit);
+  }
+
+  /** A change and, when it changed a row, its audit entry, in one transaction. */
+  private audited(change: string, values: unknown[], audit: NewAuditEntry): Promise<boolean> {
+    return this.db.transaction(async (client) => {
+      const changed = ((await client.query(change, values)).rowCount ?? 0) > 0;
+      if (changed) await insertAudit(client, audit);
+      return changed;
+    });
   }
 
   async listEvents(limit: number, holderId?: string): Promise<LedgerEvent[]> {

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type { NewAuditEntry } from '../admin/admin-store.js';
+import { prepareAuditInsert } from '../admin/sqlite-admin-store.js';
 import type { EventType, LedgerEvent } from '../billing/events.js';
 import { cursorOf, placeOf } from '../platform/cursor.js';
 import {
@@ -65,8 +67,10 @@ export function newDeliveryId(): string {
 /** The webhook outbox and deliveries in the embedded ledger's file. */
 export class SqliteWebhookStore implements WebhookStore {
   private readonly sql;
+  private readonly insertAudit: (entry: NewAuditEntry) => void;
 
   constructor(private readonly db: Database.Database) {
+    this.insertAudit = prepareAuditInsert(db);
     this.sql = {
       insertEndpoint: db.prepare('INSERT INTO webhook_endpoints (id, url, secret, events, created_at) VALUES (?, ?, ?, ?, ?)'),
       putEndpoint: db.prepare('INSERT OR REPLACE INTO webhook_endpoints (id, url, secret, events, created_at) VALUES (?, ?, ?, ?, ?)'),
@@ -101,8 +105,11 @@ export class SqliteWebhookStore implements WebhookStore {
     };
   }
 
-  async createEndpoint(endpoint: WebhookEndpoint): Promise<void> {
-    this.sql.insertEndpoint.run(...this.endpointRow(endpoint));
+  async createEndpoint(endpoint: WebhookEndpoint, audit: NewAuditEntry): Promise<void> {
+    this.db.transaction(() => {
+      this.sql.insertEndpoint.run(...this.endpointRow(endpoint));
+      this.insertAudit(audit);
+    })();
   }
 
   async putEndpoint(endpoint: WebhookEndpoint): Promise<void> {
@@ -113,8 +120,8 @@ export class SqliteWebhookStore implements WebhookStore {
     return (this.sql.endpoints.all() as EndpointRow[]).map(endpointOf);
   }
 
-  async deleteEndpoint(id: string): Promise<boolean> {
-    return this.sql.deleteEndpoint.run(id).changes > 0;
+  async deleteEndpoint(id: string, audit: NewAuditEntry): Promise<boolean> {
+    return this.audited(() => this.sql.deleteEndpoint.run(id).changes > 0, audit);
   }
 
   async dispatchEvents(now: string, limit: number): Promise<number> {
@@ -172,8 +179,17 @@ export class SqliteWebhookStore implements WebhookStore {
     return { deliveries, nextCursor: rows.length > limit ? cursorOf(deliveries[deliveries.length - 1] as Delivery) : null };
   }
 
-  async retryDelivery(id: string, now: string): Promise<boolean> {
-    return this.sql.retry.run(now, id).changes > 0;
+  async retryDelivery(id: string, now: string, audit: NewAuditEntry): Promise<boolean> {
+    return this.audited(() => this.sql.retry.run(now, id).changes > 0, audit);
+  }
+
+  /** A change and, when it changed something, its audit entry, in one transaction. */
+  private audited(change: () => boolean, audit: NewAuditEntry): boolean {
+    return this.db.transaction(() => {
+      const changed = change();
+      if (changed) this.insertAudit(audit);
+      return changed;
+    })();
   }
 
   async listEvents(limit: number, holderId?: string): Promise<LedgerEvent[]> {

@@ -1,3 +1,4 @@
+import type { NewAuditEntry } from '../admin/admin-store.js';
 import type { EventType, LedgerEvent } from '../billing/events.js';
 
 /** Where events are sent: the operator's own URL, its Standard Webhooks secret, the types it wants (null: all). */
@@ -46,11 +47,12 @@ export interface DueDelivery {
  * ledger, in the transaction of the change that causes them (billing/events.ts).
  */
 export interface WebhookStore {
-  createEndpoint(endpoint: WebhookEndpoint): Promise<void>;
+  /** The operator's changes (create, delete, retry) write their audit entry in their own transaction, when they change anything. */
+  createEndpoint(endpoint: WebhookEndpoint, audit: NewAuditEntry): Promise<void>;
   /** Creates or replaces the endpoint with this id (WEBHOOK_URL's, set at each start). */
   putEndpoint(endpoint: WebhookEndpoint): Promise<void>;
   listEndpoints(): Promise<WebhookEndpoint[]>;
-  deleteEndpoint(id: string): Promise<boolean>;
+  deleteEndpoint(id: string, audit: NewAuditEntry): Promise<boolean>;
   /**
    * Turns events not yet dispatched (at most `limit`) into a pending delivery for each endpoint that
    * wants them, in one transaction; any number of instances may do it at once, each event once.
@@ -66,7 +68,7 @@ export interface WebhookStore {
   /** Deliveries newest first; `cursor` is a previous page's nextCursor. */
   listDeliveries(limit: number, cursor: string | null): Promise<{ deliveries: Delivery[]; nextCursor: string | null }>;
   /** Makes a delivery pending and due at `now`; false for an unknown id. */
-  retryDelivery(id: string, now: string): Promise<boolean>;
+  retryDelivery(id: string, now: string, audit: NewAuditEntry): Promise<boolean>;
   /** Events newest first: every key's, or one key's. */
   /** The latest events, newest first: all, or those of one key (`key_…`) or of one account (`acct_…`, its keys' included). */
   listEvents(limit: number, holderId?: string): Promise<LedgerEvent[]>;

@@ -40,6 +40,9 @@ function scopesOption(options: { scopes?: string; readOnly?: boolean }): boolean
 }
 
 /** `admin tokens create|list|revoke`: the bearer tokens of the admin API. */
+/** The command line, as the audit log names it. */
+const CLI = { actor: 'cli', requestId: null };
+
 export function adminCommands(program: Command, cli: CliContext): void {
   const tokens = program.command('admin').description('The admin API.').command('tokens').description('Bearer tokens for the admin API.');
   tokens
@@ -52,14 +55,7 @@ export function adminCommands(program: Command, cli: CliContext): void {
     .action(async (options: { name: string; scopes?: string; readOnly?: boolean; json?: boolean }) => {
       const access = scopesOption(options);
       const created = await cli.withStore(async (store) => {
-        const { token, record } = await new AdminTokens(store.admin).create(plainName(options.name, '--name'), access);
-        await store.admin.appendAudit({
-          actor: 'cli',
-          action: 'tokens.create',
-          target: record.id,
-          requestId: null,
-          detail: { name: record.name, read_only: record.readOnly, scopes: record.scopes },
-        });
+        const { token, record } = await new AdminTokens(store.admin).create(plainName(options.name, '--name'), access, CLI);
         return { token, id: record.id, name: record.name, read_only: record.readOnly, scopes: record.scopes } satisfies CreatedToken;
       });
       cli.output(
@@ -84,9 +80,8 @@ export function adminCommands(program: Command, cli: CliContext): void {
     .option('--json', 'print the result as JSON')
     .action(async (id: string, options: { json?: boolean }) => {
       const revoked = await cli.withStore(async (store) => {
-        const token = await new AdminTokens(store.admin).revoke(id);
+        const token = await new AdminTokens(store.admin).revoke(id, CLI);
         if (!token) throw new CliError(`No admin token has id "${id}" (see "admin tokens list").`);
-        await store.admin.appendAudit({ actor: 'cli', action: 'tokens.revoke', target: id, requestId: null, detail: {} });
         return token;
       });
       cli.output(options.json, revoked, (result) => `Revoked admin token ${result.id}.`);

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
-import type { PortalAuth } from './caller.js';
+import type { RouteHooks } from '../steps.js';
+import { portalCallerOf } from './caller.js';
 import { portalErrorResponses, portalSecurity, portalSuccess } from './schemas.js';
 
 const DAY_MS = 86_400_000;
@@ -40,9 +41,9 @@ const schema = {
   },
 } as const;
 
-export function accountRoute(app: FastifyInstance, services: Services, auth: PortalAuth): void {
-  app.get('/portal/api/account', { schema }, async (request, reply) => {
-    const caller = await auth.caller(request);
+export function accountRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
+  app.get('/portal/api/account', { schema, ...hooks }, async (request, reply) => {
+    const caller = portalCallerOf(request);
     const { ledger } = services.store;
     const account = await ledger.findAccount(caller.accountId);
     if (!account) throw new ApiError('PORTAL_SIGN_IN_REQUIRED');

@@ -3,6 +3,7 @@ import { API_KEY_PATTERN } from '../../billing/keys.js';
 import { ApiError } from '../../errors.js';
 import { tokenHash } from '../../portal/portal-tokens.js';
 import type { Services } from '../../services/services.js';
+import type { Step } from '../steps.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 
 /** The portal's session cookie: HttpOnly, SameSite=Strict, and Secure when customers reach the service over TLS. */
@@ -17,6 +18,18 @@ export const SESSION_SECONDS = 8 * 3600;
 export type PortalCaller =
   | { accountId: string; via: 'key'; keyId: string; origin: string }
   | { accountId: string; via: 'session'; csrf: string; sessionHash: string; origin: string };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who calls a portal API route: set by PortalAuth.signedIn, the step each of them is declared with. */
+    portalCaller: PortalCaller | null;
+  }
+}
+
+/** The portal caller the route's signedIn step found. */
+export function portalCallerOf(request: FastifyRequest): PortalCaller {
+  return request.portalCaller as PortalCaller;
+}
 
 /** The value of one cookie of the request, or undefined. */
 export function cookieOf(request: FastifyRequest, name: string): string | undefined {
@@ -48,16 +61,19 @@ export class PortalAuth {
     this.secureOrigin = publicUrl?.startsWith('https:') ?? false;
   }
 
-  /** The caller of a portal API request, or 401/403, or 429 for an address that failed to sign in too often. */
-  async caller(request: FastifyRequest): Promise<PortalCaller> {
+  /**
+   * The step every portal API route is declared with: sets request.portalCaller, or refuses with
+   * 401/403, or 429 for an address that failed to sign in too often.
+   */
+  readonly signedIn: Step = async (request) => {
     this.refuseThrottled(request);
     try {
-      return await this.identify(request);
+      request.portalCaller = await this.identify(request);
     } catch (error) {
       if (error instanceof ApiError && SIGN_IN_FAILURES.has(error.code)) this.signIns.failed(request.ip);
       throw error;
     }
-  }
+  };
 
   /** 429 with Retry-After while the request's address may not try to sign in. */
   refuseThrottled(request: FastifyRequest): void {

@@ -4,7 +4,8 @@ import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
 import { publicOrigin } from '../public-origin.js';
 import { errorResponse } from '../schemas/common.js';
-import { type PortalAuth, portalActor } from './caller.js';
+import type { RouteHooks } from '../steps.js';
+import { portalActor, portalCallerOf } from './caller.js';
 import { portalErrorResponses, portalSecurity, portalSuccess } from './schemas.js';
 
 const schema = {
@@ -29,9 +30,9 @@ const schema = {
   },
 } as const;
 
-export function checkoutRoute(app: FastifyInstance, services: Services, auth: PortalAuth, publicUrl: string | undefined): void {
-  app.post('/portal/api/checkout', { schema }, async (request) => {
-    const caller = await auth.caller(request);
+export function checkoutRoute(app: FastifyInstance, services: Services, hooks: RouteHooks, publicUrl: string | undefined): void {
+  app.post('/portal/api/checkout', { schema, ...hooks }, async (request) => {
+    const caller = portalCallerOf(request);
     const checkout = services.checkout;
     if (!checkout) throw new ApiError('CHECKOUT_UNAVAILABLE');
     const pack = checkout.pack((request.body as { pack_id: string }).pack_id);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppSettings, Services } from '../../services/services.js';
 import { registerPage } from '../static-page.js';
+import { inOrder, type RouteHooks } from '../steps.js';
 import { accountRoute } from './account.js';
 import { PortalAuth } from './caller.js';
 import { checkoutRoute } from './checkout.js';
@@ -15,9 +16,12 @@ import { signInRoutes } from './sign-in.js';
  */
 export function registerPortal(app: FastifyInstance, services: Services, settings: Pick<AppSettings, 'portal'>): void {
   registerPage(app, 'portal');
+  app.decorateRequest('portalCaller', null);
   const auth = new PortalAuth(services, settings.portal.publicUrl);
-  signInRoutes(app, services, auth);
-  accountRoute(app, services, auth);
-  keyRoutes(app, services, auth);
-  checkoutRoute(app, services, auth, settings.portal.publicUrl);
+  // Every portal API route but the sign-in link's is declared with the caller's check as its step.
+  const signedIn: RouteHooks = { preHandler: inOrder([auth.signedIn]) };
+  signInRoutes(app, services, auth, signedIn);
+  accountRoute(app, services, signedIn);
+  keyRoutes(app, services, signedIn);
+  checkoutRoute(app, services, signedIn, settings.portal.publicUrl);
 }

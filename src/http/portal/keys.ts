@@ -4,7 +4,8 @@ import type { KeyRecord } from '../../billing/ledger.js';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services/services.js';
 import { errorResponse, idParams, plainText } from '../schemas/common.js';
-import { type PortalAuth, type PortalCaller, portalActor } from './caller.js';
+import type { RouteHooks } from '../steps.js';
+import { type PortalCaller, portalActor, portalCallerOf } from './caller.js';
 import { portalErrorResponses, portalSecurity, portalSuccess } from './schemas.js';
 
 /**
@@ -78,9 +79,9 @@ const rollSchema = {
 } as const;
 
 /** PATCH /portal/api/keys/{id} and POST /portal/api/keys/{id}/roll. */
-export function keyRoutes(app: FastifyInstance, services: Services, auth: PortalAuth): void {
-  app.patch('/portal/api/keys/:id', { schema: renameSchema }, async (request) => {
-    const caller = await auth.caller(request);
+export function keyRoutes(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
+  app.patch('/portal/api/keys/:id', { schema: renameSchema, ...hooks }, async (request) => {
+    const caller = portalCallerOf(request);
     const key = await ownKey(services, caller, (request.params as { id: string }).id);
     const change = await keysOf(services, caller, request.id).updateSettings(key.id, { name: (request.body as { name: string }).name });
     if (change.outcome !== 'changed') throw new ApiError('KEY_NOT_FOUND');
@@ -88,8 +89,8 @@ export function keyRoutes(app: FastifyInstance, services: Services, auth: Portal
     return { id: change.key.id, name: change.key.name };
   });
 
-  app.post('/portal/api/keys/:id/roll', { schema: rollSchema }, async (request) => {
-    const caller = await auth.caller(request);
+  app.post('/portal/api/keys/:id/roll', { schema: rollSchema, ...hooks }, async (request) => {
+    const caller = portalCallerOf(request);
     const key = await ownKey(services, caller, (request.params as { id: string }).id);
     const rolled = await keysOf(services, caller, request.id).roll(key.id, (request.body as { grace_seconds: number }).grace_seconds);
     if (rolled.outcome !== 'rolled') throw new ApiError(rolled.outcome === 'revoked' ? 'KEY_REVOKED' : 'KEY_NOT_FOUND');

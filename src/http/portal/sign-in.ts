@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { auditReport } from '../../admin/admin-tokens.js';
 import { newToken, tokenHash } from '../../portal/portal-tokens.js';
 import type { Services } from '../../services/services.js';
 import { responseHeaders } from '../schemas/common.js';
-import { cookieOf, type PortalAuth, portalActor, SESSION_COOKIE, SESSION_SECONDS } from './caller.js';
+import type { RouteHooks } from '../steps.js';
+import { cookieOf, type PortalAuth, portalActor, portalCallerOf, SESSION_COOKIE, SESSION_SECONDS } from './caller.js';
 import { portalErrorResponses, portalSecurity, portalSuccess } from './schemas.js';
 
 const signInSchema = {
@@ -52,7 +52,7 @@ const signOutSchema = {
 } as const;
 
 /** GET /portal/sign-in and POST /portal/api/sign-out. */
-export function signInRoutes(app: FastifyInstance, services: Services, auth: PortalAuth): void {
+export function signInRoutes(app: FastifyInstance, services: Services, auth: PortalAuth, signedIn: RouteHooks): void {
   // No HEAD: a link preview's HEAD would use the link up.
   app.get('/portal/sign-in', { schema: signInSchema, exposeHeadRoute: false }, async (request, reply) => {
     const { token } = request.query as { token: string };
@@ -66,19 +66,24 @@ export function signInRoutes(app: FastifyInstance, services: Services, auth: Por
     }
     const session = newToken();
     const expiresAt = new Date(now + SESSION_SECONDS * 1000).toISOString();
-    await services.store.portal.createSession(tokenHash(session), {
-      accountId: redemption.accountId,
-      origin: redemption.origin,
-      csrf: randomBytes(24).toString('base64url'),
-      expiresAt,
-    });
-    await auditReport(services.store.admin, portalActor(redemption), request.id)('portal.sign-in', redemption.accountId, { expires_at: expiresAt });
+    const audit = {
+      actor: portalActor(redemption),
+      action: 'portal.sign-in',
+      target: redemption.accountId,
+      requestId: request.id,
+      detail: { expires_at: expiresAt },
+    };
+    await services.store.portal.createSession(
+      tokenHash(session),
+      { accountId: redemption.accountId, origin: redemption.origin, csrf: randomBytes(24).toString('base64url'), expiresAt },
+      audit,
+    );
     auth.setSessionCookie(reply, request, session, SESSION_SECONDS);
     return reply.code(303).header('location', '/portal').send();
   });
 
-  app.post('/portal/api/sign-out', { schema: signOutSchema }, async (request, reply) => {
-    const caller = await auth.caller(request);
+  app.post('/portal/api/sign-out', { schema: signOutSchema, ...signedIn }, async (request, reply) => {
+    const caller = portalCallerOf(request);
     if (caller.via === 'session') await services.store.portal.endSession(caller.sessionHash);
     else if (cookieOf(request, SESSION_COOKIE)) await services.store.portal.endSession(tokenHash(cookieOf(request, SESSION_COOKIE) as string));
     auth.setSessionCookie(reply, request, '', 0);

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AdminTokenRecord } from '../../../admin/admin-store.js';
-import { auditReport } from '../../../admin/admin-tokens.js';
 import { ApiError } from '../../../errors.js';
 import { newToken, tokenHash } from '../../../portal/portal-tokens.js';
 import type { Services } from '../../../services/services.js';
@@ -76,19 +75,31 @@ export function portalSessionRoutes(
     const token = newToken();
     const expiresAt = new Date(services.clock() + LINK_MINUTES * 60_000).toISOString();
     const operator = request.adminToken as AdminTokenRecord;
-    await services.store.portal.createLink(tokenHash(token), { accountId: account.id, origin: `link of admin token ${operator.id}`, expiresAt });
-    await auditReport(services.store.admin, operator.name, request.id)('accounts.portal-link', account.id, { expires_at: expiresAt });
+    const audit = {
+      actor: operator.name,
+      action: 'accounts.portal-link',
+      target: account.id,
+      requestId: request.id,
+      detail: { expires_at: expiresAt },
+    };
+    await services.store.portal.createLink(
+      tokenHash(token),
+      { accountId: account.id, origin: `link of admin token ${operator.id}`, expiresAt },
+      audit,
+    );
     return reply.code(201).send({ url: `${url}/portal/sign-in?token=${token}`, expires_at: expiresAt });
   });
 
   app.delete('/admin/accounts/:id/portal-sessions', { schema: endSchema, ...hooks }, async (request) => {
     const account = await existingAccount(services.store, (request.params as { id: string }).id);
-    const ended = await services.store.portal.endAccountSessions(account.id, new Date(services.clock()).toISOString());
     const operator = request.adminToken as AdminTokenRecord;
-    await auditReport(services.store.admin, operator.name, request.id)('accounts.portal-sessions-ended', account.id, {
-      sessions: ended.sessions,
-      links: ended.links,
-    });
+    const ended = await services.store.portal.endAccountSessions(account.id, new Date(services.clock()).toISOString(), (counts) => ({
+      actor: operator.name,
+      action: 'accounts.portal-sessions-ended',
+      target: account.id,
+      requestId: request.id,
+      detail: { sessions: counts.sessions, links: counts.links },
+    }));
     return { sessions_ended: ended.sessions, links_voided: ended.links };
   });
 }

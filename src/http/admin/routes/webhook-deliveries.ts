@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AdminStore, AdminTokenRecord } from '../../../admin/admin-store.js';
-import { auditReport } from '../../../admin/admin-tokens.js';
+import type { AdminTokenRecord } from '../../../admin/admin-store.js';
 import { ApiError } from '../../../errors.js';
 import { placeOf } from '../../../platform/cursor.js';
 import type { Services } from '../../../services/services.js';
@@ -111,11 +110,10 @@ export function webhookDeliveryRoutes(app: FastifyInstance, services: Services, 
   });
   app.post('/admin/webhooks/deliveries/:id/retry', { schema: retrySchema, ...write }, async (request) => {
     const { id } = request.params as { id: string };
-    if (!(await services.store.webhooks.retryDelivery(id, new Date(services.clock()).toISOString()))) {
+    const audit = { actor: (request.adminToken as AdminTokenRecord).name, action: 'webhooks.retry', target: id, requestId: request.id, detail: {} };
+    if (!(await services.store.webhooks.retryDelivery(id, new Date(services.clock()).toISOString(), audit))) {
       throw new ApiError('DELIVERY_NOT_FOUND', `No webhook delivery has id "${id}".`);
     }
-    const actor = (request.adminToken as AdminTokenRecord).name;
-    await auditReport(services.store.admin as AdminStore, actor, request.id)('webhooks.retry', id, {});
     return { id, state: 'pending' };
   });
 }

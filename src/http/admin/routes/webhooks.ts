@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { AdminStore, AdminTokenRecord } from '../../../admin/admin-store.js';
-import { auditReport } from '../../../admin/admin-tokens.js';
+import type { AdminTokenRecord } from '../../../admin/admin-store.js';
 import { EVENT_TYPES, type EventType } from '../../../billing/events.js';
 import { ApiError } from '../../../errors.js';
 import type { AppSettings, Services } from '../../../services/services.js';
@@ -90,8 +89,13 @@ const shown = (endpoint: WebhookEndpoint) => ({ id: endpoint.id, url: endpoint.u
 
 /** POST, GET /admin/webhooks and DELETE /admin/webhooks/{id}: where events are sent. */
 export function webhookRoutes(app: FastifyInstance, services: Services, settings: AppSettings, read: RouteHooks, write: RouteHooks): void {
-  const report = (request: { adminToken: unknown; id: string }) =>
-    auditReport(services.store.admin as AdminStore, (request.adminToken as AdminTokenRecord).name, request.id);
+  const audit = (request: { adminToken: unknown; id: string }, action: string, target: string, detail: Record<string, unknown>) => ({
+    actor: (request.adminToken as AdminTokenRecord).name,
+    action,
+    target,
+    requestId: request.id,
+    detail,
+  });
   app.post('/admin/webhooks', { schema: createSchema, ...write }, async (request, reply) => {
     const body = request.body as { url: string; events?: EventType[] | null };
     const problem = webhookUrlProblem(body.url, settings.webhookAllowLinkLocal);
@@ -103,8 +107,10 @@ export function webhookRoutes(app: FastifyInstance, services: Services, settings
       events: body.events ?? null,
       createdAt: new Date(services.clock()).toISOString(),
     };
-    await services.store.webhooks.createEndpoint(endpoint);
-    await report(request)('webhooks.create', endpoint.id, { url: endpoint.url, events: endpoint.events });
+    await services.store.webhooks.createEndpoint(
+      endpoint,
+      audit(request, 'webhooks.create', endpoint.id, { url: endpoint.url, events: endpoint.events }),
+    );
     return reply.code(201).send({ ...shown(endpoint), secret: endpoint.secret });
   });
   app.get('/admin/webhooks', { schema: listSchema, ...read }, async () => ({
@@ -112,8 +118,9 @@ export function webhookRoutes(app: FastifyInstance, services: Services, settings
   }));
   app.delete('/admin/webhooks/:id', { schema: deleteSchema, ...write }, async (request) => {
     const { id } = request.params as { id: string };
-    if (!(await services.store.webhooks.deleteEndpoint(id))) throw new ApiError('WEBHOOK_NOT_FOUND', `No webhook endpoint has id "${id}".`);
-    await report(request)('webhooks.delete', id, {});
+    if (!(await services.store.webhooks.deleteEndpoint(id, audit(request, 'webhooks.delete', id, {})))) {
+      throw new ApiError('WEBHOOK_NOT_FOUND', `No webhook endpoint has id "${id}".`);
+    }
     return { deleted: id };
   });
 }
