@@ -1,6 +1,7 @@
 // Runs every test file under test/ with Node's test runner. Node 20 neither expands globs nor
 // finds .ts files by itself, so the files are listed here explicitly. With TEST_DATABASE_URL set,
-// the HTTP contract suites (test/http/routes, test/app.test.ts) run a second time on PostgreSQL.
+// the HTTP contract suites (test/http/routes, test/http/admin, test/http/portal, test/app.test.ts) run
+// a second time on PostgreSQL.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';

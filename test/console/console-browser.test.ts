@@ -10,8 +10,9 @@ import { type RunningServer, startServer } from '../../src/server.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { CHROMIUM, CHROMIUM_FLAGS, skipWithoutChromium } from '../support/browser.js';
 import { eventually, tempDir } from '../support/helper.js';
+import { screenshotDir } from '../support/screenshots.js';
 
-const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'docs', 'console');
+const SCREENSHOTS = screenshotDir('console');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 /** How long a figure a page fetches may take to show on a loaded CI machine. */

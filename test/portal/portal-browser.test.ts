@@ -11,9 +11,10 @@ import { KeyAdmin } from '../../src/billing/key-admin.js';
 import { StripeCheckout } from '../../src/billing/stripe-checkout.js';
 import { CHROMIUM, CHROMIUM_FLAGS, skipWithoutChromium } from '../support/browser.js';
 import { createTestApp, type TestContext } from '../support/helper.js';
+import { screenshotDir } from '../support/screenshots.js';
 import { startStripeStandIn } from '../support/stripe-stand-in.js';
 
-const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'docs', 'portal');
+const SCREENSHOTS = screenshotDir('portal');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const STRIPE_SECRET = 'whsec_portal_browser_5WbX5kEWLlfzsGNjH64I8l';

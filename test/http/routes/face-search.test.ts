@@ -143,7 +143,7 @@ describe('POST /face/search', () => {
       await rejected({ probe_image_url: 'not a url' }, 400, /URL/);
     });
 
-    it('refuses a probe_image_url on a loopback address with 400, without charging (test/services/face/probe-fetch.test.ts has the rest)', async () => {
+    it('refuses a probe_image_url on a loopback address with 400, without charging (test/faces/probe-fetch.test.ts has the rest)', async () => {
       await rejected({ probe_image_url: 'https://127.0.0.1/a.jpg' }, 400, /not a public address/);
     });
 
