@@ -10,7 +10,7 @@ module.exports = {
       name: 'no-cycles',
       comment: 'No import cycles, type-only imports included: a cycle is two concerns that cannot be read apart.',
       severity: 'error',
-      from: { path: '^(src|console/src)/' },
+      from: { path: '^(src|console/src|portal/src|web/src)/' },
       to: { circular: true },
     },
     {
@@ -63,11 +63,18 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/rules\\.ts$' },
     },
     {
-      name: 'console-uses-only-its-api-client',
-      comment: "The console is a client of the admin API: of the service's code it imports only the generated API types.",
+      name: 'pages-use-only-the-api-types',
+      comment: "The console, the portal and what they share (web/) are clients of the service's API: of its code they import only the generated API types.",
       severity: 'error',
-      from: { path: '^console/' },
+      from: { path: '^(console|portal|web)/' },
       to: { path: '^src/', pathNot: '^src/client/api-types\\.ts$' },
+    },
+    {
+      name: 'pages-share-through-web',
+      comment: 'The console and the portal share components, formatting, styles and the request wrapper through web/, never by reaching into each other; web/ imports neither.',
+      severity: 'error',
+      from: { path: '^(console|portal|web)/' },
+      to: { path: '^(console|portal)/', pathNot: '^$1/' },
     },
     {
       name: 'client-stands-alone',

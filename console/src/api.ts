@@ -31,6 +31,7 @@ import type {
   AdminUpdateKeyResponse,
   AdminUsageResponse,
 } from '../../src/client/api-types.js';
+import { ServiceFailure, send } from '../../web/src/request.js';
 
 export type {
   AdminAccountUsageResponse,
@@ -46,17 +47,6 @@ export type {
 };
 export type KeySummary = AdminListKeysResponse['keys'][number];
 export type AccountSummary = AdminListAccountsResponse['accounts'][number];
-export type UsageRow = AdminUsageResponse['series'][number];
-
-/** An answer other than 2xx: the API's own message, shown as it came. */
-export class ApiFailure extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 type Query = Record<string, string | undefined>;
 
@@ -68,7 +58,7 @@ function pathWith(path: string, query: Query = {}): string {
 
 const id = (value: string) => encodeURIComponent(value);
 
-/** The admin API, called with one token. Every method resolves to the answer's body or throws ApiFailure. */
+/** The admin API, called with one token. Every method resolves to the answer's body or throws a ServiceFailure. */
 export class AdminApi {
   constructor(
     private readonly token: string,
@@ -90,17 +80,12 @@ export class AdminApi {
       headers['content-type'] = body.type;
       payload = body.text;
     }
-    let response: Response;
     try {
-      response = await fetch(path, { method, headers, body: payload });
-    } catch {
-      throw new ApiFailure(0, 'The service did not answer: check that it is running and reachable.');
+      return await send<T>(path, { method, headers, body: payload }, 'The service did not answer: check that it is running and reachable.');
+    } catch (failure) {
+      if (failure instanceof ServiceFailure && failure.status === 401) this.onSignedOut(failure.message);
+      throw failure;
     }
-    const text = await response.text();
-    if (response.ok) return (response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text) as T;
-    const message = messageOf(text) ?? `The service answered ${response.status}.`;
-    if (response.status === 401) this.onSignedOut(message);
-    throw new ApiFailure(response.status, message);
   }
 
   currentToken = () => this.call<AdminCurrentTokenResponse>('GET', '/admin/token');
@@ -141,13 +126,4 @@ export class AdminApi {
   getDocument = (docId: string) => this.call<Record<string, unknown>>('GET', `/admin/documents/${id(docId)}`);
   deleteDocument = (docId: string) => this.call<unknown>('DELETE', `/admin/documents/${id(docId)}`);
   auditLog = (query: Query) => this.call<AdminAuditLogResponse>('GET', pathWith('/admin/audit-log', query));
-}
-
-function messageOf(text: string): string | undefined {
-  try {
-    const body = JSON.parse(text) as { message?: unknown };
-    return typeof body.message === 'string' ? body.message : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,5 +1,5 @@
 import 'uplot/dist/uPlot.min.css';
-import './styles.css';
+import '../../web/src/styles.css';
 import { render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { AdminApi } from './api.js';

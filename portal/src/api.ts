@@ -1,4 +1,5 @@
-import type { UsageRow } from '../../console/src/api.js';
+import { send } from '../../web/src/request.js';
+import type { UsageRow } from '../../web/src/usage.js';
 
 /** The signed-in account as GET /portal/api/account answers it. */
 export interface AccountView {
@@ -12,15 +13,6 @@ export interface AccountView {
   /** The key this tab signed in with, when it signed in with one. */
   signed_in_key_id?: string;
   csrf_token?: string;
-}
-
-export class PortalFailure extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /**
@@ -37,15 +29,8 @@ export class PortalApi {
     if (this.apiKey) headers['x-api-key'] = this.apiKey;
     if (this.csrf && method !== 'GET') headers['x-csrf-token'] = this.csrf;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
-    try {
-      response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
-    } catch {
-      throw new PortalFailure(0, 'The service did not answer: check your connection and try again.');
-    }
-    const text = await response.text();
-    if (!response.ok) throw new PortalFailure(response.status, messageOf(text) ?? `The service answered ${response.status}.`);
-    return JSON.parse(text) as T;
+    const init: RequestInit = { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' };
+    return send<T>(path, init, 'The service did not answer: check your connection and try again.');
   }
 
   async account(): Promise<AccountView> {
@@ -62,13 +47,4 @@ export class PortalApi {
     });
   checkout = (packId: string) => this.call<{ url: string }>('POST', '/portal/api/checkout', { pack_id: packId });
   signOut = () => this.call<unknown>('POST', '/portal/api/sign-out', {});
-}
-
-function messageOf(text: string): string | undefined {
-  try {
-    const body = JSON.parse(text) as { message?: unknown };
-    return typeof body.message === 'string' ? body.message : undefined;
-  } catch {
-    return undefined;
-  }
 }

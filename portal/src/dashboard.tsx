@@ -1,8 +1,11 @@
 import { useMemo, useState } from 'preact/hooks';
-import { ConfirmDialog } from '../../console/src/components/confirm.js';
-import { ShownOnce } from '../../console/src/components/secret.js';
-import { UsageChart } from '../../console/src/components/usage-chart.js';
-import { formatNumber, formatTime } from '../../console/src/format.js';
+import { ChargesTable } from '../../web/src/components/charges-table.js';
+import { ConfirmDialog } from '../../web/src/components/confirm.js';
+import { ShownOnce } from '../../web/src/components/secret.js';
+import { UsageChart } from '../../web/src/components/usage-chart.js';
+import { UsageByKeyTable } from '../../web/src/components/usage-table.js';
+import { formatNumber, formatTime } from '../../web/src/format.js';
+import { useAction } from '../../web/src/hooks.js';
 import type { AccountView, PortalApi } from './api.js';
 
 const DAY_MS = 86_400_000;
@@ -69,32 +72,7 @@ export function Dashboard({ api, view, reload, onKeyRolled }: Props) {
         {usage.by_key.length === 0 ? (
           <p>No charges in the last 30 days.</p>
         ) : (
-          <div class="table-scroll">
-            <table class="compact" data-testid="portal-usage">
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col" class="number">
-                    Requests
-                  </th>
-                  <th scope="col" class="number">
-                    Credits
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {usage.by_key.map((row) => (
-                  <tr key={`${row.key_id} ${row.endpoint}`}>
-                    <td>{names.get(row.key_id) ?? row.key_id}</td>
-                    <td class="mono">{row.endpoint}</td>
-                    <td class="number">{formatNumber(row.charges)}</td>
-                    <td class="number">{formatNumber(row.credits)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <UsageByKeyTable rows={usage.by_key} names={names} testId="portal-usage" />
         )}
       </section>
       <Keys api={api} view={view} reload={reload} onKeyRolled={onKeyRolled} />
@@ -104,18 +82,13 @@ export function Dashboard({ api, view, reload, onKeyRolled }: Props) {
 }
 
 function Buy({ api, view }: { api: PortalApi; view: AccountView }) {
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const buy = async (packId: string) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      location.assign((await api.checkout(packId)).url);
-    } catch (failure) {
-      setError((failure as Error).message);
-      setBusy(false);
-    }
-  };
+  const action = useAction();
+  const buy = (packId: string) =>
+    action.run(async () => {
+      const { url } = await api.checkout(packId);
+      location.assign(url);
+      return 'Opening the payment page…';
+    });
   return (
     <section class="panel" id="buy" aria-labelledby="buy-credits">
       <h2 id="buy-credits">Buy credits</h2>
@@ -123,15 +96,15 @@ function Buy({ api, view }: { api: PortalApi; view: AccountView }) {
       {view.packs.length > 0 && (
         <div class="action-row">
           {view.packs.map((pack) => (
-            <button key={pack.id} type="button" class="primary" disabled={busy} onClick={() => void buy(pack.id)}>
+            <button key={pack.id} type="button" class="primary" disabled={action.busy} onClick={() => void buy(pack.id)}>
               Buy {pack.label}
             </button>
           ))}
         </div>
       )}
-      {error && (
+      {action.outcome && !action.outcome.ok && (
         <p class="outcome error" role="alert">
-          {error}
+          {action.outcome.message}
         </p>
       )}
     </section>
@@ -254,34 +227,7 @@ function Charges({ view, names }: { view: AccountView; names: Map<string, string
   return (
     <section class="panel" aria-labelledby="charges">
       <h2 id="charges">Latest charges</h2>
-      {view.charges.length === 0 ? (
-        <p>No charges yet.</p>
-      ) : (
-        <div class="table-scroll">
-          <table class="compact">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Key</th>
-                <th scope="col">Endpoint</th>
-                <th scope="col" class="number">
-                  Credits
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {view.charges.map((charge) => (
-                <tr key={charge.id}>
-                  <td>{formatTime(charge.at)}</td>
-                  <td>{names.get(charge.key_id) ?? charge.key_id}</td>
-                  <td class="mono">{charge.endpoint}</td>
-                  <td class="number">{formatNumber(charge.credits)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {view.charges.length === 0 ? <p>No charges yet.</p> : <ChargesTable charges={view.charges} names={names} />}
     </section>
   );
 }

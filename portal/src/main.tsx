@@ -1,9 +1,10 @@
 import 'uplot/dist/uPlot.min.css';
-import '../../console/src/styles.css';
+import '../../web/src/styles.css';
 import './portal.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { type AccountView, PortalApi, PortalFailure } from './api.js';
+import { ServiceFailure } from '../../web/src/request.js';
+import { type AccountView, PortalApi } from './api.js';
 import { Dashboard } from './dashboard.js';
 
 const KEY_STORAGE = 'metered-search.portal.key';
@@ -27,7 +28,7 @@ function App() {
       setApi(candidate);
       return true;
     } catch (error) {
-      if (!(error instanceof PortalFailure) || (error.status !== 401 && error.status !== 403)) setNotice((error as Error).message);
+      if (!(error instanceof ServiceFailure) || (error.status !== 401 && error.status !== 403)) setNotice((error as Error).message);
       return false;
     }
   };

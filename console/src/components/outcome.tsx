@@ -1,4 +1,4 @@
-import type { ActionState } from '../hooks.js';
+import type { ActionState } from '../../../web/src/hooks.js';
 
 /** What an action did, announced to screen readers: a status when it worked, an alert when not. */
 export function Outcome({ action }: { action: ActionState }) {

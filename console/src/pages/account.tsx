@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
+import { ShownOnce } from '../../../web/src/components/secret.js';
+import { SpanSelect, UsageChart, useSpan } from '../../../web/src/components/usage-chart.js';
+import { UsageByKeyTable } from '../../../web/src/components/usage-table.js';
+import { formatNumber, formatTime } from '../../../web/src/format.js';
+import { useAction, useLoad } from '../../../web/src/hooks.js';
 import type { AdminApi, AdminGetAccountResponse } from '../api.js';
 import { LoadError, Outcome } from '../components/outcome.js';
-import { ShownOnce } from '../components/secret.js';
-import { SpanSelect, UsageChart, useSpan } from '../components/usage-chart.js';
-import { formatNumber, formatTime } from '../format.js';
-import { useAction, useLoad } from '../hooks.js';
 import { hrefOf } from '../router.js';
 import type { Can } from '../session.js';
 import { CapsForm, TopUp } from './key-actions.js';
@@ -180,30 +181,7 @@ function AccountUsage({ api, account, round }: { api: AdminApi; account: Account
       {!usage.data || usage.data.by_key.length === 0 ? (
         <p>No charges in this span.</p>
       ) : (
-        <table class="compact" data-testid="usage-by-key">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Endpoint</th>
-              <th scope="col" class="number">
-                Charges
-              </th>
-              <th scope="col" class="number">
-                Credits
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {usage.data.by_key.map((row) => (
-              <tr key={`${row.key_id} ${row.endpoint}`}>
-                <td>{names.get(row.key_id) ?? row.key_id}</td>
-                <td class="mono">{row.endpoint}</td>
-                <td class="number">{formatNumber(row.charges)}</td>
-                <td class="number">{formatNumber(row.credits)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <UsageByKeyTable rows={usage.data.by_key} names={names} testId="usage-by-key" />
       )}
     </section>
   );

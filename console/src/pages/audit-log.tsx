@@ -1,8 +1,8 @@
+import { formatTime } from '../../../web/src/format.js';
+import { useCursorPages, useLoad } from '../../../web/src/hooks.js';
 import type { AdminApi } from '../api.js';
 import { LoadError } from '../components/outcome.js';
 import { Pager } from '../components/pager.js';
-import { formatTime } from '../format.js';
-import { useCursorPages, useLoad } from '../hooks.js';
 import { hrefOf } from '../router.js';
 
 export function AuditLogPage({ api }: { api: AdminApi }) {

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
+import { ConfirmDialog } from '../../../web/src/components/confirm.js';
+import { formatNumber } from '../../../web/src/format.js';
+import { useAction, useLoad } from '../../../web/src/hooks.js';
 import type { AdminApi } from '../api.js';
-import { ConfirmDialog } from '../components/confirm.js';
 import { LoadError, Outcome } from '../components/outcome.js';
-import { formatNumber } from '../format.js';
-import { useAction, useLoad } from '../hooks.js';
 import type { Can } from '../session.js';
 
 export function DocumentsPage({ api, can }: { api: AdminApi; can: Can }) {

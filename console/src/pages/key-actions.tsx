@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
+import { ConfirmDialog } from '../../../web/src/components/confirm.js';
+import { ShownOnce } from '../../../web/src/components/secret.js';
+import { formatNumber, formatTime, randomHex } from '../../../web/src/format.js';
+import { useAction } from '../../../web/src/hooks.js';
 import type { AdminApi, AdminGetKeyResponse } from '../api.js';
-import { ConfirmDialog } from '../components/confirm.js';
 import { Outcome } from '../components/outcome.js';
-import { ShownOnce } from '../components/secret.js';
-import { formatNumber, formatTime, randomHex } from '../format.js';
-import { useAction } from '../hooks.js';
 import type { Can } from '../session.js';
 
 type Key = AdminGetKeyResponse;

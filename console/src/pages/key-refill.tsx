@@ -1,7 +1,7 @@
+import { formatNumber, formatTime } from '../../../web/src/format.js';
+import { useAction } from '../../../web/src/hooks.js';
 import type { AdminApi, AdminGetKeyResponse } from '../api.js';
 import { Outcome } from '../components/outcome.js';
-import { formatNumber, formatTime } from '../format.js';
-import { useAction } from '../hooks.js';
 
 interface RefillProps {
   api: AdminApi;

@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
+import { ChargesTable } from '../../../web/src/components/charges-table.js';
+import { SpanSelect, UsageChart, useSpan } from '../../../web/src/components/usage-chart.js';
+import { formatNumber, formatTime } from '../../../web/src/format.js';
+import { useCursorPages, useLoad } from '../../../web/src/hooks.js';
 import type { AdminApi, AdminGetKeyResponse } from '../api.js';
 import { LoadError } from '../components/outcome.js';
 import { Pager } from '../components/pager.js';
-import { SpanSelect, UsageChart, useSpan } from '../components/usage-chart.js';
-import { formatNumber, formatTime } from '../format.js';
-import { useCursorPages, useLoad } from '../hooks.js';
 import { hrefOf } from '../router.js';
 import type { Can } from '../session.js';
 import { KeyActions } from './key-actions.js';
@@ -168,32 +169,7 @@ function Charges({ api, keyId, round }: { api: AdminApi; keyId: string; round: n
       <h2 id="charges">Recent charges</h2>
       <LoadError message={charges.error} />
       {charges.data && charges.data.charges.length === 0 && <p>No charges yet.</p>}
-      {charges.data && charges.data.charges.length > 0 && (
-        <div class="table-scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="number">
-                  Credits
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {charges.data.charges.map((charge) => (
-                <tr key={charge.id}>
-                  <td>{formatTime(charge.at)}</td>
-                  <td class="mono">{charge.endpoint}</td>
-                  <td>{charge.status ?? 'not known'}</td>
-                  <td class="number">{charge.credits}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {charges.data && charges.data.charges.length > 0 && <ChargesTable charges={charges.data.charges} statuses />}
       <Pager label="Pages of charges" page={pages.page} nextCursor={charges.data?.next_cursor} onNext={pages.next} onPrevious={pages.previous} />
     </section>
   );

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
+import { ShownOnce } from '../../../web/src/components/secret.js';
+import { formatNumber, formatTime } from '../../../web/src/format.js';
+import { useAction, useCursorPages, useLoad } from '../../../web/src/hooks.js';
 import type { AdminApi, KeySummary } from '../api.js';
 import { LoadError, Outcome } from '../components/outcome.js';
 import { Pager } from '../components/pager.js';
-import { ShownOnce } from '../components/secret.js';
-import { formatNumber, formatTime } from '../format.js';
-import { useAction, useCursorPages, useLoad } from '../hooks.js';
 import { hrefOf } from '../router.js';
 import type { Can } from '../session.js';
 

@@ -1,10 +1,10 @@
+import { SpanSelect, UsageChart, useSpan } from '../../../web/src/components/usage-chart.js';
+import { formatNumber } from '../../../web/src/format.js';
+import { useLoad } from '../../../web/src/hooks.js';
+import { byEndpointAndStatus, requestsFromMetrics } from '../../../web/src/usage.js';
 import type { AdminApi } from '../api.js';
 import { LoadError } from '../components/outcome.js';
-import { SpanSelect, UsageChart, useSpan } from '../components/usage-chart.js';
-import { formatNumber } from '../format.js';
-import { useLoad } from '../hooks.js';
 import { hrefOf } from '../router.js';
-import { byEndpointAndStatus, requestsFromMetrics } from '../usage.js';
 
 /** The operator's own traffic (admin API, metrics, this console) is left out: callers' requests only. */
 const OPERATOR_ROUTES = /^(\/admin|\/metrics|\/console|unmatched)/;

@@ -8,8 +8,6 @@ export function formatTime(iso: string | null | undefined): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 }
 
-export const formatDay = (iso: string): string => iso.slice(0, 10);
-
 /** Hex for Idempotency-Key headers: getRandomValues works without HTTPS, randomUUID does not. */
 export function randomHex(bytes = 16): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('');

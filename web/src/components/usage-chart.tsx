@@ -1,6 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
-import type { UsageRow } from '../api.js';
-import { perBucket, SPANS, spanQuery } from '../usage.js';
+import { perBucket, SPANS, spanQuery, type UsageRow } from '../usage.js';
 import { TimeChart } from './chart.js';
 
 const CREDITS_COLOR = '#b3470f';

@@ -1,4 +1,7 @@
-import type { UsageRow } from './api.js';
+import type { AdminUsageResponse } from '../../src/client/api-types.js';
+
+/** One bucket of a usage series, as the admin API and the portal answer it. */
+export type UsageRow = AdminUsageResponse['series'][number];
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
