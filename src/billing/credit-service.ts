@@ -1,6 +1,7 @@
 import type { Clock } from '../platform/clock.js';
 import { hashApiKey } from './keys.js';
-import { type DebitOptions, type DebitResult, type KeyRecord, keyExpired, type Ledger } from './ledger.js';
+import type { DebitOptions, DebitResult, KeyRecord, Ledger } from './ledger.js';
+import { keyExpired } from './ledger-rules.js';
 import { type CapReached, capPassed } from './spend-caps.js';
 
 /** A key as presented: its record and the hash its debits go by (the current one, for a rolled key's former key). */

@@ -1,7 +1,5 @@
 import type { NewAuditEntry } from '../admin/admin-store.js';
 import type { IdempotencyEntry, StoredResponse } from '../idempotency/idempotency-store.js';
-import { cursorOf, placeOf } from '../platform/cursor.js';
-import { MAX_BALANCE } from '../rules.js';
 import type {
   AccountCreation,
   AccountQuery,
@@ -36,18 +34,6 @@ export interface ChangeRecord<Result> {
   claim?: { entry: IdempotencyEntry; answer(result: Result): StoredResponse | undefined };
 }
 
-/** The rows a change's record adds to its transaction: the audit entry and the completed claim, each when there is one. */
-export function changeWrites<Result>(
-  record: ChangeRecord<Result> | undefined,
-  result: Result,
-): { audit: NewAuditEntry | undefined; completion: { entry: IdempotencyEntry; response: StoredResponse } | undefined } {
-  const response = record?.claim?.answer(result);
-  return {
-    audit: record?.audit(result),
-    completion: record?.claim && response ? { entry: record.claim.entry, response } : undefined,
-  };
-}
-
 export interface KeyRecord {
   id: string;
   /** The account whose balance the key spends (billing/accounts.ts). */
@@ -75,16 +61,6 @@ export interface KeyRecord {
   accountSpendCaps: SpendCap[] | null;
 }
 
-/** Whether a debit by this key has caps to decide (Ledger.debitCapped): its own or its account's. */
-export function hasSpendCaps(key: Pick<KeyRecord, 'spendCaps' | 'accountSpendCaps'>): boolean {
-  return key.spendCaps !== null || key.accountSpendCaps !== null;
-}
-
-/** Whether a key's end has come at `now` (ms since the epoch). */
-export function keyExpired(key: Pick<KeyRecord, 'expiresAt'>, now: number): boolean {
-  return key.expiresAt !== null && Date.parse(key.expiresAt) <= now;
-}
-
 /** What an operator may change on a key besides its status and rate (PATCH /admin/keys/{id}); absent fields stay. */
 export interface KeySettings {
   /** The key's label. */
@@ -109,16 +85,6 @@ export interface DebitOptions {
 }
 
 export { BILLABLE_ENDPOINTS, type BillableEndpoint, MAX_BALANCE, PRICE_NAMES } from '../rules.js';
-
-/**
- * What a request to `endpoint` costs this key: its own price, else the service's (PRICES), else 1.
- * A priced mode (`/query:semantic`) comes first at each level: the key's for the mode, the key's for
- * the endpoint, the service's for the mode, the service's for the endpoint.
- */
-export function priceOf(endpoint: string, key: Pick<KeyRecord, 'prices'> | null, prices: Partial<Record<string, number>>, mode?: string): number {
-  const own = (mode === undefined ? undefined : key?.prices?.[mode]) ?? key?.prices?.[endpoint];
-  return own ?? (mode === undefined ? undefined : prices[mode]) ?? prices[endpoint] ?? 1;
-}
 
 export type TopUpResult =
   | { outcome: 'topped-up'; key: KeyRecord }
@@ -281,7 +247,8 @@ export interface UsageRow {
   credits: number;
 }
 
-export interface Ledger {
+/** Accounts and their keys, and the debits that spend their balances. */
+export interface KeyLedger {
   /** Creates a key in an account of its own, or in an existing one (accounts are never deleted: the caller checks it exists). */
   createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord>;
   createAccount(input: NewAccount, record?: ChangeRecord<AccountCreation>): Promise<AccountCreation>;
@@ -291,14 +258,6 @@ export interface Ledger {
   /** Every key of the account, oldest first. */
   accountKeys(accountId: string): Promise<KeyRecord[]>;
   updateAccount(accountId: string, settings: AccountSettings, record?: ChangeRecord<AccountUpdate>): Promise<AccountUpdate>;
-  /** Adds credits to an account, with the rules of `topUp`. */
-  topUpAccount(accountId: string, amount: number, options?: GrantOptions, record?: ChangeRecord<AccountTopUpResult>): Promise<AccountTopUpResult>;
-  /** Sets an account's refill plan, with the rules of `setRefill`. */
-  setAccountRefill(accountId: string, plan: RefillPlan | null, now: string, record?: ChangeRecord<AccountRefillChange>): Promise<AccountRefillChange>;
-  /** The latest charges of the account's keys, newest first. */
-  accountCharges(accountId: string, limit: number): Promise<ChargeRecord[]>;
-  /** Charges of the account's keys in the span, by key and endpoint. */
-  accountUsage(accountId: string, from: string, to: string): Promise<AccountUsageRow[]>;
   /** The key whose current hash this is; a rolled key's former hashes are found by findRetiredKey. */
   findKeyByHash(keyHash: string): Promise<KeyRecord | undefined>;
   findRetiredKey(keyHash: string): Promise<RetiredKey | undefined>;
@@ -306,11 +265,48 @@ export interface Ledger {
   listKeys(): Promise<KeyRecord[]>;
   /** A page of keys, newest first, and the cursor of the next page (null after the last). */
   listKeysPage(query: KeyQuery): Promise<{ keys: KeyRecord[]; nextCursor: string | null }>;
-  keyActivity(keyId: string): Promise<KeyActivity>;
-  /** Charges by bucket, endpoint and status: each charge counted once. */
-  usage(query: UsageQuery): Promise<UsageRow[]>;
-  /** The keys that spent the most credits in the span, most first, with their charges. */
-  topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number; credits: number }>>;
+  /**
+   * Gives a key that is not revoked a new hash, atomically. Its former hash keeps working until
+   * `oldKeyValidUntil` (RFC 3339), or stops at once when that is null. Former hashes past their
+   * time are forgotten here.
+   */
+  rollKey(keyId: string, newKeyHash: string, oldKeyValidUntil: string | null, now: string, record?: ChangeRecord<RollResult>): Promise<RollResult>;
+  setKeyStatus(keyId: string, status: KeyStatus, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined>;
+  /** Sets the key's requests per second; null returns it to the service's default. */
+  setKeyRateLimit(keyId: string, rateLimit: number | null, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined>;
+  /**
+   * Spends the request's cost (all of it, or nothing: 402) in one conditional write and records the
+   * charge with it, atomically, with credits.low and credits.depleted events when the balance
+   * crosses those marks. Resolves only once all of it is durable.
+   */
+  debit(keyHash: string, endpoint: string, options?: DebitOptions): Promise<DebitResult>;
+  /**
+   * A debit of a key with spend caps, its own or its account's: in one transaction holding the
+   * account's row, the price is refused when it would take a cap's current period over the cap
+   * ('capped', with credits.cap_reached written once per cap and period), else spent and recorded,
+   * the periods' spend with it. `now`: ms since the epoch, which decides the periods.
+   */
+  debitCapped(keyId: string, endpoint: string, options: DebitOptions, now: number): Promise<DebitResult>;
+  /**
+   * Keys whose end has come and was not announced yet (at most `limit`): each is marked and its
+   * key.expired event written in one transaction, so every end is announced once, whatever the
+   * number of instances.
+   */
+  announceExpiredKeys(now: string, limit: number): Promise<KeyEnd[]>;
+  /** What each cap's current period (at `now`, ms since the epoch) has spent through the key, or the account (`acct_` id), shortest interval first. */
+  capSpend(holderId: string, caps: SpendCap[], now: number): Promise<Array<{ cap: SpendCap; spent: number; resetsAt: string }>>;
+  /** Sets a key's end, metadata or caps, and its account's prices or low-balance mark; undefined for an unknown key. */
+  updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined>;
+  /** Fills in the final HTTP status of a charged request. Not awaited on the request path. */
+  recordOutcome(chargeId: number, status: number): void;
+}
+
+/** What adds credits to a balance or takes unspent ones away: top-ups, refill plans and expiries. */
+export interface GrantLedger {
+  /** Adds credits to an account, with the rules of `topUp`. */
+  topUpAccount(accountId: string, amount: number, options?: GrantOptions, record?: ChangeRecord<AccountTopUpResult>): Promise<AccountTopUpResult>;
+  /** Sets an account's refill plan, with the rules of `setRefill`. */
+  setAccountRefill(accountId: string, plan: RefillPlan | null, now: string, record?: ChangeRecord<AccountRefillChange>): Promise<AccountRefillChange>;
   /**
    * Adds credits to the account of a key that is not revoked, up to MAX_BALANCE, atomically, settling the account first.
    * `idempotencyRef` is recorded on the grant, in the same transaction: a retry that took over the
@@ -337,41 +333,19 @@ export interface Ledger {
    * period whatever the number of instances: a missed period is not granted after downtime.
    */
   refillDue(now: string, limit: number): Promise<Refill[]>;
-  /**
-   * Gives a key that is not revoked a new hash, atomically. Its former hash keeps working until
-   * `oldKeyValidUntil` (RFC 3339), or stops at once when that is null. Former hashes past their
-   * time are forgotten here.
-   */
-  rollKey(keyId: string, newKeyHash: string, oldKeyValidUntil: string | null, now: string, record?: ChangeRecord<RollResult>): Promise<RollResult>;
-  setKeyStatus(keyId: string, status: KeyStatus, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined>;
-  /** Sets the key's requests per second; null returns it to the service's default. */
-  setKeyRateLimit(keyId: string, rateLimit: number | null, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined>;
+}
 
-  /**
-   * Spends the request's cost (all of it, or nothing: 402) in one conditional write and records the
-   * charge with it, atomically, with credits.low and credits.depleted events when the balance
-   * crosses those marks. Resolves only once all of it is durable.
-   */
-  debit(keyHash: string, endpoint: string, options?: DebitOptions): Promise<DebitResult>;
-  /**
-   * A debit of a key with spend caps, its own or its account's: in one transaction holding the
-   * account's row, the price is refused when it would take a cap's current period over the cap
-   * ('capped', with credits.cap_reached written once per cap and period), else spent and recorded,
-   * the periods' spend with it. `now`: ms since the epoch, which decides the periods.
-   */
-  debitCapped(keyId: string, endpoint: string, options: DebitOptions, now: number): Promise<DebitResult>;
-  /**
-   * Keys whose end has come and was not announced yet (at most `limit`): each is marked and its
-   * key.expired event written in one transaction, so every end is announced once, whatever the
-   * number of instances.
-   */
-  announceExpiredKeys(now: string, limit: number): Promise<KeyEnd[]>;
-  /** What each cap's current period (at `now`, ms since the epoch) has spent through the key, or the account (`acct_` id), shortest interval first. */
-  capSpend(holderId: string, caps: SpendCap[], now: number): Promise<Array<{ cap: SpendCap; spent: number; resetsAt: string }>>;
-  /** Sets a key's end, metadata or caps, and its account's prices or low-balance mark; undefined for an unknown key. */
-  updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined>;
-  /** Fills in the final HTTP status of a charged request. Not awaited on the request path. */
-  recordOutcome(chargeId: number, status: number): void;
+/** Reads for reports and the audit: charges, grants and usage over time. None of them changes anything. */
+export interface LedgerReports {
+  /** The latest charges of the account's keys, newest first. */
+  accountCharges(accountId: string, limit: number): Promise<ChargeRecord[]>;
+  /** Charges of the account's keys in the span, by key and endpoint. */
+  accountUsage(accountId: string, from: string, to: string): Promise<AccountUsageRow[]>;
+  keyActivity(keyId: string): Promise<KeyActivity>;
+  /** Charges by bucket, endpoint and status: each charge counted once. */
+  usage(query: UsageQuery): Promise<UsageRow[]>;
+  /** The keys that spent the most credits in the span, most first, with their charges. */
+  topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number; credits: number }>>;
   /** The key's charges, newest first; with `beforeId`, those older than that charge. */
   listCharges(keyId: string, limit?: number, beforeId?: number): Promise<ChargeRecord[]>;
   countCharges(keyId: string): Promise<number>;
@@ -382,110 +356,5 @@ export interface Ledger {
   auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>>;
 }
 
-/** A key as both databases return it (PostgreSQL gives created_at as a Date). */
-export interface KeyRow {
-  id: string;
-  account_id: string;
-  name: string;
-  status: KeyStatus;
-  balance: number;
-  created_at: string | Date;
-  rate_limit: number | null;
-  expiring_grants: number;
-  /** JSON text in SQLite, an object from PostgreSQL's jsonb. */
-  prices: string | Record<string, number> | null;
-  low_balance_threshold: number | null;
-  expires_at: string | Date | null;
-  /** JSON text in SQLite, an object from PostgreSQL's jsonb. */
-  metadata: string | Record<string, unknown> | null;
-  spend_caps: string | SpendCap[] | null;
-  account_spend_caps: string | SpendCap[] | null;
-}
-
-/** A key's columns, read from KEYS_WITH_ACCOUNTS: what belongs to its account comes from the account's row. */
-export const KEY_COLUMNS =
-  'k.id, k.account_id, k.name, k.status, a.balance, k.created_at, k.rate_limit, a.expiring_grants, a.prices, a.low_balance_threshold, k.expires_at, k.metadata, k.spend_caps, a.spend_caps AS account_spend_caps';
-
-export const KEYS_WITH_ACCOUNTS = 'keys k JOIN accounts a ON a.id = k.account_id';
-
-export function keyFromRow(row: KeyRow): KeyRecord {
-  const createdAt = row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at;
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    status: row.status,
-    balance: Number(row.balance),
-    createdAt,
-    rateLimit: row.rate_limit,
-    expiringGrants: Number(row.expiring_grants),
-    prices: typeof row.prices === 'string' ? (JSON.parse(row.prices) as Record<string, number>) : row.prices,
-    lowBalanceThreshold: row.low_balance_threshold === null ? null : Number(row.low_balance_threshold),
-    expiresAt: row.expires_at instanceof Date ? row.expires_at.toISOString() : row.expires_at,
-    metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
-    spendCaps: typeof row.spend_caps === 'string' ? (JSON.parse(row.spend_caps) as SpendCap[]) : row.spend_caps,
-    accountSpendCaps: typeof row.account_spend_caps === 'string' ? (JSON.parse(row.account_spend_caps) as SpendCap[]) : row.account_spend_caps,
-  };
-}
-
-/** The webhook events a change of balance from `before` to `after` causes: credits.low and credits.depleted, once per crossing. */
-export function balanceCrossings(before: number, after: number, lowMark: number | null): Array<{ type: string; threshold: number }> {
-  const marks = [
-    { type: 'credits.low', threshold: lowMark },
-    { type: 'credits.depleted', threshold: 0 },
-  ];
-  return marks.filter(
-    (mark): mark is { type: string; threshold: number } => mark.threshold !== null && before > mark.threshold && after <= mark.threshold,
-  );
-}
-
-/**
- * Credits spent since a key's last settlement, taken from its expiring grants soonest-expiring
- * first (`grants` in that order, each with what it had left): what each grant has left after.
- * Whatever they cannot cover came from credits that never expire.
- */
-export function settleSpent<T extends { remaining: number }>(grants: T[], spent: number): T[] {
-  let left = spent;
-  return grants.map((grant) => {
-    const taken = Math.min(grant.remaining, left);
-    left -= taken;
-    return { ...grant, remaining: grant.remaining - taken };
-  });
-}
-
-/** A key's page cursor, and back (undefined for a cursor that is not one): the place of its creation in the newest-first order. */
-export const keyCursorPlace = placeOf;
-
-/** The page of `limit` keys read with one more row: the next cursor when that row exists. */
-export function keyPage(rows: KeyRecord[], limit: number): { keys: KeyRecord[]; nextCursor: string | null } {
-  const keys = rows.slice(0, limit);
-  return { keys, nextCursor: rows.length > limit ? cursorOf(keys[keys.length - 1]) : null };
-}
-
-/** Why a key took no credit: unknown, not active, or (active) at zero. */
-export function refusalFor(status: KeyStatus | undefined): DebitResult {
-  if (status === undefined) return { outcome: 'unknown-key' };
-  if (status !== 'active') return { outcome: 'inactive', status };
-  return { outcome: 'no-credits' };
-}
-
-/** Why a top-up of `amount` cannot be granted to this key (read inside the top-up's transaction), or undefined. */
-export function topUpRefusal(
-  key: KeyRecord | undefined,
-  amount: number,
-): Exclude<TopUpResult, { outcome: 'topped-up' | 'granted-before' }> | undefined {
-  if (!key) return { outcome: 'not-found' };
-  if (key.status === 'revoked') return { outcome: 'revoked', key };
-  if (key.balance + amount > MAX_BALANCE) return { outcome: 'over-limit', key };
-  return undefined;
-}
-
-/** Why a top-up of `amount` cannot be granted to this account, or undefined. */
-export function accountTopUpRefusal(
-  account: AccountRecord | undefined,
-  amount: number,
-): Extract<AccountTopUpResult, { outcome: 'not-found' | 'over-limit' }> | undefined {
-  if (!account) return { outcome: 'not-found' };
-  if (account.balance + amount > MAX_BALANCE) return { outcome: 'over-limit', account };
-  return undefined;
-}
+/** The ledger, as each store implements it (SqliteLedger, PostgresLedger). */
+export interface Ledger extends KeyLedger, GrantLedger, LedgerReports {}

@@ -2,7 +2,8 @@ import type { PoolClient } from 'pg';
 import { holderOf } from './accounts.js';
 import type { DebitJob } from './debit-batcher.js';
 import { capEventData } from './events.js';
-import { type DebitResult, type KeyRecord, refusalFor } from './ledger.js';
+import type { DebitResult, KeyRecord } from './ledger.js';
+import { refusalFor } from './ledger-rules.js';
 import { recordEvent } from './postgres-credits.js';
 import { type CapHolder, type CapPeriodState, capPeriods, decideCapped, periodStarts, type SpendCap } from './spend-caps.js';
 

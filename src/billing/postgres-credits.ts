@@ -2,7 +2,8 @@ import type { PoolClient } from 'pg';
 import type { Queryable } from '../platform/postgres-database.js';
 import type { EventHolder } from './accounts.js';
 import { type EventType, newEventId } from './events.js';
-import { type ExpiringCredits, type Expiry, type GrantOptions, MAX_BALANCE, settleSpent } from './ledger.js';
+import { type ExpiringCredits, type Expiry, type GrantOptions, MAX_BALANCE } from './ledger.js';
+import { settleSpent } from './ledger-rules.js';
 import { periodIndex, periodStart, planAnchor, type Refill, type RefillPlan, type RefillRule, samePlan } from './refills.js';
 
 interface RuleRow {

@@ -20,56 +20,41 @@ import {
   ownAccountId,
 } from './accounts.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
-import {
-  type AccountRefillChange,
-  accountTopUpRefusal,
-  type ChangeRecord,
-  type ChargeRecord,
-  type CreditGrant,
-  changeWrites,
-  type DebitOptions,
-  type DebitResult,
-  type ExpiringCredits,
-  type Expiry,
-  type GrantOptions,
-  KEY_COLUMNS,
-  KEYS_WITH_ACCOUNTS,
-  type KeyActivity,
-  type KeyEnd,
-  type KeyQuery,
-  type KeyRecord,
-  type KeyRow,
-  type KeySettings,
-  type KeyStatus,
-  keyCursorPlace,
-  keyFromRow,
-  keyPage,
-  type Ledger,
-  type LedgerAudit,
-  type NewKey,
-  type RefillChange,
-  type RetiredKey,
-  type RollResult,
-  refusalFor,
-  type TopUpResult,
-  topUpRefusal,
-  type UsageQuery,
-  type UsageRow,
+import type {
+  AccountRefillChange,
+  ChangeRecord,
+  ChargeRecord,
+  CreditGrant,
+  DebitOptions,
+  DebitResult,
+  ExpiringCredits,
+  Expiry,
+  GrantOptions,
+  KeyActivity,
+  KeyEnd,
+  KeyQuery,
+  KeyRecord,
+  KeySettings,
+  KeyStatus,
+  Ledger,
+  LedgerAudit,
+  NewKey,
+  RefillChange,
+  RetiredKey,
+  RollResult,
+  TopUpResult,
+  UsageQuery,
+  UsageRow,
 } from './ledger.js';
-
+import { KEY_COLUMNS, KEYS_WITH_ACCOUNTS, type KeyRow, keyCursorPlace, keyFromRow, keyPage } from './ledger-rows.js';
+import { accountTopUpRefusal, changeWrites, topUpRefusal } from './ledger-rules.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { debitCappedKey, recountCaps, SPEND_TABLES } from './postgres-capped-debits.js';
 import { applyRefill, expireGrant, expiringCredits, grant, recordEvent, refillRule, setRefill } from './postgres-credits.js';
+import { debitBatch } from './postgres-debit-batches.js';
+import { PostgresLedgerReports } from './postgres-ledger-reports.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
 import { capPeriods, type SpendCap } from './spend-caps.js';
-
-interface DebitedRow {
-  key_hash: string;
-  balance: number | null;
-  granted: number | null;
-  charge_ids: number[] | null;
-  status: KeyStatus | null;
-}
 
 /** The key, its row and its account's locked until the transaction ends. */
 async function lockedKey(client: PoolClient, keyId: string): Promise<KeyRecord | undefined> {
@@ -97,7 +82,8 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
  * function per batch, so a batch is one round trip and holds no row lock across the network.
  */
 export class PostgresLedger implements Ledger {
-  private readonly debits = new DebitBatcher((jobs) => this.runDebits(jobs));
+  private readonly reports: PostgresLedgerReports;
+  private readonly debits = new DebitBatcher((jobs) => debitBatch(this.db, jobs, this.lowBalanceThreshold));
   /** Debits of keys with spend caps (their own or their account's), by key id, batched as the others: a burst past a cap takes the account's row lock once per batch. */
   private readonly cappedDebits = new DebitBatcher((jobs) => this.runCappedDebits(jobs));
   private readonly outcomes = new OutcomeWriter(async (outcomes) => {
@@ -108,7 +94,9 @@ export class PostgresLedger implements Ledger {
   constructor(
     private readonly db: PostgresDatabase,
     private readonly lowBalanceThreshold: number | null = null,
-  ) {}
+  ) {
+    this.reports = new PostgresLedgerReports(db);
+  }
 
   async createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord> {
     refuseUnstorable({ name: input.name, metadata: input.metadata, account: input.account });
@@ -232,29 +220,12 @@ export class PostgresLedger implements Ledger {
     });
   }
 
-  async accountCharges(accountId: string, limit: number): Promise<ChargeRecord[]> {
-    const { rows } = await this.db.query<{ id: string; key_id: string; endpoint: string; at: Date; outcome_status: number | null; credits: string }>(
-      `SELECT c.id, c.key_id, c.endpoint, c.at, COALESCE(c.outcome_status, charge_outcome(c.id)) AS outcome_status, c.credits
-       FROM charges c JOIN keys k ON k.id = c.key_id WHERE k.account_id = $1 ORDER BY c.id DESC LIMIT $2`,
-      [accountId, limit],
-    );
-    return rows.map((row) => ({
-      id: Number(row.id),
-      keyId: row.key_id,
-      endpoint: row.endpoint,
-      at: row.at.toISOString(),
-      outcomeStatus: row.outcome_status,
-      credits: Number(row.credits),
-    }));
+  accountCharges(accountId: string, limit: number): Promise<ChargeRecord[]> {
+    return this.reports.accountCharges(accountId, limit);
   }
 
-  async accountUsage(accountId: string, from: string, to: string): Promise<AccountUsageRow[]> {
-    const { rows } = await this.db.query<{ key_id: string; endpoint: string; charges: string; credits: string }>(
-      `SELECT c.key_id, c.endpoint, count(*) AS charges, sum(c.credits) AS credits FROM charges c JOIN keys k ON k.id = c.key_id
-       WHERE k.account_id = $1 AND c.at >= $2 AND c.at < $3 GROUP BY c.key_id, c.endpoint ORDER BY c.key_id, c.endpoint`,
-      [accountId, from, to],
-    );
-    return rows.map((row) => ({ keyId: row.key_id, endpoint: row.endpoint, charges: Number(row.charges), credits: Number(row.credits) }));
+  accountUsage(accountId: string, from: string, to: string): Promise<AccountUsageRow[]> {
+    return this.reports.accountUsage(accountId, from, to);
   }
 
   async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
@@ -287,33 +258,16 @@ export class PostgresLedger implements Ledger {
     return keyPage(rows.map(keyFromRow), query.limit);
   }
 
-  async keyActivity(keyId: string): Promise<KeyActivity> {
-    const { rows } = await this.db.query<{ endpoint: string; n: number; last: Date }>(
-      'SELECT endpoint, count(*) AS n, max(at) AS last FROM charges WHERE key_id = $1 GROUP BY endpoint',
-      [keyId],
-    );
-    const last = rows.reduce<Date | null>((latest, row) => (latest === null || row.last > latest ? row.last : latest), null);
-    return { lastUsedAt: last?.toISOString() ?? null, chargesByEndpoint: Object.fromEntries(rows.map((row) => [row.endpoint, row.n])) };
+  keyActivity(keyId: string): Promise<KeyActivity> {
+    return this.reports.keyActivity(keyId);
   }
 
-  async usage(query: UsageQuery): Promise<UsageRow[]> {
-    const { rows } = await this.db.query<{ bucket: Date; endpoint: string; status: number | null; n: number; credits: number }>(
-      `SELECT date_trunc($1, at, 'UTC') AS bucket, endpoint, COALESCE(outcome_status, charge_outcome(id)) AS status, count(*) AS n,
-         sum(credits)::bigint AS credits FROM charges WHERE at >= $2 AND at < $3 AND ($4::text IS NULL OR key_id = $4)
-         AND ($5::text IS NULL OR key_id IN (SELECT id FROM keys WHERE account_id = $5))
-       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
-      [query.bucket, query.from, query.to, query.keyId ?? null, query.accountId ?? null],
-    );
-    return rows.map((row) => ({ start: row.bucket.toISOString(), endpoint: row.endpoint, status: row.status, count: row.n, credits: row.credits }));
+  usage(query: UsageQuery): Promise<UsageRow[]> {
+    return this.reports.usage(query);
   }
 
-  async topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number; credits: number }>> {
-    const { rows } = await this.db.query<{ key_id: string; name: string; n: number; credits: string }>(
-      `SELECT c.key_id, k.name, count(*) AS n, sum(c.credits)::bigint AS credits FROM charges c JOIN keys k ON k.id = c.key_id
-       WHERE c.at >= $1 AND c.at < $2 GROUP BY c.key_id, k.name ORDER BY credits DESC, n DESC, c.key_id LIMIT $3`,
-      [from, to, limit],
-    );
-    return rows.map((row) => ({ keyId: row.key_id, name: row.name, charges: Number(row.n), credits: Number(row.credits) }));
+  topSpenders(from: string, to: string, limit: number): Promise<Array<{ keyId: string; name: string; charges: number; credits: number }>> {
+    return this.reports.topSpenders(from, to, limit);
   }
 
   async findKeyById(id: string): Promise<KeyRecord | undefined> {
@@ -504,72 +458,24 @@ export class PostgresLedger implements Ledger {
     this.outcomes.record(chargeId, status);
   }
 
-  async listCharges(keyId: string, limit = 100, beforeId = Number.MAX_SAFE_INTEGER): Promise<ChargeRecord[]> {
-    const { rows } = await this.db.query<{ id: number; key_id: string; endpoint: string; at: Date; outcome_status: number | null; credits: number }>(
-      `SELECT id, key_id, endpoint, at, COALESCE(outcome_status, charge_outcome(id)) AS outcome_status, credits
-       FROM charges WHERE key_id = $1 AND id < $3 ORDER BY id DESC LIMIT $2`,
-      [keyId, limit, beforeId],
-    );
-    return rows.map((row) => ({
-      id: row.id,
-      keyId: row.key_id,
-      endpoint: row.endpoint,
-      at: row.at.toISOString(),
-      outcomeStatus: row.outcome_status,
-      credits: row.credits,
-    }));
+  listCharges(keyId: string, limit = 100, beforeId = Number.MAX_SAFE_INTEGER): Promise<ChargeRecord[]> {
+    return this.reports.listCharges(keyId, limit, beforeId);
   }
 
-  async countCharges(keyId: string): Promise<number> {
-    return (await this.db.one<{ n: number }>('SELECT count(*) AS n FROM charges WHERE key_id = $1', [keyId])).n;
+  countCharges(keyId: string): Promise<number> {
+    return this.reports.countCharges(keyId);
   }
 
-  async listGrants(accountId: string): Promise<CreditGrant[]> {
-    const { rows } = await this.db.query<{ account_id: string; amount: number; reason: CreditGrant['reason']; at: Date; expires_at: Date | null }>(
-      'SELECT account_id, amount, reason, at, expires_at FROM credit_grants WHERE account_id = $1 ORDER BY id',
-      [accountId],
-    );
-    return rows.map((row) => ({
-      accountId: row.account_id,
-      amount: Number(row.amount),
-      reason: row.reason,
-      at: row.at.toISOString(),
-      expiresAt: row.expires_at?.toISOString() ?? null,
-    }));
+  listGrants(accountId: string): Promise<CreditGrant[]> {
+    return this.reports.listGrants(accountId);
   }
 
-  async auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>> {
-    const sql =
-      'SELECT idempotency_ref AS ref, count(*)::integer AS charges FROM charges WHERE idempotency_ref IS NOT NULL GROUP BY idempotency_ref HAVING count(*) > 1';
-    return (await this.db.query<{ ref: string; charges: number }>(sql)).rows;
+  auditIdempotentCharges(): Promise<Array<{ ref: string; charges: number }>> {
+    return this.reports.auditIdempotentCharges();
   }
 
-  async auditLedger(): Promise<LedgerAudit[]> {
-    // One statement: one snapshot, so charges and balances are read as of the same moment.
-    const { rows } = await this.db.query<{
-      account_id: string;
-      balance: number;
-      granted: number;
-      charged: number;
-      expired: number;
-      consistent: boolean;
-    }>(
-      `SELECT account_id, balance, granted::bigint, charged, expired::bigint,
-         granted - charged - expired = balance AND balance >= 0 AS consistent FROM (
-         SELECT a.id AS account_id, a.balance,
-           (SELECT coalesce(sum(g.amount), 0) FROM credit_grants g WHERE g.account_id = a.id) AS granted,
-           (SELECT coalesce(sum(c.credits), 0) FROM charges c JOIN keys k ON k.id = c.key_id WHERE k.account_id = a.id) AS charged,
-           (SELECT coalesce(sum(e.amount), 0) FROM credit_expiries e WHERE e.account_id = a.id) AS expired
-         FROM accounts a) AS ledger ORDER BY account_id`,
-    );
-    return rows.map((row) => ({
-      accountId: row.account_id,
-      granted: Number(row.granted),
-      charged: Number(row.charged),
-      expired: Number(row.expired),
-      balance: Number(row.balance),
-      consistent: row.consistent,
-    }));
+  auditLedger(): Promise<LedgerAudit[]> {
+    return this.reports.auditLedger();
   }
 
   /**
@@ -624,60 +530,6 @@ export class PostgresLedger implements Ledger {
     await this.cappedDebits.drain();
     await this.outcomes.close();
   }
-
-  /**
-   * A batch of one key's debits in one statement (debit_one_key): one conditional UPDATE of its
-   * account taking what the balance covers, the charges of the requests it covered (the first
-   * ones, in order), and why it took nothing. A batch of several keys goes to debit_batch, which
-   * groups the debits by account, since keys of one account share its balance.
-   */
-  private async runDebits(jobs: DebitJob[]): Promise<DebitResult[]> {
-    const positions = positionsByKey(jobs);
-    if (positions.size > 1) return this.runMixedDebits(jobs);
-    const totals = runningTotals(jobs);
-    const costs = jobs.map((job) => job.cost);
-    const uniformCost = costs.every((cost) => cost === costs[0]) ? costs[0] : null;
-    const { rows } = await this.db.query<DebitedRow>(
-      'SELECT key_hash, balance, granted, status, charge_ids FROM debit_one_key($1, $2, $3, $4, $5, $6, $7)',
-      [
-        jobs[0]?.keyHash,
-        jobs.map((job) => job.endpoint),
-        costs,
-        totals,
-        jobs.map((job) => job.idempotencyRef),
-        this.lowBalanceThreshold,
-        uniformCost,
-      ],
-      'debit-one-key',
-    );
-    const row = rows[0] as DebitedRow;
-    const granted = row.granted ?? 0;
-    // Charge ids come from one sequence in the order of the requests, which ORDER BY position fixes.
-    const before = Number(row.balance) + (granted > 0 ? (totals[granted - 1] as number) : 0);
-    const refusal = refusalFor(granted > 0 ? 'active' : (row.status ?? undefined));
-    return jobs.map((_, index) =>
-      index < granted ? { outcome: 'charged', balance: before - (totals[index] as number), chargeId: Number(row.charge_ids?.[index]) } : refusal,
-    );
-  }
-
-  private async runMixedDebits(jobs: DebitJob[]): Promise<DebitResult[]> {
-    const { rows } = await this.db.query<{ charge_id: string | null; balance: string | null; status: KeyStatus | null }>(
-      'SELECT charge_id, balance, status FROM debit_batch($1, $2, $3, $4, $5)',
-      [
-        jobs.map((job) => job.keyHash),
-        jobs.map((job) => job.endpoint),
-        jobs.map((job) => job.cost),
-        jobs.map((job) => job.idempotencyRef),
-        this.lowBalanceThreshold,
-      ],
-      'debit-batch',
-    );
-    return rows.map((row) =>
-      row.charge_id !== null
-        ? { outcome: 'charged', balance: Number(row.balance), chargeId: Number(row.charge_id) }
-        : refusalFor(row.status ?? undefined),
-    );
-  }
 }
 
 async function writeChange<T>(client: PoolClient, record: ChangeRecord<T> | undefined, result: T): Promise<void> {
@@ -704,13 +556,4 @@ async function updateAccountRow(client: PoolClient, accountId: string, settings:
   if (given.length === 0) return;
   const sets = given.map(([column, , type], index) => `${column} = $${index + 2}::${type}`).join(', ');
   await client.query(`UPDATE accounts SET ${sets} WHERE id = $1`, [accountId, ...given.map(([, value]) => value)]);
-}
-
-/** Each debit's cost added up with those before it in the batch (one key's). */
-function runningTotals(jobs: DebitJob[]): number[] {
-  let total = 0;
-  return jobs.map((job) => {
-    total += job.cost;
-    return total;
-  });
 }

@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3';
 import type { EventHolder } from './accounts.js';
 import type { EventType } from './events.js';
 import { newEventId } from './events.js';
-import { balanceCrossings, type ExpiringCredits, type Expiry, type GrantOptions, MAX_BALANCE, settleSpent } from './ledger.js';
+import { type ExpiringCredits, type Expiry, type GrantOptions, MAX_BALANCE } from './ledger.js';
+import { balanceCrossings, settleSpent } from './ledger-rules.js';
 import { periodIndex, periodStart, planAnchor, type Refill, type RefillPlan, type RefillRule, samePlan } from './refills.js';
 
 interface RuleRow {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { ChargeRecord, CreditGrant, KeyActivity, LedgerAudit, UsageQuery, UsageRow } from './ledger.js';
+import type { AccountUsageRow } from './accounts.js';
+import type { ChargeRecord, CreditGrant, KeyActivity, LedgerAudit, LedgerReports, UsageQuery, UsageRow } from './ledger.js';
 
 interface ChargeRow {
   id: number;
@@ -11,7 +12,7 @@ interface ChargeRow {
 }
 
 /** The embedded ledger's reads for reports (charges are by key, grants and the audit by account): charges, grants, usage over time and the audit, none of which changes anything. */
-export class SqliteLedgerReports {
+export class SqliteLedgerReports implements LedgerReports {
   private readonly sql;
 
   constructor(private readonly db: Database.Database) {
@@ -22,7 +23,32 @@ export class SqliteLedgerReports {
       countCharges: db.prepare('SELECT count(*) AS n FROM charges WHERE key_id = ?'),
       grantsByAccount: db.prepare('SELECT account_id, amount, reason, at, expires_at FROM credit_grants WHERE account_id = ? ORDER BY id'),
       activity: db.prepare('SELECT endpoint, count(*) AS n, max(at) AS last FROM charges WHERE key_id = ? GROUP BY endpoint'),
+      accountCharges: db.prepare(
+        `SELECT c.id, c.key_id, c.endpoint, c.at, c.outcome_status, c.credits FROM charges c JOIN keys k ON k.id = c.key_id
+         WHERE k.account_id = ? ORDER BY c.id DESC LIMIT ?`,
+      ),
+      accountUsage: db.prepare(
+        `SELECT c.key_id, c.endpoint, count(*) AS charges, sum(c.credits) AS credits FROM charges c JOIN keys k ON k.id = c.key_id
+         WHERE k.account_id = ? AND c.at >= ? AND c.at < ? GROUP BY c.key_id, c.endpoint ORDER BY c.key_id, c.endpoint`,
+      ),
     };
+  }
+
+  async accountCharges(accountId: string, limit: number): Promise<ChargeRecord[]> {
+    const rows = this.sql.accountCharges.all(accountId, limit) as ChargeRow[];
+    return rows.map((row) => ({
+      id: row.id,
+      keyId: row.key_id,
+      endpoint: row.endpoint,
+      at: row.at,
+      outcomeStatus: row.outcome_status,
+      credits: row.credits,
+    }));
+  }
+
+  async accountUsage(accountId: string, from: string, to: string): Promise<AccountUsageRow[]> {
+    const rows = this.sql.accountUsage.all(accountId, from, to) as Array<{ key_id: string; endpoint: string; charges: number; credits: number }>;
+    return rows.map((row) => ({ keyId: row.key_id, endpoint: row.endpoint, charges: row.charges, credits: row.credits }));
   }
 
   async keyActivity(keyId: string): Promise<KeyActivity> {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { ACCOUNT_COLUMNS } from './accounts.js';
-import { KEY_COLUMNS, KEYS_WITH_ACCOUNTS } from './ledger.js';
+import { KEY_COLUMNS, KEYS_WITH_ACCOUNTS } from './ledger-rows.js';
 import type { CapHolder } from './spend-caps.js';
 
 /** The embedded ledger's prepared statements (sqlite-ledger.ts), and the helpers its updates share. */
@@ -138,16 +138,6 @@ export function prepareStatements(db: Database.Database) {
          AND (@maxBalance IS NULL OR a.balance <= @maxBalance)
          AND (@afterAt IS NULL OR (k.created_at, k.id) < (@afterAt, @afterId))
        ORDER BY k.created_at DESC, k.id DESC LIMIT @limit`,
-    ),
-    accountCharges: statementOf(
-      db,
-      `SELECT c.id, c.key_id, c.endpoint, c.at, c.outcome_status, c.credits FROM charges c JOIN keys k ON k.id = c.key_id
-       WHERE k.account_id = ? ORDER BY c.id DESC LIMIT ?`,
-    ),
-    accountUsage: statementOf(
-      db,
-      `SELECT c.key_id, c.endpoint, count(*) AS charges, sum(c.credits) AS credits FROM charges c JOIN keys k ON k.id = c.key_id
-       WHERE k.account_id = ? AND c.at >= ? AND c.at < ? GROUP BY c.key_id, c.endpoint ORDER BY c.key_id, c.endpoint`,
     ),
   };
 }

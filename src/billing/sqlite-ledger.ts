@@ -22,51 +22,44 @@ import {
   ownAccountId,
 } from './accounts.js';
 import { DebitBatcher, type DebitJob, positionsByKey } from './debit-batcher.js';
-import {
-  type AccountRefillChange,
-  accountTopUpRefusal,
-  type ChangeRecord,
-  type ChargeRecord,
-  type CreditGrant,
-  changeWrites,
-  type DebitOptions,
-  type DebitResult,
-  type ExpiringCredits,
-  type Expiry,
-  type GrantOptions,
-  type KeyActivity,
-  type KeyEnd,
-  type KeyQuery,
-  type KeyRecord,
-  type KeyRow,
-  type KeySettings,
-  type KeyStatus,
-  keyCursorPlace,
-  keyFromRow,
-  keyPage,
-  type Ledger,
-  type LedgerAudit,
-  type NewKey,
-  type RefillChange,
-  type RetiredKey,
-  type RollResult,
-  refusalFor,
-  type TopUpResult,
-  topUpRefusal,
-  type UsageQuery,
-  type UsageRow,
+import type {
+  AccountRefillChange,
+  ChangeRecord,
+  ChargeRecord,
+  CreditGrant,
+  DebitOptions,
+  DebitResult,
+  ExpiringCredits,
+  Expiry,
+  GrantOptions,
+  KeyActivity,
+  KeyEnd,
+  KeyQuery,
+  KeyRecord,
+  KeySettings,
+  KeyStatus,
+  Ledger,
+  LedgerAudit,
+  NewKey,
+  RefillChange,
+  RetiredKey,
+  RollResult,
+  TopUpResult,
+  UsageQuery,
+  UsageRow,
 } from './ledger.js';
-
-import { type ChargeOutcome, OutcomeWriter } from './outcome-writer.js';
+import { type KeyRow, keyCursorPlace, keyFromRow, keyPage } from './ledger-rows.js';
+import { accountTopUpRefusal, changeWrites, topUpRefusal } from './ledger-rules.js';
+import { OutcomeWriter } from './outcome-writer.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
 import { capPeriods, type SpendCap } from './spend-caps.js';
 import { debitCappedKey, recountCaps } from './sqlite-capped-debits.js';
 import { SqliteCredits } from './sqlite-credits.js';
+import { SqliteDebitBatches } from './sqlite-debit-batches.js';
 import { SqliteLedgerReports } from './sqlite-ledger-reports.js';
-import { type DebitedRow, json, type Prepared, prepareStatements, setting } from './sqlite-ledger-statements.js';
+import { json, type Prepared, prepareStatements, setting } from './sqlite-ledger-statements.js';
 
 const KEY_CACHE_LIMIT = 100_000;
-const MULTI_ROW_CHUNK = 64;
 
 /**
  * The embedded ledger on its own SQLite file. Debits go through the shared DebitBatcher; each batch
@@ -75,7 +68,6 @@ const MULTI_ROW_CHUNK = 64;
  */
 export class SqliteLedger implements Ledger {
   private readonly sql;
-  private readonly statements = new Map<string, Database.Statement>();
   /**
    * Keys by hash, as last read or written through this connection, and their accounts' balances
    * (every key of an account shows the one balance); dropped whenever another connection (the CLI,
@@ -88,8 +80,9 @@ export class SqliteLedger implements Ledger {
   /** Debits of keys with spend caps (their own or their account's), by key id, batched as the others: one transaction decides a batch. */
   private readonly cappedDebits = new DebitBatcher((jobs) => this.runCappedDebits(jobs));
   private readonly credits: SqliteCredits;
+  private readonly batches: SqliteDebitBatches;
   private readonly reports: SqliteLedgerReports;
-  private readonly outcomes = new OutcomeWriter((outcomes) => this.inTransaction(() => this.writeOutcomes(outcomes)));
+  private readonly outcomes = new OutcomeWriter((outcomes) => this.inTransaction(() => this.batches.writeOutcomes(outcomes)));
   private readonly insertAudit: (entry: NewAuditEntry) => void;
   private readonly completeClaim: (entry: IdempotencyEntry, response: StoredResponse) => void;
 
@@ -100,6 +93,9 @@ export class SqliteLedger implements Ledger {
   ) {
     this.sql = prepareStatements(db);
     this.credits = new SqliteCredits(db, lowBalanceThreshold);
+    this.batches = new SqliteDebitBatches(db, this.sql, this.credits, (accountId, balance) => {
+      if (this.cachedBalances.has(accountId)) this.cachedBalances.set(accountId, balance);
+    });
     this.reports = new SqliteLedgerReports(db);
     this.externalWrites = new ExternalWrites(db, dirname(db.name), basename(db.name));
     this.insertAudit = prepareAuditInsert(db);
@@ -222,28 +218,12 @@ export class SqliteLedger implements Ledger {
     });
   }
 
-  async accountCharges(accountId: string, limit: number): Promise<ChargeRecord[]> {
-    const rows = this.sql.accountCharges.all(accountId, limit) as Array<{
-      id: number;
-      key_id: string;
-      endpoint: string;
-      at: string;
-      outcome_status: number | null;
-      credits: number;
-    }>;
-    return rows.map((row) => ({
-      id: row.id,
-      keyId: row.key_id,
-      endpoint: row.endpoint,
-      at: row.at,
-      outcomeStatus: row.outcome_status,
-      credits: row.credits,
-    }));
+  accountCharges(accountId: string, limit: number): Promise<ChargeRecord[]> {
+    return this.reports.accountCharges(accountId, limit);
   }
 
-  async accountUsage(accountId: string, from: string, to: string): Promise<AccountUsageRow[]> {
-    const rows = this.sql.accountUsage.all(accountId, from, to) as Array<{ key_id: string; endpoint: string; charges: number; credits: number }>;
-    return rows.map((row) => ({ keyId: row.key_id, endpoint: row.endpoint, charges: row.charges, credits: row.credits }));
+  accountUsage(accountId: string, from: string, to: string): Promise<AccountUsageRow[]> {
+    return this.reports.accountUsage(accountId, from, to);
   }
 
   async findKeyByHash(keyHash: string): Promise<KeyRecord | undefined> {
@@ -527,98 +507,14 @@ export class SqliteLedger implements Ledger {
     const pendingOutcomes = this.outcomes.take();
     try {
       return this.inTransaction(() => {
-        this.writeOutcomes(pendingOutcomes);
-        return this.debitBatch(jobs);
+        this.batches.writeOutcomes(pendingOutcomes);
+        return this.batches.debit(jobs);
       });
     } catch (error) {
       this.outcomes.giveBack(pendingOutcomes);
       this.dropCache();
       throw error;
     }
-  }
-
-  private debitBatch(jobs: DebitJob[]): DebitResult[] {
-    const results = new Array<DebitResult>(jobs.length);
-    const charged: Array<{ job: DebitJob; index: number; keyId: string; balance: number }> = [];
-    for (const [accountId, debits] of this.debitsByAccount(jobs, results)) {
-      const { debited, granted, spent } = this.debitAccount(
-        accountId,
-        debits.map(({ index }) => (jobs[index] as DebitJob).cost),
-      );
-      let balance = (debited?.balance ?? 0) + spent;
-      for (const { index, keyId } of debits.slice(0, granted)) {
-        const job = jobs[index] as DebitJob;
-        balance -= job.cost;
-        charged.push({ job, index, keyId, balance });
-      }
-      for (const { index } of debits.slice(granted)) results[index] = refusalFor('active');
-      if (debited) {
-        const holder = { accountId, keyId: (debits[granted - 1] as { keyId: string }).keyId };
-        this.credits.recordCrossings(holder, debited.balance + spent, debited.balance, debited.low_balance_threshold);
-        if (this.cachedBalances.has(accountId)) this.cachedBalances.set(accountId, debited.balance);
-      }
-    }
-    const at = new Date().toISOString();
-    for (const chunk of inChunks(charged)) {
-      const rows = chunk.flatMap(({ job, keyId }) => [keyId, job.endpoint, at, job.idempotencyRef, job.cost]);
-      const insert = this.multiRow(
-        'INSERT INTO charges (key_id, endpoint, at, idempotency_ref, credits) VALUES ',
-        '(?, ?, ?, ?, ?)',
-        '',
-        chunk.length,
-      );
-      const lastId = Number(insert.run(rows).lastInsertRowid);
-      // Rows of one INSERT take consecutive rowids in VALUES order (charges are never deleted).
-      chunk.forEach((charge, offset) => {
-        results[charge.index] = { outcome: 'charged', balance: charge.balance, chargeId: lastId - chunk.length + 1 + offset };
-      });
-    }
-    return results;
-  }
-
-  /**
-   * A batch's debits by the account they spend from, each account's in arrival order, whatever key
-   * made them (keys of one account share its balance). The debits of unknown and inactive keys are
-   * refused here, in `results`.
-   */
-  private debitsByAccount(jobs: DebitJob[], results: DebitResult[]): Map<string, Array<{ index: number; keyId: string }>> {
-    const byAccount = new Map<string, Array<{ index: number; keyId: string }>>();
-    for (const [keyHash, indexes] of positionsByKey(jobs)) {
-      const spender = this.sql.spenderByHash.get(keyHash) as { id: string; account_id: string; status: KeyStatus } | undefined;
-      if (spender?.status !== 'active') {
-        for (const index of indexes) results[index] = refusalFor(spender?.status);
-        continue;
-      }
-      const debits = byAccount.get(spender.account_id) ?? [];
-      for (const index of indexes) debits.push({ index, keyId: spender.id });
-      byAccount.set(spender.account_id, debits);
-    }
-    for (const debits of byAccount.values()) debits.sort((a, b) => a.index - b.index);
-    return byAccount;
-  }
-
-  /**
-   * One account's debits of a batch, in arrival order, each whole: a statement per run of equal
-   * costs (usually one), stopping at the first the balance does not cover. The row last debited,
-   * how many debits it took and the credits they cost.
-   */
-  private debitAccount(accountId: string, costs: number[]): { debited: DebitedRow | undefined; granted: number; spent: number } {
-    let debited: DebitedRow | undefined;
-    let granted = 0;
-    let spent = 0;
-    for (let start = 0; start < costs.length; ) {
-      const cost = costs[start] as number;
-      let end = start + 1;
-      while (end < costs.length && costs[end] === cost) end++;
-      const row = this.sql.debit.get({ accountId, count: end - start, cost }) as DebitedRow | undefined;
-      if (!row) break;
-      debited = row;
-      granted += row.last_debit;
-      spent += row.last_debit * cost;
-      if (row.last_debit < end - start) break;
-      start = end;
-    }
-    return { debited, granted, spent };
   }
 
   /**
@@ -644,30 +540,4 @@ export class SqliteLedger implements Ledger {
   private inTransaction<T>(work: () => T): T {
     return this.db.transaction(work).immediate();
   }
-
-  private writeOutcomes(outcomes: ChargeOutcome[]): void {
-    for (const chunk of inChunks(outcomes)) {
-      this.multiRow(
-        'UPDATE charges SET outcome_status = outcome.column2 FROM (VALUES ',
-        '(?, ?)',
-        ') AS outcome WHERE charges.id = outcome.column1 AND charges.outcome_status IS NULL',
-        chunk.length,
-      ).run(chunk.flat());
-    }
-  }
-
-  /** A ledger statement repeating `row` count times, prepared once per shape. */
-  private multiRow(prefix: string, row: string, suffix: string, count: number): Database.Statement {
-    const sql = `${prefix}${Array.from({ length: count }, () => row).join(', ')}${suffix}`;
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
-}
-
-function* inChunks<T>(rows: T[]): Generator<T[]> {
-  for (let start = 0; start < rows.length; start += MULTI_ROW_CHUNK) yield rows.slice(start, start + MULTI_ROW_CHUNK);
 }

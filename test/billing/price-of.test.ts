@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { priceOf } from '../../src/billing/ledger.js';
+import { priceOf } from '../../src/billing/ledger-rules.js';
 
 describe('priceOf: what a request costs', () => {
   const service = { '/query': 2, '/query:semantic': 5 };

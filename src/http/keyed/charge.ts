@@ -1,7 +1,8 @@
 import type { FastifyRequest, onResponseHookHandler } from 'fastify';
 import type { CreditService } from '../../billing/credit-service.js';
 import { hashApiKey } from '../../billing/keys.js';
-import { hasSpendCaps, type KeyRecord, priceOf } from '../../billing/ledger.js';
+import type { KeyRecord } from '../../billing/ledger.js';
+import { hasSpendCaps, priceOf } from '../../billing/ledger-rules.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { Step } from '../steps.js';
 import { capReached, priceNotCovered, purchaseUrlFor, refusal } from './refusals.js';

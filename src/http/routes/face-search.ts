@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { priceOf } from '../../billing/ledger.js';
+import { priceOf } from '../../billing/ledger-rules.js';
 import { ApiError } from '../../errors.js';
 import type { FaceMatch } from '../../faces/face-search.js';
 import { ACCEPTED_IMAGE_FORMATS, imageFormatOfBase64, normaliseBase64 } from '../../faces/image.js';

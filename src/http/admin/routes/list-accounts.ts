@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { keyCursorPlace } from '../../../billing/ledger.js';
+import { keyCursorPlace } from '../../../billing/ledger-rows.js';
 import { ApiError } from '../../../errors.js';
 import type { Services } from '../../../services/services.js';
 import { plainText } from '../../schemas/common.js';
