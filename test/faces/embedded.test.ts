@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { AdminTokens } from '../../src/admin/admin-tokens.js';
-import { enrollFaces } from '../../src/cli/commands/faces-enroll.js';
+import { enrollFaces, readManifest } from '../../src/cli/commands/faces-enroll.js';
 import { loadConfig } from '../../src/config.js';
 import { EmbeddedFaceSearch } from '../../src/faces/embedded.js';
 import { FaceEnginePool } from '../../src/faces/engine/pool.js';
@@ -40,7 +40,7 @@ describe('the embedded face engine, end to end', () => {
         .map((line) => JSON.stringify(line))
         .join('\n'),
     );
-    const summary = await enrollFaces(store, engine, manifest);
+    const summary = await enrollFaces(store, engine, manifest, await readManifest(manifest));
     assert.equal(summary.enrolled, 3);
     context = await createTestApp({ store, face: new EmbeddedFaceSearch(engine, store.faces), documents: [] });
     key = await context.createKey(20);

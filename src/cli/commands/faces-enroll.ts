@@ -6,18 +6,22 @@ import type { FaceRecord } from '../../faces/gallery.js';
 import { normaliseBase64 } from '../../faces/image.js';
 import type { Store } from '../../store/store.js';
 import { CliError } from '../errors.js';
+
 export interface EnrollSummary {
   manifest: string;
-  enrolled: number /** Faces found only inside a grey border (tight crops). */;
+  enrolled: number;
+  /** Faces found only inside a grey border (tight crops). */
   padded: number;
   seconds: number;
 }
+
 interface ManifestLine {
   doc_id?: unknown;
   image?: unknown;
   face_file?: unknown;
   attributes?: unknown;
 }
+
 async function imageBytes(image: string, base: string, line: number): Promise<Buffer> {
   try {
     return await readFile(resolve(base, image));
@@ -28,12 +32,25 @@ async function imageBytes(image: string, base: string, line: number): Promise<Bu
   const decoded = normaliseBase64(image);
   if (!decoded.ok) throw new CliError(`line ${line}: "image" is neither a readable file nor base64 (${decoded.reason})`);
   return Buffer.from(decoded.base64, 'base64');
-} /** * Reads a JSONL manifest ({"doc_id", "image": file path or base64, "face_file", "attributes"?}), * describes every image on the engine's threads, and enrolls all of them in one transaction: a line * that is invalid, unreadable, undecodable or shows no face is reported and nothing is written. */
-export async function enrollFaces(store: Store, engine: FaceEnginePool, manifest: string): Promise<EnrollSummary> {
-  const started = performance.now();
+}
+
+/** A manifest's line, checked, with its image's bytes read. */
+export interface ManifestEntry {
+  line: number;
+  docId: string;
+  faceFile: string;
+  attributes: Record<string, unknown> | null;
+  image: Buffer;
+}
+
+/**
+ * Reads a JSONL manifest ({"doc_id", "image": file path or base64, "face_file", "attributes"?}):
+ * the first line that is invalid, or whose image cannot be read, is reported before any model loads.
+ */
+export async function readManifest(manifest: string): Promise<ManifestEntry[]> {
   const base = dirname(resolve(manifest));
   const lines = (await readFile(manifest, 'utf8')).split('\n');
-  const entries: Array<{ line: number; docId: string; faceFile: string; attributes: Record<string, unknown> | null; image: Buffer }> = [];
+  const entries: ManifestEntry[] = [];
   for (const [index, text] of lines.entries()) {
     if (text.trim() === '') continue;
     const line = index + 1;
@@ -58,6 +75,15 @@ export async function enrollFaces(store: Store, engine: FaceEnginePool, manifest
       image: await imageBytes(parsed.image, base, line),
     });
   }
+  return entries;
+}
+
+/**
+ * Describes every image of the manifest on the engine's threads and enrolls all of them in one
+ * transaction: a line whose image is undecodable or shows no face is reported and nothing is written.
+ */
+export async function enrollFaces(store: Store, engine: FaceEnginePool, manifest: string, entries: ManifestEntry[]): Promise<EnrollSummary> {
+  const started = performance.now();
   let padded = 0;
   const faces: FaceRecord[] = await Promise.all(
     entries.map(async (entry) => {

@@ -4,7 +4,7 @@ import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
 import { table } from '../table.js';
-import { enrollFaces, renderEnroll } from './faces-enroll.js';
+import { enrollFaces, readManifest, renderEnroll } from './faces-enroll.js';
 
 export interface EnrolledFaceSummary {
   doc_id: string;
@@ -21,10 +21,11 @@ export function facesCommands(program: Command, cli: CliContext): void {
     .argument('<manifest>', 'JSONL file; image paths are relative to it')
     .option('--json', 'print the result as JSON')
     .action(async (manifest: string, options: { json?: boolean }) => {
+      const entries = await readManifest(manifest);
       const engine = new FaceEnginePool(Math.max(1, cli.config().faceWorkers));
       try {
         await engine.ready;
-        cli.output(options.json, await cli.withStore((store) => enrollFaces(store, engine, manifest)), renderEnroll);
+        cli.output(options.json, await cli.withStore((store) => enrollFaces(store, engine, manifest, entries)), renderEnroll);
       } finally {
         await engine.close();
       }
