@@ -7,6 +7,7 @@ import { UnstorableValueError } from '../../src/platform/store-faults.js';
 import type { IndexQuery } from '../../src/search/document-index.js';
 import type { Store } from '../../src/store/store.js';
 import { documentsOf, eventually, SAMPLE_DOCUMENTS } from '../support/helper.js';
+import { ledgerReadsContract } from './ledger-reads-contract.js';
 import { operatorStoresContract } from './operator-stores-contract.js';
 
 /** The behaviour every Store implementation promises; run by each implementation's test file. */
@@ -22,6 +23,7 @@ export function storeContract(name: string, openStore: () => Promise<{ store: St
     });
     after(async () => cleanup());
     operatorStoresContract(() => store);
+    ledgerReadsContract(() => store);
 
     async function newKey(credits: number) {
       sequence++;
