@@ -247,10 +247,8 @@ export interface UsageRow {
   credits: number;
 }
 
-/** Accounts and their keys, and the debits that spend their balances. */
-export interface KeyLedger {
-  /** Creates a key in an account of its own, or in an existing one (accounts are never deleted: the caller checks it exists). */
-  createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord>;
+/** Accounts: created, found, listed, changed, topped up and given refill plans. */
+export interface AccountLedger {
   createAccount(input: NewAccount, record?: ChangeRecord<AccountCreation>): Promise<AccountCreation>;
   findAccount(id: string): Promise<AccountRecord | undefined>;
   /** A page of accounts, newest first, and the cursor of the next page (null after the last). */
@@ -258,6 +256,16 @@ export interface KeyLedger {
   /** Every key of the account, oldest first. */
   accountKeys(accountId: string): Promise<KeyRecord[]>;
   updateAccount(accountId: string, settings: AccountSettings, record?: ChangeRecord<AccountUpdate>): Promise<AccountUpdate>;
+  /** Adds credits to an account, with the rules of `topUp`. */
+  topUpAccount(accountId: string, amount: number, options?: GrantOptions, record?: ChangeRecord<AccountTopUpResult>): Promise<AccountTopUpResult>;
+  /** Sets an account's refill plan, with the rules of `setRefill`. */
+  setAccountRefill(accountId: string, plan: RefillPlan | null, now: string, record?: ChangeRecord<AccountRefillChange>): Promise<AccountRefillChange>;
+}
+
+/** Keys, and the debits that spend their accounts' balances. */
+export interface KeyLedger {
+  /** Creates a key in an account of its own, or in an existing one (accounts are never deleted: the caller checks it exists). */
+  createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord>;
   /** The key whose current hash this is; a rolled key's former hashes are found by findRetiredKey. */
   findKeyByHash(keyHash: string): Promise<KeyRecord | undefined>;
   findRetiredKey(keyHash: string): Promise<RetiredKey | undefined>;
@@ -301,12 +309,8 @@ export interface KeyLedger {
   recordOutcome(chargeId: number, status: number): void;
 }
 
-/** What adds credits to a balance or takes unspent ones away: top-ups, refill plans and expiries. */
+/** What adds credits to a key's account or takes unspent ones away: top-ups, refill plans and expiries. */
 export interface GrantLedger {
-  /** Adds credits to an account, with the rules of `topUp`. */
-  topUpAccount(accountId: string, amount: number, options?: GrantOptions, record?: ChangeRecord<AccountTopUpResult>): Promise<AccountTopUpResult>;
-  /** Sets an account's refill plan, with the rules of `setRefill`. */
-  setAccountRefill(accountId: string, plan: RefillPlan | null, now: string, record?: ChangeRecord<AccountRefillChange>): Promise<AccountRefillChange>;
   /**
    * Adds credits to the account of a key that is not revoked, up to MAX_BALANCE, atomically, settling the account first.
    * `idempotencyRef` is recorded on the grant, in the same transaction: a retry that took over the
@@ -357,4 +361,4 @@ export interface LedgerReports {
 }
 
 /** The ledger, as each store implements it (SqliteLedger, PostgresLedger). */
-export interface Ledger extends KeyLedger, GrantLedger, LedgerReports {}
+export interface Ledger extends AccountLedger, KeyLedger, GrantLedger, LedgerReports {}

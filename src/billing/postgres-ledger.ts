@@ -1,20 +1,13 @@
-import type { PoolClient } from 'pg';
-import { insertAudit } from '../admin/postgres-admin-store.js';
-import { completeClaim } from '../idempotency/postgres-idempotency.js';
-import type { PostgresDatabase, Queryable } from '../platform/postgres-database.js';
+import type { PostgresDatabase } from '../platform/postgres-database.js';
 import { refuseUnstorable } from '../platform/store-faults.js';
 import {
-  ACCOUNT_COLUMNS,
   type AccountCreation,
   type AccountQuery,
   type AccountRecord,
-  type AccountRow,
   type AccountSettings,
   type AccountTopUpResult,
   type AccountUpdate,
   type AccountUsageRow,
-  accountFromRow,
-  accountPage,
   holderOf,
   type NewAccount,
   ownAccountId,
@@ -47,34 +40,16 @@ import type {
   UsageRow,
 } from './ledger.js';
 import { KEY_COLUMNS, KEYS_WITH_ACCOUNTS, type KeyRow, keyCursorPlace, keyFromRow, keyPage } from './ledger-rows.js';
-import { accountTopUpRefusal, changeWrites, topUpRefusal } from './ledger-rules.js';
+import { topUpRefusal } from './ledger-rules.js';
 import { OutcomeWriter } from './outcome-writer.js';
+import { PostgresAccounts } from './postgres-accounts.js';
 import { debitCappedKey, recountCaps, SPEND_TABLES } from './postgres-capped-debits.js';
 import { applyRefill, expireGrant, expiringCredits, grant, recordEvent, refillRule, setRefill } from './postgres-credits.js';
 import { debitBatch } from './postgres-debit-batches.js';
+import { changeAccount, changeKey, grantedBefore, json, keyById, keyOf, updateAccountRow, writeChange } from './postgres-ledger-changes.js';
 import { PostgresLedgerReports } from './postgres-ledger-reports.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
 import { capPeriods, type SpendCap } from './spend-caps.js';
-
-/** The key, its row and its account's locked until the transaction ends. */
-async function lockedKey(client: PoolClient, keyId: string): Promise<KeyRecord | undefined> {
-  return keyOf((await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} WHERE k.id = $1 FOR UPDATE`, [keyId])).rows);
-}
-
-async function keyById(client: Queryable, keyId: string): Promise<KeyRecord | undefined> {
-  return keyOf((await client.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} WHERE k.id = $1`, [keyId])).rows);
-}
-
-async function accountById(client: Queryable, accountId: string, lock = ''): Promise<AccountRecord | undefined> {
-  const { rows } = await client.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1 ${lock}`, [accountId]);
-  return rows[0] && accountFromRow(rows[0]);
-}
-
-function keyOf(rows: KeyRow[]): KeyRecord | undefined {
-  return rows[0] && keyFromRow(rows[0]);
-}
-
-const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /**
  * The ledger in PostgreSQL, shared by every instance. Debits follow the embedded ledger's design
@@ -83,6 +58,7 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
  */
 export class PostgresLedger implements Ledger {
   private readonly reports: PostgresLedgerReports;
+  private readonly accounts: PostgresAccounts;
   private readonly debits = new DebitBatcher((jobs) => debitBatch(this.db, jobs, this.lowBalanceThreshold));
   /** Debits of keys with spend caps (their own or their account's), by key id, batched as the others: a burst past a cap takes the account's row lock once per batch. */
   private readonly cappedDebits = new DebitBatcher((jobs) => this.runCappedDebits(jobs));
@@ -96,6 +72,7 @@ export class PostgresLedger implements Ledger {
     private readonly lowBalanceThreshold: number | null = null,
   ) {
     this.reports = new PostgresLedgerReports(db);
+    this.accounts = new PostgresAccounts(db);
   }
 
   async createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord> {
@@ -128,96 +105,42 @@ export class PostgresLedger implements Ledger {
     });
   }
 
-  async createAccount(input: NewAccount, record?: ChangeRecord<AccountCreation>): Promise<AccountCreation> {
-    refuseUnstorable({ name: input.name, external_id: input.externalId, metadata: input.metadata });
-    return this.db.transaction(async (client) => {
-      const { rows } = await client.query<AccountRow>(
-        `INSERT INTO accounts (id, name, external_id, metadata, balance, spend_caps) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (external_id) DO NOTHING RETURNING ${ACCOUNT_COLUMNS}`,
-        [input.id, input.name, input.externalId ?? null, json(input.metadata), input.credits, json(input.spendCaps)],
-      );
-      let result: AccountCreation;
-      if (rows[0]) {
-        await client.query(`INSERT INTO credit_grants (account_id, amount, reason) VALUES ($1, $2, 'create')`, [input.id, input.credits]);
-        result = { outcome: 'created', account: accountFromRow(rows[0]) };
-      } else {
-        const taken = await client.query<{ id: string }>('SELECT id FROM accounts WHERE external_id = $1', [input.externalId]);
-        result = { outcome: 'external-id-taken', accountId: taken.rows[0]?.id ?? '' };
-      }
-      await writeChange(client, record, result);
-      return result;
-    });
+  createAccount(input: NewAccount, record?: ChangeRecord<AccountCreation>): Promise<AccountCreation> {
+    return this.accounts.createAccount(input, record);
   }
 
-  async findAccount(id: string): Promise<AccountRecord | undefined> {
-    return accountById(this.db, id);
+  findAccount(id: string): Promise<AccountRecord | undefined> {
+    return this.accounts.findAccount(id);
   }
 
-  /** Ordered by creation to the millisecond, as the cursor holds it (PostgreSQL keeps microseconds). */
-  async listAccountsPage(query: AccountQuery): Promise<{ accounts: AccountRecord[]; nextCursor: string | null }> {
-    const after = query.cursor === null ? undefined : keyCursorPlace(query.cursor);
-    const { rows } = await this.db.query<AccountRow>(
-      `SELECT ${ACCOUNT_COLUMNS} FROM accounts
-       WHERE ($1::text IS NULL OR external_id = $1) AND ($2::text IS NULL OR strpos(lower(name), lower($2)) > 0)
-         AND ($3::timestamptz IS NULL OR (date_trunc('milliseconds', created_at), id) < ($3::timestamptz, $4))
-       ORDER BY date_trunc('milliseconds', created_at) DESC, id DESC LIMIT $5`,
-      [query.externalId ?? null, query.nameContains ?? null, after?.createdAt ?? null, after?.id ?? '', query.limit + 1],
-    );
-    return accountPage(rows.map(accountFromRow), query.limit);
+  listAccountsPage(query: AccountQuery): Promise<{ accounts: AccountRecord[]; nextCursor: string | null }> {
+    return this.accounts.listAccountsPage(query);
   }
 
-  async accountKeys(accountId: string): Promise<KeyRecord[]> {
-    const { rows } = await this.db.query<KeyRow>(
-      `SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_ACCOUNTS} WHERE k.account_id = $1 ORDER BY k.created_at, k.id`,
-      [accountId],
-    );
-    return rows.map(keyFromRow);
+  accountKeys(accountId: string): Promise<KeyRecord[]> {
+    return this.accounts.accountKeys(accountId);
   }
 
-  async updateAccount(accountId: string, settings: AccountSettings, record?: ChangeRecord<AccountUpdate>): Promise<AccountUpdate> {
-    refuseUnstorable({ name: settings.name, external_id: settings.externalId, metadata: settings.metadata });
-    return this.changeAccount(accountId, record, async (client, account): Promise<AccountUpdate> => {
-      if (!account) return { outcome: 'not-found' };
-      if (settings.externalId) {
-        const taken = await client.query<{ id: string }>('SELECT id FROM accounts WHERE external_id = $1 AND id <> $2', [
-          settings.externalId,
-          accountId,
-        ]);
-        if (taken.rows[0]) return { outcome: 'external-id-taken', accountId: taken.rows[0].id };
-      }
-      await updateAccountRow(client, accountId, settings);
-      if (settings.spendCaps !== undefined) await recountCaps(client, 'account', accountId, settings.spendCaps, Date.now());
-      return { outcome: 'changed', account: (await accountById(client, accountId)) as AccountRecord };
-    });
+  updateAccount(accountId: string, settings: AccountSettings, record?: ChangeRecord<AccountUpdate>): Promise<AccountUpdate> {
+    return this.accounts.updateAccount(accountId, settings, record);
   }
 
-  async topUpAccount(
+  topUpAccount(
     accountId: string,
     amount: number,
     options: GrantOptions = {},
     record?: ChangeRecord<AccountTopUpResult>,
   ): Promise<AccountTopUpResult> {
-    return this.changeAccount(accountId, record, async (client, account): Promise<AccountTopUpResult> => {
-      if (account && options.idempotencyRef !== undefined && (await grantedBefore(client, options.idempotencyRef)))
-        return { outcome: 'granted-before', account };
-      const refusal = accountTopUpRefusal(account, amount);
-      if (refusal) return refusal;
-      await grant(client, { accountId }, amount, 'topup', options);
-      return { outcome: 'topped-up', account: (await accountById(client, accountId)) as AccountRecord };
-    });
+    return this.accounts.topUpAccount(accountId, amount, options, record);
   }
 
-  async setAccountRefill(
+  setAccountRefill(
     accountId: string,
     plan: RefillPlan | null,
     now: string,
     record?: ChangeRecord<AccountRefillChange>,
   ): Promise<AccountRefillChange> {
-    return this.changeAccount(accountId, record, async (client, account): Promise<AccountRefillChange> => {
-      if (!account) return { outcome: 'not-found' };
-      const change = await setRefill(client, accountId, plan, now);
-      return { outcome: 'set', ...change, balance: change.refill?.balance ?? account.balance };
-    });
+    return this.accounts.setAccountRefill(accountId, plan, now, record);
   }
 
   accountCharges(accountId: string, limit: number): Promise<ChargeRecord[]> {
@@ -279,7 +202,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async topUp(keyId: string, amount: number, options: GrantOptions = {}, record?: ChangeRecord<TopUpResult>): Promise<TopUpResult> {
-    return this.changeKey(keyId, record, async (client, key): Promise<TopUpResult> => {
+    return changeKey(this.db, keyId, record, async (client, key): Promise<TopUpResult> => {
       if (key && options.idempotencyRef !== undefined && (await grantedBefore(client, options.idempotencyRef)))
         return { outcome: 'granted-before', key };
       const refusal = topUpRefusal(key, amount);
@@ -296,7 +219,7 @@ export class PostgresLedger implements Ledger {
     );
     const expiries: Expiry[] = [];
     for (const due of rows) {
-      const expiry = await this.changeAccount(due.account_id, undefined, (client) => expireGrant(client, due.id, due.account_id));
+      const expiry = await changeAccount(this.db, due.account_id, undefined, (client) => expireGrant(client, due.id, due.account_id));
       if (expiry) expiries.push(expiry);
     }
     return expiries;
@@ -311,7 +234,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async setRefill(keyId: string, plan: RefillPlan | null, now: string, record?: ChangeRecord<RefillChange>): Promise<RefillChange> {
-    return this.changeKey(keyId, record, async (client, key): Promise<RefillChange> => {
+    return changeKey(this.db, keyId, record, async (client, key): Promise<RefillChange> => {
       if (!key) return { outcome: 'not-found' };
       if (key.status === 'revoked' && plan !== null) return { outcome: 'revoked', key };
       const change = await setRefill(client, key.accountId, plan, now);
@@ -326,7 +249,7 @@ export class PostgresLedger implements Ledger {
     );
     const refills: Refill[] = [];
     for (const { account_id: accountId } of rows) {
-      const refill = await this.changeAccount(accountId, undefined, (client) => applyRefill(client, accountId, now));
+      const refill = await changeAccount(this.db, accountId, undefined, (client) => applyRefill(client, accountId, now));
       if (refill) refills.push(refill);
     }
     return refills;
@@ -339,7 +262,7 @@ export class PostgresLedger implements Ledger {
     );
     const ends: KeyEnd[] = [];
     for (const { id } of rows) {
-      const end = await this.changeKey(id, undefined, async (client, key) => {
+      const end = await changeKey(this.db, id, undefined, async (client, key) => {
         const announced = await client.query<{ expires_at: Date }>(
           'UPDATE keys SET expiry_announced = true WHERE id = $1 AND NOT expiry_announced AND expires_at <= $2 RETURNING expires_at',
           [id, now],
@@ -372,7 +295,7 @@ export class PostgresLedger implements Ledger {
     now: string,
     record?: ChangeRecord<RollResult>,
   ): Promise<RollResult> {
-    return this.changeKey(keyId, record, async (client, key): Promise<RollResult> => {
+    return changeKey(this.db, keyId, record, async (client, key): Promise<RollResult> => {
       if (!key) return { outcome: 'not-found' };
       if (key.status === 'revoked') return { outcome: 'revoked', key };
       await client.query('DELETE FROM retired_keys WHERE key_id = $1 AND valid_until <= $2', [keyId, now]);
@@ -389,14 +312,14 @@ export class PostgresLedger implements Ledger {
   }
 
   async setKeyRateLimit(keyId: string, rateLimit: number | null, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
-    return this.changeKey(keyId, record, async (client) => {
+    return changeKey(this.db, keyId, record, async (client) => {
       await client.query('UPDATE keys SET rate_limit = $2 WHERE id = $1', [keyId, rateLimit]);
       return keyById(client, keyId);
     });
   }
 
   async setKeyStatus(keyId: string, status: KeyStatus, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
-    return this.changeKey(keyId, record, async (client, before) => {
+    return changeKey(this.db, keyId, record, async (client, before) => {
       await client.query(`UPDATE keys SET status = $2 WHERE id = $1 AND status <> 'revoked'`, [keyId, status]);
       const after = await keyById(client, keyId);
       if (after && before?.status !== 'revoked' && after.status === 'revoked')
@@ -428,7 +351,7 @@ export class PostgresLedger implements Ledger {
 
   async updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
     refuseUnstorable({ name: settings.name, metadata: settings.metadata });
-    return this.changeKey(keyId, record, async (client, key) => {
+    return changeKey(this.db, keyId, record, async (client, key) => {
       if (!key) return undefined;
       await client.query(
         `UPDATE keys SET expires_at = CASE WHEN $2 THEN $3::timestamptz ELSE expires_at END,
@@ -487,41 +410,12 @@ export class PostgresLedger implements Ledger {
     const results = new Array<DebitResult>(jobs.length);
     for (const [keyId, indexes] of positionsByKey(jobs)) {
       const batch = indexes.map((index) => jobs[index] as DebitJob);
-      const decided = await this.changeKey(keyId, undefined, (client, key) => debitCappedKey(client, key, batch, this.lowBalanceThreshold));
+      const decided = await changeKey(this.db, keyId, undefined, (client, key) => debitCappedKey(client, key, batch, this.lowBalanceThreshold));
       decided.forEach((result, position) => {
         results[indexes[position] as number] = result;
       });
     }
     return results;
-  }
-
-  /**
-   * A change to one key in a transaction holding the key's row lock and its account's, with its
-   * record (audit entry, completed claim): all of it commits, or none.
-   */
-  private changeKey<T>(
-    keyId: string,
-    record: ChangeRecord<T> | undefined,
-    change: (client: PoolClient, key: KeyRecord | undefined) => Promise<T>,
-  ): Promise<T> {
-    return this.db.transaction(async (client) => {
-      const result = await change(client, await lockedKey(client, keyId));
-      await writeChange(client, record, result);
-      return result;
-    });
-  }
-
-  /** A change to one account in a transaction holding its row lock, with its record: all of it commits, or none. */
-  private changeAccount<T>(
-    accountId: string,
-    record: ChangeRecord<T> | undefined,
-    change: (client: PoolClient, account: AccountRecord | undefined) => Promise<T>,
-  ): Promise<T> {
-    return this.db.transaction(async (client) => {
-      const result = await change(client, await accountById(client, accountId, 'FOR UPDATE'));
-      await writeChange(client, record, result);
-      return result;
-    });
   }
 
   /** Writes every debit and outcome still pending. The pool itself belongs to the store. */
@@ -530,30 +424,4 @@ export class PostgresLedger implements Ledger {
     await this.cappedDebits.drain();
     await this.outcomes.close();
   }
-}
-
-async function writeChange<T>(client: PoolClient, record: ChangeRecord<T> | undefined, result: T): Promise<void> {
-  const { audit, completion } = changeWrites(record, result);
-  if (audit) await insertAudit(client, audit);
-  if (completion) await completeClaim(client, completion.entry, completion.response);
-}
-
-async function grantedBefore(client: PoolClient, idempotencyRef: string): Promise<boolean> {
-  return ((await client.query('SELECT 1 FROM credit_grants WHERE idempotency_ref = $1', [idempotencyRef])).rowCount ?? 0) > 0;
-}
-
-/** Sets what is given of an account's settings; absent ones stay. */
-async function updateAccountRow(client: PoolClient, accountId: string, settings: AccountSettings): Promise<void> {
-  const columns: Array<[string, unknown, string]> = [
-    ['name', settings.name, 'text'],
-    ['external_id', settings.externalId, 'text'],
-    ['metadata', settings.metadata === undefined ? undefined : json(settings.metadata), 'jsonb'],
-    ['prices', settings.prices === undefined ? undefined : json(settings.prices), 'jsonb'],
-    ['low_balance_threshold', settings.lowBalanceThreshold, 'bigint'],
-    ['spend_caps', settings.spendCaps === undefined ? undefined : json(settings.spendCaps), 'jsonb'],
-  ];
-  const given = columns.filter(([, value]) => value !== undefined);
-  if (given.length === 0) return;
-  const sets = given.map(([column, , type], index) => `${column} = $${index + 2}::${type}`).join(', ');
-  await client.query(`UPDATE accounts SET ${sets} WHERE id = $1`, [accountId, ...given.map(([, value]) => value)]);
 }

@@ -1,22 +1,15 @@
 import { basename, dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import type { NewAuditEntry } from '../admin/admin-store.js';
-import { prepareAuditInsert } from '../admin/sqlite-admin-store.js';
-import type { IdempotencyEntry, StoredResponse } from '../idempotency/idempotency-store.js';
-import { prepareCompletion } from '../idempotency/sqlite-idempotency.js';
 import { ExternalWrites } from '../platform/external-writes.js';
 import { refuseUnstorable } from '../platform/store-faults.js';
 import {
   type AccountCreation,
   type AccountQuery,
   type AccountRecord,
-  type AccountRow,
   type AccountSettings,
   type AccountTopUpResult,
   type AccountUpdate,
   type AccountUsageRow,
-  accountFromRow,
-  accountPage,
   holderOf,
   type NewAccount,
   ownAccountId,
@@ -49,15 +42,17 @@ import type {
   UsageRow,
 } from './ledger.js';
 import { type KeyRow, keyCursorPlace, keyFromRow, keyPage } from './ledger-rows.js';
-import { accountTopUpRefusal, changeWrites, topUpRefusal } from './ledger-rules.js';
+import { topUpRefusal } from './ledger-rules.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import type { Refill, RefillPlan, RefillRule } from './refills.js';
 import { capPeriods, type SpendCap } from './spend-caps.js';
+import { SqliteAccounts } from './sqlite-accounts.js';
 import { debitCappedKey, recountCaps } from './sqlite-capped-debits.js';
 import { SqliteCredits } from './sqlite-credits.js';
 import { SqliteDebitBatches } from './sqlite-debit-batches.js';
+import { SqliteLedgerChanges } from './sqlite-ledger-changes.js';
 import { SqliteLedgerReports } from './sqlite-ledger-reports.js';
-import { json, type Prepared, prepareStatements, setting } from './sqlite-ledger-statements.js';
+import { json, prepareStatements, setting } from './sqlite-ledger-statements.js';
 
 const KEY_CACHE_LIMIT = 100_000;
 
@@ -82,9 +77,9 @@ export class SqliteLedger implements Ledger {
   private readonly credits: SqliteCredits;
   private readonly batches: SqliteDebitBatches;
   private readonly reports: SqliteLedgerReports;
-  private readonly outcomes = new OutcomeWriter((outcomes) => this.inTransaction(() => this.batches.writeOutcomes(outcomes)));
-  private readonly insertAudit: (entry: NewAuditEntry) => void;
-  private readonly completeClaim: (entry: IdempotencyEntry, response: StoredResponse) => void;
+  private readonly outcomes = new OutcomeWriter((outcomes) => this.changes.inTransaction(() => this.batches.writeOutcomes(outcomes)));
+  private readonly changes: SqliteLedgerChanges;
+  private readonly accounts: SqliteAccounts;
 
   /** `lowBalanceThreshold`: LOW_BALANCE_THRESHOLD, the mark of accounts that have none of their own. */
   constructor(
@@ -92,20 +87,20 @@ export class SqliteLedger implements Ledger {
     lowBalanceThreshold: number | null = null,
   ) {
     this.sql = prepareStatements(db);
+    this.changes = new SqliteLedgerChanges(db, this.sql, () => this.dropCache());
     this.credits = new SqliteCredits(db, lowBalanceThreshold);
+    this.accounts = new SqliteAccounts(this.sql, this.changes, this.credits);
     this.batches = new SqliteDebitBatches(db, this.sql, this.credits, (accountId, balance) => {
       if (this.cachedBalances.has(accountId)) this.cachedBalances.set(accountId, balance);
     });
     this.reports = new SqliteLedgerReports(db);
     this.externalWrites = new ExternalWrites(db, dirname(db.name), basename(db.name));
-    this.insertAudit = prepareAuditInsert(db);
-    this.completeClaim = prepareCompletion(db);
   }
 
   async createKey(input: NewKey, record?: ChangeRecord<KeyRecord>): Promise<KeyRecord> {
     refuseUnstorable({ name: input.name, metadata: input.metadata, account: input.account });
     const createdAt = new Date().toISOString();
-    return this.write(record, () => {
+    return this.changes.write(record, () => {
       const joining = input.account && 'accountId' in input.account ? input.account.accountId : undefined;
       const accountId = joining ?? ownAccountId(input.id);
       if (!joining) {
@@ -125,97 +120,46 @@ export class SqliteLedger implements Ledger {
         json(input.spendCaps),
       );
       if (joining && input.credits > 0) this.credits.grant({ accountId, keyId: input.id }, input.credits, 'create');
-      return this.keyBy(this.sql.keyById, input.id) as KeyRecord;
+      return this.changes.keyBy(this.sql.keyById, input.id) as KeyRecord;
     });
   }
 
-  async createAccount(input: NewAccount, record?: ChangeRecord<AccountCreation>): Promise<AccountCreation> {
-    refuseUnstorable({ name: input.name, external_id: input.externalId, metadata: input.metadata });
-    const createdAt = new Date().toISOString();
-    return this.write(record, (): AccountCreation => {
-      const taken = input.externalId ? (this.sql.accountByExternalId.get(input.externalId) as { id: string } | undefined) : undefined;
-      if (taken) return { outcome: 'external-id-taken', accountId: taken.id };
-      this.sql.insertAccount.run(
-        input.id,
-        input.name,
-        input.externalId ?? null,
-        json(input.metadata),
-        input.credits,
-        json(input.spendCaps),
-        createdAt,
-      );
-      this.sql.insertCreateGrant.run(input.id, input.credits, createdAt);
-      return { outcome: 'created', account: this.accountBy(input.id) as AccountRecord };
-    });
+  createAccount(input: NewAccount, record?: ChangeRecord<AccountCreation>): Promise<AccountCreation> {
+    return this.accounts.createAccount(input, record);
   }
 
-  async findAccount(id: string): Promise<AccountRecord | undefined> {
-    return this.accountBy(id);
+  findAccount(id: string): Promise<AccountRecord | undefined> {
+    return this.accounts.findAccount(id);
   }
 
-  async listAccountsPage(query: AccountQuery): Promise<{ accounts: AccountRecord[]; nextCursor: string | null }> {
-    const after = query.cursor === null ? undefined : keyCursorPlace(query.cursor);
-    const rows = this.sql.accountsPage.all({
-      externalId: query.externalId ?? null,
-      nameContains: query.nameContains ?? null,
-      afterAt: after?.createdAt ?? null,
-      afterId: after?.id ?? '',
-      limit: query.limit + 1,
-    }) as AccountRow[];
-    return accountPage(rows.map(accountFromRow), query.limit);
+  listAccountsPage(query: AccountQuery): Promise<{ accounts: AccountRecord[]; nextCursor: string | null }> {
+    return this.accounts.listAccountsPage(query);
   }
 
-  async accountKeys(accountId: string): Promise<KeyRecord[]> {
-    return (this.sql.accountKeys.all(accountId) as KeyRow[]).map(keyFromRow);
+  accountKeys(accountId: string): Promise<KeyRecord[]> {
+    return this.accounts.accountKeys(accountId);
   }
 
-  async updateAccount(accountId: string, settings: AccountSettings, record?: ChangeRecord<AccountUpdate>): Promise<AccountUpdate> {
-    refuseUnstorable({ name: settings.name, external_id: settings.externalId, metadata: settings.metadata });
-    return this.changeAccount(accountId, record, (account): AccountUpdate => {
-      if (!account) return { outcome: 'not-found' };
-      const taken = settings.externalId ? (this.sql.accountByExternalId.get(settings.externalId) as { id: string } | undefined) : undefined;
-      if (taken && taken.id !== accountId) return { outcome: 'external-id-taken', accountId: taken.id };
-      this.sql.updateAccount.run({
-        accountId,
-        ...setting('Name', 'name', settings.name),
-        ...setting('ExternalId', 'externalId', settings.externalId),
-        ...setting('Metadata', 'metadata', settings.metadata === undefined ? undefined : json(settings.metadata)),
-        ...setting('Prices', 'prices', settings.prices === undefined ? undefined : json(settings.prices)),
-        ...setting('Threshold', 'threshold', settings.lowBalanceThreshold),
-        ...setting('Caps', 'caps', settings.spendCaps === undefined ? undefined : json(settings.spendCaps)),
-      });
-      if (settings.spendCaps !== undefined) recountCaps(this.sql, 'account', accountId, settings.spendCaps, Date.now());
-      return { outcome: 'changed', account: this.accountBy(accountId) as AccountRecord };
-    });
+  updateAccount(accountId: string, settings: AccountSettings, record?: ChangeRecord<AccountUpdate>): Promise<AccountUpdate> {
+    return this.accounts.updateAccount(accountId, settings, record);
   }
 
-  async topUpAccount(
+  topUpAccount(
     accountId: string,
     amount: number,
     options: GrantOptions = {},
     record?: ChangeRecord<AccountTopUpResult>,
   ): Promise<AccountTopUpResult> {
-    return this.changeAccount(accountId, record, (account): AccountTopUpResult => {
-      if (account && options.idempotencyRef !== undefined && this.credits.grantedBefore(options.idempotencyRef))
-        return { outcome: 'granted-before', account };
-      const refusal = accountTopUpRefusal(account, amount);
-      if (refusal) return refusal;
-      this.credits.grant({ accountId }, amount, 'topup', options);
-      return { outcome: 'topped-up', account: this.accountBy(accountId) as AccountRecord };
-    });
+    return this.accounts.topUpAccount(accountId, amount, options, record);
   }
 
-  async setAccountRefill(
+  setAccountRefill(
     accountId: string,
     plan: RefillPlan | null,
     now: string,
     record?: ChangeRecord<AccountRefillChange>,
   ): Promise<AccountRefillChange> {
-    return this.changeAccount(accountId, record, (account): AccountRefillChange => {
-      if (!account) return { outcome: 'not-found' };
-      const change = this.credits.setRefill(accountId, plan, now);
-      return { outcome: 'set', ...change, balance: change.refill?.balance ?? account.balance };
-    });
+    return this.accounts.setAccountRefill(accountId, plan, now, record);
   }
 
   accountCharges(accountId: string, limit: number): Promise<ChargeRecord[]> {
@@ -233,7 +177,7 @@ export class SqliteLedger implements Ledger {
       const balance = this.cachedBalances.get(cached.accountId);
       return balance === undefined || balance === cached.balance ? cached : { ...cached, balance };
     }
-    const key = this.keyBy(this.sql.keyByHash, keyHash);
+    const key = this.changes.keyBy(this.sql.keyByHash, keyHash);
     if (key) {
       if (this.keyCache.size >= KEY_CACHE_LIMIT) this.dropCache();
       this.keyCache.set(keyHash, key);
@@ -258,7 +202,7 @@ export class SqliteLedger implements Ledger {
   }
 
   async findKeyById(id: string): Promise<KeyRecord | undefined> {
-    return this.keyBy(this.sql.keyById, id);
+    return this.changes.keyBy(this.sql.keyById, id);
   }
 
   async listKeys(): Promise<KeyRecord[]> {
@@ -266,20 +210,20 @@ export class SqliteLedger implements Ledger {
   }
 
   async topUp(keyId: string, amount: number, options: GrantOptions = {}, record?: ChangeRecord<TopUpResult>): Promise<TopUpResult> {
-    return this.changeKey(keyId, record, (key): TopUpResult => {
+    return this.changes.changeKey(keyId, record, (key): TopUpResult => {
       if (key && options.idempotencyRef !== undefined && this.credits.grantedBefore(options.idempotencyRef))
         return { outcome: 'granted-before', key };
       const refusal = topUpRefusal(key, amount);
       if (refusal) return refusal;
       this.credits.grant(holderOf(key as KeyRecord), amount, 'topup', options);
-      return { outcome: 'topped-up', key: this.keyBy(this.sql.keyById, keyId) as KeyRecord };
+      return { outcome: 'topped-up', key: this.changes.keyBy(this.sql.keyById, keyId) as KeyRecord };
     });
   }
 
   async expireDue(now: string, limit: number): Promise<Expiry[]> {
     const expiries: Expiry[] = [];
     for (const grant of this.credits.dueGrants(now, limit)) {
-      const expiry = await this.changeAccount(grant.account_id, undefined, () => this.credits.expireGrant(grant.id, grant.account_id));
+      const expiry = await this.changes.changeAccount(grant.account_id, undefined, () => this.credits.expireGrant(grant.id, grant.account_id));
       if (expiry) expiries.push(expiry);
     }
     return expiries;
@@ -294,7 +238,7 @@ export class SqliteLedger implements Ledger {
   }
 
   async setRefill(keyId: string, plan: RefillPlan | null, now: string, record?: ChangeRecord<RefillChange>): Promise<RefillChange> {
-    return this.changeKey(keyId, record, (key): RefillChange => {
+    return this.changes.changeKey(keyId, record, (key): RefillChange => {
       if (!key) return { outcome: 'not-found' };
       if (key.status === 'revoked' && plan !== null) return { outcome: 'revoked', key };
       const change = this.credits.setRefill(key.accountId, plan, now);
@@ -305,7 +249,7 @@ export class SqliteLedger implements Ledger {
   async refillDue(now: string, limit: number): Promise<Refill[]> {
     const refills: Refill[] = [];
     for (const accountId of this.credits.dueRefills(now, limit)) {
-      const refill = await this.changeAccount(accountId, undefined, () => this.credits.refill(accountId, now));
+      const refill = await this.changes.changeAccount(accountId, undefined, () => this.credits.refill(accountId, now));
       if (refill) refills.push(refill);
     }
     return refills;
@@ -314,7 +258,7 @@ export class SqliteLedger implements Ledger {
   async announceExpiredKeys(now: string, limit: number): Promise<KeyEnd[]> {
     const ends: KeyEnd[] = [];
     for (const { id } of this.sql.endedKeys.all(now, limit) as Array<{ id: string }>) {
-      const end = await this.changeKey(id, undefined, (key) => {
+      const end = await this.changes.changeKey(id, undefined, (key) => {
         const row = this.sql.announceEnd.get(id, now) as { expires_at: string } | undefined;
         if (!row || !key) return undefined;
         this.credits.recordEvent('key.expired', holderOf(key), { balance: key.balance, expired_at: row.expires_at });
@@ -337,7 +281,7 @@ export class SqliteLedger implements Ledger {
     now: string,
     record?: ChangeRecord<RollResult>,
   ): Promise<RollResult> {
-    return this.changeKey(keyId, record, (key): RollResult => {
+    return this.changes.changeKey(keyId, record, (key): RollResult => {
       if (!key) return { outcome: 'not-found' };
       if (key.status === 'revoked') return { outcome: 'revoked', key };
       this.sql.forgetRetired.run(keyId, now);
@@ -349,16 +293,16 @@ export class SqliteLedger implements Ledger {
   }
 
   async setKeyRateLimit(keyId: string, rateLimit: number | null, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
-    return this.changeKey(keyId, record, () => {
+    return this.changes.changeKey(keyId, record, () => {
       this.sql.setRateLimit.run(rateLimit, keyId);
-      return this.keyBy(this.sql.keyById, keyId);
+      return this.changes.keyBy(this.sql.keyById, keyId);
     });
   }
 
   async setKeyStatus(keyId: string, status: KeyStatus, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
-    return this.changeKey(keyId, record, (before) => {
+    return this.changes.changeKey(keyId, record, (before) => {
       this.sql.setStatus.run(status, keyId);
-      const after = this.keyBy(this.sql.keyById, keyId);
+      const after = this.changes.keyBy(this.sql.keyById, keyId);
       if (after && before?.status !== 'revoked' && after.status === 'revoked')
         this.credits.recordEvent('key.revoked', holderOf(after), { balance: after.balance });
       return after;
@@ -383,7 +327,7 @@ export class SqliteLedger implements Ledger {
 
   async updateKeySettings(keyId: string, settings: KeySettings, record?: ChangeRecord<KeyRecord | undefined>): Promise<KeyRecord | undefined> {
     refuseUnstorable({ name: settings.name, metadata: settings.metadata });
-    return this.changeKey(keyId, record, (key) => {
+    return this.changes.changeKey(keyId, record, (key) => {
       if (!key) return undefined;
       this.sql.updateSettings.run({
         keyId,
@@ -404,7 +348,7 @@ export class SqliteLedger implements Ledger {
           ...setting('Caps', 'caps', undefined),
         });
       }
-      return this.keyBy(this.sql.keyById, keyId);
+      return this.changes.keyBy(this.sql.keyById, keyId);
     });
   }
 
@@ -452,48 +396,9 @@ export class SqliteLedger implements Ledger {
     await this.outcomes.close();
   }
 
-  private keyBy(statement: Prepared, value: string): KeyRecord | undefined {
-    const row = statement.get(value) as KeyRow | undefined;
-    return row && keyFromRow(row);
-  }
-
-  private accountBy(id: string): AccountRecord | undefined {
-    const row = this.sql.accountById.get(id) as AccountRow | undefined;
-    return row && accountFromRow(row);
-  }
-
   private dropCache(): void {
     this.keyCache.clear();
     this.cachedBalances.clear();
-  }
-
-  /**
-   * A change in an immediate transaction, with its record (audit entry, completed claim): all of it
-   * commits, or none. The key cache is dropped first.
-   */
-  private write<T>(record: ChangeRecord<T> | undefined, change: () => T): Promise<T> {
-    this.dropCache();
-    return Promise.resolve(
-      this.inTransaction(() => {
-        const result = change();
-        this.writeChange(record, result);
-        return result;
-      }),
-    );
-  }
-
-  private changeKey<T>(keyId: string, record: ChangeRecord<T> | undefined, change: (key: KeyRecord | undefined) => T): Promise<T> {
-    return this.write(record, () => change(this.keyBy(this.sql.keyById, keyId)));
-  }
-
-  private changeAccount<T>(accountId: string, record: ChangeRecord<T> | undefined, change: (account: AccountRecord | undefined) => T): Promise<T> {
-    return this.write(record, () => change(this.accountBy(accountId)));
-  }
-
-  private writeChange<T>(record: ChangeRecord<T> | undefined, result: T): void {
-    const { audit, completion } = changeWrites(record, result);
-    if (audit) this.insertAudit(audit);
-    if (completion) this.completeClaim(completion.entry, completion.response);
   }
 
   /**
@@ -506,7 +411,7 @@ export class SqliteLedger implements Ledger {
   private runDebits(jobs: DebitJob[]): DebitResult[] {
     const pendingOutcomes = this.outcomes.take();
     try {
-      return this.inTransaction(() => {
+      return this.changes.inTransaction(() => {
         this.batches.writeOutcomes(pendingOutcomes);
         return this.batches.debit(jobs);
       });
@@ -525,19 +430,15 @@ export class SqliteLedger implements Ledger {
   private runCappedDebits(jobs: DebitJob[]): DebitResult[] {
     const results = new Array<DebitResult>(jobs.length);
     this.dropCache();
-    this.inTransaction(() => {
+    this.changes.inTransaction(() => {
       for (const [keyId, indexes] of positionsByKey(jobs)) {
         const batch = indexes.map((index) => jobs[index] as DebitJob);
-        const decided = debitCappedKey(this.sql, this.credits, this.keyBy(this.sql.keyById, keyId), batch);
+        const decided = debitCappedKey(this.sql, this.credits, this.changes.keyBy(this.sql.keyById, keyId), batch);
         decided.forEach((result, position) => {
           results[indexes[position] as number] = result;
         });
       }
     });
     return results;
-  }
-
-  private inTransaction<T>(work: () => T): T {
-    return this.db.transaction(work).immediate();
   }
 }
