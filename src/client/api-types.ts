@@ -82,6 +82,21 @@ export type QueryRequest = {
   facet_limit?: number;
   /** lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt's, by cosine, among the 100 nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, or while the vector index is still being built after a start, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal. */
   mode?: "lexical" | "semantic" | "hybrid";
+  /** Metadata fields each document carries in its "fields" (those it has); ["*"]: all of them. Free. */
+  fields?: Array<string>;
+  /** Each document gains "highlights": the title whole and the text as its best snippet (the window of about snippet_chars holding the most distinct matched words, cut at word boundaries and marked …), the words that matched after analysis wrapped in the tags, HTML-escaped around them. Named string metadata fields come whole. In semantic mode the snippet is the beginning of the text. Free. */
+  highlight?: {
+    /** title, text or string metadata fields; absent: title and text. */
+    fields?: Array<string>;
+    /** Before each matched word; absent: <mark>. */
+    pre_tag?: string;
+    /** After each matched word; absent: </mark>. */
+    post_tag?: string;
+    /** About how long the text snippet is; absent: 160. */
+    snippet_chars?: number;
+    /** false: the text comes raw, not HTML-escaped; absent: true. */
+    escape?: boolean;
+  } | boolean;
   /** Metadata filters: each field equals the scalar, or any of the list; all fields must hold. */
   filters?: {
     [field: string]: string | number | boolean | null | Array<string | number | boolean | null>;
@@ -103,6 +118,14 @@ export type QueryResponse = {
           title: string;
           /** Non-increasing down the list. lexical: s / (s + 10) of the BM25 score s. semantic: the cosine similarity. hybrid: the fused score over the best possible (first in both rankings). */
           confidence: number;
+          /** When "fields" was asked: the named metadata fields the document has. */
+          fields?: {
+            [field: string]: unknown;
+          };
+          /** When "highlight" was asked: per field (title, text, metadata), its text with the matched words tagged. */
+          highlights?: {
+            [field: string]: string;
+          };
         }>;
       };
       /** When facets were asked: per field, its values and how many matches hold each, the most common first (ties by value); {} for a field no match has. */

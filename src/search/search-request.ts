@@ -1,4 +1,5 @@
 import type { FilterScalar, IndexQuery } from './document-index.js';
+import type { HighlightSettings } from './highlight.js';
 
 export type SearchMode = 'lexical' | 'semantic' | 'hybrid';
 
@@ -22,4 +23,8 @@ export interface SearchRequest {
   facets?: { fields: string[]; limit: number };
   /** Semantic and hybrid: the prompt's embedding, set before the charge (see QueryEmbeddings). */
   vector?: Float32Array;
+  /** Metadata fields each hit carries (`["*"]`: all of them). */
+  fields?: string[];
+  /** Each hit's highlights, made so. */
+  highlight?: HighlightSettings;
 }

@@ -1,12 +1,18 @@
+import type { DocumentStore, MetadataValue } from '../documents/document-store.js';
 import type { QueryEmbeddings } from '../embeddings/query-embeddings.js';
 import { analyze } from './analyzer.js';
 import type { DocumentIndex, FacetCounts, IndexOrigin, IndexQuery } from './document-index.js';
+import { highlightStems, highlightsOf } from './highlight.js';
 import type { SearchRequest } from './search-request.js';
 
 export interface RankedDocument {
   doc_id: string;
   title: string;
   confidence: number;
+  /** When fields were asked: the named metadata fields the document has. */
+  fields?: Record<string, MetadataValue>;
+  /** When highlights were asked: per field, its text with the matched words tagged. */
+  highlights?: Record<string, string>;
 }
 
 export interface SearchOutcome {
@@ -30,9 +36,13 @@ export function confidenceOf(score: number): number {
 export class SearchService {
   private loading = false;
 
-  /** `embeddings`: the prompts' vectors for semantic and hybrid queries; without it, only lexical search is offered. */
+  /**
+   * `documents`: where hits' fields and highlights are read from. `embeddings`: the prompts' vectors
+   * for semantic and hybrid queries; without it, only lexical search is offered.
+   */
   constructor(
     private readonly index: DocumentIndex,
+    private readonly documents: Pick<DocumentStore, 'getDocument'>,
     readonly embeddings?: QueryEmbeddings,
   ) {}
 
@@ -62,11 +72,30 @@ export class SearchService {
   async search(request: SearchRequest): Promise<SearchOutcome> {
     const result = await this.index.search(indexQueryOf(request));
     const confidence = result.scoresAreConfidences ? (score: number) => Number(Math.max(0, Math.min(1, score)).toFixed(6)) : confidenceOf;
+    const documents = result.hits.map((hit) => ({ doc_id: hit.docId, title: hit.title, confidence: confidence(hit.score) }));
     return {
       total: result.total,
-      documents: result.hits.map((hit) => ({ doc_id: hit.docId, title: hit.title, confidence: confidence(hit.score) })),
+      documents: request.fields || request.highlight ? await this.withStored(request, documents) : documents,
       ...(result.facets ? { facets: result.facets } : {}),
     };
+  }
+
+  /**
+   * The hits with what was asked of their stored documents: fields and highlights. A semantic
+   * query has no words to mark: its snippets are the texts' beginnings.
+   */
+  private async withStored(request: SearchRequest, documents: RankedDocument[]): Promise<RankedDocument[]> {
+    const stems = highlightStems(request.mode === 'semantic' ? [] : analyze(request.text));
+    const stored = await Promise.all(documents.map((document) => this.documents.getDocument(document.doc_id)));
+    return documents.map((document, position) => {
+      const found = stored[position];
+      if (!found) return document;
+      return {
+        ...document,
+        ...(request.fields ? { fields: pickFields(found.metadata, request.fields) } : {}),
+        ...(request.highlight ? { highlights: highlightsOf(found, stems, request.highlight) } : {}),
+      };
+    });
   }
 }
 
@@ -83,4 +112,10 @@ function indexQueryOf(request: SearchRequest): IndexQuery {
     facets: request.facets,
     ranking: mode === 'lexical' ? { mode } : { mode, vector: vector as Float32Array },
   };
+}
+
+/** The named metadata fields the document has; `*`: all of them. */
+function pickFields(metadata: Record<string, MetadataValue>, names: string[]): Record<string, MetadataValue> {
+  if (names.includes('*')) return metadata;
+  return Object.fromEntries(names.filter((name) => Object.hasOwn(metadata, name)).map((name) => [name, metadata[name] as MetadataValue]));
 }

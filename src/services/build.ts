@@ -38,7 +38,7 @@ export function buildServices(store: Store, config: Config, log: (message: strin
     rateLimits: new RateLimitService(buckets, { defaultPerSecond: config.rateLimitPerSecond }, (error) =>
       log('rate-limit buckets unreachable: requests pass unlimited until they return', error),
     ),
-    search: new SearchService(store.index, queryEmbeddingsOf(config)),
+    search: new SearchService(store.index, store.documents, queryEmbeddingsOf(config)),
     probeImages: new ProbeImageFetcher({ maxBytes: config.imageMaxBytes, timeoutMs: config.probeFetchTimeoutMs }),
     face,
     checkout: checkoutOf(config),

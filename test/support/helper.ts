@@ -176,6 +176,7 @@ export async function createTestApp(
     rateLimits,
     search: new SearchService(
       options.index ? options.index(store.index) : store.index,
+      store.documents,
       options.embeddings && new QueryEmbeddings(new OpenAiEmbedder(options.embeddings), options.embeddings),
     ),
     probeImages:

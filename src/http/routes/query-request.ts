@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { FilterScalar } from '../../search/document-index.js';
+import { DEFAULT_HIGHLIGHT, type HighlightSettings } from '../../search/highlight.js';
 import type { MatchField, SearchMode, SearchRequest } from '../../search/search-request.js';
 import type { Step } from '../steps.js';
 
@@ -25,6 +26,8 @@ interface QueryBody {
   facet_limit?: number;
   filters?: Record<string, FilterScalar | FilterScalar[]>;
   mode?: SearchMode;
+  fields?: string[];
+  highlight?: boolean | { fields?: string[]; pre_tag?: string; post_tag?: string; snippet_chars?: number; escape?: boolean };
 }
 
 /** Reads the validated body into request.search, the one form of the search every later step and the handler use. */
@@ -49,6 +52,19 @@ function searchRequestOf(body: QueryBody): SearchRequest {
     topK: body.top_k,
     offset: body.offset ?? 0,
     ...(body.facets ? { facets: { fields: [...new Set(body.facets)], limit: body.facet_limit ?? DEFAULT_FACET_LIMIT } } : {}),
+    ...(body.fields ? { fields: [...new Set(body.fields)] } : {}),
+    ...(body.highlight ? { highlight: highlightOf(body.highlight) } : {}),
+  };
+}
+
+function highlightOf(asked: Exclude<QueryBody['highlight'], false | undefined>): HighlightSettings {
+  if (asked === true) return DEFAULT_HIGHLIGHT;
+  return {
+    ...(asked.fields ? { fields: [...new Set(asked.fields)] } : {}),
+    preTag: asked.pre_tag ?? DEFAULT_HIGHLIGHT.preTag,
+    postTag: asked.post_tag ?? DEFAULT_HIGHLIGHT.postTag,
+    snippetChars: asked.snippet_chars ?? DEFAULT_HIGHLIGHT.snippetChars,
+    escape: asked.escape ?? DEFAULT_HIGHLIGHT.escape,
   };
 }
 

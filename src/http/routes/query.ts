@@ -19,6 +19,7 @@ import { FALLBACK_HEADER } from './query-prompt.js';
 const text = { type: 'string', pattern: '\\S' } as const;
 const MAX_OFFSET = 10_000;
 const MAX_FACETS = 10;
+const MAX_FIELDS = 50;
 const scalar = { type: ['string', 'number', 'boolean', 'null'] } as const;
 
 const matchClause = {
@@ -72,6 +73,36 @@ const bodySchema = {
       type: 'string',
       enum: ['lexical', 'semantic', 'hybrid'],
       description: `lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt's, by cosine, among the ${SEMANTIC_DEPTH} nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, or while the vector index is still being built after a start, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal.`,
+    },
+    fields: {
+      type: 'array',
+      maxItems: MAX_FIELDS,
+      items: { type: 'string', minLength: 1 },
+      description: 'Metadata fields each document carries in its "fields" (those it has); ["*"]: all of them. Free.',
+    },
+    highlight: {
+      description:
+        'Each document gains "highlights": the title whole and the text as its best snippet (the window of about snippet_chars holding the most distinct matched words, cut at word boundaries and marked …), the words that matched after analysis wrapped in the tags, HTML-escaped around them. Named string metadata fields come whole. In semantic mode the snippet is the beginning of the text. Free.',
+      // The object first: an unknown option is then the error named.
+      anyOf: [
+        {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            fields: {
+              type: 'array',
+              maxItems: MAX_FIELDS,
+              items: { type: 'string', minLength: 1 },
+              description: 'title, text or string metadata fields; absent: title and text.',
+            },
+            pre_tag: { type: 'string', maxLength: 100, description: 'Before each matched word; absent: <mark>.' },
+            post_tag: { type: 'string', maxLength: 100, description: 'After each matched word; absent: </mark>.' },
+            snippet_chars: { type: 'integer', minimum: 20, maximum: 2000, description: 'About how long the text snippet is; absent: 160.' },
+            escape: { type: 'boolean', description: 'false: the text comes raw, not HTML-escaped; absent: true.' },
+          },
+        },
+        { type: 'boolean' },
+      ],
     },
     filters: {
       type: 'object',
@@ -137,6 +168,16 @@ const schema = {
                             description:
                               'Non-increasing down the list. lexical: s / (s + 10) of the BM25 score s. semantic: the cosine similarity. hybrid: the fused score over the best possible (first in both rankings).',
                           },
+                          fields: {
+                            type: 'object',
+                            additionalProperties: true,
+                            description: 'When "fields" was asked: the named metadata fields the document has.',
+                          },
+                          highlights: {
+                            type: 'object',
+                            additionalProperties: { type: 'string' },
+                            description: 'When "highlight" was asked: per field (title, text, metadata), its text with the matched words tagged.',
+                          },
                         },
                       },
                     },
@@ -172,6 +213,9 @@ const fieldMessages = {
   facets: `facets must be a list of at most ${MAX_FACETS} metadata field names (non-empty strings).`,
   facet_limit: 'facet_limit must be a JSON integer from 1 to 100.',
   mode: 'mode must be "lexical", "semantic" or "hybrid".',
+  fields: `fields must be a list of at most ${MAX_FIELDS} metadata field names (non-empty strings), or ["*"].`,
+  highlight:
+    'highlight must be true, false, or an object of fields (a list of names), pre_tag and post_tag (strings of at most 100 characters), snippet_chars (an integer from 20 to 2000) and escape (true or false).',
 };
 
 /** 503 while the index loads after a start (/readyz says so too), before anything is charged. */
