@@ -53,6 +53,7 @@ const OPERATIONS: Array<{ method: string; path: string; name: string; status?: s
   { method: 'get', path: '/admin/audit-log', name: 'AdminAuditLog' },
   { method: 'get', path: '/admin/documents', name: 'AdminCountDocuments' },
   { method: 'post', path: '/admin/documents', name: 'AdminIngestDocuments' },
+  { method: 'post', path: '/admin/search', name: 'AdminSearch' },
   { method: 'delete', path: '/admin/documents/{doc_id}', name: 'AdminDeleteDocument' },
 ];
 

@@ -23,6 +23,8 @@ import type {
   AdminListWebhooksResponse,
   AdminRetryWebhookDeliveryResponse,
   AdminRollKeyResponse,
+  AdminSearchRequest,
+  AdminSearchResponse,
   AdminSetAccountRefillRequest,
   AdminSetAccountRefillResponse,
   AdminSetKeyRateResponse,
@@ -208,6 +210,11 @@ export class MeteredSearchAdmin {
   /** Every document or none; a bad record is named in the MeteredSearchError's message. */
   ingestDocuments(documents: Array<Record<string, unknown>>, options?: CallOptions): Promise<Result<AdminIngestDocumentsResponse>> {
     return send(this.transport, { method: 'POST', path: '/admin/documents', body: documents, idempotent: false }, options);
+  }
+
+  /** The corpus searched as POST /query searches it, free: the same body, /query's resp.body as the answer. */
+  search(body: AdminSearchRequest, options?: CallOptions): Promise<Result<AdminSearchResponse>> {
+    return send(this.transport, { method: 'POST', path: '/admin/search', body, idempotent: false }, options);
   }
 
   deleteDocument(docId: string, options?: CallOptions): Promise<Result<AdminDeleteDocumentResponse>> {

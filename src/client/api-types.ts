@@ -1093,6 +1093,75 @@ export type AdminIngestDocumentsResponse = {
   ingested: number;
 };
 
+/** Body of POST /admin/search. */
+export type AdminSearchRequest = {
+  query: string | {
+    match: string | {
+      [field: string]: string | {
+        query: string;
+      };
+    };
+  };
+  /** How many documents to return. */
+  top_k?: number;
+  /** The rank the page starts at; absent: 0, the best match. Past the last match the page is empty; total is unchanged. */
+  offset?: number;
+  /** Metadata fields whose values to count over every match (after filters), at most 10. */
+  facets?: Array<string>;
+  /** How many values to return per facet, the most common first; absent: 10. */
+  facet_limit?: number;
+  /** lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt's, by cosine, among the 100 nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, or while the vector index is still being built after a start, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal. */
+  mode?: "lexical" | "semantic" | "hybrid";
+  /** Metadata fields each document carries in its "fields" (those it has); ["*"]: all of them. Free. */
+  fields?: Array<string>;
+  /** Each document gains "highlights": the title whole and the text as its best snippet (the window of about snippet_chars holding the most distinct matched words, cut at word boundaries and marked …), the words that matched after analysis wrapped in the tags, HTML-escaped around them. Named string metadata fields come whole. In semantic mode the snippet is the beginning of the text. Free. */
+  highlight?: {
+    /** title, text or string metadata fields; absent: title and text. */
+    fields?: Array<string>;
+    /** Before each matched word; absent: <mark>. */
+    pre_tag?: string;
+    /** After each matched word; absent: </mark>. */
+    post_tag?: string;
+    /** About how long the text snippet is; absent: 160. */
+    snippet_chars?: number;
+    /** false: the text comes raw, not HTML-escaped; absent: true. */
+    escape?: boolean;
+  } | boolean;
+  /** Metadata filters: each field equals the scalar, or any of the list; all fields must hold. */
+  filters?: {
+    [field: string]: string | number | boolean | null | Array<string | number | boolean | null>;
+  };
+  [field: string]: unknown;
+};
+
+/** 200 answer of POST /admin/search. */
+export type AdminSearchResponse = {
+  hits: {
+    /** Every match after filters, not only those returned (whatever the offset). lexical: the documents holding a query word. semantic: the documents among the 100 nearest the prompt that pass the filters and are similar at all (cosine > 0). hybrid: the union of both. */
+    total: number;
+    documents: Array<{
+      doc_id: string;
+      title: string;
+      /** Non-increasing down the list. lexical: s / (s + 10) of the BM25 score s. semantic: the cosine similarity. hybrid: the fused score over the best possible (first in both rankings). */
+      confidence: number;
+      /** When "fields" was asked: the named metadata fields the document has. */
+      fields?: {
+        [field: string]: unknown;
+      };
+      /** When "highlight" was asked: per field (title, text, metadata), its text with the matched words tagged. */
+      highlights?: {
+        [field: string]: string;
+      };
+    }>;
+  };
+  /** When facets were asked: per field, its values and how many matches hold each, the most common first (ties by value); {} for a field no match has. */
+  facets?: {
+    [field: string]: {
+      [field: string]: number;
+    };
+  };
+};
+
 /** 200 answer of DELETE /admin/documents/{doc_id}. */
 export type AdminDeleteDocumentResponse = {
   deleted: string;

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminScope } from '../../admin/admin-scopes.js';
 import type { AppSettings, Services } from '../../services/services.js';
+import { embedPromptStep } from '../search/embed-prompt.js';
+import { readSearchStep } from '../search/read-search.js';
+import { requireSearchIndexStep } from '../search/search-index-step.js';
 import { inOrder, type Step } from '../steps.js';
 import { requireScopeStep, requireScopeToGrantStep, requireTokenStep } from './auth.js';
 import { accountEventsRoute } from './routes/account-events.js';
@@ -22,6 +25,7 @@ import { metricsRoute } from './routes/metrics.js';
 import { portalSessionRoutes } from './routes/portal-session.js';
 import { refillRoutes } from './routes/refill.js';
 import { rollKeyRoute } from './routes/roll-key.js';
+import { adminSearchRoute } from './routes/search.js';
 import { setKeyRateRoute } from './routes/set-key-rate.js';
 import { currentTokenRoute } from './routes/token.js';
 import { topUpAccountRoute } from './routes/topup-account.js';
@@ -73,6 +77,9 @@ export async function registerAdminRoutes(
     refillRoutes(scope, services, needs('credits:write'));
     usageRoutes(scope, services, needs('keys:read'));
     documentRoutes(scope, services, needs('documents:read'), needs('documents:write'));
+    // The search steps of /query without its charge: a semantic prompt is embedded for any token that may read documents.
+    const search = [readSearchStep(), requireSearchIndexStep(services.search), embedPromptStep(services.search, () => undefined)];
+    adminSearchRoute(scope, services, needs('documents:read', ...search));
     auditLogRoute(scope, services, needs('audit:read'));
     webhookRoutes(scope, services, settings, needs('webhooks:read'), needs('webhooks:write'));
     webhookDeliveryRoutes(scope, services, needs('webhooks:read'), needs('webhooks:write'));

@@ -1,8 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError, errorCatalogue } from '../../errors.js';
-import { SEMANTIC_DEPTH } from '../../search/document-index.js';
 import type { SearchRequest } from '../../search/search-request.js';
-import type { SearchService } from '../../search/search-service.js';
 import type { Services } from '../../services/services.js';
 import {
   billableErrorResponses,
@@ -13,105 +10,9 @@ import {
   security,
   successHeaders,
 } from '../schemas/common.js';
-import type { RouteHooks, Step } from '../steps.js';
-import { FALLBACK_HEADER } from './query-prompt.js';
-
-const text = { type: 'string', pattern: '\\S' } as const;
-const MAX_OFFSET = 10_000;
-const MAX_FACETS = 10;
-const MAX_FIELDS = 50;
-const scalar = { type: ['string', 'number', 'boolean', 'null'] } as const;
-
-const matchClause = {
-  type: 'object',
-  required: ['match'],
-  additionalProperties: false,
-  properties: {
-    match: {
-      anyOf: [
-        text,
-        {
-          type: 'object',
-          minProperties: 1,
-          maxProperties: 1,
-          description: 'One field: title, text or a metadata field, with the text to find in it.',
-          additionalProperties: {
-            anyOf: [text, { type: 'object', required: ['query'], properties: { query: text } }],
-          },
-        },
-      ],
-    },
-  },
-  description: 'Elasticsearch-style match clause: {"match": "text"} or {"match": {"field": "text"}}.',
-} as const;
-
-const bodySchema = {
-  type: 'object',
-  required: ['query'],
-  properties: {
-    query: { anyOf: [{ ...text, description: 'Plain text searched in title and text.' }, matchClause] },
-    top_k: { type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'How many documents to return.' },
-    offset: {
-      type: 'integer',
-      minimum: 0,
-      maximum: MAX_OFFSET,
-      description: 'The rank the page starts at; absent: 0, the best match. Past the last match the page is empty; total is unchanged.',
-    },
-    facets: {
-      type: 'array',
-      maxItems: MAX_FACETS,
-      items: { type: 'string', minLength: 1 },
-      description: 'Metadata fields whose values to count over every match (after filters), at most 10.',
-    },
-    facet_limit: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 100,
-      description: 'How many values to return per facet, the most common first; absent: 10.',
-    },
-    mode: {
-      type: 'string',
-      enum: ['lexical', 'semantic', 'hybrid'],
-      description: `lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt's, by cosine, among the ${SEMANTIC_DEPTH} nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, or while the vector index is still being built after a start, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal.`,
-    },
-    fields: {
-      type: 'array',
-      maxItems: MAX_FIELDS,
-      items: { type: 'string', minLength: 1 },
-      description: 'Metadata fields each document carries in its "fields" (those it has); ["*"]: all of them. Free.',
-    },
-    highlight: {
-      description:
-        'Each document gains "highlights": the title whole and the text as its best snippet (the window of about snippet_chars holding the most distinct matched words, cut at word boundaries and marked …), the words that matched after analysis wrapped in the tags, HTML-escaped around them. Named string metadata fields come whole. In semantic mode the snippet is the beginning of the text. Free.',
-      // The object first: an unknown option is then the error named.
-      anyOf: [
-        {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            fields: {
-              type: 'array',
-              maxItems: MAX_FIELDS,
-              items: { type: 'string', minLength: 1 },
-              description: 'title, text or string metadata fields; absent: title and text.',
-            },
-            pre_tag: { type: 'string', maxLength: 100, description: 'Before each matched word; absent: <mark>.' },
-            post_tag: { type: 'string', maxLength: 100, description: 'After each matched word; absent: </mark>.' },
-            snippet_chars: { type: 'integer', minimum: 20, maximum: 2000, description: 'About how long the text snippet is; absent: 160.' },
-            escape: { type: 'boolean', description: 'false: the text comes raw, not HTML-escaped; absent: true.' },
-          },
-        },
-        { type: 'boolean' },
-      ],
-    },
-    filters: {
-      type: 'object',
-      description: 'Metadata filters: each field equals the scalar, or any of the list; all fields must hold.',
-      additionalProperties: { anyOf: [scalar, { type: 'array', items: scalar }] },
-    },
-  },
-  additionalProperties: true,
-} as const;
+import { FALLBACK_HEADER } from '../search/embed-prompt.js';
+import { searchAnswerSchema, searchBodySchema, searchFieldMessages } from '../search/search-body.js';
+import type { RouteHooks } from '../steps.js';
 
 const schema = {
   summary: 'Full-text search (1 credit)',
@@ -120,7 +21,7 @@ const schema = {
   tags: ['billable'],
   security,
   headers: billableHeaders,
-  body: bodySchema,
+  body: searchBodySchema,
   response: {
     200: {
       description: 'The matches, best first, and how many there are in all.',
@@ -141,56 +42,7 @@ const schema = {
           required: ['statusCode', 'body'],
           properties: {
             statusCode: { type: 'integer' },
-            body: {
-              type: 'object',
-              required: ['hits'],
-              properties: {
-                hits: {
-                  type: 'object',
-                  required: ['total', 'documents'],
-                  properties: {
-                    total: {
-                      type: 'integer',
-                      description: `Every match after filters, not only those returned (whatever the offset). lexical: the documents holding a query word. semantic: the documents among the ${SEMANTIC_DEPTH} nearest the prompt that pass the filters and are similar at all (cosine > 0). hybrid: the union of both.`,
-                    },
-                    documents: {
-                      type: 'array',
-                      items: {
-                        type: 'object',
-                        required: ['doc_id', 'title', 'confidence'],
-                        properties: {
-                          doc_id: { type: 'string' },
-                          title: { type: 'string' },
-                          confidence: {
-                            type: 'number',
-                            minimum: 0,
-                            maximum: 1,
-                            description:
-                              'Non-increasing down the list. lexical: s / (s + 10) of the BM25 score s. semantic: the cosine similarity. hybrid: the fused score over the best possible (first in both rankings).',
-                          },
-                          fields: {
-                            type: 'object',
-                            additionalProperties: true,
-                            description: 'When "fields" was asked: the named metadata fields the document has.',
-                          },
-                          highlights: {
-                            type: 'object',
-                            additionalProperties: { type: 'string' },
-                            description: 'When "highlight" was asked: per field (title, text, metadata), its text with the matched words tagged.',
-                          },
-                        },
-                      },
-                    },
-                  },
-                },
-                facets: {
-                  type: 'object',
-                  description:
-                    'When facets were asked: per field, its values and how many matches hold each, the most common first (ties by value); {} for a field no match has.',
-                  additionalProperties: { type: 'object', additionalProperties: { type: 'integer' } },
-                },
-              },
-            },
+            body: searchAnswerSchema,
           },
         },
       },
@@ -204,30 +56,8 @@ const schema = {
   },
 } as const;
 
-const fieldMessages = {
-  '': 'The body must be a JSON object with a query field, sent with Content-Type: application/json.',
-  query: errorCatalogue.MISSING_QUERY.message,
-  top_k: 'top_k must be a JSON integer from 1 to 100 (not a string, not a fraction).',
-  filters: 'filters must be an object whose values are scalars (string, number, boolean, null) or lists of scalars.',
-  offset: `offset must be a JSON integer from 0 to ${MAX_OFFSET}.`,
-  facets: `facets must be a list of at most ${MAX_FACETS} metadata field names (non-empty strings).`,
-  facet_limit: 'facet_limit must be a JSON integer from 1 to 100.',
-  mode: 'mode must be "lexical", "semantic" or "hybrid".',
-  fields: `fields must be a list of at most ${MAX_FIELDS} metadata field names (non-empty strings), or ["*"].`,
-  highlight:
-    'highlight must be true, false, or an object of fields (a list of names), pre_tag and post_tag (strings of at most 100 characters), snippet_chars (an integer from 20 to 2000) and escape (true or false).',
-};
-
-/** 503 while the index loads after a start (/readyz says so too), before anything is charged. */
-export function requireSearchIndexStep(search: SearchService): Step {
-  return () => {
-    if (!search.ready) throw new ApiError('INDEX_LOADING', undefined, { headers: { 'retry-after': '2' } });
-    return undefined;
-  };
-}
-
 export function queryRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
-  app.post('/query', { schema, config: { fieldMessages }, ...hooks }, async (request) => {
+  app.post('/query', { schema, config: { fieldMessages: searchFieldMessages }, ...hooks }, async (request) => {
     const started = performance.now();
     const result = await services.search.search(request.search as SearchRequest);
     services.metrics?.search((performance.now() - started) / 1000);
