@@ -11,6 +11,7 @@ import { facesCommands } from './commands/faces.js';
 import { ingestCommand } from './commands/ingest.js';
 import { keysCommands } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
+import { searchCommand } from './commands/search.js';
 import { serveCommand } from './commands/serve.js';
 import { standInEmbedderCommand } from './commands/stand-in-embedder.js';
 import { CliContext, type CliIo } from './context.js';
@@ -32,6 +33,7 @@ export function buildProgram(cli: CliContext): Command {
   migrateCommand(program, cli);
   auditCommand(program, cli);
   faceServiceCommand(program, cli);
+  searchCommand(program, cli);
   facesCommands(program, cli);
   accountsCommands(program, cli);
   keysCommands(program, cli);
