@@ -19,6 +19,8 @@ import type {
   AdminListAccountsResponse,
   AdminListKeysResponse,
   AdminRollKeyResponse,
+  AdminSearchRequest,
+  AdminSearchResponse,
   AdminSetRefillRequest,
   AdminSetRefillResponse,
   AdminTopUpAccountRequest,
@@ -43,6 +45,7 @@ export type {
   AdminKeyUsageResponse,
   AdminListAccountsResponse,
   AdminListKeysResponse,
+  AdminSearchResponse,
   AdminUsageResponse,
 };
 export type KeySummary = AdminListKeysResponse['keys'][number];
@@ -125,5 +128,6 @@ export class AdminApi {
   ingestJsonLines = (text: string) => this.call<AdminIngestDocumentsResponse>('POST', '/admin/documents', { text, type: 'application/x-ndjson' });
   getDocument = (docId: string) => this.call<Record<string, unknown>>('GET', `/admin/documents/${id(docId)}`);
   deleteDocument = (docId: string) => this.call<unknown>('DELETE', `/admin/documents/${id(docId)}`);
+  search = (body: AdminSearchRequest) => this.call<AdminSearchResponse>('POST', '/admin/search', { json: body });
   auditLog = (query: Query) => this.call<AdminAuditLogResponse>('GET', pathWith('/admin/audit-log', query));
 }

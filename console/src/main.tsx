@@ -11,6 +11,7 @@ import { DocumentsPage } from './pages/documents.js';
 import { KeyPage } from './pages/key.js';
 import { KeysPage } from './pages/keys.js';
 import { OverviewPage } from './pages/overview.js';
+import { SearchPage } from './pages/search.js';
 import { SignInPage } from './pages/sign-in.js';
 import { type Route, useRoute } from './router.js';
 import { type Can, canOf, type Session, savedSession, saveSession } from './session.js';
@@ -22,6 +23,7 @@ const TITLES: Record<Route['page'], string> = {
   keys: 'Keys',
   key: 'Key',
   documents: 'Documents',
+  search: 'Search',
   'audit-log': 'Audit log',
   'not-found': 'Not found',
 };
@@ -79,6 +81,8 @@ function Page({ route, api, can }: { route: Route; api: AdminApi; can: Can }) {
       return <KeyPage key={route.keyId} api={api} keyId={route.keyId} can={can} />;
     case 'documents':
       return <DocumentsPage api={api} can={can} />;
+    case 'search':
+      return <SearchPage api={api} />;
     case 'audit-log':
       return <AuditLogPage api={api} />;
     default:

@@ -7,6 +7,7 @@ export type Route =
   | { page: 'keys' }
   | { page: 'key'; keyId: string }
   | { page: 'documents' }
+  | { page: 'search' }
   | { page: 'audit-log' }
   | { page: 'not-found' };
 
@@ -17,6 +18,7 @@ export function routeOf(hash: string): Route {
   if (path === '/keys') return { page: 'keys' };
   if (path === '/accounts') return { page: 'accounts' };
   if (path === '/documents') return { page: 'documents' };
+  if (path === '/search') return { page: 'search' };
   if (path === '/audit-log') return { page: 'audit-log' };
   const key = /^\/keys\/([^/]+)$/.exec(path);
   const keyId = key?.[1] && decoded(key[1]);
@@ -43,6 +45,7 @@ export const hrefOf = {
   account: (accountId: string) => `#/accounts/${encodeURIComponent(accountId)}`,
   key: (keyId: string) => `#/keys/${encodeURIComponent(keyId)}`,
   documents: '#/documents',
+  search: '#/search',
   auditLog: '#/audit-log',
 };
 

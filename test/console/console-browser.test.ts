@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { request } from 'undici';
 import { AdminTokens } from '../../src/admin/admin-tokens.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
@@ -124,6 +125,39 @@ describe('the operator console in Chromium', {
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('status').filter({ hasText: 'Deleted "law-3".' }).waitFor();
     await page.getByTestId('document-count').filter({ hasText: '2' }).waitFor();
+  });
+
+  it('searches the corpus as callers do, showing highlights as text, never as markup a document planted', async () => {
+    const planted = { doc_id: 'planted-1', title: '<img src=x onerror="window.pwned=1"> data breach', text: 'A <b>breach</b> & more.', kind: 'test' };
+    const ingested = await request(`${server.url}/admin/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writeToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify([planted]),
+    });
+    assert.equal(ingested.statusCode, 200, await ingested.body.text());
+    const page = await openBrowser();
+    await signIn(page, readToken);
+    await nav(page, 'Search').click();
+    await page.getByRole('heading', { level: 1, name: 'Search' }).waitFor();
+    await page.getByLabel('Query').fill('breach');
+    await page.getByLabel('Facets (fields, comma-separated)').fill('kind');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('status').filter({ hasText: 'matching document' }).waitFor();
+    const hits = page.getByTestId('search-hit');
+    await hits.first().waitFor();
+    const marks = await page.locator('[data-testid="search-hit"] mark').allTextContents();
+    assert.ok(marks.length > 0 && marks.every((mark) => mark.toLowerCase() === 'breach'), marks.join());
+    const plantedHit = hits.filter({ hasText: 'planted-1' });
+    assert.match(await plantedHit.innerText(), /<img src=x onerror="window.pwned=1"> data breach/);
+    assert.equal(await plantedHit.locator('img, b').count(), 0, 'no element made of what the document holds');
+    assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
+    await page.getByTestId('facet-kind').filter({ hasText: 'test (1)' }).waitFor();
+    await shoot(page, 'search');
+    const deleted = await request(`${server.url}/admin/documents/planted-1`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${writeToken}` },
+    });
+    assert.equal(deleted.statusCode, 200);
   });
 
   it('creates a key shown once, tops it up, and shows its balance and chart move with real traffic', async () => {
