@@ -148,7 +148,7 @@ describe('the operator console in Chromium', {
     const marks = await page.locator('[data-testid="search-hit"] mark').allTextContents();
     assert.ok(marks.length > 0 && marks.every((mark) => mark.toLowerCase() === 'breach'), marks.join());
     const plantedHit = hits.filter({ hasText: 'planted-1' });
-    assert.match(await plantedHit.innerText(), /<img src=x onerror="window.pwned=1"> data breach/);
+    assert.match((await plantedHit.textContent()) ?? '', /<img src=x onerror="window.pwned=1"> data breach/);
     assert.equal(await plantedHit.locator('img, b').count(), 0, 'no element made of what the document holds');
     assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
     await page.getByTestId('facet-kind').filter({ hasText: 'test (1)' }).waitFor();
