@@ -82,6 +82,8 @@ export type QueryRequest = {
   facet_limit?: number;
   /** lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt's, by cosine, among the 100 nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, or while the vector index is still being built after a start, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal. */
   mode?: "lexical" | "semantic" | "hybrid";
+  /** or (the default): a document holding any of the words matches; and: only a document holding every word (in title or text, or in the match clause's field). The ranking among the matches is the same BM25. */
+  operator?: "or" | "and";
   /** Metadata fields each document carries in its "fields" (those it has); ["*"]: all of them. Free. */
   fields?: Array<string>;
   /** Each document gains "highlights": the title whole and the text as its best snippet (the window of about snippet_chars holding the most distinct matched words, cut at word boundaries and marked …), the words that matched after analysis wrapped in the tags, HTML-escaped around them. Named string metadata fields come whole. In semantic mode the snippet is the beginning of the text. Free. */
@@ -1112,6 +1114,8 @@ export type AdminSearchRequest = {
   facet_limit?: number;
   /** lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt's, by cosine, among the 100 nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, or while the vector index is still being built after a start, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal. */
   mode?: "lexical" | "semantic" | "hybrid";
+  /** or (the default): a document holding any of the words matches; and: only a document holding every word (in title or text, or in the match clause's field). The ranking among the matches is the same BM25. */
+  operator?: "or" | "and";
   /** Metadata fields each document carries in its "fields" (those it has); ["*"]: all of them. Free. */
   fields?: Array<string>;
   /** Each document gains "highlights": the title whole and the text as its best snippet (the window of about snippet_chars holding the most distinct matched words, cut at word boundaries and marked …), the words that matched after analysis wrapped in the tags, HTML-escaped around them. Named string metadata fields come whole. In semantic mode the snippet is the beginning of the text. Free. */

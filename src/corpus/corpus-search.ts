@@ -70,11 +70,14 @@ export class CorpusSearch implements DocumentIndex {
   ): Promise<{ total: number; hits: Array<{ docId: string; title: string; score: number }>; facets?: number[][] }> {
     const index = this.keeper.current();
     const terms = this.termIds(request);
-    if (terms.length === 0) return { total: 0, hits: [] };
+    const required = this.requiredGroups(request);
+    if (terms.length === 0 || required === undefined) return { total: 0, hits: [] };
+    const excluded = this.excludedIds(request);
     const query = {
       terms,
       field: request.field.kind satisfies SearchField,
-      filters: this.filterTermIds(request.filters),
+      filters: [...this.filterTermIds(request.filters), ...required],
+      ...(excluded.length > 0 ? { excluded } : {}),
       topK: depth,
       ...(facetTerms ? { facets: facetTerms } : {}),
     };
@@ -122,10 +125,13 @@ export class CorpusSearch implements DocumentIndex {
     const matches = this.vectors ? await this.vectors.nearest(vector, SEMANTIC_DEPTH, offset + request.topK) : [];
     const filters = this.filterTermIds(request.filters);
     const candidates =
-      filters.length > 0 || facets !== undefined || lexicalToo
+      filters.length > 0 || facets !== undefined || lexicalToo || (request.excluded?.length ?? 0) > 0
         ? semanticCandidates(matches, this.storedTerms(matches), {
             filters,
-            terms: this.termIds(request),
+            excluded: this.excludedIds(request),
+            every: request.operator === 'and',
+            // With operator and, a word no document holds leaves no lexical match.
+            terms: this.requiredGroups(request) === undefined ? [] : this.termIds(request),
             field: request.field.kind,
             counted: facets?.terms.flat() ?? [],
           })
@@ -140,14 +146,28 @@ export class CorpusSearch implements DocumentIndex {
   }
 
   private termIds(request: IndexQuery): number[] {
+    return [...new Set(this.wordIds(request, request.terms).filter((id) => id !== undefined))];
+  }
+
+  /** With `operator: and`, a group for each query word, which a document must hold; undefined when a word is in no document. */
+  private requiredGroups(request: IndexQuery): number[][] | undefined {
+    if (request.operator !== 'and') return [];
+    const ids = this.wordIds(request, request.terms);
+    return ids.includes(undefined) ? undefined : [...new Set(ids as number[])].map((id) => [id]);
+  }
+
+  /** The excluded words' term ids, in the queried field; a word in no document leaves nothing out. */
+  private excludedIds(request: IndexQuery): number[] {
+    return [...new Set(this.wordIds(request, request.excluded ?? []).filter((id) => id !== undefined))];
+  }
+
+  /** Analysed words as the dictionary's term ids in the queried field (undefined: no document holds it). */
+  private wordIds(request: IndexQuery, words: string[]): Array<number | undefined> {
     const { field } = request;
-    const ids = new Set<number>();
-    for (const term of request.terms) {
-      const stem = stemOf(term);
-      const id = this.file.dictionary.idOf(field.kind === 'metadata' ? metadataWordTerm(field.name, stem) : stem);
-      if (id !== undefined) ids.add(id);
-    }
-    return [...ids];
+    return words.map((word) => {
+      const stem = stemOf(word);
+      return this.file.dictionary.idOf(field.kind === 'metadata' ? metadataWordTerm(field.name, stem) : stem);
+    });
   }
 
   /** Filters as groups of term ids (see TermSearch.filters); a value no document holds has none. */

@@ -21,18 +21,18 @@ export type FieldKind = 'all' | 'title' | 'text' | 'metadata';
 
 /**
  * The near documents that pass the filters (each a group of term ids, one of which the document
- * must hold), in nearness order, with whether each also matches the query's words, and which of
+ * must hold) and hold no excluded term, in nearness order, with whether each also matches the query's words, and which of
  * `counted` (facet values) it holds. Only the ids asked about are kept: a document holds hundreds.
  */
 export function semanticCandidates(
   matches: VectorMatch[],
   storedTerms: ReadonlyMap<number, Uint8Array | null>,
-  query: { filters: number[][]; terms: number[]; field: FieldKind; counted: number[] },
+  query: { filters: number[][]; excluded: number[]; every: boolean; terms: number[]; field: FieldKind; counted: number[] },
 ): SemanticCandidate[] {
   const { filters, field } = query;
   const candidates: SemanticCandidate[] = [];
   const wanted = new Set(query.terms);
-  const asked = new Set([...filters.flat(), ...query.counted]);
+  const asked = new Set([...filters.flat(), ...query.excluded, ...query.counted]);
   // A stored vector lists its terms by id: past the highest asked about, nothing is read.
   let lastTermId = -1;
   for (const termId of [...asked, ...wanted]) lastTermId = Math.max(lastTermId, termId);
@@ -40,16 +40,19 @@ export function semanticCandidates(
     const vector = storedTerms.get(match.rowid);
     if (!vector) continue;
     const terms = new Set<number>();
-    let matchesLexically = false;
+    const held = new Set<number>();
     forEachStoredTerm(
       vector,
       (termId, title, text) => {
         if (asked.has(termId)) terms.add(termId);
-        if (wanted.has(termId) && (field === 'title' ? title > 0 : field === 'text' ? text > 0 : true)) matchesLexically = true;
+        if (wanted.has(termId) && (field === 'title' ? title > 0 : field === 'text' ? text > 0 : true)) held.add(termId);
       },
       lastTermId,
     );
-    if (filters.every((group) => group.some((termId) => terms.has(termId)))) candidates.push({ ...match, terms, matchesLexically });
+    // With operator and, a lexical match holds every query word, as the lexical ranking's do.
+    const matchesLexically = query.every ? held.size > 0 && held.size === wanted.size : held.size > 0;
+    const allowed = filters.every((group) => group.some((termId) => terms.has(termId))) && !query.excluded.some((termId) => terms.has(termId));
+    if (allowed) candidates.push({ ...match, terms, matchesLexically });
   }
   return candidates;
 }

@@ -15,6 +15,10 @@ export const SEMANTIC_DEPTH = 100;
 export interface IndexQuery {
   /** Analysed query terms (stemming happens in the index). */
   terms: string[];
+  /** `or` (the default): a document holding any term matches; `and`: only one holding every term. */
+  operator?: 'or' | 'and';
+  /** Analysed terms whose documents are left out (`-word`). */
+  excluded?: string[];
   /** Which field the terms must occur in: title and text together, one of them, or a metadata field. */
   field: { kind: 'all' } | { kind: 'title' } | { kind: 'text' } | { kind: 'metadata'; name: string };
   /** AND across fields; each field matches any of its values. An empty list matches nothing. */

@@ -23,6 +23,8 @@ export interface SearchRequest {
   facets?: { fields: string[]; limit: number };
   /** Semantic and hybrid: the prompt's embedding, set before the charge (see QueryEmbeddings). */
   vector?: Float32Array;
+  /** `or` (the default): any word matches; `and`: every word must. */
+  operator?: 'or' | 'and';
   /** Metadata fields each hit carries (`["*"]`: all of them). */
   fields?: string[];
   /** Each hit's highlights, made so. */

@@ -3,6 +3,7 @@ import type { QueryEmbeddings } from '../embeddings/query-embeddings.js';
 import { analyze } from './analyzer.js';
 import type { DocumentIndex, FacetCounts, IndexOrigin, IndexQuery } from './document-index.js';
 import { highlightStems, highlightsOf } from './highlight.js';
+import { parseQueryText } from './query-text.js';
 import type { SearchRequest } from './search-request.js';
 
 export interface RankedDocument {
@@ -85,7 +86,7 @@ export class SearchService {
    * query has no words to mark: its snippets are the texts' beginnings.
    */
   private async withStored(request: SearchRequest, documents: RankedDocument[]): Promise<RankedDocument[]> {
-    const stems = highlightStems(request.mode === 'semantic' ? [] : analyze(request.text));
+    const stems = highlightStems(request.mode === 'semantic' ? [] : analyze(parseQueryText(request.text).wanted));
     const stored = await Promise.all(documents.map((document) => this.documents.getDocument(document.doc_id)));
     return documents.map((document, position) => {
       const found = stored[position];
@@ -103,8 +104,11 @@ export class SearchService {
 function indexQueryOf(request: SearchRequest): IndexQuery {
   const { mode, vector } = request;
   if (mode !== 'lexical' && !vector) throw new Error(`a ${mode} search needs its prompt's vector`);
+  const { wanted, excluded } = parseQueryText(request.text);
   return {
-    terms: analyze(request.text),
+    terms: analyze(wanted),
+    ...(excluded ? { excluded: analyze(excluded) } : {}),
+    ...(request.operator === 'and' ? { operator: 'and' as const } : {}),
     field: request.field,
     filters: Object.entries(request.filters).map(([field, value]) => ({ field, anyOf: Array.isArray(value) ? value : [value] })),
     topK: request.topK,

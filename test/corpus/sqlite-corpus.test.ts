@@ -436,3 +436,40 @@ describe('SqliteCorpus files', () => {
     }
   });
 });
+
+describe('SqliteCorpus with operator and and exclusions', () => {
+  it('ranks and counts them on two search threads as one index does', async () => {
+    const all = documents(3000, 31);
+    const dirs = [tempDir(), tempDir()];
+    const threaded = new SqliteCorpus(dirs[0].path, { ...INDEX_UPKEEP, searchThreads: 2, threadedRows: 0 });
+    const single = new SqliteCorpus(dirs[1].path);
+    try {
+      for (const part of [all.slice(0, 1800), all.slice(1800)]) await threaded.ingestDocuments(documentsOf(part));
+      await single.ingestDocuments(documentsOf(all));
+      const word = (seed: number) => SYNTHETIC_WORDS[seed % SYNTHETIC_WORDS.length] as string;
+      for (let index = 0; index < 40; index++) {
+        const request: IndexQuery = {
+          terms: [word(index), word(index * 5 + 1)],
+          field: { kind: 'all' },
+          filters: [],
+          topK: 10,
+          ...(index % 2 === 0 ? { operator: 'and' as const } : {}),
+          ...(index % 3 !== 0 ? { excluded: [word(index * 3 + 2)] } : {}),
+        };
+        const [expected, actual] = [await single.search(request), await threaded.search(request)];
+        assert.equal(actual.total, expected.total, `search ${index}: total`);
+        assert.deepEqual(
+          actual.hits.map((hit) => hit.docId),
+          expected.hits.map((hit) => hit.docId),
+          `search ${index}: hits`,
+        );
+        const plain = await single.search({ ...request, operator: undefined, excluded: undefined, topK: 3000 });
+        assert.ok(actual.total <= plain.total, 'and and exclusions only narrow the matches');
+      }
+    } finally {
+      await threaded.close();
+      await single.close();
+      for (const dir of dirs) dir.remove();
+    }
+  });
+});

@@ -16,7 +16,8 @@ import type { RouteHooks } from '../steps.js';
 
 const schema = {
   summary: 'Full-text search (1 credit)',
-  description: 'Ranks documents by relevance (BM25 over title and text, English stemming and stopwords). Query text is plain text: no syntax.',
+  description:
+    'Ranks documents by relevance (BM25 over title and text, English stemming and stopwords). A word after a minus (-word) leaves out the documents holding it; any other text is plain text, and no text is an error.',
   operationId: 'postQuery',
   tags: ['billable'],
   security,

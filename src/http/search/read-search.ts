@@ -26,6 +26,7 @@ interface QueryBody {
   facet_limit?: number;
   filters?: Record<string, FilterScalar | FilterScalar[]>;
   mode?: SearchMode;
+  operator?: 'or' | 'and';
   fields?: string[];
   highlight?: boolean | { fields?: string[]; pre_tag?: string; post_tag?: string; snippet_chars?: number; escape?: boolean };
 }
@@ -52,6 +53,7 @@ function searchRequestOf(body: QueryBody): SearchRequest {
     topK: body.top_k,
     offset: body.offset ?? 0,
     ...(body.facets ? { facets: { fields: [...new Set(body.facets)], limit: body.facet_limit ?? DEFAULT_FACET_LIMIT } } : {}),
+    ...(body.operator === 'and' ? { operator: 'and' as const } : {}),
     ...(body.fields ? { fields: [...new Set(body.fields)] } : {}),
     ...(body.highlight ? { highlight: highlightOf(body.highlight) } : {}),
   };

@@ -60,6 +60,12 @@ export const searchBodySchema = {
       enum: ['lexical', 'semantic', 'hybrid'],
       description: `lexical (default): BM25 over the words. semantic: the documents whose embeddings are nearest the prompt's, by cosine, among the ${SEMANTIC_DEPTH} nearest. hybrid: both rankings fused by reciprocal rank. semantic and hybrid need an embedding model (EMBEDDINGS_URL): without one they are a 400; when the model fails, or while the vector index is still being built after a start, semantic is a 503 and hybrid answers lexically with x-search-fallback: lexical. Nothing is charged for a refusal.`,
     },
+    operator: {
+      type: 'string',
+      enum: ['or', 'and'],
+      description:
+        "or (the default): a document holding any of the words matches; and: only a document holding every word (in title or text, or in the match clause's field). The ranking among the matches is the same BM25.",
+    },
     fields: {
       type: 'array',
       maxItems: MAX_FIELDS,
@@ -109,6 +115,7 @@ export const searchFieldMessages = {
   facets: `facets must be a list of at most ${MAX_FACETS} metadata field names (non-empty strings).`,
   facet_limit: 'facet_limit must be a JSON integer from 1 to 100.',
   mode: 'mode must be "lexical", "semantic" or "hybrid".',
+  operator: 'operator must be "or" or "and".',
   fields: `fields must be a list of at most ${MAX_FIELDS} metadata field names (non-empty strings), or ["*"].`,
   highlight:
     'highlight must be true, false, or an object of fields (a list of names), pre_tag and post_tag (strings of at most 100 characters), snippet_chars (an integer from 20 to 2000) and escape (true or false).',

@@ -2,18 +2,19 @@ import type { TextIndex } from './text-index.js';
 
 /**
  * Filter bitmaps of one index, kept for reuse until it changes: the documents every group of
- * term ids allows (a document is allowed by a group when it holds any of its terms), as a bitmap
- * over the index's document numbers. Oldest out past `limit`.
+ * term ids allows (a document is allowed by a group when it holds any of its terms) and that hold
+ * none of the excluded term ids, as a bitmap over the index's document numbers. Oldest out past
+ * `limit`.
  */
 export class FilterBitmaps {
   private readonly cache = new Map<string, Uint32Array>();
 
   constructor(private readonly limit: number) {}
 
-  /** Null for no groups: nothing is filtered out. */
-  of(index: TextIndex, groups: number[][]): Uint32Array | null {
-    if (groups.length === 0) return null;
-    const key = JSON.stringify(groups);
+  /** Null for no groups and no exclusions: nothing is filtered out. */
+  of(index: TextIndex, groups: number[][], excluded: number[] = []): Uint32Array | null {
+    if (groups.length === 0 && excluded.length === 0) return null;
+    const key = JSON.stringify([groups, excluded]);
     const cached = this.cache.get(key);
     if (cached) return cached;
     let allowed: Uint32Array | null = null;
@@ -21,6 +22,12 @@ export class FilterBitmaps {
       const bits = index.documentsWithAny(termIds);
       if (allowed) for (let word = 0; word < allowed.length; word++) allowed[word] &= bits[word];
       else allowed = bits;
+    }
+    if (excluded.length > 0) {
+      // Bits past the last document number stand for no document: none is found through them.
+      const left = index.documentsWithAny(excluded);
+      if (!allowed) allowed = left.map((word) => ~word);
+      else for (let word = 0; word < allowed.length; word++) allowed[word] &= ~left[word];
     }
     if (this.cache.size >= this.limit) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, allowed!);

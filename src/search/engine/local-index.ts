@@ -59,7 +59,7 @@ export class LocalIndex implements SearchIndex {
   }
 
   search(query: TermSearch): RankedRows {
-    return this.index.search({ ...query, filter: this.filters.of(this.index, query.filters) });
+    return this.index.search({ ...query, filter: this.filters.of(this.index, query.filters, query.excluded) });
   }
 
   /** Writes the index as of now to one segment file in `dir`, a slice per turn of the event loop. */

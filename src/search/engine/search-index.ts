@@ -74,6 +74,8 @@ export interface TermSearch {
   field: SearchField;
   /** Groups of term ids: a document is allowed when it holds a term of every group. */
   filters: number[][];
+  /** Term ids whose documents are left out, whatever else they hold. */
+  excluded?: number[];
   topK: number;
   /** Per facet, its values' term ids, to count over every match. */
   facets?: number[][];

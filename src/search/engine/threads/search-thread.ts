@@ -202,7 +202,7 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
       carryOut(entry, false);
       const { query, statistics } = command;
       const othersBest = () => sharedBest.othersBest(command.search);
-      const result = entry.index.search({ ...query, filter: entry.filters.of(entry.index, query.filters), othersBest }, statistics);
+      const result = entry.index.search({ ...query, filter: entry.filters.of(entry.index, query.filters, query.excluded), othersBest }, statistics);
       sharedBest.publish(
         command.search,
         result.hits.map((hit) => hit.score),
