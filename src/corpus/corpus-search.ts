@@ -15,6 +15,9 @@ import type { IndexKeeper } from './index-keeper.js';
 import { addFacetCounts, countFacets, fuseRankings, semanticCandidates } from './semantic-ranking.js';
 import type { VectorKeeper } from './vector-keeper.js';
 
+const NO_GROUPS: number[][] = [];
+const NO_IDS: number[] = [];
+
 /**
  * Searches of a corpus file: the request's analysed terms and filter values become the
  * dictionary's term ids, the kept index ranks the documents, and the hits get their doc_ids and
@@ -72,11 +75,12 @@ export class CorpusSearch implements DocumentIndex {
     const terms = this.termIds(request);
     const required = this.requiredGroups(request);
     if (terms.length === 0 || required === undefined) return { total: 0, hits: [] };
+    const filters = this.filterTermIds(request.filters);
     const excluded = this.excludedIds(request);
     const query = {
       terms,
       field: request.field.kind satisfies SearchField,
-      filters: [...this.filterTermIds(request.filters), ...required],
+      filters: required.length > 0 ? [...filters, ...required] : filters,
       ...(excluded.length > 0 ? { excluded } : {}),
       topK: depth,
       ...(facetTerms ? { facets: facetTerms } : {}),
@@ -151,14 +155,15 @@ export class CorpusSearch implements DocumentIndex {
 
   /** With `operator: and`, a group for each query word, which a document must hold; undefined when a word is in no document. */
   private requiredGroups(request: IndexQuery): number[][] | undefined {
-    if (request.operator !== 'and') return [];
+    if (request.operator !== 'and') return NO_GROUPS;
     const ids = this.wordIds(request, request.terms);
     return ids.includes(undefined) ? undefined : [...new Set(ids as number[])].map((id) => [id]);
   }
 
   /** The excluded words' term ids, in the queried field; a word in no document leaves nothing out. */
   private excludedIds(request: IndexQuery): number[] {
-    return [...new Set(this.wordIds(request, request.excluded ?? []).filter((id) => id !== undefined))];
+    if (!request.excluded?.length) return NO_IDS;
+    return [...new Set(this.wordIds(request, request.excluded).filter((id) => id !== undefined))];
   }
 
   /** Analysed words as the dictionary's term ids in the queried field (undefined: no document holds it). */
