@@ -99,9 +99,16 @@ export type QueryRequest = {
     /** false: the text comes raw, not HTML-escaped; absent: true. */
     escape?: boolean;
   } | boolean;
-  /** Metadata filters: each field equals the scalar, or any of the list; all fields must hold. */
+  /** Metadata filters, all of which must hold: a field equals the scalar, or any of the list; lies within a range ({"gte": 2016, "lt": 2020}: numbers compare as numbers, strings by code point, so ISO-8601 dates work, and a value of another type does not match); or equals none of {"not": <scalar or list>} (a document lacking the field passes). An array field matches when any element does. */
   filters?: {
-    [field: string]: string | number | boolean | null | Array<string | number | boolean | null>;
+    [field: string]: string | number | boolean | null | Array<string | number | boolean | null> | {
+      gt?: number | string;
+      gte?: number | string;
+      lt?: number | string;
+      lte?: number | string;
+    } | {
+      not: string | number | boolean | null | Array<string | number | boolean | null>;
+    };
   };
   [field: string]: unknown;
 };
@@ -1131,9 +1138,16 @@ export type AdminSearchRequest = {
     /** false: the text comes raw, not HTML-escaped; absent: true. */
     escape?: boolean;
   } | boolean;
-  /** Metadata filters: each field equals the scalar, or any of the list; all fields must hold. */
+  /** Metadata filters, all of which must hold: a field equals the scalar, or any of the list; lies within a range ({"gte": 2016, "lt": 2020}: numbers compare as numbers, strings by code point, so ISO-8601 dates work, and a value of another type does not match); or equals none of {"not": <scalar or list>} (a document lacking the field passes). An array field matches when any element does. */
   filters?: {
-    [field: string]: string | number | boolean | null | Array<string | number | boolean | null>;
+    [field: string]: string | number | boolean | null | Array<string | number | boolean | null> | {
+      gt?: number | string;
+      gte?: number | string;
+      lt?: number | string;
+      lte?: number | string;
+    } | {
+      not: string | number | boolean | null | Array<string | number | boolean | null>;
+    };
   };
   [field: string]: unknown;
 };

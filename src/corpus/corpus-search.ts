@@ -1,6 +1,7 @@
 import {
   type DocumentIndex,
   type FacetCounts,
+  type FilterRange,
   type IndexOrigin,
   type IndexQuery,
   SEMANTIC_DEPTH,
@@ -129,7 +130,7 @@ export class CorpusSearch implements DocumentIndex {
     const matches = this.vectors ? await this.vectors.nearest(vector, SEMANTIC_DEPTH, offset + request.topK) : [];
     const filters = this.filterTermIds(request.filters);
     const candidates =
-      filters.length > 0 || facets !== undefined || lexicalToo || (request.excluded?.length ?? 0) > 0
+      filters.length > 0 || facets !== undefined || lexicalToo || this.excludedIds(request).length > 0
         ? semanticCandidates(matches, this.storedTerms(matches), {
             filters,
             excluded: this.excludedIds(request),
@@ -161,9 +162,11 @@ export class CorpusSearch implements DocumentIndex {
   }
 
   /** The excluded words' term ids, in the queried field; a word in no document leaves nothing out. */
+  /** The term ids whose documents are left out: the excluded words' in the queried field, and the values of `not` filters. */
   private excludedIds(request: IndexQuery): number[] {
-    if (!request.excluded?.length) return NO_IDS;
-    return [...new Set(this.wordIds(request, request.excluded).filter((id) => id !== undefined))];
+    const nots = request.filters.flatMap((filter) => ('not' in filter ? this.valueIds(filter.field, filter.not) : []));
+    if (!request.excluded?.length && nots.length === 0) return NO_IDS;
+    return [...new Set([...this.wordIds(request, request.excluded ?? []).filter((id) => id !== undefined), ...nots])];
   }
 
   /** Analysed words as the dictionary's term ids in the queried field (undefined: no document holds it). */
@@ -175,9 +178,25 @@ export class CorpusSearch implements DocumentIndex {
     });
   }
 
-  /** Filters as groups of term ids (see TermSearch.filters); a value no document holds has none. */
+  /**
+   * Filters as groups of term ids (see TermSearch.filters): a field's values asked for, or those of
+   * its values within the range; a value no document holds has none. `not` filters leave documents
+   * out instead (excludedIds).
+   */
   private filterTermIds(filters: IndexQuery['filters']): number[][] {
-    return filters.map((filter) => filter.anyOf.flatMap((value) => this.file.dictionary.idOf(filterTerm(filter.field, value)) ?? []));
+    const groups: number[][] = [];
+    for (const filter of filters) {
+      if ('anyOf' in filter) groups.push(this.valueIds(filter.field, filter.anyOf));
+      else if ('range' in filter) {
+        const { range } = filter;
+        groups.push(this.file.dictionary.valuesOf(filter.field).flatMap((entry) => (withinRange(entry.value, range) ? [entry.id] : [])));
+      }
+    }
+    return groups;
+  }
+
+  private valueIds(field: string, values: FilterScalar[]): number[] {
+    return values.flatMap((value) => this.file.dictionary.idOf(filterTerm(field, value)) ?? []);
   }
 
   private storedTerms(matches: ReadonlyArray<{ rowid: number }>): Map<number, Uint8Array | null> {
@@ -227,4 +246,34 @@ function topFacets(
     facets[field] = Object.fromEntries(counted.map((entry) => [entry.key, entry.count]));
   });
   return facets;
+}
+
+/** Whether a value lies within every bound of the range: of the bound's type, numbers by value, strings by code point. */
+function withinRange(value: FilterScalar, range: FilterRange): boolean {
+  const bounds: Array<[number | string | undefined, (order: number) => boolean]> = [
+    [range.gt, (order) => order > 0],
+    [range.gte, (order) => order >= 0],
+    [range.lt, (order) => order < 0],
+    [range.lte, (order) => order <= 0],
+  ];
+  for (const [bound, holds] of bounds) {
+    if (bound === undefined) continue;
+    if (typeof value !== typeof bound) return false;
+    const order = typeof value === 'number' ? value - (bound as number) : compareCodePoints(value as string, bound as string);
+    if (!holds(order)) return false;
+  }
+  return true;
+}
+
+/** Strings in code point order (JavaScript's < orders UTF-16 code units, which differs past U+FFFF). */
+function compareCodePoints(a: string, b: string): number {
+  const left = a[Symbol.iterator]();
+  const right = b[Symbol.iterator]();
+  for (;;) {
+    const x = left.next();
+    const y = right.next();
+    if (x.done || y.done) return x.done && y.done ? 0 : x.done ? -1 : 1;
+    const difference = (x.value.codePointAt(0) as number) - (y.value.codePointAt(0) as number);
+    if (difference !== 0) return difference;
+  }
 }

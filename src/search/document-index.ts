@@ -2,6 +2,17 @@ import type { FilterScalar } from './engine/search-index.js';
 
 export type { FilterScalar };
 
+/** Bounds a metadata value must lie within: numbers compare as numbers, strings by code point. */
+export interface FilterRange {
+  gt?: number | string;
+  gte?: number | string;
+  lt?: number | string;
+  lte?: number | string;
+}
+
+/** One field's condition: equal to any of the values, within a range, or equal to none of them. */
+export type FieldFilter = { field: string; anyOf: FilterScalar[] } | { field: string; range: FilterRange } | { field: string; not: FilterScalar[] };
+
 /** Where a start's search index came from: read back from disk, or built from the stored documents. */
 export type IndexOrigin = 'segments' | 'corpus';
 
@@ -21,8 +32,11 @@ export interface IndexQuery {
   excluded?: string[];
   /** Which field the terms must occur in: title and text together, one of them, or a metadata field. */
   field: { kind: 'all' } | { kind: 'title' } | { kind: 'text' } | { kind: 'metadata'; name: string };
-  /** AND across fields; each field matches any of its values. An empty list matches nothing. */
-  filters: Array<{ field: string; anyOf: FilterScalar[] }>;
+  /**
+   * AND across fields; each field matches any of its values (an empty list matches nothing), a
+   * range, or none of its values (a document lacking the field passes `not`).
+   */
+  filters: FieldFilter[];
   topK: number;
   /** The rank the page starts at (0: the best); the page is the `topK` hits from there. */
   offset?: number;

@@ -1,7 +1,10 @@
-import type { FilterScalar, IndexQuery } from './document-index.js';
+import type { FilterRange, FilterScalar, IndexQuery } from './document-index.js';
 import type { HighlightSettings } from './highlight.js';
 
 export type SearchMode = 'lexical' | 'semantic' | 'hybrid';
+
+/** A filter as a body gives it: a value, a list of values, a range, or `{not: value or list}`. */
+export type FilterValue = FilterScalar | FilterScalar[] | FilterRange | { not: FilterScalar | FilterScalar[] };
 
 /** Which field a query's words must occur in: title and text together, one of them, or a metadata field. */
 export type MatchField = IndexQuery['field'];
@@ -15,8 +18,8 @@ export interface SearchRequest {
   /** The query's text: its words, and (semantic, hybrid) the prompt embedded. */
   text: string;
   field: MatchField;
-  /** Each field equals the scalar, or any of the list; all fields must hold. */
-  filters: Record<string, FilterScalar | FilterScalar[]>;
+  /** Each field equals the scalar or any of the list, lies within a range, or equals none of `not`; all fields must hold. */
+  filters: Record<string, FilterValue>;
   topK: number;
   /** The rank the page starts at. */
   offset: number;

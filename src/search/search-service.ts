@@ -1,10 +1,10 @@
 import type { DocumentStore, MetadataValue } from '../documents/document-store.js';
 import type { QueryEmbeddings } from '../embeddings/query-embeddings.js';
 import { analyze } from './analyzer.js';
-import type { DocumentIndex, FacetCounts, IndexOrigin, IndexQuery } from './document-index.js';
+import type { DocumentIndex, FacetCounts, FieldFilter, IndexOrigin, IndexQuery } from './document-index.js';
 import { highlightStems, highlightsOf } from './highlight.js';
 import { parseQueryText } from './query-text.js';
-import type { SearchRequest } from './search-request.js';
+import type { FilterValue, SearchRequest } from './search-request.js';
 
 export interface RankedDocument {
   doc_id: string;
@@ -110,7 +110,7 @@ function indexQueryOf(request: SearchRequest): IndexQuery {
     ...(excluded ? { excluded: analyze(excluded) } : {}),
     ...(request.operator === 'and' ? { operator: 'and' as const } : {}),
     field: request.field,
-    filters: Object.entries(request.filters).map(([field, value]) => ({ field, anyOf: Array.isArray(value) ? value : [value] })),
+    filters: Object.entries(request.filters).map(([field, value]) => fieldFilterOf(field, value)),
     topK: request.topK,
     offset: request.offset,
     facets: request.facets,
@@ -122,4 +122,11 @@ function indexQueryOf(request: SearchRequest): IndexQuery {
 function pickFields(metadata: Record<string, MetadataValue>, names: string[]): Record<string, MetadataValue> {
   if (names.includes('*')) return metadata;
   return Object.fromEntries(names.filter((name) => Object.hasOwn(metadata, name)).map((name) => [name, metadata[name] as MetadataValue]));
+}
+
+function fieldFilterOf(field: string, value: FilterValue): FieldFilter {
+  if (Array.isArray(value)) return { field, anyOf: value };
+  if (value === null || typeof value !== 'object') return { field, anyOf: [value] };
+  if ('not' in value) return { field, not: Array.isArray(value.not) ? value.not : [value.not] };
+  return { field, range: value };
 }

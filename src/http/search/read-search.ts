@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { FilterScalar } from '../../search/document-index.js';
 import { DEFAULT_HIGHLIGHT, type HighlightSettings } from '../../search/highlight.js';
-import type { MatchField, SearchMode, SearchRequest } from '../../search/search-request.js';
+import type { FilterValue, MatchField, SearchMode, SearchRequest } from '../../search/search-request.js';
 import type { Step } from '../steps.js';
 
 declare module 'fastify' {
@@ -24,7 +23,7 @@ interface QueryBody {
   offset?: number;
   facets?: string[];
   facet_limit?: number;
-  filters?: Record<string, FilterScalar | FilterScalar[]>;
+  filters?: Record<string, FilterValue>;
   mode?: SearchMode;
   operator?: 'or' | 'and';
   fields?: string[];

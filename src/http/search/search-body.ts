@@ -6,6 +6,7 @@ const MAX_OFFSET = 10_000;
 const MAX_FACETS = 10;
 const MAX_FIELDS = 50;
 const scalar = { type: ['string', 'number', 'boolean', 'null'] } as const;
+const bound = { type: ['number', 'string'] } as const;
 
 const matchClause = {
   type: 'object',
@@ -98,8 +99,21 @@ export const searchBodySchema = {
     },
     filters: {
       type: 'object',
-      description: 'Metadata filters: each field equals the scalar, or any of the list; all fields must hold.',
-      additionalProperties: { anyOf: [scalar, { type: 'array', items: scalar }] },
+      description:
+        'Metadata filters, all of which must hold: a field equals the scalar, or any of the list; lies within a range ({"gte": 2016, "lt": 2020}: numbers compare as numbers, strings by code point, so ISO-8601 dates work, and a value of another type does not match); or equals none of {"not": <scalar or list>} (a document lacking the field passes). An array field matches when any element does.',
+      additionalProperties: {
+        anyOf: [
+          scalar,
+          { type: 'array', items: scalar },
+          { type: 'object', minProperties: 1, additionalProperties: false, properties: { gt: bound, gte: bound, lt: bound, lte: bound } },
+          {
+            type: 'object',
+            required: ['not'],
+            additionalProperties: false,
+            properties: { not: { anyOf: [scalar, { type: 'array', items: scalar }] } },
+          },
+        ],
+      },
     },
   },
   additionalProperties: true,
@@ -110,7 +124,8 @@ export const searchFieldMessages = {
   '': 'The body must be a JSON object with a query field, sent with Content-Type: application/json.',
   query: errorCatalogue.MISSING_QUERY.message,
   top_k: 'top_k must be a JSON integer from 1 to 100 (not a string, not a fraction).',
-  filters: 'filters must be an object whose values are scalars (string, number, boolean, null) or lists of scalars.',
+  filters:
+    'filters must be an object whose values are scalars (string, number, boolean, null), lists of scalars, ranges ({"gte": 2016, "lt": 2020}; bounds gt, gte, lt, lte of numbers or strings) or {"not": a scalar or a list}.',
   offset: `offset must be a JSON integer from 0 to ${MAX_OFFSET}.`,
   facets: `facets must be a list of at most ${MAX_FACETS} metadata field names (non-empty strings).`,
   facet_limit: 'facet_limit must be a JSON integer from 1 to 100.',
