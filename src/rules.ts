@@ -14,8 +14,11 @@ export const BILLABLE_ENDPOINTS = ['/document', '/query', '/face/search'] as con
 
 export type BillableEndpoint = (typeof BILLABLE_ENDPOINTS)[number];
 
-/** /query's semantic and hybrid modes, priced apart when PRICES or a key's prices name them; else as /query. */
-export const PRICED_MODES = ['/query:semantic', '/query:hybrid'] as const;
+/**
+ * /query's semantic and hybrid modes, and a lexical query asking for highlights, priced apart when
+ * PRICES or a key's prices name them; else as /query.
+ */
+export const PRICED_MODES = ['/query:semantic', '/query:hybrid', '/query:highlight'] as const;
 
 export type PricedMode = (typeof PRICED_MODES)[number];
 

@@ -86,7 +86,7 @@ export type QueryRequest = {
   operator?: "or" | "and";
   /** Metadata fields each document carries in its "fields" (those it has); ["*"]: all of them. Free. */
   fields?: Array<string>;
-  /** Each document gains "highlights": the title whole and the text as its best snippet (the window of about snippet_chars holding the most distinct matched words, cut at word boundaries and marked …), the words that matched after analysis wrapped in the tags, HTML-escaped around them. Named string metadata fields come whole. In semantic mode the snippet is the beginning of the text. Free. */
+  /** Each document gains "highlights": the title whole and the text as its best snippet (the window of about snippet_chars holding the most distinct matched words, cut at word boundaries and marked …), the words that matched after analysis wrapped in the tags, HTML-escaped around them. Named string metadata fields come whole. In semantic mode the snippet is the beginning of the text. Free, unless PRICES or the key's prices name /query:highlight: a lexical query asking for highlights then costs that. */
   highlight?: {
     /** title, text or string metadata fields; absent: title and text. */
     fields?: Array<string>;
@@ -226,6 +226,7 @@ export type AdminCreateAccountResponse = {
     "/face/search"?: number;
     "/query:semantic"?: number;
     "/query:hybrid"?: number;
+    "/query:highlight"?: number;
   } | null;
   /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -257,6 +258,7 @@ export type AdminListAccountsResponse = {
       "/face/search"?: number;
       "/query:semantic"?: number;
       "/query:hybrid"?: number;
+      "/query:highlight"?: number;
     } | null;
     /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
     low_balance_threshold: number | null;
@@ -289,6 +291,7 @@ export type AdminGetAccountResponse = {
     "/face/search"?: number;
     "/query:semantic"?: number;
     "/query:hybrid"?: number;
+    "/query:highlight"?: number;
   } | null;
   /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -316,6 +319,7 @@ export type AdminGetAccountResponse = {
       "/face/search"?: number;
       "/query:semantic"?: number;
       "/query:hybrid"?: number;
+      "/query:highlight"?: number;
     } | null;
     /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
     low_balance_threshold: number | null;
@@ -373,6 +377,7 @@ export type AdminUpdateAccountRequest = {
     "/face/search"?: number;
     "/query:semantic"?: number;
     "/query:hybrid"?: number;
+    "/query:highlight"?: number;
   } | null;
   low_balance_threshold?: number | null;
   /** At most `credits` spent a UTC calendar day, ISO week or calendar month, one cap per interval. A billable request whose price would take a period over a cap is 429 (Retry-After: until the period ends), uncharged, and credits.cap_reached is sent once per cap and period. Decided in the debit itself, on every instance. null: no cap. */
@@ -402,6 +407,7 @@ export type AdminUpdateAccountResponse = {
     "/face/search"?: number;
     "/query:semantic"?: number;
     "/query:hybrid"?: number;
+    "/query:highlight"?: number;
   } | null;
   /** The balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -451,6 +457,7 @@ export type AdminCreateAccountKeyResponse = {
     "/face/search"?: number;
     "/query:semantic"?: number;
     "/query:hybrid"?: number;
+    "/query:highlight"?: number;
   } | null;
   /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -584,6 +591,7 @@ export type AdminCreateKeyResponse = {
     "/face/search"?: number;
     "/query:semantic"?: number;
     "/query:hybrid"?: number;
+    "/query:highlight"?: number;
   } | null;
   /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -622,6 +630,7 @@ export type AdminListKeysResponse = {
       "/face/search"?: number;
       "/query:semantic"?: number;
       "/query:hybrid"?: number;
+      "/query:highlight"?: number;
     } | null;
     /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
     low_balance_threshold: number | null;
@@ -667,6 +676,7 @@ export type AdminGetKeyResponse = {
     "/face/search"?: number;
     "/query:semantic"?: number;
     "/query:hybrid"?: number;
+    "/query:highlight"?: number;
   } | null;
   /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -771,6 +781,7 @@ export type AdminKeyStatusResponse = {
     "/face/search"?: number;
     "/query:semantic"?: number;
     "/query:hybrid"?: number;
+    "/query:highlight"?: number;
   } | null;
   /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -813,6 +824,7 @@ export type AdminSetKeyRateResponse = {
     "/face/search"?: number;
     "/query:semantic"?: number;
     "/query:hybrid"?: number;
+    "/query:highlight"?: number;
   } | null;
   /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -854,6 +866,7 @@ export type AdminRollKeyResponse = {
     "/face/search"?: number;
     "/query:semantic"?: number;
     "/query:hybrid"?: number;
+    "/query:highlight"?: number;
   } | null;
   /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -882,6 +895,7 @@ export type AdminUpdateKeyRequest = {
     "/face/search"?: number;
     "/query:semantic"?: number;
     "/query:hybrid"?: number;
+    "/query:highlight"?: number;
   } | null;
   low_balance_threshold?: number | null;
   /** When the key stops working (RFC 3339, later than now): after it every request with it is 403, like a disabled key, and key.expired is sent once. null: never. */
@@ -916,6 +930,7 @@ export type AdminUpdateKeyResponse = {
     "/face/search"?: number;
     "/query:semantic"?: number;
     "/query:hybrid"?: number;
+    "/query:highlight"?: number;
   } | null;
   /** The account's balance at or below which credits.low is sent; null: LOW_BALANCE_THRESHOLD. */
   low_balance_threshold: number | null;
@@ -1125,7 +1140,7 @@ export type AdminSearchRequest = {
   operator?: "or" | "and";
   /** Metadata fields each document carries in its "fields" (those it has); ["*"]: all of them. Free. */
   fields?: Array<string>;
-  /** Each document gains "highlights": the title whole and the text as its best snippet (the window of about snippet_chars holding the most distinct matched words, cut at word boundaries and marked …), the words that matched after analysis wrapped in the tags, HTML-escaped around them. Named string metadata fields come whole. In semantic mode the snippet is the beginning of the text. Free. */
+  /** Each document gains "highlights": the title whole and the text as its best snippet (the window of about snippet_chars holding the most distinct matched words, cut at word boundaries and marked …), the words that matched after analysis wrapped in the tags, HTML-escaped around them. Named string metadata fields come whole. In semantic mode the snippet is the beginning of the text. Free, unless PRICES or the key's prices name /query:highlight: a lexical query asking for highlights then costs that. */
   highlight?: {
     /** title, text or string metadata fields; absent: title and text. */
     fields?: Array<string>;

@@ -38,10 +38,15 @@ export function readSearchStep(): Step {
   };
 }
 
-/** The name a /query is priced under when its mode may be priced apart (PRICES' "/query:semantic"); lexical: the endpoint's. */
+/**
+ * The name a /query is priced under when it may be priced apart: its mode (PRICES' "/query:semantic"),
+ * else "/query:highlight" for a lexical query asking for highlights; undefined: the endpoint's own.
+ */
 export function pricedModeOf(request: FastifyRequest): string | undefined {
-  const mode = request.search?.mode;
-  return mode === undefined || mode === 'lexical' ? undefined : `/query:${mode}`;
+  const search = request.search;
+  if (!search) return undefined;
+  if (search.mode !== 'lexical') return `/query:${search.mode}`;
+  return search.highlight ? '/query:highlight' : undefined;
 }
 
 function searchRequestOf(body: QueryBody): SearchRequest {

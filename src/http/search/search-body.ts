@@ -75,7 +75,7 @@ export const searchBodySchema = {
     },
     highlight: {
       description:
-        'Each document gains "highlights": the title whole and the text as its best snippet (the window of about snippet_chars holding the most distinct matched words, cut at word boundaries and marked …), the words that matched after analysis wrapped in the tags, HTML-escaped around them. Named string metadata fields come whole. In semantic mode the snippet is the beginning of the text. Free.',
+        'Each document gains "highlights": the title whole and the text as its best snippet (the window of about snippet_chars holding the most distinct matched words, cut at word boundaries and marked …), the words that matched after analysis wrapped in the tags, HTML-escaped around them. Named string metadata fields come whole. In semantic mode the snippet is the beginning of the text. Free, unless PRICES or the key\'s prices name /query:highlight: a lexical query asking for highlights then costs that.',
       // The object first: an unknown option is then the error named.
       anyOf: [
         {

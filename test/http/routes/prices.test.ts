@@ -111,3 +111,20 @@ describe('usage with prices', () => {
     }
   });
 });
+
+describe('a price for highlights (PRICES "/query:highlight")', () => {
+  let context: TestContext;
+  before(async () => {
+    context = await createTestApp({ settings: { prices: { '/query': 1, '/document': 1, '/face/search': 1, '/query:highlight': 2 } } });
+  });
+  after(async () => context.close());
+
+  it("charges a lexical query asking for highlights that price, and one without them the endpoint's", async () => {
+    const key = await context.createKey(10);
+    const ask = (payload: Record<string, unknown>) => context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': key }, payload });
+    assert.equal((await ask({ query: 'breach', highlight: true })).headers['x-credits-charged'], '2');
+    assert.equal((await ask({ query: 'breach', fields: ['jurisdiction'] })).headers['x-credits-charged'], '1', 'fields alone are free');
+    assert.equal((await ask({ query: 'breach' })).headers['x-credits-charged'], '1');
+    assert.equal(await context.balanceOf(key), 6);
+  });
+});
