@@ -11,6 +11,10 @@ interface ChargeRow {
   credits: number;
 }
 
+function chargeOf(row: ChargeRow): ChargeRecord {
+  return { id: row.id, keyId: row.key_id, endpoint: row.endpoint, at: row.at, outcomeStatus: row.outcome_status, credits: row.credits };
+}
+
 /** The embedded ledger's reads for reports (charges are by key, grants and the audit by account): charges, grants, usage over time and the audit, none of which changes anything. */
 export class SqliteLedgerReports implements LedgerReports {
   private readonly sql;
@@ -36,14 +40,7 @@ export class SqliteLedgerReports implements LedgerReports {
 
   async accountCharges(accountId: string, limit: number): Promise<ChargeRecord[]> {
     const rows = this.sql.accountCharges.all(accountId, limit) as ChargeRow[];
-    return rows.map((row) => ({
-      id: row.id,
-      keyId: row.key_id,
-      endpoint: row.endpoint,
-      at: row.at,
-      outcomeStatus: row.outcome_status,
-      credits: row.credits,
-    }));
+    return rows.map(chargeOf);
   }
 
   async accountUsage(accountId: string, from: string, to: string): Promise<AccountUsageRow[]> {
@@ -87,14 +84,7 @@ export class SqliteLedgerReports implements LedgerReports {
   }
   async listCharges(keyId: string, limit = 100, beforeId = Number.MAX_SAFE_INTEGER): Promise<ChargeRecord[]> {
     const rows = this.sql.chargesByKey.all(keyId, beforeId, limit) as ChargeRow[];
-    return rows.map((row) => ({
-      id: row.id,
-      keyId: row.key_id,
-      endpoint: row.endpoint,
-      at: row.at,
-      outcomeStatus: row.outcome_status,
-      credits: row.credits,
-    }));
+    return rows.map(chargeOf);
   }
   async countCharges(keyId: string): Promise<number> {
     return (this.sql.countCharges.get(keyId) as { n: number }).n;
