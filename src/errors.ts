@@ -11,6 +11,7 @@ export const errorCatalogue = {
     status: 400,
     message: 'The body must include a query field: a non-empty string, or a match clause such as {"match": {"text": "..."}}.',
   },
+  INVALID_QUERY: { status: 400, message: 'The query object is not one this service takes.' },
   MISSING_IMAGE: {
     status: 400,
     message: 'The body must include image_b64: the image encoded in base64 (aliases: image_base64, probe_image_b64, probe_image_url).',

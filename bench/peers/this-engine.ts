@@ -35,6 +35,11 @@ export class ThisEngine implements Peer {
     return { documents, seconds, bytes: folderBytes(dataDir), memoryBytes: process.memoryUsage().rss - before, loadSeconds };
   }
 
+  /** A search as the index takes it: a structured or sorted one, say. */
+  searchWith(request: unknown) {
+    return this.corpus!.search(request);
+  }
+
   private search(text: string, k: number) {
     return this.corpus!.search({ terms: this.analyze(text), field: { kind: 'all' }, filters: [], topK: k });
   }

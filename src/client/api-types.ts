@@ -65,13 +65,9 @@ export type DocumentResponse = {
 
 /** Body of POST /query. */
 export type QueryRequest = {
-  query: string | {
-    match: string | {
-      [field: string]: string | {
-        query: string;
-      };
-    };
-  };
+  query: string | Record<string, never>;
+  /** Up to 3 keys, each "<key>", "<key>:asc" or "<key>:desc": a metadata field, title, doc_id or _score (default order: _score descending). Numbers sort before strings (by code point); documents lacking the field come last either way; an array sorts by its smallest element ascending, its largest descending; ties go to the next key, then the score, then doc_id. Over every match. Lexical only. */
+  sort?: Array<string>;
   /** How many documents to return. */
   top_k?: number;
   /** The rank the page starts at; absent: 0, the best match. Past the last match the page is empty; total is unchanged. */
@@ -1119,13 +1115,9 @@ export type AdminIngestDocumentsResponse = {
 
 /** Body of POST /admin/search. */
 export type AdminSearchRequest = {
-  query: string | {
-    match: string | {
-      [field: string]: string | {
-        query: string;
-      };
-    };
-  };
+  query: string | Record<string, never>;
+  /** Up to 3 keys, each "<key>", "<key>:asc" or "<key>:desc": a metadata field, title, doc_id or _score (default order: _score descending). Numbers sort before strings (by code point); documents lacking the field come last either way; an array sorts by its smallest element ascending, its largest descending; ties go to the next key, then the score, then doc_id. Over every match. Lexical only. */
+  sort?: Array<string>;
   /** How many documents to return. */
   top_k?: number;
   /** The rank the page starts at; absent: 0, the best match. Past the last match the page is empty; total is unchanged. */

@@ -1,19 +1,21 @@
 import {
   type DocumentIndex,
   type FacetCounts,
-  type FilterRange,
   type IndexOrigin,
   type IndexQuery,
   SEMANTIC_DEPTH,
   type SearchResult,
 } from '../search/document-index.js';
-import { stemOf } from '../search/engine/analysis.js';
 import { cutAtTopK } from '../search/engine/ranking.js';
-import type { FilterScalar, SearchField } from '../search/engine/search-index.js';
-import { filterTerm, metadataWordTerm } from '../search/engine/term-vector.js';
+import { kthHighest } from '../search/engine/scoring/top-scores.js';
+import type { FilterScalar, SearchField, SearchIndex } from '../search/engine/search-index.js';
+import { ClauseSearch } from './clause-search.js';
 import type { CorpusFile } from './corpus-file.js';
 import type { IndexKeeper } from './index-keeper.js';
+import { intersect, type ScoredRows, unscored } from './scored-rows.js';
 import { addFacetCounts, countFacets, fuseRankings, semanticCandidates } from './semantic-ranking.js';
+import { type Label, SortOrder } from './sort-order.js';
+import { TermIds } from './term-ids.js';
 import type { VectorKeeper } from './vector-keeper.js';
 
 const NO_GROUPS: number[][] = [];
@@ -25,11 +27,19 @@ const NO_IDS: number[] = [];
  * titles, ties broken by doc_id.
  */
 export class CorpusSearch implements DocumentIndex {
+  private readonly ids: TermIds;
+  private readonly clauses: ClauseSearch;
+  private readonly sortOrder: SortOrder;
+
   constructor(
     private readonly file: CorpusFile,
     private readonly keeper: IndexKeeper,
     private readonly vectors?: VectorKeeper,
-  ) {}
+  ) {
+    this.ids = new TermIds(() => file.dictionary);
+    this.clauses = new ClauseSearch(file, this.ids);
+    this.sortOrder = new SortOrder(file);
+  }
 
   async prepareSearch(): Promise<IndexOrigin> {
     const origin = await this.keeper.prepare();
@@ -72,6 +82,7 @@ export class CorpusSearch implements DocumentIndex {
     depth: number,
     facetTerms: number[][] | undefined,
   ): Promise<{ total: number; hits: Array<{ docId: string; title: string; score: number }>; facets?: number[][] }> {
+    if (request.clause || request.sort) return this.structuredRanking(request, depth, facetTerms);
     const index = this.keeper.current();
     const terms = this.termIds(request);
     const required = this.requiredGroups(request);
@@ -98,6 +109,38 @@ export class CorpusSearch implements DocumentIndex {
       if (label) hits.push({ docId: label.docId, title: label.title, score: hit.score });
     }
     return { total: result.total, hits: cutAtTopK(hits, depth), ...(result.facets ? { facets: result.facets } : {}) };
+  }
+
+  /**
+   * A ranking from every match (see ClauseSearch): of the request's clause, or of its words when
+   * only a sort is asked; then the top-level filters; ordered by the sort or by score.
+   */
+  private async structuredRanking(request: IndexQuery, depth: number, facetTerms: number[][] | undefined) {
+    const index = this.keeper.current();
+    const level = this.keeper.level;
+    const clause = request.clause ?? { kind: 'words', field: request.field, terms: request.terms, operator: request.operator ?? 'or', boost: 1 };
+    let matches = await this.clauses.matches(index, clause);
+    const filters = this.filterTermIds(request.filters);
+    const excluded = this.excludedIds(request);
+    if (filters.length > 0 || excluded.length > 0)
+      matches = intersect(matches, unscored(await index.everyMatch({ terms: [], field: 'all', filters, excluded, topK: 0, matchAll: true })));
+    const labelOf = (rowid: number) => (level && index.labelOf(rowid)) || this.readLabel(rowid);
+    const hits = request.sort ? this.sortOrder.order(matches, request.sort, depth, labelOf) : bestByScore(matches, depth, labelOf);
+    const facets = facetTerms && (await this.facetsOver(index, matches, facetTerms));
+    return { total: matches.rowids.length, hits, ...(facets ? { facets } : {}) };
+  }
+
+  private async facetsOver(index: SearchIndex, matches: ScoredRows, facetTerms: number[][]): Promise<number[][] | undefined> {
+    const counted = await index.everyMatch({
+      terms: [],
+      field: 'all',
+      filters: [],
+      topK: 0,
+      matchAll: true,
+      rows: { allowed: matches.rowids },
+      facets: facetTerms,
+    });
+    return counted.facets;
   }
 
   /** The nearest documents passing the filters, by similarity. */
@@ -161,7 +204,6 @@ export class CorpusSearch implements DocumentIndex {
     return ids.includes(undefined) ? undefined : [...new Set(ids as number[])].map((id) => [id]);
   }
 
-  /** The excluded words' term ids, in the queried field; a word in no document leaves nothing out. */
   /** The term ids whose documents are left out: the excluded words' in the queried field, and the values of `not` filters. */
   private excludedIds(request: IndexQuery): number[] {
     const nots = request.filters.flatMap((filter) => ('not' in filter ? this.valueIds(filter.field, filter.not) : []));
@@ -171,11 +213,7 @@ export class CorpusSearch implements DocumentIndex {
 
   /** Analysed words as the dictionary's term ids in the queried field (undefined: no document holds it). */
   private wordIds(request: IndexQuery, words: string[]): Array<number | undefined> {
-    const { field } = request;
-    return words.map((word) => {
-      const stem = stemOf(word);
-      return this.file.dictionary.idOf(field.kind === 'metadata' ? metadataWordTerm(field.name, stem) : stem);
-    });
+    return this.ids.words(request.field, words);
   }
 
   /**
@@ -187,16 +225,13 @@ export class CorpusSearch implements DocumentIndex {
     const groups: number[][] = [];
     for (const filter of filters) {
       if ('anyOf' in filter) groups.push(this.valueIds(filter.field, filter.anyOf));
-      else if ('range' in filter) {
-        const { range } = filter;
-        groups.push(this.file.dictionary.valuesOf(filter.field).flatMap((entry) => (withinRange(entry.value, range) ? [entry.id] : [])));
-      }
+      else if ('range' in filter) groups.push(this.ids.inRange(filter.field, filter.range));
     }
     return groups;
   }
 
   private valueIds(field: string, values: FilterScalar[]): number[] {
-    return values.flatMap((value) => this.file.dictionary.idOf(filterTerm(field, value)) ?? []);
+    return this.ids.values(field, values);
   }
 
   private storedTerms(matches: ReadonlyArray<{ rowid: number }>): Map<number, Uint8Array | null> {
@@ -211,6 +246,19 @@ export class CorpusSearch implements DocumentIndex {
     const row = this.file.sql.hit.get(rowid) as { doc_id: string; title: string } | undefined;
     return row && { docId: row.doc_id, title: row.title };
   }
+}
+
+/** The best `depth` matches by score, ties by doc_id. */
+function bestByScore(matches: ScoredRows, depth: number, labelOf: (rowid: number) => Label | undefined): Array<Label & { score: number }> {
+  const { rowids, scores } = matches;
+  const bar = rowids.length > depth ? kthHighest(scores, scores.length, depth) : -Infinity;
+  const hits: Array<Label & { score: number }> = [];
+  for (let index = 0; index < rowids.length; index++) {
+    if (scores[index] < bar) continue;
+    const label = labelOf(rowids[index]);
+    if (label) hits.push({ ...label, score: scores[index] });
+  }
+  return cutAtTopK(hits, depth);
 }
 
 /** Facets asked: the term ids of each field's values, and the answer's counts made of what was counted per value. */
@@ -246,34 +294,4 @@ function topFacets(
     facets[field] = Object.fromEntries(counted.map((entry) => [entry.key, entry.count]));
   });
   return facets;
-}
-
-/** Whether a value lies within every bound of the range: of the bound's type, numbers by value, strings by code point. */
-function withinRange(value: FilterScalar, range: FilterRange): boolean {
-  const bounds: Array<[number | string | undefined, (order: number) => boolean]> = [
-    [range.gt, (order) => order > 0],
-    [range.gte, (order) => order >= 0],
-    [range.lt, (order) => order < 0],
-    [range.lte, (order) => order <= 0],
-  ];
-  for (const [bound, holds] of bounds) {
-    if (bound === undefined) continue;
-    if (typeof value !== typeof bound) return false;
-    const order = typeof value === 'number' ? value - (bound as number) : compareCodePoints(value as string, bound as string);
-    if (!holds(order)) return false;
-  }
-  return true;
-}
-
-/** Strings in code point order (JavaScript's < orders UTF-16 code units, which differs past U+FFFF). */
-function compareCodePoints(a: string, b: string): number {
-  const left = a[Symbol.iterator]();
-  const right = b[Symbol.iterator]();
-  for (;;) {
-    const x = left.next();
-    const y = right.next();
-    if (x.done || y.done) return x.done && y.done ? 0 : x.done ? -1 : 1;
-    const difference = (x.value.codePointAt(0) as number) - (y.value.codePointAt(0) as number);
-    if (difference !== 0) return difference;
-  }
 }

@@ -13,6 +13,33 @@ export interface FilterRange {
 /** One field's condition: equal to any of the values, within a range, or equal to none of them. */
 export type FieldFilter = { field: string; anyOf: FilterScalar[] } | { field: string; range: FilterRange } | { field: string; not: FilterScalar[] };
 
+/** Which field a clause's words must occur in: title and text together, one of them, or a metadata field. */
+export type QueryField = { kind: 'all' } | { kind: 'title' } | { kind: 'text' } | { kind: 'metadata'; name: string };
+
+/**
+ * A clause of a structured query (Elasticsearch's query DSL as /query takes it, and query text
+ * with phrases), its words analysed. Scoring follows Lucene's: `must` and `should` clauses add
+ * up (times their boost), `max` takes its best clause, and filters, values, ranges and `mustNot`
+ * do not score.
+ */
+export type QueryClause =
+  | { kind: 'words'; field: QueryField; terms: string[]; operator: 'or' | 'and'; boost: number }
+  /** Stems in order, null where a stopword kept its place. */
+  | { kind: 'phrase'; field: QueryField; words: Array<string | null>; boost: number }
+  | { kind: 'values'; field: string; anyOf: FilterScalar[] }
+  | { kind: 'range'; field: string; range: FilterRange }
+  | { kind: 'exists'; field: string }
+  | { kind: 'ids'; ids: string[] }
+  | { kind: 'every' }
+  | { kind: 'max'; of: QueryClause[] }
+  | { kind: 'bool'; must: QueryClause[]; should: QueryClause[]; mustNot: QueryClause[]; filter: QueryClause[]; minimumShould: number };
+
+/** A sort key: a metadata field, title, doc_id or the score, ascending or descending. */
+export interface SortKey {
+  by: { kind: 'field'; name: string } | { kind: 'title' } | { kind: 'doc_id' } | { kind: 'score' };
+  descending: boolean;
+}
+
 /** Where a start's search index came from: read back from disk, or built from the stored documents. */
 export type IndexOrigin = 'segments' | 'corpus';
 
@@ -31,7 +58,14 @@ export interface IndexQuery {
   /** Analysed terms whose documents are left out (`-word`). */
   excluded?: string[];
   /** Which field the terms must occur in: title and text together, one of them, or a metadata field. */
-  field: { kind: 'all' } | { kind: 'title' } | { kind: 'text' } | { kind: 'metadata'; name: string };
+  field: QueryField;
+  /**
+   * Instead of the terms (then empty): what matches and how it scores, as a clause tree; for
+   * object forms and for text with phrases or only exclusions.
+   */
+  clause?: QueryClause;
+  /** The order of the matches; absent: by score, ties by doc_id. */
+  sort?: SortKey[];
   /**
    * AND across fields; each field matches any of its values (an empty list matches nothing), a
    * range, or none of its values (a document lacking the field passes `not`).

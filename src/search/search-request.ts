@@ -1,4 +1,4 @@
-import type { FilterRange, FilterScalar, IndexQuery } from './document-index.js';
+import type { FilterRange, FilterScalar, IndexQuery, QueryClause, SortKey } from './document-index.js';
 import type { HighlightSettings } from './highlight.js';
 
 export type SearchMode = 'lexical' | 'semantic' | 'hybrid';
@@ -32,4 +32,8 @@ export interface SearchRequest {
   fields?: string[];
   /** Each hit's highlights, made so. */
   highlight?: HighlightSettings;
+  /** An object form of the query (lexical only): what matches and how it scores; `text` is then its words, for highlights. */
+  clause?: QueryClause;
+  /** The order of the matches (lexical only); absent: by score. */
+  sort?: SortKey[];
 }

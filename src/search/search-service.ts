@@ -3,6 +3,7 @@ import type { QueryEmbeddings } from '../embeddings/query-embeddings.js';
 import { analyze } from './analyzer.js';
 import type { DocumentIndex, FacetCounts, FieldFilter, IndexOrigin, IndexQuery } from './document-index.js';
 import { highlightStems, highlightsOf } from './highlight.js';
+import { textClause, wantedWords } from './query-dsl.js';
 import { parseQueryText } from './query-text.js';
 import type { FilterValue, SearchRequest } from './search-request.js';
 
@@ -86,7 +87,8 @@ export class SearchService {
    * query has no words to mark: its snippets are the texts' beginnings.
    */
   private async withStored(request: SearchRequest, documents: RankedDocument[]): Promise<RankedDocument[]> {
-    const stems = highlightStems(request.mode === 'semantic' ? [] : analyze(parseQueryText(request.text).wanted));
+    const words = request.clause ? wantedWords(request.clause) : wordsOfText(request.text);
+    const stems = highlightStems(request.mode === 'semantic' ? [] : words);
     const stored = await Promise.all(documents.map((document) => this.documents.getDocument(document.doc_id)));
     return documents.map((document, position) => {
       const found = stored[position];
@@ -104,10 +106,19 @@ export class SearchService {
 function indexQueryOf(request: SearchRequest): IndexQuery {
   const { mode, vector } = request;
   if (mode !== 'lexical' && !vector) throw new Error(`a ${mode} search needs its prompt's vector`);
-  const { wanted, excluded } = parseQueryText(request.text);
+  const { wanted, excluded, phrases, excludedPhrases } = parseQueryText(request.text);
+  const terms = analyze(wanted);
+  // Phrases, and text of exclusions alone, need the clause path; other text is searched as words, as ever.
+  const clause =
+    request.clause ??
+    (mode !== 'semantic' && (phrases.length > 0 || excludedPhrases.length > 0 || (terms.length === 0 && excluded) || andWithinOneField(request))
+      ? textClause(request.text, request.field, request.operator ?? 'or')
+      : undefined);
   return {
-    terms: analyze(wanted),
-    ...(excluded ? { excluded: analyze(excluded) } : {}),
+    terms,
+    ...(excluded && !clause ? { excluded: analyze(excluded) } : {}),
+    ...(clause ? { clause } : {}),
+    ...(request.sort ? { sort: request.sort } : {}),
     ...(request.operator === 'and' ? { operator: 'and' as const } : {}),
     field: request.field,
     filters: Object.entries(request.filters).map(([field, value]) => fieldFilterOf(field, value)),
@@ -116,6 +127,17 @@ function indexQueryOf(request: SearchRequest): IndexQuery {
     facets: request.facets,
     ranking: mode === 'lexical' ? { mode } : { mode, vector: vector as Float32Array },
   };
+}
+
+/** `and` in the title or the text alone: each word must be in that field, which the clause path checks. */
+function andWithinOneField(request: SearchRequest): boolean {
+  return request.operator === 'and' && (request.field.kind === 'title' || request.field.kind === 'text');
+}
+
+/** The words a query text finds: its plain words and its phrases' words. */
+function wordsOfText(text: string): string[] {
+  const { wanted, phrases } = parseQueryText(text);
+  return analyze([wanted, ...phrases].join(' '));
 }
 
 /** The named metadata fields the document has; `*`: all of them. */

@@ -152,6 +152,21 @@ describe('the operator console in Chromium', {
     assert.equal(await plantedHit.locator('img, b').count(), 0, 'no element made of what the document holds');
     assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
     await page.getByTestId('facet-kind').filter({ hasText: 'test (1)' }).waitFor();
+    await page.getByLabel('Words').selectOption('and');
+    await page.getByLabel('Query').fill('data breach');
+    await page.getByLabel('Sort (field:asc or field:desc)').fill('doc_id:desc');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const asked = await request(`${server.url}/admin/search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${readToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'data breach', operator: 'and', sort: ['doc_id:desc'], top_k: 10 }),
+    });
+    const expected = ((await asked.body.json()) as { hits: { documents: Array<{ doc_id: string }> } }).hits.documents.map((hit) => hit.doc_id);
+    assert.ok(expected.length > 1 && expected.join() === [...expected].sort().reverse().join(), expected.join());
+    await page.waitForFunction(
+      (ids) => [...document.querySelectorAll('[data-testid="search-hit"] .mono')].map((span) => span.textContent?.split(' · ')[0]).join() === ids,
+      expected.join(),
+    );
     await shoot(page, 'search');
     const deleted = await request(`${server.url}/admin/documents/planted-1`, {
       method: 'DELETE',

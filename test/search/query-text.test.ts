@@ -2,16 +2,33 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseQueryText } from '../../src/search/query-text.js';
 
+const plain = (wanted: string, excluded = '') => ({ wanted, excluded, phrases: [], excludedPhrases: [] });
+
 describe('query text', () => {
   it('takes a word after a minus at the start of a word as an exclusion', () => {
-    assert.deepEqual(parseQueryText('data breach -gdpr'), { wanted: 'data breach ', excluded: 'gdpr' });
-    assert.deepEqual(parseQueryText('-eu -uk privacy'), { wanted: '  privacy', excluded: 'eu uk' });
-    assert.deepEqual(parseQueryText('-IL-6 cytokine'), { wanted: ' cytokine', excluded: 'IL-6' });
+    assert.deepEqual(parseQueryText('data breach -gdpr'), plain('data breach ', 'gdpr'));
+    assert.deepEqual(parseQueryText('-eu -uk privacy'), plain('  privacy', 'eu uk'));
+    assert.deepEqual(parseQueryText('-IL-6 cytokine'), plain(' cytokine', 'IL-6'));
   });
 
-  it('leaves any other minus as plain text, and text without one exactly as it is', () => {
-    for (const text of ['well-known facts', 'a - b', '- alone', '-"a phrase"', '--double', 'plain text', 'trailing-']) {
-      assert.deepEqual(parseQueryText(text), { wanted: text, excluded: '' }, text);
+  it('takes text in double quotes as a phrase, and after a minus as a phrase to leave out', () => {
+    assert.deepEqual(parseQueryText('"right to erasure" gdpr'), {
+      wanted: '  gdpr',
+      excluded: '',
+      phrases: ['right to erasure'],
+      excludedPhrases: [],
+    });
+    assert.deepEqual(parseQueryText('breach -"data controller"'), {
+      wanted: 'breach  ',
+      excluded: '',
+      phrases: [],
+      excludedPhrases: ['data controller'],
+    });
+  });
+
+  it('leaves any other minus or quote as plain text, and text without one exactly as it is', () => {
+    for (const text of ['well-known facts', 'a - b', '- alone', '--double', 'plain text', 'trailing-', '"unclosed phrase', 'in"side word']) {
+      assert.deepEqual(parseQueryText(text), plain(text), text);
     }
   });
 });

@@ -43,6 +43,8 @@ export function SearchPage({ api }: { api: AdminApi }) {
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const query = String(form.get('query') ?? '').trim();
     const filters = filtersOf(String(form.get('filter') ?? ''));
+    const operator = form.get('operator') === 'and' ? 'and' : undefined;
+    const sort = String(form.get('sort') ?? '').trim();
     const facets = String(form.get('facets') ?? '')
       .split(',')
       .map((field) => field.trim())
@@ -55,6 +57,8 @@ export function SearchPage({ api }: { api: AdminApi }) {
         highlight: true,
         ...(filters ? { filters } : {}),
         ...(facets.length > 0 ? { facets } : {}),
+        ...(operator ? { operator } : {}),
+        ...(sort ? { sort: [sort] } : {}),
       });
       setAnswer(found);
       return `${formatNumber(found.hits.total)} matching document${found.hits.total === 1 ? '' : 's'}.`;
@@ -67,11 +71,24 @@ export function SearchPage({ api }: { api: AdminApi }) {
       </div>
       <section class="panel" aria-labelledby="search-corpus">
         <h2 id="search-corpus">Search the corpus as callers do</h2>
-        <p class="hint">The same ranking as POST /query, free and charged to no key.</p>
+        <p class="hint">
+          The same ranking as POST /query, free and charged to no key: "quoted words" are a phrase, -word leaves out the documents holding it.
+        </p>
         <form class="inline-form" role="search" onSubmit={submit}>
           <label>
             Query
             <input name="query" type="search" required />
+          </label>
+          <label>
+            Words
+            <select name="operator">
+              <option value="or">any word</option>
+              <option value="and">every word</option>
+            </select>
+          </label>
+          <label>
+            Sort (field:asc or field:desc)
+            <input name="sort" placeholder="year:desc" />
           </label>
           <label>
             Filter (field=value)

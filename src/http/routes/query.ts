@@ -17,7 +17,7 @@ import type { RouteHooks } from '../steps.js';
 const schema = {
   summary: 'Full-text search (1 credit)',
   description:
-    'Ranks documents by relevance (BM25 over title and text, English stemming and stopwords). A word after a minus (-word) leaves out the documents holding it; any other text is plain text, and no text is an error.',
+    'Ranks documents by relevance (BM25 over title and text, English stemming and stopwords), or sorts every match. In the text, "quoted words" are a phrase and -word or -"a phrase" leaves out the documents holding it; any other text is plain text, and no text is an error. query may also be an Elasticsearch query object (match, match_phrase, multi_match, bool, term, terms, range, exists, ids, match_all).',
   operationId: 'postQuery',
   tags: ['billable'],
   security,

@@ -1,5 +1,8 @@
 import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../../errors.js';
+import type { SortKey } from '../../search/document-index.js';
 import { DEFAULT_HIGHLIGHT, type HighlightSettings } from '../../search/highlight.js';
+import { readQueryObject, wantedWords } from '../../search/query-dsl.js';
 import type { FilterValue, MatchField, SearchMode, SearchRequest } from '../../search/search-request.js';
 import type { Step } from '../steps.js';
 
@@ -14,11 +17,10 @@ declare module 'fastify' {
 // Idempotency-Key fingerprint is the one it had before these fields existed.
 const DEFAULT_FACET_LIMIT = 10;
 
-type MatchClause = { match: string | Record<string, string | { query: string }> };
-
-/** A /query body as its schema (query.ts) has validated it. */
+/** A /query body as its schema (search-body.ts) has validated it. */
 interface QueryBody {
-  query: string | MatchClause;
+  query: string | Record<string, unknown>;
+  sort?: string[];
   top_k: number;
   offset?: number;
   facets?: string[];
@@ -50,9 +52,17 @@ export function pricedModeOf(request: FastifyRequest): string | undefined {
 }
 
 function searchRequestOf(body: QueryBody): SearchRequest {
+  const mode = body.mode ?? 'lexical';
+  const target = matchTarget(body.query);
+  if (mode !== 'lexical' && ('clause' in target || body.sort))
+    throw new ApiError(
+      'INVALID_QUERY',
+      `${'clause' in target ? 'A query object other than match' : 'sort'} works in lexical mode only; "mode" is "${mode}". You were not charged.`,
+    );
   return {
-    mode: body.mode ?? 'lexical',
-    ...matchTarget(body.query),
+    mode,
+    ...target,
+    ...(body.sort ? { sort: body.sort.map(sortKeyOf) } : {}),
     filters: body.filters ?? {},
     topK: body.top_k,
     offset: body.offset ?? 0,
@@ -74,11 +84,40 @@ function highlightOf(asked: Exclude<QueryBody['highlight'], false | undefined>):
   };
 }
 
-function matchTarget(query: QueryBody['query']): { text: string; field: MatchField } {
+/**
+ * Text, or a match clause of one field's text (the form searched as text has always been), or
+ * any other query object as its clause tree, its words kept as text for highlights.
+ */
+function matchTarget(query: QueryBody['query']): Pick<SearchRequest, 'text' | 'field' | 'clause'> {
   if (typeof query === 'string') return { text: query, field: { kind: 'all' } };
-  if (typeof query.match === 'string') return { text: query.match, field: { kind: 'all' } };
-  const [name, value] = Object.entries(query.match)[0];
-  const text = typeof value === 'string' ? value : value.query;
+  const plain = plainMatch(query);
+  if (plain) return plain;
+  const read = readQueryObject(query);
+  if ('error' in read) throw new ApiError('INVALID_QUERY', `${read.error} Nothing was charged.`);
+  return { text: wantedWords(read.clause).join(' '), field: { kind: 'all' }, clause: read.clause };
+}
+
+function plainMatch(query: Record<string, unknown>): { text: string; field: MatchField } | undefined {
+  const keys = Object.keys(query);
+  if (keys.length !== 1 || keys[0] !== 'match') return undefined;
+  const match = query.match;
+  if (typeof match === 'string') return /\S/.test(match) ? { text: match, field: { kind: 'all' } } : undefined;
+  if (match === null || typeof match !== 'object' || Object.keys(match).length !== 1) return undefined;
+  const [name, value] = Object.entries(match)[0];
+  const options = value !== null && typeof value === 'object' ? Object.keys(value) : [];
+  const text = typeof value === 'string' ? value : options.length === 1 && options[0] === 'query' ? (value as { query: unknown }).query : undefined;
+  if (typeof text !== 'string' || !/\S/.test(text) || name === '') return undefined;
   if (name === 'title' || name === 'text') return { text, field: { kind: name } };
   return { text, field: { kind: 'metadata', name } };
+}
+
+/** "year:desc", "title", "_score:asc": a sort key; _score descends unless told, the others ascend. */
+function sortKeyOf(spec: string): SortKey {
+  const colon = spec.lastIndexOf(':');
+  const direction = colon > 0 ? spec.slice(colon + 1) : '';
+  const name = direction === 'asc' || direction === 'desc' ? spec.slice(0, colon) : spec;
+  const by: SortKey['by'] =
+    name === '_score' ? { kind: 'score' } : name === 'title' ? { kind: 'title' } : name === 'doc_id' ? { kind: 'doc_id' } : { kind: 'field', name };
+  const descending = direction === 'desc' || (direction === '' && by.kind === 'score');
+  return { by, descending };
 }

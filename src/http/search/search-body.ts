@@ -8,27 +8,11 @@ const MAX_FIELDS = 50;
 const scalar = { type: ['string', 'number', 'boolean', 'null'] } as const;
 const bound = { type: ['number', 'string'] } as const;
 
-const matchClause = {
+const queryObject = {
   type: 'object',
-  required: ['match'],
-  additionalProperties: false,
-  properties: {
-    match: {
-      anyOf: [
-        text,
-        {
-          type: 'object',
-          minProperties: 1,
-          maxProperties: 1,
-          description: 'One field: title, text or a metadata field, with the text to find in it.',
-          additionalProperties: {
-            anyOf: [text, { type: 'object', required: ['query'], properties: { query: text } }],
-          },
-        },
-      ],
-    },
-  },
-  description: 'Elasticsearch-style match clause: {"match": "text"} or {"match": {"field": "text"}}.',
+  minProperties: 1,
+  description:
+    'A subset of Elasticsearch\'s query DSL, nested as it nests: match ("text", {"<field>": "text"} or {"<field>": {"query": "text", "operator": "and"}}), match_phrase, multi_match (query, fields such as "title^3", type best_fields, most_fields or phrase), bool (must, should, must_not, filter, minimum_should_match), and on metadata fields term, terms, range (gt, gte, lt, lte), exists; ids (values: doc_ids) and match_all. Fields are title, text or a metadata field. must and should add up their scores; filter and must_not do not score. An unknown clause or option is a 400 naming it. Objects other than match are lexical only.',
 } as const;
 
 /** The body of a search: POST /query's, and POST /admin/search's. */
@@ -36,7 +20,23 @@ export const searchBodySchema = {
   type: 'object',
   required: ['query'],
   properties: {
-    query: { anyOf: [{ ...text, description: 'Plain text searched in title and text.' }, matchClause] },
+    query: {
+      anyOf: [
+        {
+          ...text,
+          description:
+            'Text searched in title and text: its words (operator says whether any or all must match), "phrases in quotes" (words in that order; a stopword keeps its place), and -word or -"a phrase" to leave out the documents holding them (text of exclusions alone matches every other document). Any other text is plain, and no text is an error.',
+        },
+        queryObject,
+      ],
+    },
+    sort: {
+      type: 'array',
+      maxItems: 3,
+      items: { type: 'string', minLength: 1, pattern: '^[^"]+$' },
+      description:
+        'Up to 3 keys, each "<key>", "<key>:asc" or "<key>:desc": a metadata field, title, doc_id or _score (default order: _score descending). Numbers sort before strings (by code point); documents lacking the field come last either way; an array sorts by its smallest element ascending, its largest descending; ties go to the next key, then the score, then doc_id. Over every match. Lexical only.',
+    },
     top_k: { type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'How many documents to return.' },
     offset: {
       type: 'integer',
@@ -131,6 +131,7 @@ export const searchFieldMessages = {
   facet_limit: 'facet_limit must be a JSON integer from 1 to 100.',
   mode: 'mode must be "lexical", "semantic" or "hybrid".',
   operator: 'operator must be "or" or "and".',
+  sort: 'sort must be a list of at most 3 keys such as "year:desc", "title", "doc_id" or "_score" (field names without double quotes).',
   fields: `fields must be a list of at most ${MAX_FIELDS} metadata field names (non-empty strings), or ["*"].`,
   highlight:
     'highlight must be true, false, or an object of fields (a list of names), pre_tag and post_tag (strings of at most 100 characters), snippet_chars (an integer from 20 to 2000) and escape (true or false).',

@@ -1,3 +1,4 @@
+import type { RowRestriction, TermSearch } from './search-index.js';
 import type { TextIndex } from './text-index.js';
 
 /**
@@ -34,7 +35,31 @@ export class FilterBitmaps {
     return allowed;
   }
 
+  /** The search's filter bitmap: its groups and exclusions (cached), then its row restriction (never cached). */
+  forSearch(index: TextIndex, query: TermSearch): Uint32Array | null {
+    const cached = this.of(index, query.filters, query.excluded);
+    return query.rows ? restrictedToRows(index, cached, query.rows) : cached;
+  }
+
   clear(): void {
     this.cache.clear();
   }
+}
+
+/** A copy of `filter` (null: every document) less the documents outside `rows.allowed` and those in `rows.excluded`. */
+function restrictedToRows(index: TextIndex, filter: Uint32Array | null, rows: RowRestriction): Uint32Array {
+  let bits: Uint32Array;
+  if (rows.allowed) {
+    bits = index.newFilter();
+    for (const rowid of rows.allowed) {
+      const document = index.documentOf(rowid);
+      if (document >= 0) bits[document >>> 5] |= 1 << (document & 31);
+    }
+    if (filter) for (let word = 0; word < bits.length; word++) bits[word] &= filter[word];
+  } else bits = filter ? filter.slice() : index.newFilter().fill(0xffffffff);
+  for (const rowid of rows.excluded ?? []) {
+    const document = index.documentOf(rowid);
+    if (document >= 0) bits[document >>> 5] &= ~(1 << (document & 31));
+  }
+  return bits;
 }

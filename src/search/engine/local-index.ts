@@ -1,6 +1,6 @@
 import type { PackedLabels } from './document-labels.js';
 import { FilterBitmaps } from './filter-bitmaps.js';
-import type { IndexedDocument, RankedRows, SearchIndex, TermSearch } from './search-index.js';
+import type { IndexedDocument, MatchedRows, RankedRows, SearchIndex, TermSearch } from './search-index.js';
 import { runInSlices } from './segments/in-slices.js';
 import { readSegment, SegmentError, type SegmentRecord, writeSegment } from './segments/segment-file.js';
 import { TextIndex } from './text-index.js';
@@ -59,7 +59,11 @@ export class LocalIndex implements SearchIndex {
   }
 
   search(query: TermSearch): RankedRows {
-    return this.index.search({ ...query, filter: this.filters.of(this.index, query.filters, query.excluded) });
+    return this.index.search({ ...query, filter: this.filters.forSearch(this.index, query) });
+  }
+
+  everyMatch(query: TermSearch): MatchedRows {
+    return this.index.everyMatch({ ...query, filter: this.filters.forSearch(this.index, query) });
   }
 
   /** Writes the index as of now to one segment file in `dir`, a slice per turn of the event loop. */

@@ -33,6 +33,8 @@ export interface IndexQuery {
   topK: number;
   /** Per facet, its values' term ids: each is counted over every match (see IndexResult.facets). */
   facets?: number[][];
+  /** Every document the filter allows matches, whether it holds a term or not (see TermSearch.matchAll). */
+  matchAll?: boolean;
   /**
    * The best scores, best first, that another share of the corpus has found for this query (empty
    * while none has). With this share's own hits they set the bar at the k-th best of both: a hit
@@ -79,6 +81,22 @@ export interface TermSearch {
   topK: number;
   /** Per facet, its values' term ids, to count over every match. */
   facets?: number[][];
+  /** Row ids, ascending, the matches are restricted to (`allowed`) or that are left out (`excluded`). */
+  rows?: RowRestriction;
+  /** For everyMatch: every document passing the filters matches, the terms only scoring it (0 when it holds none). */
+  matchAll?: boolean;
+}
+
+export interface RowRestriction {
+  allowed?: Float64Array;
+  excluded?: Float64Array;
+}
+
+/** Every match of a search, ascending by row id, with its score; and facets, when asked, counted over them. */
+export interface MatchedRows {
+  rowids: Float64Array;
+  scores: Float64Array;
+  facets?: number[][];
 }
 
 /** The matches' count and the best hits by row id, with every hit tied with the last (see ranking.ts). */
@@ -114,6 +132,8 @@ export interface SearchIndex {
   expectLabels(documents: number, bytes: number): void;
   labelOf(rowid: number): { docId: string; title: string } | undefined;
   search(query: TermSearch): RankedRows | Promise<RankedRows>;
+  /** Every match of the search, not only the best (for sorts and structured queries); `topK` is not read. */
+  everyMatch(query: TermSearch): MatchedRows | Promise<MatchedRows>;
   /**
    * Writes the index as it is now to segment files in `dir`, named from `prefix`, synced to disk;
    * resolves with them. Changes meanwhile are not in them.

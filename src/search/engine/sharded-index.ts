@@ -1,6 +1,6 @@
 import { DocumentLabels, type PackedLabels } from './document-labels.js';
 import { type PackedDocuments, packDocuments } from './packed-documents.js';
-import type { IndexedDocument, RankedRows, SearchIndex, TermSearch } from './search-index.js';
+import type { CorpusStatistics, IndexedDocument, MatchedRows, RankedRows, SearchIndex, TermSearch } from './search-index.js';
 import { runInSlices } from './segments/in-slices.js';
 import { type ReadSegment, readSegment, SegmentError, type SegmentRecord, writeSegment } from './segments/segment-file.js';
 import { countStoredTerms } from './term-vector.js';
@@ -123,12 +123,25 @@ export class ShardedIndex implements SearchIndex {
 
   search(query: TermSearch): Promise<RankedRows> {
     if (this.live === 0) return Promise.resolve({ total: 0, hits: [] });
-    return this.threads.search(this.id, query, {
+    return this.threads.search(this.id, query, this.statisticsFor(query));
+  }
+
+  /** Every thread's matches, merged in row id order (the shares hold different documents). */
+  async everyMatch(query: TermSearch): Promise<MatchedRows> {
+    const statistics = this.statisticsFor(query);
+    const shares = await Promise.all(
+      Array.from({ length: this.threads.count }, (_, thread) => this.threads.ask(thread, { kind: 'every', index: this.id, query, statistics })),
+    );
+    return mergeMatches(shares.map((answer) => answer.matched as MatchedRows));
+  }
+
+  private statisticsFor(query: TermSearch): CorpusStatistics {
+    return {
       liveDocuments: this.live,
       titleTotal: this.titleTotal,
       textTotal: this.textTotal,
       documentFrequencies: query.terms.map((termId) => this.frequencies[termId] ?? 0),
-    });
+    };
   }
 
   /** Resolves once the threads have handled everything sent so far (the adds and trim of a load). */
@@ -225,4 +238,26 @@ export class ShardedIndex implements SearchIndex {
     this.threadOf = resized(this.threadOf, capacity);
     this.deleted = resized(this.deleted, capacity >>> 5);
   }
+}
+
+/** Shares' matches as one, in row id order, their facet counts added up. */
+function mergeMatches(shares: MatchedRows[]): MatchedRows {
+  const count = shares.reduce((sum, share) => sum + share.rowids.length, 0);
+  const rowids = new Float64Array(count);
+  const scores = new Float64Array(count);
+  const next = shares.map(() => 0);
+  for (let position = 0; position < count; position++) {
+    let from = -1;
+    shares.forEach((share, index) => {
+      if (next[index] < share.rowids.length && (from < 0 || share.rowids[next[index]] < shares[from].rowids[next[from]])) from = index;
+    });
+    rowids[position] = shares[from].rowids[next[from]];
+    scores[position] = shares[from].scores[next[from]++];
+  }
+  const counted = shares.filter((share) => share.facets);
+  if (counted.length === 0) return { rowids, scores };
+  const facets = counted[0].facets!.map((values, facet) =>
+    values.map((_, value) => counted.reduce((sum, share) => sum + share.facets![facet][value], 0)),
+  );
+  return { rowids, scores, facets };
 }

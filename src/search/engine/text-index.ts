@@ -4,7 +4,7 @@ import { countInAny, unionCount } from './scoring/bitmap-counts.js';
 import { BM25F, FIELD_CODES, normOf, pseudoFrequency, textLengthAt, titleLengthAt } from './scoring/bm25f.js';
 import { type ScoredTerm, TermScorer } from './scoring/term-scoring.js';
 import { kthHighest, noneBest, TopScores } from './scoring/top-scores.js';
-import type { CorpusStatistics, IndexQuery, IndexResult } from './search-index.js';
+import type { CorpusStatistics, IndexQuery, IndexResult, MatchedRows } from './search-index.js';
 import { SharedDocuments } from './shared-documents.js';
 
 /**
@@ -55,6 +55,62 @@ export class TextIndex extends IndexedDocuments {
   search(query: IndexQuery, statistics?: CorpusStatistics): IndexResult {
     const result = this.rank(query, statistics);
     return query.facets === undefined ? result : { ...result, facets: this.countFacets(query, query.facets) };
+  }
+
+  /**
+   * Every match, ascending by row id, with its score (summed term by term in query order), for a
+   * sort or a structured query, which need more than the best k: the documents holding a term in
+   * the field, or with `matchAll` every document, that the filter allows.
+   */
+  everyMatch(query: IndexQuery, statistics?: CorpusStatistics): MatchedRows {
+    const words = this.capacity >>> 5;
+    const matches = new Uint32Array(words);
+    const scores = new Float64Array(this.documents);
+    const exclusion = this.scorer.exclusionFor(query.filter);
+    const allowed = (document: number) => exclusion === null || ((exclusion[document >>> 5] >>> (document & 31)) & 1) === 0;
+    if (query.matchAll)
+      for (let document = 0; document < this.documents; document++) if (allowed(document)) matches[document >>> 5] |= 1 << (document & 31);
+    if (this.live > 0 && query.terms.length > 0) {
+      const { liveDocuments, titleTotal, textTotal, documentFrequencies } = statistics ?? this.statisticsFor(query.terms);
+      this.updateNorms(titleTotal / liveDocuments, textTotal / liveDocuments);
+      const field = FIELD_CODES[query.field];
+      const { k1 } = BM25F;
+      const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
+      query.terms.forEach((termId, position) => {
+        const list = this.lists[termId];
+        if (!list || list.liveCount === 0) return;
+        const frequency = documentFrequencies[position];
+        const multiplier = Math.log(1 + (liveDocuments - frequency + 0.5) / (frequency + 0.5)) * (k1 + 1);
+        list.forEach((document, frequencyByte) => {
+          if (!allowed(document) || pseudoFrequency(field, frequencyByte, 1, 1) === 0) return;
+          const pseudo = pseudoFrequency(
+            field,
+            frequencyByte,
+            normOf(titleNorms, titleLengthAt(lengths, wideLengths, document), titleAverage),
+            normOf(textNorms, textLengthAt(lengths, wideLengths, document), textAverage),
+          );
+          matches[document >>> 5] |= 1 << (document & 31);
+          scores[document] += (multiplier * pseudo) / (pseudo + k1);
+        });
+      });
+    }
+    let count = 0;
+    for (let word = 0; word < words; word++) count += popcount(matches[word]);
+    const rowids = new Float64Array(count);
+    const matchScores = new Float64Array(count);
+    let next = 0;
+    for (let word = 0; word < words; word++) {
+      let remaining = matches[word];
+      while (remaining !== 0) {
+        const lowest = remaining & -remaining;
+        const document = (word << 5) + 31 - Math.clz32(lowest);
+        rowids[next] = this.rowids[document];
+        matchScores[next++] = scores[document];
+        remaining ^= lowest;
+      }
+    }
+    const facets = query.facets?.map((valueTerms) => valueTerms.map((termId) => this.countIn(termId, matches, words)));
+    return { rowids, scores: matchScores, ...(facets ? { facets } : {}) };
   }
 
   /**

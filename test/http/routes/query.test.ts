@@ -166,7 +166,7 @@ describe('POST /query', () => {
         { match: {} },
         { match: { text: 'a', title: 'b' } },
         { match: { text: 5 } },
-        { term: { a: 'b' } },
+        { term: { a: { nested: 'b' } } },
         { match: 'a', extra: 1 },
       ]) {
         await rejected({ query: clause }, /query/);

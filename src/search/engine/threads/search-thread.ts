@@ -193,6 +193,16 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
         return { answer: command.answer, error: (error as Error).message };
       }
     }
+    case 'every': {
+      const entry = indexes.get(command.index);
+      if (!entry) return { answer: command.answer, matched: { rowids: new Float64Array(0), scores: new Float64Array(0) } };
+      carryOut(entry, false);
+      const { query, statistics } = command;
+      return {
+        answer: command.answer,
+        matched: entry.index.everyMatch({ ...query, filter: entry.filters.forSearch(entry.index, query) }, statistics),
+      };
+    }
     case 'sync':
       for (const entry of indexes.values()) carryOut(entry, true);
       return { search: command.search, total: 0, hits: NO_HITS };
@@ -202,7 +212,7 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
       carryOut(entry, false);
       const { query, statistics } = command;
       const othersBest = () => sharedBest.othersBest(command.search);
-      const result = entry.index.search({ ...query, filter: entry.filters.of(entry.index, query.filters, query.excluded), othersBest }, statistics);
+      const result = entry.index.search({ ...query, filter: entry.filters.forSearch(entry.index, query), othersBest }, statistics);
       sharedBest.publish(
         command.search,
         result.hits.map((hit) => hit.score),

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { type PackedDocuments, packedBuffers } from '../packed-documents.js';
 import { withTies } from '../ranking.js';
-import type { CorpusStatistics, RankedRows, TermSearch } from '../search-index.js';
+import type { CorpusStatistics, MatchedRows, RankedRows, TermSearch } from '../search-index.js';
 import { newShareSlots } from './shared-best-scores.js';
 import { type StartWorker, threadModule } from './start-worker.js';
 
@@ -22,15 +22,18 @@ export type SearchThreadCommand =
   | { kind: 'drop'; index: number }
   | { kind: 'search'; index: number; search: number; query: TermSearch; statistics: CorpusStatistics }
   | { kind: 'sync'; search: number }
+  /** Every match in the thread's share of an index, with its score (TextIndex.everyMatch); answered with them. */
+  | { kind: 'every'; index: number; query: TermSearch; statistics: CorpusStatistics; answer: number }
   /** Writes the thread's share of an index to a segment file; answered with its record. */
   | { kind: 'persist'; index: number; path: string; answer: number }
   /** Reads the thread's share of an index from a segment file, checked against its record. */
   | { kind: 'restore'; index: number; path: string; bytes: number; crc: number; answer: number };
 
-/** The answer to a persist or restore: the segment written, or why it could not be. */
+/** The answer to a persist, restore or every: the segment written, or why it could not be; the matches. */
 export interface SearchThreadAnswer {
   answer: number;
   segment?: { bytes: number; crc: number };
+  matched?: MatchedRows;
   error?: string;
 }
 

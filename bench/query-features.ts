@@ -1,0 +1,188 @@
+// bench:features — phrases, operator and, exclusions, and a range filter with a sort over every
+// match, this engine beside SQLite FTS5, in process on one thread, in one run. bench:search's
+// synthetic corpus (FEATURES_SIZE documents, default 100,000); each engine builds its index, then
+// answers the same queries, top 10 with exact totals; per query the median of FEATURES_PASSES runs
+// (default 3), then p50 and p99 over the queries, and each query's totals checked to agree.
+// - Phrases of 2 and 3 words taken from the documents' texts, of common words (ranks 1-100) and
+//   of rarer ones: this engine's "a b", FTS5's {title text} : "a b".
+// - 3 words with operator and; 2 words and a -word.
+// - 1 common word, year in a range of about 10% of the documents, sorted by year descending:
+//   this engine's sort, FTS5's MATCH joined to a table with an index on year, ORDER BY year DESC.
+//
+//   npm run build && npm run bench:features
+import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
+import { analyze } from '../src/search/analyzer.js';
+import type { IndexQuery } from '../src/search/document-index.js';
+import { textClause } from '../src/search/query-dsl.js';
+import { random } from '../test/support/random.js';
+import { machineLine } from './lib.js';
+import { medianMs } from './peers/peer.js';
+import { ThisEngine } from './peers/this-engine.js';
+import { words, writeCorpus } from './synthetic-corpus.js';
+
+const SIZE = Number(process.env.FEATURES_SIZE ?? 100_000);
+const PASSES = Number(process.env.FEATURES_PASSES ?? 3);
+const QUERIES = 100;
+const YEARS = { gte: 2010, lt: 2014 };
+
+interface Query {
+  text: string;
+  operator?: 'and';
+  range?: boolean;
+}
+
+/** Phrases of `length` words as they occur in the texts: starting with a common word or with a rarer one. */
+async function phrasesOf(path: string, vocabulary: string[], length: number, common: boolean): Promise<string[]> {
+  const rank = new Map(vocabulary.map((word, index) => [word, index]));
+  const next = random(length * (common ? 3 : 5));
+  const found: string[] = [];
+  for await (const line of createInterface({ input: createReadStream(path) })) {
+    const text = (JSON.parse(line) as { text: string }).text.split(' ');
+    const start = Math.floor(next() * (text.length - length));
+    const phrase = text.slice(start, start + length);
+    const isCommon = phrase.every((word) => (rank.get(word) ?? 0) < 100);
+    const isRare = phrase.every((word) => (rank.get(word) ?? 0) >= 100);
+    if ((common && isCommon) || (!common && isRare)) found.push(`"${phrase.join(' ')}"`);
+    if (found.length === QUERIES) break;
+  }
+  return found;
+}
+
+function queryClasses(vocabulary: string[]): Record<string, (path: string) => Promise<Query[]>> {
+  const next = random(99);
+  const common = () => vocabulary[Math.floor(next() * 100)];
+  const rarer = () => vocabulary[100 + Math.floor(next() * 20_000)];
+  const list = (make: () => Query) => async () => Array.from({ length: QUERIES }, make);
+  return {
+    'phrase, 2 common words': async (path) => (await phrasesOf(path, vocabulary, 2, true)).map((text) => ({ text })),
+    'phrase, 2 rarer words': async (path) => (await phrasesOf(path, vocabulary, 2, false)).map((text) => ({ text })),
+    'phrase, 3 common words': async (path) => (await phrasesOf(path, vocabulary, 3, true)).map((text) => ({ text })),
+    'operator and, 3 words': list(() => ({ text: `${common()} ${rarer()} ${next() < 0.5 ? common() : rarer()}`, operator: 'and' })),
+    '2 words and a -word': list(() => ({ text: `${common()} ${rarer()} -${common()}` })),
+    'range (10%) + sort by year': list(() => ({ text: common(), range: true })),
+  };
+}
+
+class Fts5 {
+  private readonly db: Database.Database;
+
+  constructor(folder: string) {
+    this.db = new Database(join(folder, 'fts5-features.sqlite'));
+    this.db.pragma('journal_mode = OFF');
+    this.db.pragma('synchronous = OFF');
+  }
+
+  async build(path: string): Promise<void> {
+    const { db } = this;
+    db.exec(`CREATE VIRTUAL TABLE documents USING fts5(doc_id UNINDEXED, title, text, tokenize = 'porter unicode61 remove_diacritics 2');
+      CREATE TABLE meta (id INTEGER PRIMARY KEY, year INTEGER);`);
+    const insert = db.prepare('INSERT INTO documents (rowid, doc_id, title, text) VALUES (?, ?, ?, ?)');
+    const insertMeta = db.prepare('INSERT INTO meta (id, year) VALUES (?, ?)');
+    const flush = db.transaction((rows: Array<{ doc_id: string; title: string; text: string; year: number }>, first: number) => {
+      rows.forEach((row, offset) => {
+        insert.run(first + offset, row.doc_id, row.title, row.text);
+        insertMeta.run(first + offset, row.year);
+      });
+    });
+    let batch: Array<{ doc_id: string; title: string; text: string; year: number }> = [];
+    let rowid = 1;
+    for await (const line of createInterface({ input: createReadStream(path) })) {
+      batch.push(JSON.parse(line));
+      if (batch.length === 10_000) {
+        flush(batch, rowid);
+        rowid += batch.length;
+        batch = [];
+      }
+    }
+    flush(batch, rowid);
+    db.exec("INSERT INTO documents(documents) VALUES('optimize'); CREATE INDEX meta_year ON meta(year);");
+  }
+
+  /** FTS5's query syntax for the text: phrases in quotes, AND or OR between words, NOT for a -word. */
+  private match(query: Query): string {
+    const phrase = /^"(.*)"$/.exec(query.text);
+    if (phrase) return `{title text} : "${analyze(phrase[1]).join(' ')}"`;
+    const wanted = query.text.split(' ').filter((word) => !word.startsWith('-'));
+    const left = query.text.split(' ').filter((word) => word.startsWith('-'));
+    const words = `(${wanted.map((word) => `"${word}"`).join(query.operator === 'and' ? ' AND ' : ' OR ')})`;
+    return `{title text} : ${words}${left.map((word) => ` NOT "${word.slice(1)}"`).join('')}`;
+  }
+
+  run(query: Query): number {
+    const match = this.match(query);
+    if (query.range) {
+      this.db
+        .prepare(
+          'SELECT d.doc_id FROM documents d JOIN meta m ON m.id = d.rowid WHERE documents MATCH ? AND m.year >= ? AND m.year < ? ORDER BY m.year DESC, bm25(documents, 0, 2.0, 1.0) LIMIT 10',
+        )
+        .all(match, YEARS.gte, YEARS.lt);
+      return this.db
+        .prepare('SELECT count(*) FROM documents d JOIN meta m ON m.id = d.rowid WHERE documents MATCH ? AND m.year >= ? AND m.year < ?')
+        .pluck()
+        .get(match, YEARS.gte, YEARS.lt) as number;
+    }
+    this.db.prepare('SELECT doc_id FROM documents WHERE documents MATCH ? ORDER BY bm25(documents, 0, 2.0, 1.0) LIMIT 10').all(match);
+    return this.db.prepare('SELECT count(*) FROM documents WHERE documents MATCH ?').pluck().get(match) as number;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function indexQueryOf(query: Query): IndexQuery {
+  const phrase = query.text.includes('"') || query.text.includes(' -');
+  const base: IndexQuery = { terms: analyze(query.text), field: { kind: 'all' }, filters: [], topK: 10 };
+  if (query.range) return { ...base, filters: [{ field: 'year', range: YEARS }], sort: [{ by: { kind: 'field', name: 'year' }, descending: true }] };
+  if (query.operator) return { ...base, operator: 'and' };
+  if (phrase) return { ...base, terms: [], clause: textClause(query.text, { kind: 'all' }, 'or') };
+  return base;
+}
+
+const percentile = (values: number[], share: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(share * values.length))];
+
+async function main(): Promise<void> {
+  const folder = mkdtempSync(join(tmpdir(), 'bench-features-'));
+  try {
+    const vocabulary = words();
+    const path = join(folder, 'corpus.jsonl');
+    await writeCorpus(path, SIZE, vocabulary);
+    console.error(`building both over ${SIZE} documents…`);
+    const engine = new ThisEngine(join(folder, 'this'));
+    await engine.build(path, { id: 'doc_id', title: 'title', text: 'text' });
+    const fts5 = new Fts5(folder);
+    await fts5.build(path);
+    console.log(`\n| ${SIZE.toLocaleString('en')} documents, top 10, exact totals, ms | this p50 / p99 | FTS5 p50 / p99 | this / FTS5 p50 / p99 |`);
+    console.log('|---|---:|---:|---:|');
+    for (const [name, make] of Object.entries(queryClasses(vocabulary))) {
+      const queries = await make(path);
+      const mine: number[] = [];
+      const theirs: number[] = [];
+      let differing = 0;
+      for (const query of queries) {
+        // Alternated query by query, so that drift falls on both.
+        const request = indexQueryOf(query);
+        mine.push(await medianMs(() => engine.searchWith(request), PASSES));
+        theirs.push(await medianMs(() => fts5.run(query), PASSES));
+        if ((await engine.searchWith(request)).total !== fts5.run(query)) differing++;
+      }
+      const [p50, p99] = [percentile(mine, 0.5), percentile(mine, 0.99)];
+      const [fts50, fts99] = [percentile(theirs, 0.5), percentile(theirs, 0.99)];
+      console.log(
+        `| ${name} (${queries.length}) | ${p50.toFixed(3)} / ${p99.toFixed(3)} | ${fts50.toFixed(2)} / ${fts99.toFixed(2)} | **${(p50 / fts50).toFixed(3)} / ${(p99 / fts99).toFixed(3)}** |${differing ? ` totals differ on ${differing}` : ''}`,
+      );
+    }
+    console.log(`\n${machineLine('bench:features')}`);
+    await engine.close();
+    fts5.close();
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+await main();

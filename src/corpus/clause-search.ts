@@ -1,0 +1,137 @@
+import type { QueryClause, QueryField } from '../search/document-index.js';
+import type { SearchIndex, TermSearch } from '../search/engine/search-index.js';
+import { holdsPhrase } from '../search/phrase.js';
+import type { CorpusFile } from './corpus-file.js';
+import { boosted, holdingAtLeast, intersect, NO_ROWS, type ScoredRows, subtract, unite, unscored } from './scored-rows.js';
+import type { TermIds } from './term-ids.js';
+
+/** Candidates' texts read per statement when phrases are verified. */
+const PHRASE_ROWS_PER_READ = 500;
+
+type Bool = Extract<QueryClause, { kind: 'bool' }>;
+
+/**
+ * Structured queries over a corpus file's index: each clause becomes the set of documents it
+ * matches with their scores (the index's every match, set algebra between clauses). A phrase's
+ * candidates are the documents holding all its words; each is then read and its words checked in
+ * order (see holdsPhrase), so the index keeps no positions.
+ */
+export class ClauseSearch {
+  constructor(
+    private readonly file: CorpusFile,
+    private readonly ids: TermIds,
+  ) {}
+
+  async matches(index: SearchIndex, clause: QueryClause): Promise<ScoredRows> {
+    switch (clause.kind) {
+      case 'words':
+        return boosted(await this.words(index, clause.field, clause.terms, clause.operator), clause.boost);
+      case 'phrase':
+        return boosted(await this.phrase(index, clause.field, clause.words), clause.boost);
+      case 'values':
+        return this.holding(index, this.ids.values(clause.field, clause.anyOf));
+      case 'range':
+        return this.holding(index, this.ids.inRange(clause.field, clause.range));
+      case 'exists':
+        return this.holding(index, this.ids.anyValue(clause.field));
+      case 'ids':
+        return this.withIds(index, clause.ids);
+      case 'every':
+        return index.everyMatch(allowed([]));
+      case 'max':
+        return unite(await Promise.all(clause.of.map((part) => this.matches(index, part))), 'max');
+      case 'bool':
+        return this.bool(index, clause);
+    }
+  }
+
+  /** Lucene's bool: must and filter all hold, must_not none, and at least minimumShould of should; must and should score. */
+  private async bool(index: SearchIndex, clause: Bool): Promise<ScoredRows> {
+    const all = (parts: QueryClause[]) => Promise.all(parts.map((part) => this.matches(index, part)));
+    const [must, filter, should, mustNot] = await Promise.all([all(clause.must), all(clause.filter), all(clause.should), all(clause.mustNot)]);
+    const required = [...must, ...filter.map(unscored)];
+    let rows: ScoredRows | undefined;
+    for (const part of required) rows = rows ? intersect(rows, part) : part;
+    if (should.length > 0) {
+      const united = unite(should, 'sum');
+      const enough = clause.minimumShould > 0 ? holdingAtLeast(united, clause.minimumShould) : united;
+      if (rows && clause.minimumShould > 0) rows = intersect(rows, enough);
+      else if (rows) rows = addScores(rows, enough);
+      else rows = enough;
+    } else if (!rows && clause.minimumShould > 0) return NO_ROWS;
+    rows ??= await index.everyMatch(allowed([]));
+    for (const part of mustNot) rows = subtract(rows, part);
+    return rows;
+  }
+
+  /** With `and`, each word's matches in the field intersected: a word in the title does not count for a clause on the text. */
+  private async words(index: SearchIndex, field: QueryField, terms: string[], operator: 'or' | 'and'): Promise<ScoredRows> {
+    const found = this.ids.words(field, terms);
+    if (operator === 'and' && found.includes(undefined)) return NO_ROWS;
+    const termIds = [...new Set(found.filter((id) => id !== undefined))];
+    if (termIds.length === 0) return NO_ROWS;
+    if (operator === 'or' || termIds.length === 1) return index.everyMatch({ terms: termIds, field: field.kind, filters: [], topK: 0 });
+    const [first, ...others] = termIds;
+    // Candidates hold every word somewhere; each word's matches in the field narrow them.
+    const each = await Promise.all(
+      termIds.map((termId) => index.everyMatch({ terms: [termId], field: field.kind, filters: [[first], ...others.map((id) => [id])], topK: 0 })),
+    );
+    return each.reduce((rows, next) => intersect(rows, next));
+  }
+
+  /** The documents holding every word of the phrase, then those whose field holds them in order. */
+  private async phrase(index: SearchIndex, field: QueryField, words: Array<string | null>): Promise<ScoredRows> {
+    const stems = [...new Set(words.filter((word): word is string => word !== null))];
+    const candidates = await this.words(index, field, stems, 'and');
+    if (words.length <= 1 || candidates.rowids.length === 0) return candidates;
+    const keep = new Uint8Array(candidates.rowids.length);
+    for (let start = 0; start < candidates.rowids.length; start += PHRASE_ROWS_PER_READ) {
+      const rowids = Array.from(candidates.rowids.subarray(start, start + PHRASE_ROWS_PER_READ));
+      const rows = this.file.sql.textsOfRows.all(JSON.stringify(rowids)) as Array<{ id: number; title: string; text: string; metadata: string }>;
+      const holding = new Set(rows.filter((row) => fieldTexts(row, field).some((text) => holdsPhrase(text, words))).map((row) => row.id));
+      rowids.forEach((rowid, offset) => {
+        if (holding.has(rowid)) keep[start + offset] = 1;
+      });
+    }
+    return {
+      rowids: candidates.rowids.filter((_, position) => keep[position] === 1),
+      scores: candidates.scores.filter((_, position) => keep[position] === 1),
+    };
+  }
+
+  private holding(index: SearchIndex, valueIds: number[]): Promise<ScoredRows> | ScoredRows {
+    if (valueIds.length === 0) return NO_ROWS;
+    return index.everyMatch(allowed([valueIds]));
+  }
+
+  private async withIds(index: SearchIndex, docIds: string[]): Promise<ScoredRows> {
+    const rowids = (this.file.sql.rowsOfDocIds.all(JSON.stringify(docIds)) as number[]).sort((a, b) => a - b);
+    if (rowids.length === 0) return NO_ROWS;
+    return index.everyMatch({ ...allowed([]), rows: { allowed: Float64Array.from(rowids) } });
+  }
+}
+
+/** Every document passing the groups of filter terms, scoring 0. */
+function allowed(filters: number[][]): TermSearch {
+  return { terms: [], field: 'all', filters, topK: 0, matchAll: true };
+}
+
+/** `rows` with what `extra` scores added where both hold a row (should clauses beside a must). */
+function addScores(rows: ScoredRows, extra: ScoredRows): ScoredRows {
+  const scores = rows.scores.slice();
+  for (let i = 0, j = 0; i < rows.rowids.length && j < extra.rowids.length; ) {
+    if (rows.rowids[i] < extra.rowids[j]) i++;
+    else if (rows.rowids[i] > extra.rowids[j]) j++;
+    else scores[i++] += extra.scores[j++];
+  }
+  return { rowids: rows.rowids, scores };
+}
+
+/** The texts of a stored row a clause on `field` looks in: title and text apart, one of them, or a metadata field's strings. */
+function fieldTexts(row: { title: string; text: string; metadata: string }, field: QueryField): string[] {
+  if (field.kind === 'all') return [row.title, row.text];
+  if (field.kind === 'title') return [row.title];
+  if (field.kind === 'text') return [row.text];
+  const value = (JSON.parse(row.metadata) as Record<string, unknown>)[field.name];
+  return (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string');
+}
