@@ -87,7 +87,12 @@ export class ClauseSearch {
     const keep = new Uint8Array(candidates.rowids.length);
     for (let start = 0; start < candidates.rowids.length; start += PHRASE_ROWS_PER_READ) {
       const rowids = Array.from(candidates.rowids.subarray(start, start + PHRASE_ROWS_PER_READ));
-      const rows = this.file.sql.textsOfRows.all(JSON.stringify(rowids)) as Array<{ id: number; title: string; text: string; metadata: string }>;
+      const rows = this.file.sql.textsOfRows.all(field.kind === 'metadata' ? 1 : 0, JSON.stringify(rowids)) as Array<{
+        id: number;
+        title: string;
+        text: string;
+        metadata: string | null;
+      }>;
       const holding = new Set(rows.filter((row) => fieldTexts(row, field).some((text) => holdsPhrase(text, words))).map((row) => row.id));
       rowids.forEach((rowid, offset) => {
         if (holding.has(rowid)) keep[start + offset] = 1;
@@ -128,10 +133,10 @@ function addScores(rows: ScoredRows, extra: ScoredRows): ScoredRows {
 }
 
 /** The texts of a stored row a clause on `field` looks in: title and text apart, one of them, or a metadata field's strings. */
-function fieldTexts(row: { title: string; text: string; metadata: string }, field: QueryField): string[] {
+function fieldTexts(row: { title: string; text: string; metadata: string | null }, field: QueryField): string[] {
   if (field.kind === 'all') return [row.title, row.text];
   if (field.kind === 'title') return [row.title];
   if (field.kind === 'text') return [row.text];
-  const value = (JSON.parse(row.metadata) as Record<string, unknown>)[field.name];
+  const value = (JSON.parse(row.metadata ?? '{}') as Record<string, unknown>)[field.name];
   return (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string');
 }

@@ -93,7 +93,10 @@ function prepareStatements(db: Database.Database): CorpusStatements {
       'SELECT d.id, e.vector FROM documents d JOIN embeddings e ON e.key = d.embedding_key WHERE d.id IN (SELECT value FROM json_each(?))',
     ),
     termsOfRows: db.prepare('SELECT id, terms FROM documents WHERE id IN (SELECT value FROM json_each(?))'),
-    textsOfRows: db.prepare('SELECT id, title, text, metadata FROM documents WHERE id IN (SELECT value FROM json_each(?))'),
+    // Metadata only when the phrase is looked for in a metadata field (the second parameter 1).
+    textsOfRows: db.prepare(
+      'SELECT id, title, text, CASE WHEN ? THEN metadata END AS metadata FROM documents WHERE id IN (SELECT value FROM json_each(?))',
+    ),
     rowsOfDocIds: db.prepare('SELECT id FROM documents WHERE doc_id IN (SELECT value FROM json_each(?))').pluck(),
     sortValuesAfter: db.prepare(
       'SELECT id, json_type(metadata, @path) AS type, json_extract(metadata, @path) AS value FROM documents WHERE id > @after AND json_type(metadata, @path) IS NOT NULL ORDER BY id',

@@ -27,6 +27,12 @@ interface Word {
   stem: string;
 }
 
+/** What highlights mark: words by stem, and phrases (stems in order, null for a stopword's place) as one span each. */
+export interface HighlightTerms {
+  stems: ReadonlySet<string>;
+  phrases: ReadonlyArray<ReadonlyArray<string | null>>;
+}
+
 /** A span of the text to wrap in tags, with the query word it matched. */
 interface Mark {
   start: number;
@@ -59,7 +65,8 @@ function wordsOf(text: string): Word[] {
  * The spans of `text` that match a query stem: each word whose stem is one, and each compound
  * ("IL-6") whose joined form is one, as the index also holds compounds joined.
  */
-function marksOf(text: string, words: Word[], stems: ReadonlySet<string>): Mark[] {
+function marksOf(text: string, words: Word[], terms: HighlightTerms): Mark[] {
+  const { stems } = terms;
   const marks: Mark[] = [];
   for (let first = 0; first < words.length; ) {
     let last = first;
@@ -77,7 +84,30 @@ function marksOf(text: string, words: Word[], stems: ReadonlySet<string>): Mark[
     else for (const word of words.slice(first, last + 1)) if (stems.has(word.stem)) marks.push(word);
     first = last + 1;
   }
-  return marks;
+  return terms.phrases.length === 0 ? marks : withPhrases(words, marks, terms.phrases);
+}
+
+/** The marks with each occurrence of a phrase made one span, the marks inside it dropped. */
+function withPhrases(words: Word[], marks: Mark[], phrases: HighlightTerms['phrases']): Mark[] {
+  const spans: Mark[] = [];
+  for (const phrase of phrases) {
+    if (phrase.length === 0) continue;
+    for (let at = 0; at + phrase.length <= words.length; at++) {
+      if (phrase.every((stem, offset) => stem === null || words[at + offset].stem === stem))
+        spans.push({ start: words[at].start, end: words[at + phrase.length - 1].end, stem: phrase.join(' ') });
+    }
+  }
+  if (spans.length === 0) return marks;
+  const outside = marks.filter((mark) => !spans.some((span) => mark.start >= span.start && mark.end <= span.end));
+  const merged = [...outside, ...spans].sort((a, b) => a.start - b.start || b.end - a.end);
+  // Overlapping phrase occurrences ("a a a" for "a a") become one span.
+  const joined: Mark[] = [];
+  for (const mark of merged) {
+    const previous = joined.at(-1);
+    if (previous && mark.start < previous.end) previous.end = Math.max(previous.end, mark.end);
+    else joined.push({ ...mark });
+  }
+  return joined;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -132,41 +162,44 @@ function bestWindow(text: string, words: Word[], marks: Mark[], chars: number): 
 }
 
 /** The text's best snippet, marked, with `…` where it was cut. */
-function snippet(text: string, stems: ReadonlySet<string>, settings: HighlightSettings): string {
+function snippet(text: string, terms: HighlightTerms, settings: HighlightSettings): string {
   const words = wordsOf(text);
-  const marks = marksOf(text, words, stems);
+  const marks = marksOf(text, words, terms);
   const { from, to } = bestWindow(text, words, marks, settings.snippetChars);
   const before = from > 0 && text.slice(0, from).trim() !== '' ? ELLIPSIS : '';
   const after = to < text.length && text.slice(to).trim() !== '' ? ELLIPSIS : '';
   return before + render(text, from, to, marks, settings) + after;
 }
 
-function whole(text: string, stems: ReadonlySet<string>, settings: HighlightSettings): string {
-  return render(text, 0, text.length, marksOf(text, wordsOf(text), stems), settings);
+function whole(text: string, terms: HighlightTerms, settings: HighlightSettings): string {
+  return render(text, 0, text.length, marksOf(text, wordsOf(text), terms), settings);
 }
 
-/** The stems a query's words match in a document: what highlights mark. Stopwords match nothing. */
-export function highlightStems(words: string[]): Set<string> {
-  return new Set(words.filter((word) => !STOPWORDS.has(word)).map(stemOfWord));
+/** What a query's words and phrases (tokens, null for a stopword) mark in a document. Stopwords alone match nothing. */
+export function highlightStems(words: string[], phrases: ReadonlyArray<ReadonlyArray<string | null>> = []): HighlightTerms {
+  return {
+    stems: new Set(words.filter((word) => !STOPWORDS.has(word)).map(stemOfWord)),
+    phrases: phrases.map((phrase) => phrase.map((word) => (word === null ? null : stemOfWord(word)))),
+  };
 }
 
 /**
  * A hit's highlights: the title whole, the text as its best snippet, and named string metadata
- * fields whole, each with the words matching `stems` wrapped in the tags. Fields the document lacks
+ * fields whole, each with the words and phrases of `terms` wrapped in the tags. Fields the document lacks
  * (or whose value is not a string) are left out.
  */
 export function highlightsOf(
   document: { title: string; text: string; metadata: Record<string, unknown> },
-  stems: ReadonlySet<string>,
+  terms: HighlightTerms,
   settings: HighlightSettings,
 ): Record<string, string> {
   const highlights: Record<string, string> = {};
   for (const field of settings.fields ?? ['title', 'text']) {
-    if (field === 'text') highlights.text = snippet(document.text, stems, settings);
-    else if (field === 'title') highlights.title = whole(document.title, stems, settings);
+    if (field === 'text') highlights.text = snippet(document.text, terms, settings);
+    else if (field === 'title') highlights.title = whole(document.title, terms, settings);
     else {
       const value = document.metadata[field];
-      if (typeof value === 'string') highlights[field] = whole(value, stems, settings);
+      if (typeof value === 'string') highlights[field] = whole(value, terms, settings);
     }
   }
   return highlights;

@@ -231,13 +231,25 @@ function metadataField(name: string, at: string): string {
   return name;
 }
 
-/** The words a clause finds (not those it leaves out), as analysed tokens: what highlights mark. */
+/** The phrases a clause finds (not those it leaves out), as tokens with null for a stopword: highlights mark each as one span. */
+export function wantedPhrases(clause: QueryClause): Array<Array<string | null>> {
+  switch (clause.kind) {
+    case 'phrase':
+      return [clause.words];
+    case 'max':
+      return clause.of.flatMap(wantedPhrases);
+    case 'bool':
+      return [...clause.must, ...clause.should].flatMap(wantedPhrases);
+    default:
+      return [];
+  }
+}
+
+/** The words a clause finds outside phrases (not those it leaves out), as analysed tokens: what highlights mark. */
 export function wantedWords(clause: QueryClause): string[] {
   switch (clause.kind) {
     case 'words':
       return clause.terms;
-    case 'phrase':
-      return clause.words.filter((word): word is string => word !== null);
     case 'max':
       return clause.of.flatMap(wantedWords);
     case 'bool':

@@ -3,7 +3,7 @@ import type { QueryEmbeddings } from '../embeddings/query-embeddings.js';
 import { analyze } from './analyzer.js';
 import type { DocumentIndex, FacetCounts, FieldFilter, IndexOrigin, IndexQuery } from './document-index.js';
 import { highlightStems, highlightsOf } from './highlight.js';
-import { textClause, wantedWords } from './query-dsl.js';
+import { textClause, wantedPhrases, wantedWords } from './query-dsl.js';
 import { parseQueryText } from './query-text.js';
 import type { FilterValue, SearchRequest } from './search-request.js';
 
@@ -87,8 +87,8 @@ export class SearchService {
    * query has no words to mark: its snippets are the texts' beginnings.
    */
   private async withStored(request: SearchRequest, documents: RankedDocument[]): Promise<RankedDocument[]> {
-    const words = request.clause ? wantedWords(request.clause) : wordsOfText(request.text);
-    const stems = highlightStems(request.mode === 'semantic' ? [] : words);
+    const clause = request.clause ?? textClause(request.text, request.field, 'or');
+    const stems = request.mode === 'semantic' ? highlightStems([]) : highlightStems(wantedWords(clause), wantedPhrases(clause));
     const stored = await Promise.all(documents.map((document) => this.documents.getDocument(document.doc_id)));
     return documents.map((document, position) => {
       const found = stored[position];
@@ -132,12 +132,6 @@ function indexQueryOf(request: SearchRequest): IndexQuery {
 /** `and` in the title or the text alone: each word must be in that field, which the clause path checks. */
 function andWithinOneField(request: SearchRequest): boolean {
   return request.operator === 'and' && (request.field.kind === 'title' || request.field.kind === 'text');
-}
-
-/** The words a query text finds: its plain words and its phrases' words. */
-function wordsOfText(text: string): string[] {
-  const { wanted, phrases } = parseQueryText(text);
-  return analyze([wanted, ...phrases].join(' '));
 }
 
 /** The named metadata fields the document has; `*`: all of them. */

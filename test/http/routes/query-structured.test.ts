@@ -95,6 +95,13 @@ describe('POST /query: phrases, object forms and sorts, against a reading of the
       both,
       idsWhere((document) => holds(document, 'harbour') && inTitleOrText(document, ['copper', 'lantern'])),
     );
+    const marked = json(await post({ query: '"copper lantern"', highlight: true, top_k: 20 })).resp.body.hits.documents as Array<{
+      highlights: { title: string; text: string };
+    }>;
+    for (const { highlights } of marked) {
+      assert.match(`${highlights.title} ${highlights.text}`, /<mark>copper lantern<\/mark>/, 'a phrase is marked as one span');
+      assert.doesNotMatch(`${highlights.title} ${highlights.text}`, /<mark>copper<\/mark>/, "a phrase's word alone is not marked");
+    }
     const titles = await matched({ query: { match: { title: '"copper lantern"' } } });
     assert.deepEqual(
       titles,
