@@ -12,7 +12,7 @@ import type { FilterScalar, SearchField, SearchIndex } from '../search/engine/se
 import { ClauseSearch } from './clause-search.js';
 import type { CorpusFile } from './corpus-file.js';
 import type { IndexKeeper } from './index-keeper.js';
-import { intersect, type ScoredRows, unscored } from './scored-rows.js';
+import { intersect, NO_ROWS, type ScoredRows, unscored } from './scored-rows.js';
 import { addFacetCounts, countFacets, fuseRankings, semanticCandidates } from './semantic-ranking.js';
 import { type Label, SortOrder } from './sort-order.js';
 import { TermIds } from './term-ids.js';
@@ -118,12 +118,22 @@ export class CorpusSearch implements DocumentIndex {
   private async structuredRanking(request: IndexQuery, depth: number, facetTerms: number[][] | undefined) {
     const index = this.keeper.current();
     const level = this.keeper.level;
-    const clause = request.clause ?? { kind: 'words', field: request.field, terms: request.terms, operator: request.operator ?? 'or', boost: 1 };
-    let matches = await this.clauses.matches(index, clause);
     const filters = this.filterTermIds(request.filters);
     const excluded = this.excludedIds(request);
-    if (filters.length > 0 || excluded.length > 0)
-      matches = intersect(matches, unscored(await index.everyMatch({ terms: [], field: 'all', filters, excluded, topK: 0, matchAll: true })));
+    let matches: ScoredRows;
+    if (request.clause) {
+      matches = await this.clauses.matches(index, request.clause);
+      if (filters.length > 0 || excluded.length > 0)
+        matches = intersect(matches, unscored(await index.everyMatch({ terms: [], field: 'all', filters, excluded, topK: 0, matchAll: true })));
+    } else {
+      // Words and a sort: the filters go with the words, as for a ranking.
+      const terms = this.termIds(request);
+      const required = this.requiredGroups(request);
+      matches =
+        terms.length === 0 || required === undefined
+          ? NO_ROWS
+          : await index.everyMatch({ terms, field: request.field.kind, filters: [...filters, ...required], excluded, topK: 0 });
+    }
     const labelOf = (rowid: number) => (level && index.labelOf(rowid)) || this.readLabel(rowid);
     const hits = request.sort ? this.sortOrder.order(matches, request.sort, depth, labelOf) : bestByScore(matches, depth, labelOf);
     const facets = facetTerms && (await this.facetsOver(index, matches, facetTerms));

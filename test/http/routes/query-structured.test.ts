@@ -240,6 +240,13 @@ describe('POST /query: phrases, object forms and sorts, against a reading of the
     });
     assert.deepEqual(titles.ids, expectedTitles);
     assert.deepEqual((await ranking({ query: 'river', sort: ['_score'] })).ids, byScore, '_score is the default order');
+    const filteredSort = await ranking({ query: 'river -stone', filters: { year: { gte: 2020 } }, sort: ['year:desc'] }, 9);
+    const kept = new Set(idsWhere((d) => holds(d, 'river') && !holds(d, 'stone') && (d.metadata.year as number) >= 2020));
+    assert.deepEqual(
+      filteredSort.ids,
+      sortedBy('year', true).filter((docId) => kept.has(docId)),
+      'a sort with filters and an exclusion',
+    );
     const faceted = json(await post({ query: 'river', sort: ['year:desc'], facets: ['year'], top_k: 3 })).resp.body;
     const plain = json(await post({ query: 'river', facets: ['year'], top_k: 3 })).resp.body;
     assert.deepEqual([faceted.hits.total, faceted.facets], [plain.hits.total, plain.facets], 'a sort leaves total and facets as they are');
