@@ -42,13 +42,65 @@ const texts = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 200 }),
   fc.string({ unit: 'binary', maxLength: 200 }),
   fc.constantFrom('"', '*', 'AND', 'OR NOT', 'NEAR(a b)', '^', ':', '\u0000', '\uD800', '🔥'.repeat(500), 'a'.repeat(20_000)),
+  // The query text's own syntax, in any order: quotes, minus signs, stopwords and words.
+  fc
+    .array(fc.constantFrom('"', '-', '-"', ' ', 'breach', 'data', 'the', 'of', 'privacy', 'IL-6', 'é'), { maxLength: 30 })
+    .map((parts) => parts.join('')),
 );
+
+const clauseNames = fc.constantFrom(
+  'match',
+  'match_phrase',
+  'multi_match',
+  'bool',
+  'term',
+  'terms',
+  'range',
+  'exists',
+  'ids',
+  'match_all',
+  'must',
+  'nope',
+);
+/** Query objects shaped like Elasticsearch's, nested, with any values where the clauses take some. */
+const queryObjects = fc.letrec((tie) => ({
+  clause: fc.oneof(
+    { depthSize: 'small' },
+    fc.dictionary(clauseNames, fc.oneof(texts, fc.jsonValue(), tie('fields'), tie('bool')), { minKeys: 1, maxKeys: 2 }),
+    tie('bool'),
+  ),
+  fields: fc.dictionary(
+    fc.constantFrom('title', 'text', 'year', 'jurisdiction', 'query', 'operator', 'gte', 'values', 'field'),
+    fc.oneof(texts, fc.jsonValue()),
+    { maxKeys: 3 },
+  ),
+  bool: fc
+    .record(
+      {
+        must: fc.array(tie('clause'), { maxLength: 3 }),
+        should: tie('clause'),
+        must_not: fc.array(tie('clause'), { maxLength: 2 }),
+        minimum_should_match: fc.jsonValue(),
+      },
+      { requiredKeys: [] },
+    )
+    .map((bool) => ({ bool })),
+})).clause;
 
 const bodies = fc.oneof(
   fc.jsonValue().map((value) => JSON.stringify(value)),
   hostileObject.map((value) => JSON.stringify(value)),
   fc
     .record({ query: fc.oneof(texts, fc.jsonValue()), top_k: fc.jsonValue(), filters: fc.oneof(hostileObject, fc.jsonValue()) }, { requiredKeys: [] })
+    .map((v) => JSON.stringify(v)),
+  fc
+    .record(
+      {
+        query: queryObjects,
+        sort: fc.oneof(fc.array(fc.constantFrom('year:desc', 'title', '_score', 'doc_id:asc', 'x:y', ''), { maxLength: 4 }), fc.jsonValue()),
+      },
+      { requiredKeys: ['query'] },
+    )
     .map((v) => JSON.stringify(v)),
   fc
     .record(
