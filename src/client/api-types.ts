@@ -66,7 +66,7 @@ export type DocumentResponse = {
 /** Body of POST /query. */
 export type QueryRequest = {
   query: string | Record<string, never>;
-  /** Up to 3 keys, each "<key>", "<key>:asc" or "<key>:desc": a metadata field, title, doc_id or _score (default order: _score descending). Numbers sort before strings (by code point); documents lacking the field come last either way; an array sorts by its smallest element ascending, its largest descending; ties go to the next key, then the score, then doc_id. Over every match. Lexical only. */
+  /** Up to 3 keys, each "<key>", "<key>:asc" or "<key>:desc": a metadata field, title, doc_id or _score (default order: _score descending). Ascending, numbers sort before strings (by code point), descending the reverse; documents lacking the field come last either way; an array sorts by its smallest element ascending, its largest descending; ties go to the next key, then the score, then doc_id. Over every match. Lexical only. */
   sort?: Array<string>;
   /** How many documents to return. */
   top_k?: number;
@@ -1116,7 +1116,7 @@ export type AdminIngestDocumentsResponse = {
 /** Body of POST /admin/search. */
 export type AdminSearchRequest = {
   query: string | Record<string, never>;
-  /** Up to 3 keys, each "<key>", "<key>:asc" or "<key>:desc": a metadata field, title, doc_id or _score (default order: _score descending). Numbers sort before strings (by code point); documents lacking the field come last either way; an array sorts by its smallest element ascending, its largest descending; ties go to the next key, then the score, then doc_id. Over every match. Lexical only. */
+  /** Up to 3 keys, each "<key>", "<key>:asc" or "<key>:desc": a metadata field, title, doc_id or _score (default order: _score descending). Ascending, numbers sort before strings (by code point), descending the reverse; documents lacking the field come last either way; an array sorts by its smallest element ascending, its largest descending; ties go to the next key, then the score, then doc_id. Over every match. Lexical only. */
   sort?: Array<string>;
   /** How many documents to return. */
   top_k?: number;

@@ -35,7 +35,7 @@ export const searchBodySchema = {
       maxItems: 3,
       items: { type: 'string', minLength: 1, pattern: '^[^"]+$' },
       description:
-        'Up to 3 keys, each "<key>", "<key>:asc" or "<key>:desc": a metadata field, title, doc_id or _score (default order: _score descending). Numbers sort before strings (by code point); documents lacking the field come last either way; an array sorts by its smallest element ascending, its largest descending; ties go to the next key, then the score, then doc_id. Over every match. Lexical only.',
+        'Up to 3 keys, each "<key>", "<key>:asc" or "<key>:desc": a metadata field, title, doc_id or _score (default order: _score descending). Ascending, numbers sort before strings (by code point), descending the reverse; documents lacking the field come last either way; an array sorts by its smallest element ascending, its largest descending; ties go to the next key, then the score, then doc_id. Over every match. Lexical only.',
     },
     top_k: { type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'How many documents to return.' },
     offset: {
