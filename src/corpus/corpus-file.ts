@@ -98,8 +98,9 @@ function prepareStatements(db: Database.Database): CorpusStatements {
       'SELECT id, title, text, CASE WHEN ? THEN metadata END AS metadata FROM documents WHERE id IN (SELECT value FROM json_each(?))',
     ),
     rowsOfDocIds: db.prepare('SELECT id FROM documents WHERE doc_id IN (SELECT value FROM json_each(?))').pluck(),
+    // The field by its key, not a JSON path: any name is taken as it is.
     sortValuesAfter: db.prepare(
-      'SELECT id, json_type(metadata, @path) AS type, json_extract(metadata, @path) AS value FROM documents WHERE id > @after AND json_type(metadata, @path) IS NOT NULL ORDER BY id',
+      'SELECT d.id, j.type, j.value FROM documents d, json_each(d.metadata) j WHERE d.id > @after AND j.key = @field ORDER BY d.id',
     ),
     documentsPage: db.prepare('SELECT doc_id, title, text, metadata, embedding_key FROM documents WHERE doc_id > ? ORDER BY doc_id LIMIT ?'),
   };

@@ -87,7 +87,7 @@ export class SortOrder {
       values = { upTo: 0, rowids: [], low: [], high: [] };
       this.fields.set(field, values);
     }
-    const rows = this.file.sql.sortValuesAfter.all({ path: jsonPath(field), after: values.upTo }) as Array<{
+    const rows = this.file.sql.sortValuesAfter.all({ field, after: values.upTo }) as Array<{
       id: number;
       type: string;
       value: unknown;
@@ -119,9 +119,4 @@ export function compareSortValues(a: SortValue | undefined, b: SortValue | undef
   else if (typeof a === 'string' && typeof b === 'string') order = compareCodePoints(a, b);
   else order = typeof a === 'number' ? -1 : 1;
   return descending ? -order : order;
-}
-
-/** The SQLite JSON path of a top-level key, quoted so that dots and brackets in it are part of the name (sort fields hold no quote). */
-function jsonPath(field: string): string {
-  return `$."${field}"`;
 }
