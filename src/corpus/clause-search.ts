@@ -2,7 +2,7 @@ import type { QueryClause, QueryField } from '../search/document-index.js';
 import type { SearchIndex, TermSearch } from '../search/engine/search-index.js';
 import { phraseMatcher } from '../search/phrase.js';
 import type { CorpusFile } from './corpus-file.js';
-import { boosted, holdingAtLeast, intersect, NO_ROWS, type ScoredRows, subtract, unite, unscored } from './scored-rows.js';
+import { addToUnion, boosted, holdingAtLeast, intersect, NO_ROWS, NO_UNION, type ScoredRows, subtract, unscored } from './scored-rows.js';
 import type { TermIds } from './term-ids.js';
 
 /**
@@ -41,29 +41,41 @@ export class ClauseSearch {
         return this.withIds(index, clause.ids);
       case 'every':
         return index.everyMatch(allowed([]));
-      case 'max':
-        return unite(await Promise.all(clause.of.map((part) => this.matches(index, part))), 'max');
+      case 'max': {
+        let united = NO_UNION;
+        for (const part of clause.of) united = addToUnion(united, await this.matches(index, part), 'max');
+        return united;
+      }
       case 'bool':
         return this.bool(index, clause);
     }
   }
 
-  /** Lucene's bool: must and filter all hold, must_not none, and at least minimumShould of should; must and should score. */
+  /**
+   * Lucene's bool: must and filter all hold, must_not none, and at least minimumShould of should;
+   * must and should score. Clauses one after another, each combined at once, so that a query of
+   * many clauses over a large corpus holds two sets of matches at a time, not one per clause.
+   */
   private async bool(index: SearchIndex, clause: Bool): Promise<ScoredRows> {
-    const all = (parts: QueryClause[]) => Promise.all(parts.map((part) => this.matches(index, part)));
-    const [must, filter, should, mustNot] = await Promise.all([all(clause.must), all(clause.filter), all(clause.should), all(clause.mustNot)]);
-    const required = [...must, ...filter.map(unscored)];
     let rows: ScoredRows | undefined;
-    for (const part of required) rows = rows ? intersect(rows, part) : part;
-    if (should.length > 0) {
-      const united = unite(should, 'sum');
+    for (const part of clause.must) {
+      const matched = await this.matches(index, part);
+      rows = rows ? intersect(rows, matched) : matched;
+    }
+    for (const part of clause.filter) {
+      const matched = unscored(await this.matches(index, part));
+      rows = rows ? intersect(rows, matched) : matched;
+    }
+    if (clause.should.length > 0) {
+      let united = NO_UNION;
+      for (const part of clause.should) united = addToUnion(united, await this.matches(index, part), 'sum');
       const enough = clause.minimumShould > 0 ? holdingAtLeast(united, clause.minimumShould) : united;
       if (rows && clause.minimumShould > 0) rows = intersect(rows, enough);
       else if (rows) rows = addScores(rows, enough);
       else rows = enough;
     } else if (!rows && clause.minimumShould > 0) return NO_ROWS;
     rows ??= await index.everyMatch(allowed([]));
-    for (const part of mustNot) rows = subtract(rows, part);
+    for (const part of clause.mustNot) rows = subtract(rows, await this.matches(index, part));
     return rows;
   }
 

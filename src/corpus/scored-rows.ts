@@ -41,45 +41,47 @@ export function subtract(a: ScoredRows, b: ScoredRows): ScoredRows {
   return { rowids: rowids.subarray(0, count), scores: scores.subarray(0, count) };
 }
 
+/** Rows in any of several sets, with how many of the sets hold each (see addToUnion). */
+export type UnitedRows = ScoredRows & { counts: Uint16Array };
+
+export const NO_UNION: UnitedRows = { ...NO_ROWS, counts: new Uint16Array(0) };
+
 /**
- * The rows in any of the sets, with how many of the sets hold each and their scores combined:
- * summed (a bool's should clauses) or the highest (a dis_max).
+ * The union with one more set: each row's count of the sets holding it, and its scores combined,
+ * summed (a bool's should clauses) or the highest (a dis_max). Sets are added one at a time, so
+ * that no more than two are held at once.
  */
-export function unite(sets: ScoredRows[], combine: 'sum' | 'max'): ScoredRows & { counts: Uint16Array } {
-  let united: ScoredRows & { counts: Uint16Array } = { ...NO_ROWS, counts: new Uint16Array(0) };
-  for (const set of sets) {
-    const length = united.rowids.length + set.rowids.length;
-    const rowids = new Float64Array(length);
-    const scores = new Float64Array(length);
-    const counts = new Uint16Array(length);
-    let count = 0;
-    let i = 0;
-    let j = 0;
-    while (i < united.rowids.length || j < set.rowids.length) {
-      const left = i < united.rowids.length ? united.rowids[i] : Infinity;
-      const right = j < set.rowids.length ? set.rowids[j] : Infinity;
-      if (left < right) {
-        rowids[count] = left;
-        scores[count] = united.scores[i];
-        counts[count++] = united.counts[i++];
-      } else if (right < left) {
-        rowids[count] = right;
-        scores[count] = set.scores[j++];
-        counts[count++] = 1;
-      } else {
-        rowids[count] = left;
-        scores[count] = combine === 'sum' ? united.scores[i] + set.scores[j] : Math.max(united.scores[i], set.scores[j]);
-        counts[count++] = united.counts[i++] + 1;
-        j++;
-      }
+export function addToUnion(united: UnitedRows, set: ScoredRows, combine: 'sum' | 'max'): UnitedRows {
+  const length = united.rowids.length + set.rowids.length;
+  const rowids = new Float64Array(length);
+  const scores = new Float64Array(length);
+  const counts = new Uint16Array(length);
+  let count = 0;
+  let i = 0;
+  let j = 0;
+  while (i < united.rowids.length || j < set.rowids.length) {
+    const left = i < united.rowids.length ? united.rowids[i] : Infinity;
+    const right = j < set.rowids.length ? set.rowids[j] : Infinity;
+    if (left < right) {
+      rowids[count] = left;
+      scores[count] = united.scores[i];
+      counts[count++] = united.counts[i++];
+    } else if (right < left) {
+      rowids[count] = right;
+      scores[count] = set.scores[j++];
+      counts[count++] = 1;
+    } else {
+      rowids[count] = left;
+      scores[count] = combine === 'sum' ? united.scores[i] + set.scores[j] : Math.max(united.scores[i], set.scores[j]);
+      counts[count++] = united.counts[i++] + 1;
+      j++;
     }
-    united = { rowids: rowids.subarray(0, count), scores: scores.subarray(0, count), counts: counts.subarray(0, count) };
   }
-  return united;
+  return { rowids: rowids.subarray(0, count), scores: scores.subarray(0, count), counts: counts.subarray(0, count) };
 }
 
-/** The rows whose count (see unite) reaches `minimum`. */
-export function holdingAtLeast(rows: ScoredRows & { counts: Uint16Array }, minimum: number): ScoredRows {
+/** The rows whose count (see addToUnion) reaches `minimum`. */
+export function holdingAtLeast(rows: UnitedRows, minimum: number): ScoredRows {
   if (minimum <= 1) return rows;
   const rowids = new Float64Array(rows.rowids.length);
   const scores = new Float64Array(rows.rowids.length);

@@ -4,7 +4,7 @@ import { phraseWords } from './phrase.js';
 import { parseQueryText } from './query-text.js';
 
 /** Clauses one query may hold in all, nested ones included: bounds the work one request causes. */
-export const MAX_CLAUSES = 100;
+export const MAX_CLAUSES = 32;
 
 /** A query object read: its clause tree, or what is wrong with it, naming the clause or option. */
 export type ReadQuery = { clause: QueryClause } | { error: string };

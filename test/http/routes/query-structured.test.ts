@@ -266,6 +266,7 @@ describe('POST /query: phrases, object forms and sorts, against a reading of the
       [{ range: { year: { from: 2000 } } }, /unknown option "from"/],
       [{ term: { title: 'river' } }, /metadata fields/],
       [{ match: 'river', term: { year: 2020 } }, /exactly one clause/],
+      [{ bool: { should: Array.from({ length: 32 }, () => ({ match: 'river' })) } }, /more than 32 clauses/],
     ];
     for (const [query, message] of refused) {
       const response = await post({ query });
