@@ -9,6 +9,7 @@ import {
 import { cutAtTopK } from '../search/engine/ranking.js';
 import { kthHighest } from '../search/engine/scoring/top-scores.js';
 import type { FilterScalar, SearchField, SearchIndex } from '../search/engine/search-index.js';
+import { positionOf } from '../search/engine/typed-arrays.js';
 import { ClauseSearch } from './clause-search.js';
 import type { CorpusFile } from './corpus-file.js';
 import type { IndexKeeper } from './index-keeper.js';
@@ -81,7 +82,13 @@ export class CorpusSearch implements DocumentIndex {
     request: IndexQuery,
     depth: number,
     facetTerms: number[][] | undefined,
-  ): Promise<{ total: number; hits: Array<{ docId: string; title: string; score: number }>; facets?: number[][] }> {
+  ): Promise<{
+    total: number;
+    hits: Array<{ docId: string; title: string; score: number }>;
+    facets?: number[][];
+    /** For a structured query: whether a row is among its matches (hybrid tells its near documents apart by it). */
+    holds?: (rowid: number) => boolean;
+  }> {
     if (request.clause || request.sort) return this.structuredRanking(request, depth, facetTerms);
     const index = this.keeper.current();
     const terms = this.termIds(request);
@@ -137,7 +144,8 @@ export class CorpusSearch implements DocumentIndex {
     const labelOf = (rowid: number) => (level && index.labelOf(rowid)) || this.readLabel(rowid);
     const hits = request.sort ? this.sortOrder.order(matches, request.sort, depth, labelOf) : bestByScore(matches, depth, labelOf);
     const facets = facetTerms && (await this.facetsOver(index, matches, facetTerms));
-    return { total: matches.rowids.length, hits, ...(facets ? { facets } : {}) };
+    const holds = (rowid: number) => positionOf(matches.rowids, matches.rowids.length, rowid) >= 0;
+    return { total: matches.rowids.length, hits, holds, ...(facets ? { facets } : {}) };
   }
 
   private async facetsOver(index: SearchIndex, matches: ScoredRows, facetTerms: number[][]): Promise<number[][] | undefined> {
@@ -167,7 +175,7 @@ export class CorpusSearch implements DocumentIndex {
     const offset = request.offset ?? 0;
     const { candidates, near } = await this.nearCandidates(request, vector, facets, true);
     const lexical = await this.lexicalRanking(request, Math.max(SEMANTIC_DEPTH, offset + request.topK), facets?.terms);
-    const nearOnly = candidates.filter((candidate) => !candidate.matchesLexically);
+    const nearOnly = candidates.filter((candidate) => !(lexical.holds?.(candidate.rowid) ?? candidate.matchesLexically));
     const counts = facets && addFacetCounts(lexical.facets ?? facets.terms.map((values) => values.map(() => 0)), countFacets(nearOnly, facets.terms));
     const hits = fuseRankings(lexical.hits, near).slice(offset, offset + request.topK);
     return { ...withFacets({ total: lexical.total + nearOnly.length, hits }, facets?.countsOf(counts)), scoresAreConfidences: true };

@@ -112,6 +112,17 @@ describe('POST /query with mode semantic and hybrid (stand-in embedder on loopba
     assert.deepEqual(body.facets, { region: { east: 1, north: 1, south: 1 } });
   });
 
+  it('hybrid with words and a phrase no document holds beside them: every near document counts, those holding the words included', async () => {
+    const body = { query: 'car "prices park"', operator: 'and' };
+    const lexical = await hitsOf(body);
+    assert.equal(lexical.hits.total, 0, 'no document holds car and the phrase');
+    const semantic = await hitsOf({ ...body, mode: 'semantic', top_k: 100 });
+    const hybrid = await hitsOf({ ...body, mode: 'hybrid', top_k: 100 });
+    assert.ok(ids(semantic).includes('car-park'), "a near document holding car, and the phrase's words apart");
+    assert.equal(hybrid.hits.total, semantic.hits.total);
+    assert.deepEqual(ids(hybrid).sort(), ids(semantic).sort());
+  });
+
   it('filters and facets hold in semantic mode', async () => {
     const filtered = await hitsOf({ query: 'car', mode: 'semantic', filters: { region: 'south' }, facets: ['kind'] });
     assert.deepEqual(ids(filtered), ['truck-fleet']);
