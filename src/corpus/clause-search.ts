@@ -17,7 +17,7 @@ type Bool = Extract<QueryClause, { kind: 'bool' }>;
  * Structured queries over a corpus file's index: each clause becomes the set of documents it
  * matches with their scores (the index's every match, set algebra between clauses). A phrase's
  * candidates are the documents holding all its words; each is then read and its words checked in
- * order (see holdsPhrase), so the index keeps no positions.
+ * order (see phraseMatcher), so the index keeps no positions.
  */
 export class ClauseSearch {
   constructor(
@@ -47,7 +47,7 @@ export class ClauseSearch {
         return united;
       }
       case 'bool':
-        return this.bool(index, clause);
+        return boosted(await this.bool(index, clause), clause.boost);
     }
   }
 
@@ -129,7 +129,7 @@ export class ClauseSearch {
   private async withIds(index: SearchIndex, docIds: string[]): Promise<ScoredRows> {
     const rowids = (this.file.sql.rowsOfDocIds.all(JSON.stringify(docIds)) as number[]).sort((a, b) => a - b);
     if (rowids.length === 0) return NO_ROWS;
-    return index.everyMatch({ ...allowed([]), rows: { allowed: Float64Array.from(rowids) } });
+    return index.everyMatch({ ...allowed([]), allowedRows: Float64Array.from(rowids) });
   }
 }
 

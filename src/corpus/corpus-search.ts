@@ -155,7 +155,7 @@ export class CorpusSearch implements DocumentIndex {
       filters: [],
       topK: 0,
       matchAll: true,
-      rows: { allowed: matches.rowids },
+      allowedRows: matches.rowids,
       facets: facetTerms,
     });
     return counted.facets;
@@ -212,26 +212,21 @@ export class CorpusSearch implements DocumentIndex {
   }
 
   private termIds(request: IndexQuery): number[] {
-    return [...new Set(this.wordIds(request, request.terms).filter((id) => id !== undefined))];
+    return [...new Set(this.ids.words(request.field, request.terms).filter((id) => id !== undefined))];
   }
 
   /** With `operator: and`, a group for each query word, which a document must hold; undefined when a word is in no document. */
   private requiredGroups(request: IndexQuery): number[][] | undefined {
     if (request.operator !== 'and') return NO_GROUPS;
-    const ids = this.wordIds(request, request.terms);
+    const ids = this.ids.words(request.field, request.terms);
     return ids.includes(undefined) ? undefined : [...new Set(ids as number[])].map((id) => [id]);
   }
 
   /** The term ids whose documents are left out: the excluded words' in the queried field, and the values of `not` filters. */
   private excludedIds(request: IndexQuery): number[] {
-    const nots = request.filters.flatMap((filter) => ('not' in filter ? this.valueIds(filter.field, filter.not) : []));
+    const nots = request.filters.flatMap((filter) => ('not' in filter ? this.ids.values(filter.field, filter.not) : []));
     if (!request.excluded?.length && nots.length === 0) return NO_IDS;
-    return [...new Set([...this.wordIds(request, request.excluded ?? []).filter((id) => id !== undefined), ...nots])];
-  }
-
-  /** Analysed words as the dictionary's term ids in the queried field (undefined: no document holds it). */
-  private wordIds(request: IndexQuery, words: string[]): Array<number | undefined> {
-    return this.ids.words(request.field, words);
+    return [...new Set([...this.ids.words(request.field, request.excluded ?? []).filter((id) => id !== undefined), ...nots])];
   }
 
   /**
@@ -242,14 +237,10 @@ export class CorpusSearch implements DocumentIndex {
   private filterTermIds(filters: IndexQuery['filters']): number[][] {
     const groups: number[][] = [];
     for (const filter of filters) {
-      if ('anyOf' in filter) groups.push(this.valueIds(filter.field, filter.anyOf));
+      if ('anyOf' in filter) groups.push(this.ids.values(filter.field, filter.anyOf));
       else if ('range' in filter) groups.push(this.ids.inRange(filter.field, filter.range));
     }
     return groups;
-  }
-
-  private valueIds(field: string, values: FilterScalar[]): number[] {
-    return this.ids.values(field, values);
   }
 
   private storedTerms(matches: ReadonlyArray<{ rowid: number }>): Map<number, Uint8Array | null> {

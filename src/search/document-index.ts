@@ -32,7 +32,15 @@ export type QueryClause =
   | { kind: 'ids'; ids: string[] }
   | { kind: 'every' }
   | { kind: 'max'; of: QueryClause[] }
-  | { kind: 'bool'; must: QueryClause[]; should: QueryClause[]; mustNot: QueryClause[]; filter: QueryClause[]; minimumShould: number };
+  | {
+      kind: 'bool';
+      must: QueryClause[];
+      should: QueryClause[];
+      mustNot: QueryClause[];
+      filter: QueryClause[];
+      minimumShould: number;
+      boost: number;
+    };
 
 /** A sort key: a metadata field, title, doc_id or the score, ascending or descending. */
 export interface SortKey {

@@ -176,7 +176,7 @@ function whole(text: string, terms: HighlightTerms, settings: HighlightSettings)
 }
 
 /** What a query's words and phrases (tokens, null for a stopword) mark in a document. Stopwords alone match nothing. */
-export function highlightStems(words: string[], phrases: ReadonlyArray<ReadonlyArray<string | null>> = []): HighlightTerms {
+export function highlightTerms(words: string[], phrases: ReadonlyArray<ReadonlyArray<string | null>> = []): HighlightTerms {
   return {
     stems: new Set(words.filter((word) => !STOPWORDS.has(word)).map(stemOfWord)),
     phrases: phrases.map((phrase) => phrase.map((word) => (word === null ? null : stemOfWord(word)))),

@@ -45,7 +45,7 @@ export function textClause(text: string, field: QueryField, operator: 'or' | 'an
 }
 
 function bool(parts: Partial<Extract<QueryClause, { kind: 'bool' }>>): QueryClause {
-  return { kind: 'bool', must: [], should: [], mustNot: [], filter: [], minimumShould: 0, ...parts };
+  return { kind: 'bool', must: [], should: [], mustNot: [], filter: [], minimumShould: 0, boost: 1, ...parts };
 }
 
 type Budget = { left: number };
@@ -103,7 +103,7 @@ const CLAUSES: Record<string, (body: Json, at: string, budget: Budget) => QueryC
           ? 0
           : 1
         : minimumShouldOf(options.minimum_should_match, should.length, `${at}.minimum_should_match`);
-    return bool({ must, should, filter, mustNot, minimumShould });
+    return bool({ must, should, filter, mustNot, minimumShould, boost: boostOf(options.boost, at) });
   },
   term: (body, at) => {
     const [field, value] = oneField(body, at);
@@ -231,29 +231,18 @@ function metadataField(name: string, at: string): string {
   return name;
 }
 
-/** The phrases a clause finds (not those it leaves out), as tokens with null for a stopword: highlights mark each as one span. */
-export function wantedPhrases(clause: QueryClause): Array<Array<string | null>> {
-  switch (clause.kind) {
-    case 'phrase':
-      return [clause.words];
-    case 'max':
-      return clause.of.flatMap(wantedPhrases);
-    case 'bool':
-      return [...clause.must, ...clause.should].flatMap(wantedPhrases);
-    default:
-      return [];
-  }
-}
+type FindingClause = Extract<QueryClause, { kind: 'words' | 'phrase' }>;
 
-/** The words a clause finds outside phrases (not those it leaves out), as analysed tokens: what highlights mark. */
-export function wantedWords(clause: QueryClause): string[] {
+/** The words and phrases a clause finds documents by (not those it leaves out): what highlights mark. */
+export function findingClauses(clause: QueryClause): FindingClause[] {
   switch (clause.kind) {
     case 'words':
-      return clause.terms;
+    case 'phrase':
+      return [clause];
     case 'max':
-      return clause.of.flatMap(wantedWords);
+      return clause.of.flatMap(findingClauses);
     case 'bool':
-      return [...clause.must, ...clause.should].flatMap(wantedWords);
+      return [...clause.must, ...clause.should].flatMap(findingClauses);
     default:
       return [];
   }

@@ -2,8 +2,8 @@ import type { DocumentStore, MetadataValue } from '../documents/document-store.j
 import type { QueryEmbeddings } from '../embeddings/query-embeddings.js';
 import { analyze } from './analyzer.js';
 import type { DocumentIndex, FacetCounts, FieldFilter, IndexOrigin, IndexQuery } from './document-index.js';
-import { highlightStems, highlightsOf } from './highlight.js';
-import { textClause, wantedPhrases, wantedWords } from './query-dsl.js';
+import { highlightsOf, highlightTerms } from './highlight.js';
+import { findingClauses, textClause } from './query-dsl.js';
 import { parseQueryText } from './query-text.js';
 import type { FilterValue, SearchRequest } from './search-request.js';
 
@@ -87,8 +87,12 @@ export class SearchService {
    * query has no words to mark: its snippets are the texts' beginnings.
    */
   private async withStored(request: SearchRequest, documents: RankedDocument[]): Promise<RankedDocument[]> {
-    const clause = request.clause ?? textClause(request.text, request.field, 'or');
-    const stems = request.mode === 'semantic' ? highlightStems([]) : highlightStems(wantedWords(clause), wantedPhrases(clause));
+    const finding =
+      request.mode === 'semantic' || !request.highlight ? [] : findingClauses(request.clause ?? textClause(request.text, request.field, 'or'));
+    const terms = highlightTerms(
+      finding.flatMap((clause) => (clause.kind === 'words' ? clause.terms : [])),
+      finding.flatMap((clause) => (clause.kind === 'phrase' ? [clause.words] : [])),
+    );
     const stored = await Promise.all(documents.map((document) => this.documents.getDocument(document.doc_id)));
     return documents.map((document, position) => {
       const found = stored[position];
@@ -96,7 +100,7 @@ export class SearchService {
       return {
         ...document,
         ...(request.fields ? { fields: pickFields(found.metadata, request.fields) } : {}),
-        ...(request.highlight ? { highlights: highlightsOf(found, stems, request.highlight) } : {}),
+        ...(request.highlight ? { highlights: highlightsOf(found, terms, request.highlight) } : {}),
       };
     });
   }

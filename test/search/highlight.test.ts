@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyze } from '../../src/search/analyzer.js';
-import { DEFAULT_HIGHLIGHT, highlightStems, highlightsOf } from '../../src/search/highlight.js';
+import { DEFAULT_HIGHLIGHT, highlightsOf, highlightTerms } from '../../src/search/highlight.js';
 
-const stems = (query: string) => highlightStems(analyze(query));
+const stems = (query: string) => highlightTerms(analyze(query));
 const document = (title: string, text: string, metadata: Record<string, unknown> = {}) => ({ title, text, metadata });
 
 describe('highlights', () => {
   it('marks a phrase as one span, stopwords inside it included, and its words elsewhere alone', () => {
-    const terms = highlightStems([], [['right', null, 'erasure']]);
+    const terms = highlightTerms([], [['right', null, 'erasure']]);
     const { title } = highlightsOf(document('The right to erasure, and erasure alone', ''), terms, DEFAULT_HIGHLIGHT);
     assert.equal(title, 'The <mark>right to erasure</mark>, and erasure alone');
-    const both = highlightStems(['erasure'], [['right', null, 'erasure']]);
+    const both = highlightTerms(['erasure'], [['right', null, 'erasure']]);
     assert.equal(
       highlightsOf(document('Rights to erasure; erasure', ''), both, DEFAULT_HIGHLIGHT).title,
       '<mark>Rights to erasure</mark>; <mark>erasure</mark>',
@@ -56,7 +56,7 @@ describe('highlights', () => {
 
   it('gives the beginning of the text when no word matches, and named string metadata whole', () => {
     const text = `First words here. ${'more words '.repeat(40)}`;
-    const { text: start } = highlightsOf(document('t', text), highlightStems([]), { ...DEFAULT_HIGHLIGHT, snippetChars: 40 });
+    const { text: start } = highlightsOf(document('t', text), highlightTerms([]), { ...DEFAULT_HIGHLIGHT, snippetChars: 40 });
     assert.ok(start?.startsWith('First words here.') && start.endsWith('…'), start);
     const named = highlightsOf(document('t', 'x', { court: 'Court of Justice', year: 2016 }), stems('justice'), {
       ...DEFAULT_HIGHLIGHT,

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import type { SortKey } from '../../search/document-index.js';
 import { DEFAULT_HIGHLIGHT, type HighlightSettings } from '../../search/highlight.js';
-import { readQueryObject, wantedPhrases, wantedWords } from '../../search/query-dsl.js';
+import { findingClauses, readQueryObject } from '../../search/query-dsl.js';
 import type { FilterValue, MatchField, SearchMode, SearchRequest } from '../../search/search-request.js';
 import type { Step } from '../steps.js';
 
@@ -94,7 +94,7 @@ function matchTarget(query: QueryBody['query']): Pick<SearchRequest, 'text' | 'f
   if (plain) return plain;
   const read = readQueryObject(query);
   if ('error' in read) throw new ApiError('INVALID_QUERY', `${read.error} Nothing was charged.`);
-  const words = [...wantedWords(read.clause), ...wantedPhrases(read.clause).flat()].filter((word) => word !== null);
+  const words = findingClauses(read.clause).flatMap((found) => (found.kind === 'words' ? found.terms : found.words.filter((word) => word !== null)));
   return { text: words.join(' '), field: { kind: 'all' }, clause: read.clause };
 }
 

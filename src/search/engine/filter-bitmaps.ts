@@ -1,4 +1,4 @@
-import type { RowRestriction, TermSearch } from './search-index.js';
+import type { TermSearch } from './search-index.js';
 import type { TextIndex } from './text-index.js';
 
 /**
@@ -13,7 +13,7 @@ export class FilterBitmaps {
   constructor(private readonly limit: number) {}
 
   /** Null for no groups and no exclusions: nothing is filtered out. */
-  of(index: TextIndex, groups: number[][], excluded: number[] = []): Uint32Array | null {
+  private of(index: TextIndex, groups: number[][], excluded: number[] = []): Uint32Array | null {
     if (groups.length === 0 && excluded.length === 0) return null;
     const key = JSON.stringify([groups, excluded]);
     const cached = this.cache.get(key);
@@ -35,10 +35,10 @@ export class FilterBitmaps {
     return allowed;
   }
 
-  /** The search's filter bitmap: its groups and exclusions (cached), then its row restriction (never cached). */
+  /** The search's filter bitmap: its groups and exclusions (cached), then its allowed rows (never cached). */
   forSearch(index: TextIndex, query: TermSearch): Uint32Array | null {
     const cached = this.of(index, query.filters, query.excluded);
-    return query.rows ? restrictedToRows(index, cached, query.rows) : cached;
+    return query.allowedRows ? onlyRows(index, cached, query.allowedRows) : cached;
   }
 
   clear(): void {
@@ -46,20 +46,13 @@ export class FilterBitmaps {
   }
 }
 
-/** A copy of `filter` (null: every document) less the documents outside `rows.allowed` and those in `rows.excluded`. */
-function restrictedToRows(index: TextIndex, filter: Uint32Array | null, rows: RowRestriction): Uint32Array {
-  let bits: Uint32Array;
-  if (rows.allowed) {
-    bits = index.newFilter();
-    for (const rowid of rows.allowed) {
-      const document = index.documentOf(rowid);
-      if (document >= 0) bits[document >>> 5] |= 1 << (document & 31);
-    }
-    if (filter) for (let word = 0; word < bits.length; word++) bits[word] &= filter[word];
-  } else bits = filter ? filter.slice() : index.newFilter().fill(0xffffffff);
-  for (const rowid of rows.excluded ?? []) {
+/** The documents of `rows` that `filter` (null: every document) allows, as a new bitmap. */
+function onlyRows(index: TextIndex, filter: Uint32Array | null, rows: Float64Array): Uint32Array {
+  const bits = index.newFilter();
+  for (const rowid of rows) {
     const document = index.documentOf(rowid);
-    if (document >= 0) bits[document >>> 5] &= ~(1 << (document & 31));
+    if (document >= 0) bits[document >>> 5] |= 1 << (document & 31);
   }
+  if (filter) for (let word = 0; word < bits.length; word++) bits[word] &= filter[word];
   return bits;
 }

@@ -81,15 +81,10 @@ export interface TermSearch {
   topK: number;
   /** Per facet, its values' term ids, to count over every match. */
   facets?: number[][];
-  /** Row ids, ascending, the matches are restricted to (`allowed`) or that are left out (`excluded`). */
-  rows?: RowRestriction;
+  /** Row ids, ascending: the matches are only documents among them. */
+  allowedRows?: Float64Array;
   /** For everyMatch: every document passing the filters matches, the terms only scoring it (0 when it holds none). */
   matchAll?: boolean;
-}
-
-export interface RowRestriction {
-  allowed?: Float64Array;
-  excluded?: Float64Array;
 }
 
 /** Every match of a search, ascending by row id, with its score; and facets, when asked, counted over them. */

@@ -4,7 +4,7 @@ import type { CorpusStatistics, IndexedDocument, MatchedRows, RankedRows, Search
 import { runInSlices } from './segments/in-slices.js';
 import { type ReadSegment, readSegment, SegmentError, type SegmentRecord, writeSegment } from './segments/segment-file.js';
 import { countStoredTerms } from './term-vector.js';
-import type { SearchThreads } from './threads/search-threads.js';
+import { addCounts, type SearchThreads } from './threads/search-threads.js';
 import { positionOf, resized } from './typed-arrays.js';
 
 /**
@@ -254,10 +254,6 @@ function mergeMatches(shares: MatchedRows[]): MatchedRows {
     rowids[position] = shares[from].rowids[next[from]];
     scores[position] = shares[from].scores[next[from]++];
   }
-  const counted = shares.filter((share) => share.facets);
-  if (counted.length === 0) return { rowids, scores };
-  const facets = counted[0].facets!.map((values, facet) =>
-    values.map((_, value) => counted.reduce((sum, share) => sum + share.facets![facet][value], 0)),
-  );
-  return { rowids, scores, facets };
+  const counted = shares.flatMap((share) => (share.facets ? [share.facets] : []));
+  return counted.length === 0 ? { rowids, scores } : { rowids, scores, facets: counted.reduce(addCounts) };
 }

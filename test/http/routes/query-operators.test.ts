@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { DocumentRecord } from '../../../src/documents/document-store.js';
 import { createTestApp, json, type TestContext } from '../../support/helper.js';
+import { pagedRanking } from '../../support/paged-ranking.js';
 import { random } from '../../support/random.js';
 
 // Words that are their own stems and no stopwords, so which documents hold a word is plain to see.
@@ -32,24 +33,7 @@ describe('POST /query with operator and exclusions, against a reading of the doc
   });
   after(() => context.close());
 
-  /** Every match of a body, best first, read page by page. */
-  async function ranking(body: Record<string, unknown>): Promise<{ total: number; ids: string[] }> {
-    const ids: string[] = [];
-    let total = 0;
-    for (let offset = 0; ; offset += 100) {
-      const response = await context.app.inject({
-        method: 'POST',
-        url: '/query',
-        headers: { 'x-api-key': key },
-        payload: { ...body, top_k: 100, offset },
-      });
-      assert.equal(response.statusCode, 200, response.body);
-      const hits = json(response).resp.body.hits;
-      total = hits.total;
-      ids.push(...hits.documents.map((document: { doc_id: string }) => document.doc_id));
-      if (hits.documents.length < 100) return { total, ids };
-    }
-  }
+  const ranking = (body: Record<string, unknown>) => pagedRanking(context, key, body);
 
   it('operator and: exactly the documents holding every word, in the order or ranks them', async () => {
     const next = random(11);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { DocumentRecord, MetadataValue } from '../../../src/documents/document-store.js';
 import { createTestApp, json, type TestContext } from '../../support/helper.js';
+import { pagedRanking } from '../../support/paged-ranking.js';
 import { random } from '../../support/random.js';
 
 // Words that are their own stems, and one stopword, so that which documents hold a phrase is plain to see.
@@ -57,22 +58,7 @@ describe('POST /query: phrases, object forms and sorts, against a reading of the
 
   const post = (payload: Record<string, unknown>) => context.app.inject({ method: 'POST', url: '/query', headers: { 'x-api-key': key }, payload });
 
-  /** Every match of a body, in its order, read page by page; pages must neither overlap nor skip. */
-  async function ranking(body: Record<string, unknown>, pageSize = 40): Promise<{ total: number; ids: string[] }> {
-    const ids: string[] = [];
-    let total = 0;
-    for (let offset = 0; ; offset += pageSize) {
-      const response = await post({ ...body, top_k: pageSize, offset });
-      assert.equal(response.statusCode, 200, response.body);
-      const hits = json(response).resp.body.hits;
-      total = hits.total;
-      ids.push(...hits.documents.map((document: { doc_id: string }) => document.doc_id));
-      if (hits.documents.length < pageSize) break;
-    }
-    assert.equal(new Set(ids).size, ids.length, `pages overlap: ${JSON.stringify(body)}`);
-    assert.equal(ids.length, total, `pages skip or total is wrong: ${JSON.stringify(body)}`);
-    return { total, ids };
-  }
+  const ranking = (body: Record<string, unknown>, pageSize = 40) => pagedRanking(context, key, body, pageSize);
   const matched = async (body: Record<string, unknown>) => (await ranking(body)).ids.sort();
 
   it('phrases: words adjacent and in order, a stopword keeping its place, combined with words and exclusions', async () => {
@@ -186,6 +172,10 @@ describe('POST /query: phrases, object forms and sorts, against a reading of the
     const withCopper = ids.map((docId) => holds(byId.get(docId) as DocumentRecord, 'copper'));
     assert.ok(withCopper.includes(true) && withCopper.includes(false), 'both kinds of match occur');
     assert.ok(withCopper.indexOf(false) > withCopper.filter(Boolean).length / 2, 'documents with the should clause come first, mostly');
+    const confidenceOf = async (query: unknown) => json(await post({ query, top_k: 1 })).resp.body.hits.documents[0].confidence as number;
+    const plainBool = await confidenceOf({ bool: { must: [{ match: 'river' }] } });
+    assert.ok((await confidenceOf({ bool: { must: [{ match: 'river' }], boost: 2 } })) > plainBool, "a bool's boost scales its score");
+    assert.equal(await confidenceOf({ match: { text: { query: 'river', boost: 0 } } }), 0, 'a boost of 0 scores nothing');
     const filterOnly = await ranking({ query: { bool: { filter: [{ term: { year: 2020 } }] } } });
     assert.deepEqual(
       filterOnly.ids,

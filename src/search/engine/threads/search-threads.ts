@@ -211,6 +211,6 @@ export class SearchThreads {
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** Two shares' facet counts added up, value by value: the shares hold different documents. */
-function addCounts(sum: number[][], share: number[][]): number[][] {
+export function addCounts(sum: number[][], share: number[][]): number[][] {
   return sum.map((counts, facet) => counts.map((count, value) => count + (share[facet]?.[value] ?? 0)));
 }
