@@ -15,9 +15,8 @@ type Bool = Extract<QueryClause, { kind: 'bool' }>;
 
 /**
  * Structured queries over a corpus file's index: each clause becomes the set of documents it
- * matches with their scores (the index's every match, set algebra between clauses). A phrase's
- * candidates are the documents holding all its words; each is then read and its words checked in
- * order (see phraseMatcher), so the index keeps no positions.
+ * matches with their scores (the index's every match, set algebra between clauses). Phrases are
+ * checked by the index, from its postings' positions.
  */
 export class ClauseSearch {
   constructor(
@@ -94,10 +93,23 @@ export class ClauseSearch {
     return each.reduce((rows, next) => intersect(rows, next));
   }
 
-  /** The documents holding every word of the phrase, then those whose field holds them in order. */
+  /**
+   * The documents whose field holds the phrase: checked by the index against its positions, or,
+   * where it keeps none for a word (documents stored by an older analyser), against the text.
+   */
   private async phrase(index: SearchIndex, field: QueryField, words: Array<string | null>): Promise<ScoredRows> {
     const stems = [...new Set(words.filter((word): word is string => word !== null))];
-    const candidates = await this.words(index, field, stems, 'and');
+    if (words.length <= 1 || field.kind === 'metadata') return this.verifiedByText(await this.words(index, field, stems, 'and'), field, words);
+    const found = this.ids.words(field, stems);
+    if (found.includes(undefined)) return NO_ROWS;
+    const termIds = [...new Set(found as number[])];
+    const phrase = words.map((word) => (word === null ? 0 : (found[stems.indexOf(word)] as number)));
+    const matched = await index.everyMatch({ terms: termIds, field: field.kind, filters: termIds.map((id) => [id]), topK: 0, phrase });
+    return matched.unverified ? this.verifiedByText(matched, field, words) : matched;
+  }
+
+  /** Those of the candidates whose field's text holds the phrase, read and checked a hundred at a time. */
+  private async verifiedByText(candidates: ScoredRows, field: QueryField, words: Array<string | null>): Promise<ScoredRows> {
     if (words.length <= 1 || candidates.rowids.length === 0) return candidates;
     const keep = new Uint8Array(candidates.rowids.length);
     const holdsPhrase = phraseMatcher(words);

@@ -84,6 +84,9 @@ export const corpusMigrations: readonly string[] = [
   // embeddingKey), so that a document re-ingested unchanged, or sharing another's text, costs no call.
   `CREATE TABLE embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
    ALTER TABLE documents ADD COLUMN embedding_key TEXT;`,
+  // Term vectors carry their terms' positions, which the index keeps for phrases: every document
+  // is analysed again on the next open (an index persisted before then is built anew).
+  `UPDATE documents SET title_length = NULL, text_length = NULL, terms = NULL;`,
 ];
 
 export function migrateCorpus(db: Database.Database): void {

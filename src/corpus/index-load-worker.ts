@@ -33,11 +33,25 @@ function send(rows: IndexedDocument[], labels: PackedLabels): void {
   let message: IndexLoadMessage;
   if (Atomics.load(added, 0) === batchesSent) {
     // The main thread has added every batch sent, so it waits: it groups this one, and this thread reads on.
-    const copies = { postingTerms: decoded.postingTerms.slice(), documents: decoded.documents.slice(), frequencies: decoded.frequencies.slice() };
+    const copies = {
+      postingTerms: decoded.postingTerms.slice(),
+      documents: decoded.documents.slice(),
+      frequencies: decoded.frequencies.slice(),
+      positions: decoded.positions.slice(),
+      positionStarts: decoded.positionStarts.slice(),
+      positionEnds: decoded.positionEnds.slice(),
+    };
     message = { kind: 'documents', documents: { ...decoded, ...copies }, labels };
   } else {
     const batch = decoder.group(decoded);
-    message = { kind: 'batch', batch: { ...batch, documents: batch.documents.slice(), frequencies: batch.frequencies.slice() }, labels };
+    const copies = {
+      documents: batch.documents.slice(),
+      frequencies: batch.frequencies.slice(),
+      positions: batch.positions.slice(),
+      positionStarts: batch.positionStarts.slice(),
+      positionEnds: batch.positionEnds.slice(),
+    };
+    message = { kind: 'batch', batch: { ...batch, ...copies }, labels };
   }
   const arrays = Object.values(message.kind === 'batch' ? message.batch : message.documents).filter(ArrayBuffer.isView);
   parentPort!.postMessage(message, [...arrays.map((array) => array.buffer as ArrayBuffer), ...labelBuffers]);

@@ -153,7 +153,7 @@ export abstract class IndexedDocuments {
       let list = this.lists[termId];
       if (!list) this.lists[termId] = list = new PostingList();
       const end = batch.ends[index];
-      list.appendRun(batch.documents, batch.frequencies, start, end);
+      list.appendRun(batch.documents, batch.frequencies, start, end, batch);
       start = end;
       if ((index + 1) % termsPerSlice === 0) yield;
     }

@@ -65,6 +65,13 @@ export interface FieldBounds {
   textAverage: number;
 }
 
+/** A run's positions, posting by posting: `positions[starts[i]..ends[i])`, a start of -1 where a posting has none. */
+export interface RunPositions {
+  positions: Uint8Array;
+  positionStarts: Int32Array;
+  positionEnds: Int32Array;
+}
+
 export class PostingList {
   /** Postings, deleted documents included. */
   count = 0;
@@ -86,6 +93,15 @@ export class PostingList {
   wordRanks: Uint8Array | null = null;
   /** Dense form: block bounds per field searched, by field code (see TextIndex.fieldBounds). */
   fieldBounds: Array<FieldBounds | undefined> = [];
+  /**
+   * Each posting's positions, in posting order, for phrases: when its frequency byte caps either
+   * count, the title's and the text's counts as varints; then its title positions and its text
+   * positions, each a varint gap from the one before in the field (see AnalysedDocument). Null
+   * once a posting came without them (its document stored by an older analyser): phrases of the
+   * term are then checked against the stored text.
+   */
+  positions: Uint8Array | null = new Uint8Array(8);
+  positionBytes = 0;
 
   get dense(): boolean {
     return this.bits !== null;
@@ -95,11 +111,14 @@ export class PostingList {
   static restored(
     counts: { count: number; liveCount: number; lastDocument: number },
     form: { stream: Uint8Array } | { bits: Uint32Array; groupRanks: Uint32Array; wordRanks: Uint8Array; frequencies: Uint8Array },
+    positions: Uint8Array | null,
   ): PostingList {
     const list = new PostingList();
     list.count = counts.count;
     list.liveCount = counts.liveCount;
     list.lastDocument = counts.lastDocument;
+    list.positions = positions;
+    list.positionBytes = positions?.length ?? 0;
     if ('stream' in form) {
       list.stream = form.stream;
       list.streamBytes = form.stream.length;
@@ -118,12 +137,59 @@ export class PostingList {
    * their frequency bytes. A run at a time: the index is loaded term by term, a batch's postings of
    * one term together, and one capacity check per run keeps loading bound by the postings themselves.
    */
-  appendRun(documents: Int32Array, frequencies: Uint8Array, start: number, end: number): void {
+  appendRun(documents: Int32Array, frequencies: Uint8Array, start: number, end: number, positions?: RunPositions): void {
     if (this.bits) this.appendDense(documents, frequencies, start, end);
     else this.appendSparse(documents, frequencies, start, end);
+    this.appendPositions(start, end, positions);
     this.lastDocument = documents[end - 1];
     this.count += end - start;
     this.liveCount += end - start;
+  }
+
+  private appendPositions(start: number, end: number, run: RunPositions | undefined): void {
+    if (this.positions === null) return;
+    if (run === undefined) {
+      this.positions = null;
+      this.positionBytes = 0;
+      return;
+    }
+    const { positions, positionStarts, positionEnds } = run;
+    let needed = this.positionBytes;
+    for (let index = start; index < end; index++) {
+      if (positionStarts[index] < 0) {
+        this.positions = null;
+        this.positionBytes = 0;
+        return;
+      }
+      needed += positionEnds[index] - positionStarts[index];
+    }
+    if (needed > this.positions.length) this.positions = resized(this.positions, Math.max(2 * this.positions.length, needed));
+    // A byte loop: a posting's positions are a few bytes, where a view to copy from would cost more.
+    const own = this.positions;
+    let length = this.positionBytes;
+    for (let index = start; index < end; index++) {
+      const stop = positionEnds[index];
+      for (let from = positionStarts[index]; from < stop; from++) own[length++] = positions[from];
+    }
+    this.positionBytes = length;
+  }
+
+  /**
+   * Calls `visit(document, frequency, offset)` for every posting, in document order, with where its
+   * positions start in `positions` (read with readPositionCounts). The list must have positions.
+   */
+  forEachWithPositions(visit: (document: number, frequency: number, offset: number) => void): void {
+    const positions = this.positions!;
+    const counts = new Int32Array(3);
+    let offset = 0;
+    const each = (document: number, frequency: number) => {
+      visit(document, frequency, offset);
+      readPositionCounts(positions, offset, frequency, counts);
+      offset = counts[2];
+      for (let count = counts[0] + counts[1]; count > 0; count--) while (positions[offset++] & 0x80);
+    };
+    if (this.bits) this.forEachFrom(0, each);
+    else this.forEach(each);
   }
 
   private appendDense(documents: Int32Array, frequencies: Uint8Array, start: number, end: number): void {
@@ -280,6 +346,15 @@ export class PostingList {
 
   /** Gives back the growth slack (after a bulk load); returns the bytes copied to do so. */
   trim(): number {
+    let copied = 0;
+    if (this.positions && this.positions.length !== this.positionBytes) {
+      this.positions = resized(this.positions, this.positionBytes);
+      copied = this.positionBytes;
+    }
+    return copied + this.trimPostings();
+  }
+
+  private trimPostings(): number {
     if (this.bits) {
       if (this.frequencies!.length === this.count) return 0;
       this.frequencies = resized(this.frequencies!, this.count);
@@ -289,6 +364,29 @@ export class PostingList {
     this.stream = resized(this.stream!, this.streamBytes);
     return this.streamBytes;
   }
+}
+
+/**
+ * A posting's title and text position counts, from its frequency byte or, when that caps either,
+ * from the varints at `offset` of its list's positions: into `counts` as [title, text, offset of
+ * its first position].
+ */
+export function readPositionCounts(positions: Uint8Array, offset: number, frequency: number, counts: Int32Array): void {
+  let title = frequency >>> 6;
+  let text = frequency & MAX_TEXT_FREQUENCY;
+  if (title === MAX_TITLE_FREQUENCY || text === MAX_TEXT_FREQUENCY) {
+    let byte = positions[offset++];
+    title = byte & 0x7f;
+    // biome-ignore lint/suspicious/noAssignInExpressions: varint decoding reads the next byte inside the loop
+    for (let shift = 7; byte & 0x80; shift += 7) title |= ((byte = positions[offset++]) & 0x7f) << shift;
+    byte = positions[offset++];
+    text = byte & 0x7f;
+    // biome-ignore lint/suspicious/noAssignInExpressions: varint decoding reads the next byte inside the loop
+    for (let shift = 7; byte & 0x80; shift += 7) text |= ((byte = positions[offset++]) & 0x7f) << shift;
+  }
+  counts[0] = title;
+  counts[1] = text;
+  counts[2] = offset;
 }
 
 /** Words per group of `PostingList.groupRanks`, as a shift: 8, so a rank within a group fits a byte. */

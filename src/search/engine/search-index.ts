@@ -35,6 +35,8 @@ export interface IndexQuery {
   facets?: number[][];
   /** Every document the filter allows matches, whether it holds a term or not (see TermSearch.matchAll). */
   matchAll?: boolean;
+  /** For everyMatch: only documents whose field holds this phrase match (see TermSearch.phrase). */
+  phrase?: number[];
   /**
    * The best scores, best first, that another share of the corpus has found for this query (empty
    * while none has). With this share's own hits they set the bar at the k-th best of both: a hit
@@ -85,6 +87,11 @@ export interface TermSearch {
   allowedRows?: Float64Array;
   /** For everyMatch: every document passing the filters matches, the terms only scoring it (0 when it holds none). */
   matchAll?: boolean;
+  /**
+   * For everyMatch: a phrase, a term id per position (0 where any word goes), which the field of
+   * every match holds, checked against the postings' positions. Title, text or both; not metadata.
+   */
+  phrase?: number[];
 }
 
 /** Every match of a search, ascending by row id, with its score; and facets, when asked, counted over them. */
@@ -92,6 +99,8 @@ export interface MatchedRows {
   rowids: Float64Array;
   scores: Float64Array;
   facets?: number[][];
+  /** Set when the search had a phrase the index could not check (a term's list keeps no positions): the matches may not hold it. */
+  unverified?: boolean;
 }
 
 /** The matches' count and the best hits by row id, with every hit tied with the last (see ranking.ts). */

@@ -255,5 +255,7 @@ function mergeMatches(shares: MatchedRows[]): MatchedRows {
     scores[position] = shares[from].scores[next[from]++];
   }
   const counted = shares.flatMap((share) => (share.facets ? [share.facets] : []));
-  return counted.length === 0 ? { rowids, scores } : { rowids, scores, facets: counted.reduce(addCounts) };
+  const merged: MatchedRows = counted.length === 0 ? { rowids, scores } : { rowids, scores, facets: counted.reduce(addCounts) };
+  if (shares.some((share) => share.unverified)) merged.unverified = true;
+  return merged;
 }

@@ -8,6 +8,14 @@ import { radixSort, resized } from './typed-arrays.js';
  * term id order, the id's gap to the previous one, its frequency in the title and in the text,
  * each as a LEB128 varint. The search index is built from these, and pseudo-relevance feedback
  * reads them back for the top documents.
+ *
+ * The terms' positions follow them, for phrases: a 0 byte (no term vector starts with one, as term
+ * ids start at 1), the terms' length in bytes as a varint, the terms, then per term in the same
+ * order its title positions and its text positions, as many as its frequencies, each a varint gap
+ * from the one before in the field (the first from 0). A position counts every word of its field,
+ * stopwords included, so that a stopword keeps its place in a phrase; a compound's joined token
+ * takes its last part's. A metadata term has no positions: its place holds a 0 per occurrence.
+ * A vector without the 0 byte (stored by an older analyser) is terms alone.
  */
 export interface AnalysedDocument {
   titleLength: number;
@@ -82,6 +90,8 @@ const TOKEN_CACHE_LIMIT = 500_000;
 const METADATA_CACHE_FIELDS = 1000;
 const METADATA_CACHE_VALUES = 10_000;
 const STOPWORD = 0;
+/** Marks an occurrence's position as the text's (rather than the title's) while a document is analysed. */
+const TEXT_POSITION = 0x80000000;
 const UNKNOWN_TERM = Symbol('unknown term');
 
 /** Metadata values that can be filtered on: scalars as they are, arrays element by element. */
@@ -132,7 +142,18 @@ export class DocumentAnalyser {
   private seenCount = 0;
   private titleLength = 0;
   private textLength = 0;
+  /** The next position in the field being scanned. */
+  private position = 0;
+  /** Every title and text occurrence in scan order: its term, and its position (TEXT_POSITION set in the text). */
+  private occurrenceTerms: Uint32Array = new Uint32Array(1024);
+  private occurrencePositions: Uint32Array = new Uint32Array(1024);
+  private occurrenceCount = 0;
+  /** Per term id: its occurrences in the document (zeroed as encode groups them). */
+  private occurrenceCounts: Uint32Array = new Uint32Array(1024);
+  private groupedPositions: Uint32Array = new Uint32Array(1024);
+  private groupStarts: Uint32Array = new Uint32Array(256);
   private output: Uint8Array = new Uint8Array(4096);
+  private positionsOutput: Uint8Array = new Uint8Array(4096);
   /** Term id by token (STOPWORD for stopwords): one lookup per word instead of three. */
   private readonly plainTokens = new TokenTable(TOKEN_CACHE_LIMIT);
   private readonly otherTokens = new Map<string, number>();
@@ -161,8 +182,11 @@ export class DocumentAnalyser {
     this.seenCount = 0;
     this.titleLength = 0;
     this.textLength = 0;
+    this.occurrenceCount = 0;
     try {
+      this.position = 0;
       scanTokens(title, this.titleToken);
+      this.position = 0;
       scanTokens(text, this.textToken);
       for (const field in metadata) {
         metadataScalars(metadata[field], (scalar) => {
@@ -171,7 +195,7 @@ export class DocumentAnalyser {
       }
     } catch (error) {
       if (error !== UNKNOWN_TERM) throw error;
-      for (const id of this.seen.subarray(0, this.seenCount)) this.titleCounts[id] = this.textCounts[id] = 0;
+      for (const id of this.seen.subarray(0, this.seenCount)) this.titleCounts[id] = this.textCounts[id] = this.occurrenceCounts[id] = 0;
       return null;
     }
     return { titleLength: this.titleLength, textLength: this.textLength, terms: this.encode() };
@@ -212,13 +236,17 @@ export class DocumentAnalyser {
   }
 
   private readonly titleToken: TokenSink = (source, start, end, plain, hash, joined) =>
-    this.countWord(true, this.termOfToken(source, start, end, plain, hash, joined));
+    this.countWord(true, this.termOfToken(source, start, end, plain, hash, joined), joined);
 
   private readonly textToken: TokenSink = (source, start, end, plain, hash, joined) =>
-    this.countWord(false, this.termOfToken(source, start, end, plain, hash, joined));
+    this.countWord(false, this.termOfToken(source, start, end, plain, hash, joined), joined);
 
-  /** Counts a title or text word towards its term and its field's length; stopwords count for neither. */
-  private countWord(inTitle: boolean, id: number): void {
+  /**
+   * Counts a title or text word towards its term and its field's length, and notes its position;
+   * stopwords count for neither, but take a position.
+   */
+  private countWord(inTitle: boolean, id: number, joined: boolean): void {
+    const position = joined ? this.position - 1 : this.position++;
     if (id === STOPWORD) return;
     this.note(id);
     if (inTitle) {
@@ -228,6 +256,13 @@ export class DocumentAnalyser {
       this.textCounts[id]++;
       this.textLength++;
     }
+    if (this.occurrenceCount === this.occurrenceTerms.length) {
+      this.occurrenceTerms = resized(this.occurrenceTerms, 2 * this.occurrenceCount);
+      this.occurrencePositions = resized(this.occurrencePositions, 2 * this.occurrenceCount);
+    }
+    this.occurrenceTerms[this.occurrenceCount] = id;
+    this.occurrencePositions[this.occurrenceCount++] = inTitle ? position : position | TEXT_POSITION;
+    this.occurrenceCounts[id]++;
   }
 
   private termOfToken(source: string, start: number, end: number, plain: boolean, hash: number, joined: boolean): number {
@@ -258,18 +293,80 @@ export class DocumentAnalyser {
     if (this.sortScratch.length < this.seenCount) this.sortScratch = new Uint32Array(this.seen.length);
     radixSort(this.seen, this.seenCount, this.sortScratch);
     const seen = this.seen.subarray(0, this.seenCount);
+    const grouped = this.groupOccurrences(seen);
     let length = 0;
+    let positionsLength = 0;
     let previous = 0;
-    for (const id of seen) {
+    for (let position = 0; position < seen.length; position++) {
+      const id = seen[position];
       if (this.output.length - length < 16) this.output = resized(this.output, this.output.length * 2);
+      const title = Math.min(this.titleCounts[id], MAX_STORED_FREQUENCY);
+      const text = Math.min(this.textCounts[id], MAX_STORED_FREQUENCY);
       length = writeVarint(this.output, length, id - previous);
-      length = writeVarint(this.output, length, Math.min(this.titleCounts[id], MAX_STORED_FREQUENCY));
-      length = writeVarint(this.output, length, Math.min(this.textCounts[id], MAX_STORED_FREQUENCY));
+      length = writeVarint(this.output, length, title);
+      length = writeVarint(this.output, length, text);
+      if (this.positionsOutput.length - positionsLength < 5 * (title + text))
+        this.positionsOutput = resized(this.positionsOutput, Math.max(2 * this.positionsOutput.length, positionsLength + 5 * (title + text)));
+      positionsLength = this.encodePositions(grouped, this.groupStarts[position], this.groupStarts[position + 1], title, text, positionsLength);
       this.titleCounts[id] = 0;
       this.textCounts[id] = 0;
       previous = id;
     }
-    return this.output.slice(0, length);
+    const vector = new Uint8Array(1 + varintBytes(length) + length + positionsLength);
+    const start = writeVarint(vector, 1, length);
+    vector.set(this.output.subarray(0, length), start);
+    vector.set(this.positionsOutput.subarray(0, positionsLength), start + length);
+    return vector;
+  }
+
+  /**
+   * The occurrences grouped by term, in the order of `seen`, each term's in scan order (title
+   * then text, positions ascending); `groupStarts[k]` is where the k-th seen term's first one is.
+   */
+  private groupOccurrences(seen: Uint32Array): Uint32Array {
+    if (this.groupedPositions.length < this.occurrenceCount) this.groupedPositions = new Uint32Array(this.occurrenceTerms.length);
+    if (this.groupStarts.length <= seen.length) this.groupStarts = new Uint32Array(2 * seen.length + 1);
+    const counts = this.occurrenceCounts;
+    let start = 0;
+    seen.forEach((id, position) => {
+      this.groupStarts[position] = start;
+      const count = counts[id];
+      counts[id] = start;
+      start += count;
+    });
+    this.groupStarts[seen.length] = start;
+    const grouped = this.groupedPositions;
+    for (let index = 0; index < this.occurrenceCount; index++) grouped[counts[this.occurrenceTerms[index]]++] = this.occurrencePositions[index];
+    for (const id of seen) counts[id] = 0;
+    return grouped;
+  }
+
+  /**
+   * Writes `title` title positions and `text` text positions from `grouped[start..end)` (see
+   * AnalysedDocument): a metadata term has none there, and gets a 0 for each.
+   */
+  private encodePositions(grouped: Uint32Array, start: number, end: number, title: number, text: number, offset: number): number {
+    const output = this.positionsOutput;
+    let index = start;
+    let previous = 0;
+    for (let written = 0; written < title; written++) {
+      const position = grouped[index++];
+      offset = writeVarint(output, offset, position - previous);
+      previous = position;
+    }
+    // Title occurrences past the stored frequency's cap have no place.
+    while (index < end && (grouped[index] & TEXT_POSITION) === 0) index++;
+    previous = 0;
+    for (let written = 0; written < text; written++) {
+      if (index >= end) {
+        output[offset++] = 0;
+        continue;
+      }
+      const position = grouped[index++] & ~TEXT_POSITION;
+      offset = writeVarint(output, offset, position - previous);
+      previous = position;
+    }
+    return offset;
   }
 
   private countInText(id: number): void {
@@ -283,12 +380,19 @@ export class DocumentAnalyser {
       const size = Math.max(id + 1, this.titleCounts.length * 2);
       this.titleCounts = resized(this.titleCounts, size);
       this.textCounts = resized(this.textCounts, size);
+      this.occurrenceCounts = resized(this.occurrenceCounts, size);
     }
     if (this.titleCounts[id] === 0 && this.textCounts[id] === 0) {
       if (this.seenCount === this.seen.length) this.seen = resized(this.seen, this.seen.length * 2);
       this.seen[this.seenCount++] = id;
     }
   }
+}
+
+function varintBytes(value: number): number {
+  let bytes = 1;
+  for (; value >= 0x80; value >>>= 7) bytes++;
+  return bytes;
 }
 
 export function writeVarint(bytes: Uint8Array, offset: number, value: number): number {
@@ -301,11 +405,30 @@ export function writeVarint(bytes: Uint8Array, offset: number, value: number): n
 }
 
 /**
+ * Where the terms of the stored vector in `vector[start..end)` begin and end (see AnalysedDocument);
+ * their positions, if it has them, follow them up to `end`.
+ */
+export function termsSection(vector: Uint8Array, start: number, end: number): [number, number] {
+  if (start >= end || vector[start] !== 0) return [start, end];
+  let offset = start + 1;
+  let length = 0;
+  let byte: number;
+  let shift = 0;
+  do {
+    byte = vector[offset++];
+    length += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (byte & 0x80);
+  return [offset, offset + length];
+}
+
+/**
  * Adds `delta` to `counts[termId]` for each term of the stored vectors `vectors[start..end)`;
  * returns the counts, grown when a term id is beyond them. forEachStoredTerm's work without a
  * call per term: at a million documents (166 million postings) it took 17 s, this about 1 s.
  */
 export function countStoredTerms(vectors: Uint8Array, start: number, end: number, counts: Int32Array, delta: number): Int32Array {
+  [start, end] = termsSection(vectors, start, end);
   let offset = start;
   let termId = 0;
   while (offset < end) {
@@ -334,7 +457,7 @@ export function forEachStoredTerm(
   onTerm: (termId: number, title: number, text: number) => void,
   lastTermId = Number.POSITIVE_INFINITY,
 ): void {
-  let offset = 0;
+  let [offset, end] = termsSection(terms, 0, terms.length);
   let termId = 0;
   const read = (): number => {
     let value = 0;
@@ -347,7 +470,7 @@ export function forEachStoredTerm(
     } while (byte & 0x80);
     return value;
   };
-  while (offset < terms.length) {
+  while (offset < end) {
     termId += read();
     if (termId > lastTermId) return;
     const title = read();

@@ -1,4 +1,5 @@
 import { IndexedDocuments } from './indexed-documents.js';
+import { keepPhraseHolders } from './phrase-holders.js';
 import { popcount, RANK_GROUP_SHIFT, SATURATION_STEPS } from './postings.js';
 import { countInAny, unionCount } from './scoring/bitmap-counts.js';
 import { BM25F, FIELD_CODES, normOf, pseudoFrequency, textLengthAt, titleLengthAt } from './scoring/bm25f.js';
@@ -60,7 +61,8 @@ export class TextIndex extends IndexedDocuments {
   /**
    * Every match, ascending by row id, with its score (summed term by term in query order), for a
    * sort or a structured query, which need more than the best k: the documents holding a term in
-   * the field, or with `matchAll` every document, that the filter allows.
+   * the field, or with `matchAll` every document, that the filter allows; with `phrase`, those of
+   * them whose field holds it.
    */
   everyMatch(query: IndexQuery, statistics?: CorpusStatistics): MatchedRows {
     const words = this.capacity >>> 5;
@@ -94,6 +96,7 @@ export class TextIndex extends IndexedDocuments {
         });
       });
     }
+    const unverified = query.phrase !== undefined && !keepPhraseHolders(query.phrase, this.lists, query.field, matches);
     let count = 0;
     for (let word = 0; word < words; word++) count += popcount(matches[word]);
     const rowids = new Float64Array(count);
@@ -110,7 +113,7 @@ export class TextIndex extends IndexedDocuments {
       }
     }
     const facets = query.facets?.map((valueTerms) => valueTerms.map((termId) => this.countIn(termId, matches, words)));
-    return { rowids, scores: matchScores, ...(facets ? { facets } : {}) };
+    return { rowids, scores: matchScores, ...(facets ? { facets } : {}), ...(unverified ? { unverified } : {}) };
   }
 
   /**

@@ -18,6 +18,9 @@ export interface DocumentsState {
   labels: DocumentLabels;
 }
 
+/** A list's `positionBytes` in a segment when it keeps no positions. */
+const NO_POSITIONS = 0xffffffff;
+
 const NONE = 0;
 const SPARSE = 1;
 const DENSE = 2;
@@ -39,6 +42,9 @@ export function captureDocuments(state: DocumentsState): { scalars: Record<strin
   const liveCounts = new Uint32Array(terms);
   const lastDocuments = new Int32Array(terms);
   const streamBytes = new Uint32Array(terms);
+  const positionBytes = new Uint32Array(terms);
+  const positions: Uint8Array[] = [];
+  let positionTotal = 0;
   const sparse: Uint8Array[] = [];
   const dense: PostingList[] = [];
   let streamTotal = 0;
@@ -49,6 +55,11 @@ export function captureDocuments(state: DocumentsState): { scalars: Record<strin
     counts[termId] = list.count;
     liveCounts[termId] = list.liveCount;
     lastDocuments[termId] = list.lastDocument;
+    if (list.positions) {
+      positionBytes[termId] = list.positionBytes;
+      positions.push(list.positions.subarray(0, list.positionBytes));
+      positionTotal += list.positionBytes;
+    } else positionBytes[termId] = NO_POSITIONS;
     if (list.dense) {
       forms[termId] = DENSE;
       dense.push(list);
@@ -82,6 +93,8 @@ export function captureDocuments(state: DocumentsState): { scalars: Record<strin
     groupRanks: { type: 'u32', length: dense.length * groups, pieces: () => groupRanks },
     wordRanks: { type: 'u8', length: dense.length * words, pieces: () => wordRanks },
     frequencies: { type: 'u8', length: frequencyTotal, pieces: () => frequencies },
+    positionBytes: { type: 'u32', length: terms, pieces: () => [positionBytes] },
+    positions: { type: 'u8', length: positionTotal, pieces: () => positions },
     labelBytes: { type: 'u8', length: labels.bytes.length, pieces: () => [labels.bytes] },
     labelEnds: { type: 'u32', length: labels.ends.length, pieces: () => [labels.ends] },
     ...captureBounds(dense, documents),
@@ -106,6 +119,16 @@ export function restoreDocuments(segment: ReadSegment): DocumentsState {
   const groupRanks = segment.array('groupRanks', 'u32');
   const wordRanks = segment.array('wordRanks', 'u8');
   const frequencies = segment.array('frequencies', 'u8');
+  // A segment written before lists kept positions has none.
+  const positionBytes = segment.has('positionBytes') ? segment.array('positionBytes', 'u32') : null;
+  const positions = segment.has('positions') ? segment.array('positions', 'u8') : null;
+  let positionOffset = 0;
+  const positionsOf = (termId: number): Uint8Array | null => {
+    if (!positionBytes || !positions || positionBytes[termId] === NO_POSITIONS) return null;
+    const kept = positions.subarray(positionOffset, positionOffset + positionBytes[termId]);
+    positionOffset += positionBytes[termId];
+    return kept;
+  };
   // Bits of documents past the captured ones: set by documents added after the capture (see captureDocuments).
   const lastWordMask = (documents & 31) === 0 ? 0xffffffff : (1 << (documents & 31)) - 1;
   const lists = new Array<PostingList | undefined>(forms.length);
@@ -118,18 +141,26 @@ export function restoreDocuments(segment: ReadSegment): DocumentsState {
     if (form === NONE) continue;
     const listCounts = { count: counts[termId], liveCount: liveCounts[termId], lastDocument: lastDocuments[termId] };
     if (form === SPARSE) {
-      lists[termId] = PostingList.restored(listCounts, { stream: streams.subarray(streamOffset, streamOffset + streamBytes[termId]) });
+      lists[termId] = PostingList.restored(
+        listCounts,
+        { stream: streams.subarray(streamOffset, streamOffset + streamBytes[termId]) },
+        positionsOf(termId),
+      );
       streamOffset += streamBytes[termId];
       continue;
     }
     const listBits = bits.subarray(denseNumber * words, (denseNumber + 1) * words);
     if (words > 0) listBits[words - 1] &= lastWordMask;
-    const list = PostingList.restored(listCounts, {
-      bits: listBits,
-      groupRanks: groupRanks.subarray(denseNumber * groups, (denseNumber + 1) * groups),
-      wordRanks: wordRanks.subarray(denseNumber * words, (denseNumber + 1) * words),
-      frequencies: frequencies.subarray(frequencyOffset, frequencyOffset + counts[termId]),
-    });
+    const list = PostingList.restored(
+      listCounts,
+      {
+        bits: listBits,
+        groupRanks: groupRanks.subarray(denseNumber * groups, (denseNumber + 1) * groups),
+        wordRanks: wordRanks.subarray(denseNumber * words, (denseNumber + 1) * words),
+        frequencies: frequencies.subarray(frequencyOffset, frequencyOffset + counts[termId]),
+      },
+      positionsOf(termId),
+    );
     lists[termId] = list;
     dense.push(list);
     frequencyOffset += counts[termId];
