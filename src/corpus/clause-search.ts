@@ -104,7 +104,7 @@ export class ClauseSearch {
     if (found.includes(undefined)) return NO_ROWS;
     const termIds = [...new Set(found as number[])];
     const phrase = words.map((word) => (word === null ? 0 : (found[stems.indexOf(word)] as number)));
-    const matched = await index.everyMatch({ terms: termIds, field: field.kind, filters: termIds.map((id) => [id]), topK: 0, phrase });
+    const matched = await index.everyMatch({ terms: termIds, field: field.kind, filters: [], topK: 0, phrase });
     return matched.unverified ? this.verifiedByText(matched, field, words) : matched;
   }
 

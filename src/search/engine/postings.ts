@@ -102,6 +102,9 @@ export class PostingList {
    */
   positions: Uint8Array | null = new Uint8Array(8);
   positionBytes = 0;
+  /** Dense form, for phrases: see positionGroupOffsets; for the list as it was at `groupOffsetsCount` postings. */
+  private groupOffsets: Uint32Array | null = null;
+  private groupOffsetsCount = -1;
 
   get dense(): boolean {
     return this.bits !== null;
@@ -190,6 +193,25 @@ export class PostingList {
     };
     if (this.bits) this.forEachFrom(0, each);
     else this.forEach(each);
+  }
+
+  /**
+   * Dense form: per group of `groupRanks`, where its first posting's positions start in
+   * `positions` (for a group holding any), so that a phrase reads a posting's positions from its
+   * group's rather than from the list's start. Computed on a phrase's first use after a change.
+   */
+  positionGroupOffsets(): Uint32Array {
+    if (this.groupOffsets !== null && this.groupOffsetsCount === this.count) return this.groupOffsets;
+    const offsets = new Uint32Array(this.groupRanks!.length);
+    let group = -1;
+    this.forEachWithPositions((document, _frequency, offset) => {
+      if (document >>> (5 + RANK_GROUP_SHIFT) === group) return;
+      group = document >>> (5 + RANK_GROUP_SHIFT);
+      offsets[group] = offset;
+    });
+    this.groupOffsets = offsets;
+    this.groupOffsetsCount = this.count;
+    return offsets;
   }
 
   private appendDense(documents: Int32Array, frequencies: Uint8Array, start: number, end: number): void {

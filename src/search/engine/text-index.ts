@@ -1,5 +1,5 @@
 import { IndexedDocuments } from './indexed-documents.js';
-import { keepPhraseHolders } from './phrase-holders.js';
+import { phraseHolders } from './phrase-holders.js';
 import { popcount, RANK_GROUP_SHIFT, SATURATION_STEPS } from './postings.js';
 import { countInAny, unionCount } from './scoring/bitmap-counts.js';
 import { BM25F, FIELD_CODES, normOf, pseudoFrequency, textLengthAt, titleLengthAt } from './scoring/bm25f.js';
@@ -65,6 +65,7 @@ export class TextIndex extends IndexedDocuments {
    * them whose field holds it.
    */
   everyMatch(query: IndexQuery, statistics?: CorpusStatistics): MatchedRows {
+    if (query.phrase) return this.phraseMatches({ ...query, phrase: query.phrase }, statistics);
     const words = this.capacity >>> 5;
     const matches = new Uint32Array(words);
     const scores = new Float64Array(this.documents);
@@ -96,7 +97,6 @@ export class TextIndex extends IndexedDocuments {
         });
       });
     }
-    const unverified = query.phrase !== undefined && !keepPhraseHolders(query.phrase, this.lists, query.field, matches);
     let count = 0;
     for (let word = 0; word < words; word++) count += popcount(matches[word]);
     const rowids = new Float64Array(count);
@@ -113,7 +113,49 @@ export class TextIndex extends IndexedDocuments {
       }
     }
     const facets = query.facets?.map((valueTerms) => valueTerms.map((termId) => this.countIn(termId, matches, words)));
-    return { rowids, scores: matchScores, ...(facets ? { facets } : {}), ...(unverified ? { unverified } : {}) };
+    return { rowids, scores: matchScores, ...(facets ? { facets } : {}) };
+  }
+
+  /**
+   * everyMatch of a phrase: the documents whose field holds it (see phraseHolders), scored as
+   * everyMatch scores its terms. Where a term's list keeps no positions, every document holding a
+   * term, marked unverified.
+   */
+  private phraseMatches(query: IndexQuery & { phrase: number[] }, statistics?: CorpusStatistics): MatchedRows {
+    const held = phraseHolders(query.phrase, this.lists, query.field, this.scorer.exclusionFor(query.filter));
+    if (held === undefined) return { ...this.everyMatch({ ...query, phrase: undefined }, statistics), unverified: true };
+    const { documents, frequencies, termIds } = held;
+    const scores = new Float64Array(documents.length);
+    if (documents.length > 0) {
+      const { liveDocuments, titleTotal, textTotal, documentFrequencies } = statistics ?? this.statisticsFor(query.terms);
+      this.updateNorms(titleTotal / liveDocuments, textTotal / liveDocuments);
+      const field = FIELD_CODES[query.field];
+      const { k1 } = BM25F;
+      const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
+      query.terms.forEach((termId, position) => {
+        const held = termIds.indexOf(termId);
+        if (held < 0) return;
+        const frequency = documentFrequencies[position];
+        const multiplier = Math.log(1 + (liveDocuments - frequency + 0.5) / (frequency + 0.5)) * (k1 + 1);
+        documents.forEach((document, index) => {
+          const frequencyByte = frequencies[held][index];
+          if (pseudoFrequency(field, frequencyByte, 1, 1) === 0) return;
+          const pseudo = pseudoFrequency(
+            field,
+            frequencyByte,
+            normOf(titleNorms, titleLengthAt(lengths, wideLengths, document), titleAverage),
+            normOf(textNorms, textLengthAt(lengths, wideLengths, document), textAverage),
+          );
+          scores[index] += (multiplier * pseudo) / (pseudo + k1);
+        });
+      });
+    }
+    const rowids = Float64Array.from(documents, (document) => this.rowids[document]);
+    if (query.facets === undefined) return { rowids, scores };
+    const words = this.capacity >>> 5;
+    const matches = new Uint32Array(words);
+    for (const document of documents) matches[document >>> 5] |= 1 << (document & 31);
+    return { rowids, scores, facets: query.facets.map((valueTerms) => valueTerms.map((termId) => this.countIn(termId, matches, words))) };
   }
 
   /**

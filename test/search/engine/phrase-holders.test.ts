@@ -50,7 +50,7 @@ function phraseSearch(dictionary: TermDictionary, words: Array<string | null>, f
   const ids = words.map((word) => (word === null ? 0 : dictionary.idOf(stemOf(word))));
   if (ids.includes(undefined)) return undefined;
   const terms = [...new Set(ids.filter((id) => id !== 0))] as number[];
-  return { terms, field, filters: terms.map((id) => [id]), topK: 0, phrase: ids as number[] };
+  return { terms, field, filters: [], topK: 0, phrase: ids as number[] };
 }
 
 function expected(documents: Written[], words: Array<string | null>, field: SearchField): number[] {
