@@ -11,7 +11,9 @@
 // (`git worktree add /tmp/base <commit>`, then `npm ci && npm run build` there, or link this
 // checkout's node_modules). DATA_DIR: a data folder ingested by either build; without it, the
 // synthetic corpus of bench:search (COMPARE_SIZE documents, default 100,000) is ingested into a
-// scratch folder by this build's CLI. COMPARE_PASSES: timed passes over each query set (default 6; an odd number is rounded up).
+// scratch folder by this build's CLI; with COMPARE_OWN_INGEST=1, also into a second one by BASE's CLI,
+// which BASE then opens (for a change to what is stored, which one build cannot read as the other
+// wrote it). COMPARE_PASSES: timed passes over each query set (default 6; an odd number is rounded up).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,15 +62,22 @@ async function main(): Promise<void> {
   const vocabulary = words();
   let scratch: string | undefined;
   let dataDir = process.env.DATA_DIR;
+  let baseDataDir = dataDir;
   if (!dataDir) {
     scratch = mkdtempSync(join(tmpdir(), 'bench-compare-'));
     const file = join(scratch, 'corpus.jsonl');
     await writeCorpus(file, Number(process.env.COMPARE_SIZE ?? 100_000), vocabulary);
-    dataDir = join(scratch, 'data');
-    execFileSync(process.execPath, [CLI, 'ingest', file], { env: { ...process.env, DATA_DIR: dataDir, SEED_DEMO: 'false' }, stdio: 'ignore' });
+    const ingest = (cli: string, into: string) =>
+      execFileSync(process.execPath, [cli, 'ingest', file], { env: { ...process.env, DATA_DIR: into, SEED_DEMO: 'false' }, stdio: 'ignore' });
+    dataDir = baseDataDir = join(scratch, 'data');
+    ingest(CLI, dataDir);
+    if (process.env.COMPARE_OWN_INGEST === '1') {
+      baseDataDir = join(scratch, 'base-data');
+      ingest(join(resolve(process.env.BASE), 'dist/cli/main.js'), baseDataDir);
+    }
   }
   try {
-    const builds = [await open(resolve(process.env.BASE), 'base', dataDir), await open(ROOT, 'this', dataDir)];
+    const builds = [await open(resolve(process.env.BASE), 'base', baseDataDir as string), await open(ROOT, 'this', dataDir)];
     console.log(`\n${machineLine('bench:search-compare')}`);
     console.log(`base ${resolve(process.env.BASE)} against this checkout, data ${dataDir}\n`);
 
