@@ -78,7 +78,6 @@ export class TextIndex extends IndexedDocuments {
       this.updateNorms(titleTotal / liveDocuments, textTotal / liveDocuments);
       const field = FIELD_CODES[query.field];
       const { k1 } = BM25F;
-      const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
       query.terms.forEach((termId, position) => {
         const list = this.lists[termId];
         if (!list || list.liveCount === 0) return;
@@ -86,14 +85,8 @@ export class TextIndex extends IndexedDocuments {
         const multiplier = Math.log(1 + (liveDocuments - frequency + 0.5) / (frequency + 0.5)) * (k1 + 1);
         list.forEach((document, frequencyByte) => {
           if (!allowed(document) || pseudoFrequency(field, frequencyByte, 1, 1) === 0) return;
-          const pseudo = pseudoFrequency(
-            field,
-            frequencyByte,
-            normOf(titleNorms, titleLengthAt(lengths, wideLengths, document), titleAverage),
-            normOf(textNorms, textLengthAt(lengths, wideLengths, document), textAverage),
-          );
           matches[document >>> 5] |= 1 << (document & 31);
-          scores[document] += (multiplier * pseudo) / (pseudo + k1);
+          scores[document] += this.postingScore(field, frequencyByte, document, multiplier);
         });
       });
     }
@@ -116,6 +109,18 @@ export class TextIndex extends IndexedDocuments {
     return { rowids, scores: matchScores, ...(facets ? { facets } : {}) };
   }
 
+  /** What a posting adds to its document's score in everyMatch: BM25F's saturation of its pseudo-frequency, times the term's multiplier. */
+  private postingScore(field: number, frequencyByte: number, document: number, multiplier: number): number {
+    const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
+    const pseudo = pseudoFrequency(
+      field,
+      frequencyByte,
+      normOf(titleNorms, titleLengthAt(lengths, wideLengths, document), titleAverage),
+      normOf(textNorms, textLengthAt(lengths, wideLengths, document), textAverage),
+    );
+    return (multiplier * pseudo) / (pseudo + BM25F.k1);
+  }
+
   /**
    * everyMatch of a phrase: the documents whose field holds it (see phraseHolders), scored as
    * everyMatch scores its terms. Where a term's list keeps no positions, every document holding a
@@ -131,7 +136,6 @@ export class TextIndex extends IndexedDocuments {
       this.updateNorms(titleTotal / liveDocuments, textTotal / liveDocuments);
       const field = FIELD_CODES[query.field];
       const { k1 } = BM25F;
-      const { lengths, wideLengths, titleNorms, textNorms, normTitleAverage: titleAverage, normTextAverage: textAverage } = this;
       query.terms.forEach((termId, position) => {
         const held = termIds.indexOf(termId);
         if (held < 0) return;
@@ -139,14 +143,7 @@ export class TextIndex extends IndexedDocuments {
         const multiplier = Math.log(1 + (liveDocuments - frequency + 0.5) / (frequency + 0.5)) * (k1 + 1);
         documents.forEach((document, index) => {
           const frequencyByte = frequencies[held][index];
-          if (pseudoFrequency(field, frequencyByte, 1, 1) === 0) return;
-          const pseudo = pseudoFrequency(
-            field,
-            frequencyByte,
-            normOf(titleNorms, titleLengthAt(lengths, wideLengths, document), titleAverage),
-            normOf(textNorms, textLengthAt(lengths, wideLengths, document), textAverage),
-          );
-          scores[index] += (multiplier * pseudo) / (pseudo + k1);
+          if (pseudoFrequency(field, frequencyByte, 1, 1) !== 0) scores[index] += this.postingScore(field, frequencyByte, document, multiplier);
         });
       });
     }
