@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BuiltCorpus, CLI, openBuiltCorpus, ROOT } from '../lib.js';
 import { type BuildFigures, type FacetCounts, type Fields, medianMs, type Peer } from './peer.js';
@@ -76,6 +76,23 @@ export class ThisEngine implements Peer {
       counts.push(((await faceted(text)) as { facets?: FacetCounts }).facets ?? {});
     }
     return { ms, counts };
+  }
+
+  /**
+   * Waits for the index the corpus writes once it is unchanged, then opens the corpus again, as a
+   * later start does: its index read back from disk, positions left in the files.
+   */
+  async reopenFromDisk(): Promise<void> {
+    const manifest = join(this.folder, 'data', 'index', 'manifest.json');
+    const waitedFrom = Date.now();
+    while (!existsSync(manifest)) {
+      if (Date.now() - waitedFrom > 120_000) throw new Error(`no index was written to ${manifest}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await this.corpus?.close();
+    const { corpus } = await openBuiltCorpus(ROOT, join(this.folder, 'data'), { searchThreads: 1 });
+    await corpus.prepareSearch();
+    this.corpus = corpus;
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { PackedLabels } from './document-labels.js';
 import { FilterBitmaps } from './filter-bitmaps.js';
 import type { IndexedDocument, MatchedRows, RankedRows, SearchIndex, TermSearch } from './search-index.js';
+import { ON_DISK_ARRAYS } from './segments/documents-segment.js';
 import { runInSlices } from './segments/in-slices.js';
 import { readSegment, SegmentError, type SegmentRecord, writeSegment } from './segments/segment-file.js';
 import { TextIndex } from './text-index.js';
@@ -77,7 +78,7 @@ export class LocalIndex implements SearchIndex {
   static restore(dir: string, segments: SegmentRecord[]): LocalIndex {
     if (segments.length !== 1) throw new SegmentError(`${segments.length} segments were written, for one index`);
     const index = new TextIndex();
-    index.restoreSegment(readSegment(`${dir}/${segments[0].file}`, segments[0]));
+    index.restoreSegment(readSegment(`${dir}/${segments[0].file}`, segments[0], ON_DISK_ARRAYS));
     return new LocalIndex(index);
   }
 

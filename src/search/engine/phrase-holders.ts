@@ -27,11 +27,12 @@ export function phraseHolders(
   if (field === 'metadata') return undefined;
   const termIds = [...new Set(phrase.filter((termId) => termId !== 0))];
   const termLists = termIds.map((termId) => lists[termId]);
-  if (termLists.some((list) => list !== undefined && list.positions === null)) return undefined;
+  if (termLists.some((list) => list !== undefined && !list.hasPositions)) return undefined;
   if (termLists.some((list) => list === undefined || list.liveCount === 0))
     return { termIds, documents: new Int32Array(0), frequencies: termIds.map(() => new Uint8Array(0)) };
   const candidates = holdingEvery(termLists as PostingList[], exclusion);
-  const found = (termLists as PostingList[]).map((list) => postingsOf(list, candidates));
+  const positions = (termLists as PostingList[]).map((list) => (candidates.length > 0 ? list.positionsNow() : new Uint8Array(0)));
+  const found = (termLists as PostingList[]).map((list, index) => postingsOf(list, positions[index], candidates));
   const slots: number[] = [];
   const slotTerms: number[] = [];
   phrase.forEach((termId, slot) => {
@@ -44,7 +45,7 @@ export function phraseHolders(
   for (let candidate = 0; candidate < candidates.length; candidate++) {
     for (let index = 0; index < slots.length; index++) {
       const term = found[slotTerms[index]];
-      starts.set(index, (termLists[slotTerms[index]] as PostingList).positions as Uint8Array, term.offsets[candidate], term.frequencies[candidate]);
+      starts.set(index, positions[slotTerms[index]], term.offsets[candidate], term.frequencies[candidate]);
     }
     if (starts.meet()) kept.push(candidate);
   }
@@ -88,14 +89,15 @@ interface CandidatePostings {
 }
 
 /** Every candidate must hold the term. */
-function postingsOf(list: PostingList, candidates: Int32Array): CandidatePostings {
+function postingsOf(list: PostingList, positions: Uint8Array, candidates: Int32Array): CandidatePostings {
   const found: CandidatePostings = { offsets: new Int32Array(candidates.length), frequencies: new Uint8Array(candidates.length) };
+  if (candidates.length === 0) return found;
   if (list.dense) {
-    denseOffsets(list, candidates, found);
+    denseOffsets(list, positions, candidates, found);
     return found;
   }
   let next = 0;
-  list.forEachWithPositions((document, frequency, offset) => {
+  list.forEachWithPositions(positions, (document, frequency, offset) => {
     if (next < candidates.length && candidates[next] === document) {
       found.offsets[next] = offset;
       found.frequencies[next++] = frequency;
@@ -109,13 +111,12 @@ function postingsOf(list: PostingList, candidates: Int32Array): CandidatePosting
  * (see PostingList.positionGroupOffsets), or from the last candidate's when it was in the same
  * group: a phrase of rare and common words reads the common word's positions near the candidates only.
  */
-function denseOffsets(list: PostingList, candidates: Int32Array, found: CandidatePostings): void {
+function denseOffsets(list: PostingList, positions: Uint8Array, candidates: Int32Array, found: CandidatePostings): void {
   const bits = list.bits as Uint32Array;
   const groupRanks = list.groupRanks as Uint32Array;
   const wordRanks = list.wordRanks as Uint8Array;
   const frequencies = list.frequencies as Uint8Array;
-  const positions = list.positions as Uint8Array;
-  const groupOffsets = list.positionGroupOffsets();
+  const groupOffsets = list.positionGroupOffsets(positions);
   const counts = new Int32Array(3);
   let cursorRank = -1;
   let cursorOffset = 0;

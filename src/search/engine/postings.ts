@@ -65,6 +65,12 @@ export interface FieldBounds {
   textAverage: number;
 }
 
+/** A list's positions left in a segment file (see StoredBytes): read whole when wanted. */
+export interface StoredPositions {
+  readonly length: number;
+  read(): Uint8Array;
+}
+
 /** A run's positions, posting by posting: `positions[starts[i]..ends[i])`, a start of -1 where a posting has none. */
 export interface RunPositions {
   positions: Uint8Array;
@@ -102,6 +108,8 @@ export class PostingList {
    */
   positions: Uint8Array | null = new Uint8Array(8);
   positionBytes = 0;
+  /** Instead of `positions` (then null), in a list read back from a segment: they stay in its file until a phrase reads them. */
+  storedPositions: StoredPositions | null = null;
   /** Dense form, for phrases: see positionGroupOffsets; for the list as it was at `groupOffsetsCount` postings. */
   private groupOffsets: Uint32Array | null = null;
   private groupOffsetsCount = -1;
@@ -114,13 +122,17 @@ export class PostingList {
   static restored(
     counts: { count: number; liveCount: number; lastDocument: number },
     form: { stream: Uint8Array } | { bits: Uint32Array; groupRanks: Uint32Array; wordRanks: Uint8Array; frequencies: Uint8Array },
-    positions: Uint8Array | null,
+    positions: Uint8Array | StoredPositions | null,
   ): PostingList {
     const list = new PostingList();
     list.count = counts.count;
     list.liveCount = counts.liveCount;
     list.lastDocument = counts.lastDocument;
-    list.positions = positions;
+    if (positions instanceof Uint8Array || positions === null) list.positions = positions;
+    else {
+      list.positions = null;
+      list.storedPositions = positions;
+    }
     list.positionBytes = positions?.length ?? 0;
     if ('stream' in form) {
       list.stream = form.stream;
@@ -149,10 +161,20 @@ export class PostingList {
     this.liveCount += end - start;
   }
 
+  /** Whether every posting has its positions, in memory or in a segment file. */
+  get hasPositions(): boolean {
+    return this.positions !== null || this.storedPositions !== null;
+  }
+
+  /** The positions (see `positions`), read from the segment file if they are there. The list must have positions. */
+  positionsNow(): Uint8Array {
+    return this.positions ?? (this.storedPositions as StoredPositions).read();
+  }
+
   private appendPositions(start: number, end: number, run: RunPositions | undefined): void {
-    if (this.positions === null) return;
+    if (!this.hasPositions) return;
     if (run === undefined) {
-      this.positions = null;
+      this.positions = this.storedPositions = null;
       this.positionBytes = 0;
       return;
     }
@@ -160,15 +182,18 @@ export class PostingList {
     let needed = this.positionBytes;
     for (let index = start; index < end; index++) {
       if (positionStarts[index] < 0) {
-        this.positions = null;
+        this.positions = this.storedPositions = null;
         this.positionBytes = 0;
         return;
       }
       needed += positionEnds[index] - positionStarts[index];
     }
-    if (needed > this.positions.length) this.positions = resized(this.positions, Math.max(2 * this.positions.length, needed));
+    // A list that grows after a start keeps its positions in memory from then on.
+    let own = this.positionsNow();
+    this.storedPositions = null;
+    if (needed > own.length) own = resized(own, Math.max(2 * own.length, needed));
+    this.positions = own;
     // A byte loop: a posting's positions are a few bytes, where a view to copy from would cost more.
-    const own = this.positions;
     let length = this.positionBytes;
     for (let index = start; index < end; index++) {
       const stop = positionEnds[index];
@@ -179,10 +204,9 @@ export class PostingList {
 
   /**
    * Calls `visit(document, frequency, offset)` for every posting, in document order, with where its
-   * positions start in `positions` (read with readPositionCounts). The list must have positions.
+   * positions start in `positions`, the list's (positionsNow; read with readPositionCounts).
    */
-  forEachWithPositions(visit: (document: number, frequency: number, offset: number) => void): void {
-    const positions = this.positions!;
+  forEachWithPositions(positions: Uint8Array, visit: (document: number, frequency: number, offset: number) => void): void {
     const counts = new Int32Array(3);
     let offset = 0;
     const each = (document: number, frequency: number) => {
@@ -200,11 +224,11 @@ export class PostingList {
    * `positions` (for a group holding any), so that a phrase reads a posting's positions from its
    * group's rather than from the list's start. Computed on a phrase's first use after a change.
    */
-  positionGroupOffsets(): Uint32Array {
+  positionGroupOffsets(positions: Uint8Array): Uint32Array {
     if (this.groupOffsets !== null && this.groupOffsetsCount === this.count) return this.groupOffsets;
     const offsets = new Uint32Array(this.groupRanks!.length);
     let group = -1;
-    this.forEachWithPositions((document, _frequency, offset) => {
+    this.forEachWithPositions(positions, (document, _frequency, offset) => {
       if (document >>> (5 + RANK_GROUP_SHIFT) === group) return;
       group = document >>> (5 + RANK_GROUP_SHIFT);
       offsets[group] = offset;

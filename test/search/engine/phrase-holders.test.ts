@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { startModuleWorker } from '../../../src/platform/worker-thread.js';
 import { stemOf } from '../../../src/search/engine/analysis.js';
 import type { IndexedDocument, SearchField, TermSearch } from '../../../src/search/engine/search-index.js';
+import { ON_DISK_ARRAYS } from '../../../src/search/engine/segments/documents-segment.js';
 import { runInSlices } from '../../../src/search/engine/segments/in-slices.js';
 import { readSegment, writeSegment } from '../../../src/search/engine/segments/segment-file.js';
 import { ShardedIndex } from '../../../src/search/engine/sharded-index.js';
@@ -122,6 +124,51 @@ describe('phrases from the postings’ positions', () => {
       }
     });
     assert.ok(nonEmpty > 30, `${nonEmpty} phrases held somewhere`);
+    dir.remove();
+  });
+
+  it('match from positions left in the segment file: after the file is gone, as lists grow, and written again from it', async () => {
+    const firstPart = documents.length >> 1;
+    const index = new TextIndex();
+    index.add(vectors.slice(0, firstPart));
+    const dir = tempDir();
+    const written = async (name: string, from: TextIndex) => {
+      const captured = from.captureSegment();
+      return { file: join(dir.path, name), ...(await runInSlices(writeSegment(join(dir.path, name), captured.scalars, captured.arrays))) };
+    };
+    const first = await written('first.seg', index);
+    const damaged = readFileSync(first.file);
+    const stored = readSegment(first.file, first, ON_DISK_ARRAYS);
+    assert.ok(stored.isStored('positions'));
+    // A byte of the positions, which the read leaves in the file, is still checked.
+    const positionsAt = damaged.indexOf(stored.stored('positions').read(0, 16));
+    damaged[positionsAt + 3] ^= 0x20;
+    writeFileSync(join(dir.path, 'damaged.seg'), damaged);
+    assert.throws(() => readSegment(join(dir.path, 'damaged.seg'), first, ON_DISK_ARRAYS), /fails its checksum/);
+    const restored = new TextIndex();
+    restored.restoreSegment(stored);
+    rmSync(first.file);
+    const phrases = randomPhrases(documents, 13, 40);
+    const check = (each: TextIndex, live: Written[], stage: string) => {
+      let nonEmpty = 0;
+      phrases.forEach((words, round) => {
+        const search = phraseSearch(dictionary, words, FIELDS[round % FIELDS.length]);
+        if (!search) return;
+        const want = expected(live, words, search.field);
+        if (want.length > 0) nonEmpty++;
+        const matched = each.everyMatch({ ...search, filter: null });
+        assert.equal(matched.unverified, undefined, `${stage}, round ${round}`);
+        assert.deepEqual(Array.from(matched.rowids), want, `${stage}, round ${round}: "${words.join(' ')}" in ${search.field}`);
+      });
+      assert.ok(nonEmpty > 20, `${stage}: ${nonEmpty} phrases held somewhere`);
+    };
+    check(restored, documents.slice(0, firstPart), 'restored, its file deleted');
+    const second = await written('second.seg', restored);
+    restored.add(vectors.slice(firstPart));
+    check(restored, documents, 'grown after the start');
+    const again = new TextIndex();
+    again.restoreSegment(readSegment(second.file, second, ON_DISK_ARRAYS));
+    check(again, documents.slice(0, firstPart), 'written from positions left in a file');
     dir.remove();
   });
 

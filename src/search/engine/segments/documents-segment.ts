@@ -1,7 +1,7 @@
 import { DocumentLabels } from '../document-labels.js';
 import { PostingList, RANK_GROUP_SHIFT } from '../postings.js';
 import { captureBounds, restoreBounds } from './bounds-segment.js';
-import type { ArraySource, ReadSegment } from './segment-file.js';
+import { type ArraySource, type ReadSegment, StoredBytes } from './segment-file.js';
 
 /** A TextIndex's documents and postings, as IndexedDocuments holds them. */
 export interface DocumentsState {
@@ -17,6 +17,9 @@ export interface DocumentsState {
   lists: Array<PostingList | undefined>;
   labels: DocumentLabels;
 }
+
+/** Arrays a start leaves in the segment file (see readSegment): positions, read only by phrases, are the largest. */
+export const ON_DISK_ARRAYS: readonly string[] = ['positions'];
 
 /** A list's `positionBytes` in a segment when it keeps no positions. */
 const NO_POSITIONS = 0xffffffff;
@@ -43,7 +46,7 @@ export function captureDocuments(state: DocumentsState): { scalars: Record<strin
   const lastDocuments = new Int32Array(terms);
   const streamBytes = new Uint32Array(terms);
   const positionBytes = new Uint32Array(terms);
-  const positions: Uint8Array[] = [];
+  const positions: Array<Uint8Array | StoredBytes> = [];
   let positionTotal = 0;
   const sparse: Uint8Array[] = [];
   const dense: PostingList[] = [];
@@ -55,9 +58,9 @@ export function captureDocuments(state: DocumentsState): { scalars: Record<strin
     counts[termId] = list.count;
     liveCounts[termId] = list.liveCount;
     lastDocuments[termId] = list.lastDocument;
-    if (list.positions) {
+    if (list.hasPositions) {
       positionBytes[termId] = list.positionBytes;
-      positions.push(list.positions.subarray(0, list.positionBytes));
+      positions.push(list.positions ? list.positions.subarray(0, list.positionBytes) : (list.storedPositions as StoredBytes));
       positionTotal += list.positionBytes;
     } else positionBytes[termId] = NO_POSITIONS;
     if (list.dense) {
@@ -94,7 +97,7 @@ export function captureDocuments(state: DocumentsState): { scalars: Record<strin
     wordRanks: { type: 'u8', length: dense.length * words, pieces: () => wordRanks },
     frequencies: { type: 'u8', length: frequencyTotal, pieces: () => frequencies },
     positionBytes: { type: 'u32', length: terms, pieces: () => [positionBytes] },
-    positions: { type: 'u8', length: positionTotal, pieces: () => positions },
+    positions: { type: 'u8', length: positionTotal, pieces: () => positionPieces(positions) },
     labelBytes: { type: 'u8', length: labels.bytes.length, pieces: () => [labels.bytes] },
     labelEnds: { type: 'u32', length: labels.ends.length, pieces: () => [labels.ends] },
     ...captureBounds(dense, documents),
@@ -102,6 +105,26 @@ export function captureDocuments(state: DocumentsState): { scalars: Record<strin
   if (wideLengths) arrays.wideLengths = { type: 'u32', length: 64 * words, pieces: () => [wideLengths.subarray(0, 2 * documents)] };
   const scalars = { documents, live: state.live, deletedCount: state.deletedCount, titleTotal: state.titleTotal, textTotal: state.textTotal };
   return { scalars, arrays };
+}
+
+/** Stored positions are read for a write this many bytes at a time, neighbouring lists' together. */
+const STORED_READ_BYTES = 4 << 20;
+
+/** The lists' positions in order, those left in a segment file read as they are written. */
+function* positionPieces(pieces: ReadonlyArray<Uint8Array | StoredBytes>): Generator<Uint8Array> {
+  let pending: StoredBytes | null = null as StoredBytes | null;
+  for (const piece of pieces) {
+    if (piece instanceof Uint8Array) {
+      if (pending) yield pending.read();
+      pending = null;
+      yield piece;
+    } else if (pending?.isFollowedBy(piece) && pending.length + piece.length <= STORED_READ_BYTES) pending = pending.joined(piece);
+    else {
+      if (pending) yield pending.read();
+      pending = piece;
+    }
+  }
+  if (pending) yield pending.read();
 }
 
 /** The documents of a segment written by captureDocuments, as views of its buffer; capacity is the documents rounded up to 32. */
@@ -121,11 +144,14 @@ export function restoreDocuments(segment: ReadSegment): DocumentsState {
   const frequencies = segment.array('frequencies', 'u8');
   // A segment written before lists kept positions has none.
   const positionBytes = segment.has('positionBytes') ? segment.array('positionBytes', 'u32') : null;
-  const positions = segment.has('positions') ? segment.array('positions', 'u8') : null;
+  const positions = !segment.has('positions') ? null : segment.isStored('positions') ? segment.stored('positions') : segment.array('positions', 'u8');
   let positionOffset = 0;
-  const positionsOf = (termId: number): Uint8Array | null => {
+  const positionsOf = (termId: number): Uint8Array | StoredBytes | null => {
     if (!positionBytes || !positions || positionBytes[termId] === NO_POSITIONS) return null;
-    const kept = positions.subarray(positionOffset, positionOffset + positionBytes[termId]);
+    const kept =
+      positions instanceof StoredBytes
+        ? positions.slice(positionOffset, positionOffset + positionBytes[termId])
+        : positions.subarray(positionOffset, positionOffset + positionBytes[termId]);
     positionOffset += positionBytes[termId];
     return kept;
   };

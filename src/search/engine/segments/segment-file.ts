@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -142,38 +142,159 @@ export function* writeSegment(
 /** A segment that cannot be served: missing, torn, damaged or of another layout. */
 export class SegmentError extends Error {}
 
-/** A segment read back: its scalars, and its arrays as views of one buffer. */
+/** A segment read back: its scalars, and its arrays as views of one buffer, or left in the file (see readSegment). */
 export interface ReadSegment {
   scalars: Record<string, number>;
   array<T extends ArrayType>(name: string, type: T): SegmentArrayOf<T>;
+  /** A u8 array the read left in the file. */
+  stored(name: string): StoredBytes;
   has(name: string): boolean;
+  /** Whether the read left the array in the file (see readSegment). */
+  isStored(name: string): boolean;
 }
 
-/** Reads a segment whole and checks it against its record (size and checksum) before anything in it is used. */
-export function readSegment(path: string, expected: Pick<SegmentRecord, 'bytes' | 'crc'>): ReadSegment {
-  let data: Buffer;
+/** Closes a segment's descriptor once nothing stored in it is referenced any more. */
+const openFiles = new FinalizationRegistry<number>((fd) => closeSync(fd));
+
+/** A segment file held open, for the arrays a read left in it. Renaming or deleting the file does not disturb it. */
+class OpenSegmentFile {
+  constructor(
+    readonly path: string,
+    readonly fd: number,
+  ) {
+    openFiles.register(this, fd);
+  }
+}
+
+/**
+ * Bytes of a u8 array left in its segment file, read when they are wanted (a few phrases' words),
+ * so that a start holds in memory only what every search reads.
+ */
+export class StoredBytes {
+  constructor(
+    private readonly file: OpenSegmentFile,
+    private readonly offset: number,
+    readonly length: number,
+  ) {}
+
+  /** Bytes `start` to `end` of them, read now into a buffer of their own. */
+  read(start = 0, end = this.length): Uint8Array {
+    const bytes = new Uint8Array(end - start);
+    for (let done = 0; done < bytes.length; ) {
+      const read = readSync(this.file.fd, bytes, done, bytes.length - done, this.offset + start + done);
+      if (read === 0) throw new SegmentError(`segment ${this.file.path} ends before its stored bytes`);
+      done += read;
+    }
+    return bytes;
+  }
+
+  slice(start: number, end: number): StoredBytes {
+    return new StoredBytes(this.file, this.offset + start, end - start);
+  }
+
+  /** Whether `next` begins where these end, in the same file: the two are read as one. */
+  isFollowedBy(next: StoredBytes): boolean {
+    return next.file === this.file && next.offset === this.offset + this.length;
+  }
+
+  /** These and the ones that follow them (see isFollowedBy) as one range. */
+  joined(next: StoredBytes): StoredBytes {
+    return new StoredBytes(this.file, this.offset, this.length + next.length);
+  }
+}
+
+/** The file is read and checked this many bytes at a time where an array stays in it. */
+const READ_CHUNK_BYTES = 8 << 20;
+
+/**
+ * Reads a segment and checks it against its record (size and checksum) before anything in it is
+ * used. The arrays named in `onDisk` stay in the file: read through for the checksum, but not
+ * kept in memory (see StoredBytes); the others are views of one buffer.
+ */
+export function readSegment(path: string, expected: Pick<SegmentRecord, 'bytes' | 'crc'>, onDisk: readonly string[] = []): ReadSegment {
+  let fd: number;
   try {
-    data = readFileSync(path);
+    fd = openSync(path, 'r');
   } catch (error) {
     throw new SegmentError(`segment ${path} cannot be read: ${(error as Error).message}`);
   }
-  if (data.length !== expected.bytes) throw new SegmentError(`segment ${path} holds ${data.length} bytes, not ${expected.bytes}`);
-  if (crc32(data) !== expected.crc) throw new SegmentError(`segment ${path} fails its checksum`);
-  if (!data.subarray(0, MAGIC.length).equals(MAGIC)) throw new SegmentError(`segment ${path} is not a segment of this format`);
-  const headerLength = data.readUInt32LE(MAGIC.length);
-  const header = JSON.parse(data.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + headerLength)) as Header;
-  // A view needs its offset aligned in the underlying buffer: a copy in a buffer of its own if not.
-  const base = data.byteOffset % 8 === 0 ? data : new Uint8Array(data);
+  const file = new OpenSegmentFile(path, fd);
+  const size = fstatSync(fd).size;
+  if (size !== expected.bytes) throw new SegmentError(`segment ${path} holds ${size} bytes, not ${expected.bytes}`);
+  const header = readHeader(file, size);
+  // The byte ranges left in the file, in file order; every array starts at a multiple of 8, so
+  // the kept bytes shifted down past them stay aligned.
+  const skipped = Object.entries(header.arrays)
+    .filter(([name, entry]) => onDisk.includes(name) && entry.type === 'u8')
+    .map(([, entry]) => ({ start: entry.offset, end: Math.min(size, align(entry.offset + entry.length)) }))
+    .sort((a, b) => a.start - b.start);
+  if (skipped.some((range, index) => range.start > range.end || range.start < (skipped[index - 1]?.end ?? 0)))
+    throw new SegmentError(`segment ${path} has a damaged header`);
+  // allocUnsafeSlow: a buffer of its own, at offset 0, and not zeroed first (every byte is read into it).
+  const kept = Buffer.allocUnsafeSlow(size - skipped.reduce((total, range) => total + range.end - range.start, 0));
+  let crc = 0;
+  let keptLength = 0;
+  let position = 0;
+  const scratch = skipped.length > 0 ? new Uint8Array(Math.min(READ_CHUNK_BYTES, size)) : kept;
+  for (const range of [...skipped, { start: size, end: size }]) {
+    const into = kept.subarray(keptLength, keptLength + range.start - position);
+    readFully(file, into, position);
+    crc = crc32(into, crc);
+    keptLength += into.length;
+    for (let from = range.start; from < range.end; from += scratch.length) {
+      const chunk = scratch.subarray(0, Math.min(scratch.length, range.end - from));
+      readFully(file, chunk, from);
+      crc = crc32(chunk, crc);
+    }
+    position = range.end;
+  }
+  if (crc !== expected.crc) throw new SegmentError(`segment ${path} fails its checksum`);
+  const shiftOf = (offset: number) => skipped.reduce((shift, range) => (range.end <= offset ? shift + range.end - range.start : shift), 0);
+  const entryOf = (name: string, type: ArrayType) => {
+    const entry = header.arrays[name];
+    if (!entry || entry.type !== type) throw new SegmentError(`segment ${path} has no ${type} array ${name}`);
+    if (entry.offset + entry.length * ARRAY_TYPES[type].BYTES_PER_ELEMENT > size)
+      throw new SegmentError(`segment ${path}: array ${name} runs past its end`);
+    return entry;
+  };
   return {
     scalars: header.scalars,
     has: (name) => name in header.arrays,
+    isStored: (name) => name in header.arrays && onDisk.includes(name),
     array<T extends ArrayType>(name: string, type: T): SegmentArrayOf<T> {
-      const entry = header.arrays[name];
-      if (!entry || entry.type !== type) throw new SegmentError(`segment ${path} has no ${type} array ${name}`);
-      const Type = ARRAY_TYPES[type];
-      if (entry.offset + entry.length * Type.BYTES_PER_ELEMENT > base.length)
-        throw new SegmentError(`segment ${path}: array ${name} runs past its end`);
-      return new Type(base.buffer as ArrayBuffer, base.byteOffset + entry.offset, entry.length) as SegmentArrayOf<T>;
+      const entry = entryOf(name, type);
+      if (onDisk.includes(name)) throw new SegmentError(`segment ${path}: array ${name} was left on disk`);
+      return new ARRAY_TYPES[type](kept.buffer, entry.offset - shiftOf(entry.offset), entry.length) as SegmentArrayOf<T>;
+    },
+    stored(name: string): StoredBytes {
+      const entry = entryOf(name, 'u8');
+      if (!onDisk.includes(name)) throw new SegmentError(`segment ${path}: array ${name} was read into memory`);
+      return new StoredBytes(file, entry.offset, entry.length);
     },
   };
+}
+
+function readFully(file: OpenSegmentFile, into: Uint8Array, position: number): void {
+  for (let done = 0; done < into.length; ) {
+    const read = readSync(file.fd, into, done, into.length - done, position + done);
+    if (read === 0) throw new SegmentError(`segment ${file.path} ends early`);
+    done += read;
+  }
+}
+
+/** The header: MAGIC, its length, then its JSON. */
+function readHeader(file: OpenSegmentFile, size: number): Header {
+  const start = Buffer.alloc(Math.min(size, MAGIC.length + 4));
+  readFully(file, start, 0);
+  if (size < MAGIC.length + 4 || !start.subarray(0, MAGIC.length).equals(MAGIC))
+    throw new SegmentError(`segment ${file.path} is not a segment of this format`);
+  const headerLength = start.readUInt32LE(MAGIC.length);
+  if (MAGIC.length + 4 + headerLength > size) throw new SegmentError(`segment ${file.path} is not a segment of this format`);
+  const json = Buffer.alloc(headerLength);
+  readFully(file, json, MAGIC.length + 4);
+  try {
+    return JSON.parse(json.toString('utf8')) as Header;
+  } catch {
+    throw new SegmentError(`segment ${file.path} is not a segment of this format`);
+  }
 }

@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { FilterBitmaps } from '../filter-bitmaps.js';
 import { unpackDocuments } from '../packed-documents.js';
+import { ON_DISK_ARRAYS } from '../segments/documents-segment.js';
 import { readSegment, writeSegment } from '../segments/segment-file.js';
 import { TextIndex } from '../text-index.js';
 import { collectAndRelease } from './release-memory.js';
@@ -186,7 +187,7 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
     case 'restore': {
       try {
         const index = new TextIndex();
-        index.restoreSegment(readSegment(command.path, command));
+        index.restoreSegment(readSegment(command.path, command, ON_DISK_ARRAYS));
         indexes.set(command.index, { index, filters: new FilterBitmaps(FILTER_CACHE_ENTRIES), changes: [] });
         return { answer: command.answer };
       } catch (error) {
