@@ -2,7 +2,7 @@
  * The house's rules, checked by `npm run lint` (depcruise). Each says which way imports may point;
  * a rule that fails names the file and the import that breaks it.
  */
-const DOMAINS = '^src/(admin|billing|corpus|documents|embeddings|faces|idempotency|metrics|platform|portal|rate-limit|search|services|store|webhooks)/';
+const DOMAINS = '^src/(admin|billing|corpus|documents|embeddings|faces|idempotency|metrics|platform|portal|rate-limit|search|services|store|synonyms|webhooks)/';
 
 module.exports = {
   forbidden: [

@@ -20,6 +20,7 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { analyze } from '../src/search/analyzer.js';
 import type { IndexQuery } from '../src/search/document-index.js';
+import { stemOf } from '../src/search/engine/analysis.js';
 import { textClause } from '../src/search/query-dsl.js';
 import { random } from '../test/support/random.js';
 import { machineLine } from './lib.js';
@@ -39,6 +40,8 @@ interface Query {
   text: string;
   operator?: 'and';
   range?: boolean;
+  /** The baseline is this engine on this text (a misspelt query's words as written in the corpus), not FTS5. */
+  exact?: string;
 }
 
 /** Phrases of `length` words as they occur in the texts: starting with a common word or with a rarer one. */
@@ -60,8 +63,12 @@ async function phrasesOf(path: string, vocabulary: string[], length: number, com
 
 function queryClasses(vocabulary: string[]): Record<string, (path: string) => Promise<Query[]>> {
   const next = random(99);
+  const known = new Set([...vocabulary, ...vocabulary.map(stemOf)]);
+  // Words long enough for a typo to be forgiven (5 characters and more).
+  const long = vocabulary.filter((word) => word.length >= 5);
   const common = () => vocabulary[Math.floor(next() * 100)];
   const rarer = () => vocabulary[100 + Math.floor(next() * 20_000)];
+  const rarerLong = () => long[100 + Math.floor(next() * 20_000)];
   const list = (make: () => Query) => async () => Array.from({ length: QUERIES }, make);
   return {
     'phrase, 2 common words': async (path) => (await phrasesOf(path, vocabulary, 2, true)).map((text) => ({ text })),
@@ -70,7 +77,21 @@ function queryClasses(vocabulary: string[]): Record<string, (path: string) => Pr
     'operator and, 3 words': list(() => ({ text: `${common()} ${rarer()} ${next() < 0.5 ? common() : rarer()}`, operator: 'and' })),
     '2 words and a -word': list(() => ({ text: `${common()} ${rarer()} -${common()}` })),
     'range (10%) + sort by year': list(() => ({ text: common(), range: true })),
+    'prefix, 3 characters of a common word': list(() => ({ text: `${common().slice(0, 3)}*` })),
+    '3 words, one misspelt by an edit (baseline: this engine, as spelt)': list(() => {
+      const spelt = [common(), rarerLong(), next() < 0.5 ? common() : rarer()];
+      return { text: [spelt[0], misspelt(spelt[1], known, next), spelt[2]].join(' '), exact: spelt.join(' ') };
+    }),
   };
+}
+
+/** The word with one letter changed, into a word that is not in the vocabulary. */
+function misspelt(word: string, known: ReadonlySet<string>, next: () => number): string {
+  for (;;) {
+    const at = 1 + Math.floor(next() * (word.length - 1));
+    const typo = `${word.slice(0, at)}${'xqzjkvw'[Math.floor(next() * 7)]}${word.slice(at + 1)}`;
+    if (!known.has(typo) && !known.has(stemOf(typo))) return typo;
+  }
 }
 
 class Fts5 {
@@ -84,7 +105,7 @@ class Fts5 {
 
   async build(path: string): Promise<void> {
     const { db } = this;
-    db.exec(`CREATE VIRTUAL TABLE documents USING fts5(doc_id UNINDEXED, title, text, tokenize = 'porter unicode61 remove_diacritics 2');
+    db.exec(`CREATE VIRTUAL TABLE documents USING fts5(doc_id UNINDEXED, title, text, tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3');
       CREATE TABLE meta (id INTEGER PRIMARY KEY, year INTEGER);`);
     const insert = db.prepare('INSERT INTO documents (rowid, doc_id, title, text) VALUES (?, ?, ?, ?)');
     const insertMeta = db.prepare('INSERT INTO meta (id, year) VALUES (?, ?)');
@@ -112,6 +133,7 @@ class Fts5 {
   private match(query: Query): string {
     const phrase = /^"(.*)"$/.exec(query.text);
     if (phrase) return `{title text} : "${phrase[1]}"`;
+    if (query.text.endsWith('*')) return `{title text} : "${query.text.slice(0, -1)}"*`;
     const wanted = query.text.split(' ').filter((word) => !word.startsWith('-'));
     const left = query.text.split(' ').filter((word) => word.startsWith('-'));
     const words = `(${wanted.map((word) => `"${word}"`).join(query.operator === 'and' ? ' AND ' : ' OR ')})`;
@@ -141,7 +163,7 @@ class Fts5 {
 }
 
 function indexQueryOf(query: Query): IndexQuery {
-  const phrase = query.text.includes('"') || query.text.includes(' -');
+  const phrase = query.text.includes('"') || query.text.includes(' -') || query.text.endsWith('*');
   const base: IndexQuery = { terms: analyze(query.text), field: { kind: 'all' }, filters: [], topK: 10 };
   if (query.range) return { ...base, filters: [{ field: 'year', range: YEARS }], sort: [{ by: { kind: 'field', name: 'year' }, descending: true }] };
   if (query.operator) return { ...base, operator: 'and' };
@@ -162,14 +184,17 @@ async function main(): Promise<void> {
     const engine = new ThisEngine(join(folder, 'this'));
     await engine.build(path, { id: 'doc_id', title: 'title', text: 'text' });
     if (FROM_DISK) await engine.reopenFromDisk();
+    const classes: Array<[string, Query[]]> = [];
+    for (const [name, make] of Object.entries(queryClasses(vocabulary)).filter(([name]) => !ONLY || ONLY.some((part) => name.includes(part))))
+      classes.push([name, await make(path)]);
+    // FTS5 is built only when a class is timed beside it (at a million documents it takes most of the run).
     const fts5 = new Fts5(folder);
-    await fts5.build(path);
+    if (classes.some(([, queries]) => queries.some((query) => query.exact === undefined))) await fts5.build(path);
     console.log(
       `\n| ${SIZE.toLocaleString('en')} documents${FROM_DISK ? ', this engine from its index on disk' : ''}, top 10, exact totals, ms | this p50 / p99 | FTS5 p50 / p99 | this / FTS5 p50 / p99 |`,
     );
     console.log('|---|---:|---:|---:|');
-    for (const [name, make] of Object.entries(queryClasses(vocabulary)).filter(([name]) => !ONLY || ONLY.some((part) => name.includes(part)))) {
-      const queries = await make(path);
+    for (const [name, queries] of classes) {
       const mine: number[] = [];
       const theirs: number[] = [];
       let differing = 0;
@@ -177,7 +202,9 @@ async function main(): Promise<void> {
         // Alternated query by query, so that drift falls on both.
         const request = indexQueryOf(query);
         mine.push(await medianMs(() => engine.searchWith(request), PASSES));
-        theirs.push(await medianMs(() => fts5.run(query), PASSES));
+        const exact = query.exact === undefined ? undefined : indexQueryOf({ text: query.exact });
+        theirs.push(await medianMs(() => (exact ? engine.searchWith(exact) : fts5.run(query)), PASSES));
+        if (exact) continue;
         const [ours, other] = [(await engine.searchWith(request)).total, fts5.run(query)];
         if (ours !== other) {
           if (differing === 0 && process.env.FEATURES_SHOW_DIFFERENCES) console.error(`${query.text}: ${ours} here, ${other} in FTS5`);

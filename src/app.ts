@@ -99,6 +99,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   const routeMethods = new Map<string, Set<HTTPMethods>>();
   const { metrics } = services;
+  // The app's close stops what its services poll (the synonym rules' version).
+  app.addHook('onClose', () => services.synonyms.close());
   app.addHook('onRoute', (route) => {
     const methods = routeMethods.get(route.url) ?? new Set<HTTPMethods>();
     for (const method of [route.method].flat()) methods.add(method as HTTPMethods);

@@ -95,6 +95,10 @@ export type QueryRequest = {
     /** false: the text comes raw, not HTML-escaped; absent: true. */
     escape?: boolean;
   } | boolean;
+  /** How words forgive misspelling (Damerau-Levenshtein: a swap of neighbours is one edit). auto (the default): a word of 5 to 8 characters that no document holds matches the words one edit from it, of 9 or more two, so a correctly spelt query ranks as without it. 1 or 2: every word of at least 4 characters also matches the words that many edits from it, its own matches ranking above them. 0: exact words only. Words in phrases, prefixes and words with digits are matched exactly. The answer's "corrected" says which words matched what (stems, as the index holds them). */
+  typos?: "auto" | 0 | 1 | 2;
+  /** true: the last word of the text is a prefix too, as if it ended in * (search as you type). Absent: false. In the text, word* (at least 2 characters before the *) matches every word that begins with it after stemming; each such match scores alike (its boost), as Lucene scores a prefix query. */
+  prefix?: boolean;
   /** Metadata filters, all of which must hold: a field equals the scalar, or any of the list; lies within a range ({"gte": 2016, "lt": 2020}: numbers compare as numbers, strings by code point, so ISO-8601 dates work, and a value of another type does not match); or equals none of {"not": <scalar or list>} (a document lacking the field passes). An array field matches when any element does. */
   filters?: {
     [field: string]: string | number | boolean | null | Array<string | number | boolean | null> | {
@@ -132,6 +136,10 @@ export type QueryResponse = {
             [field: string]: string;
           };
         }>;
+      };
+      /** When a word matched through a typo (see typos): per query word, the words it matched instead, as the index holds them (stems: "protect" for protection). */
+      corrected?: {
+        [field: string]: Array<string>;
       };
       /** When facets were asked: per field, its values and how many matches hold each, the most common first (ties by value); {} for a field no match has. */
       facets?: {
@@ -1145,6 +1153,10 @@ export type AdminSearchRequest = {
     /** false: the text comes raw, not HTML-escaped; absent: true. */
     escape?: boolean;
   } | boolean;
+  /** How words forgive misspelling (Damerau-Levenshtein: a swap of neighbours is one edit). auto (the default): a word of 5 to 8 characters that no document holds matches the words one edit from it, of 9 or more two, so a correctly spelt query ranks as without it. 1 or 2: every word of at least 4 characters also matches the words that many edits from it, its own matches ranking above them. 0: exact words only. Words in phrases, prefixes and words with digits are matched exactly. The answer's "corrected" says which words matched what (stems, as the index holds them). */
+  typos?: "auto" | 0 | 1 | 2;
+  /** true: the last word of the text is a prefix too, as if it ended in * (search as you type). Absent: false. In the text, word* (at least 2 characters before the *) matches every word that begins with it after stemming; each such match scores alike (its boost), as Lucene scores a prefix query. */
+  prefix?: boolean;
   /** Metadata filters, all of which must hold: a field equals the scalar, or any of the list; lies within a range ({"gte": 2016, "lt": 2020}: numbers compare as numbers, strings by code point, so ISO-8601 dates work, and a value of another type does not match); or equals none of {"not": <scalar or list>} (a document lacking the field passes). An array field matches when any element does. */
   filters?: {
     [field: string]: string | number | boolean | null | Array<string | number | boolean | null> | {
@@ -1178,6 +1190,10 @@ export type AdminSearchResponse = {
         [field: string]: string;
       };
     }>;
+  };
+  /** When a word matched through a typo (see typos): per query word, the words it matched instead, as the index holds them (stems: "protect" for protection). */
+  corrected?: {
+    [field: string]: Array<string>;
   };
   /** When facets were asked: per field, its values and how many matches hold each, the most common first (ties by value); {} for a field no match has. */
   facets?: {

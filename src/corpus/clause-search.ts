@@ -3,7 +3,7 @@ import type { SearchIndex, TermSearch } from '../search/engine/search-index.js';
 import { phraseMatcher } from '../search/phrase.js';
 import type { CorpusFile } from './corpus-file.js';
 import { addToUnion, boosted, holdingAtLeast, intersect, NO_ROWS, NO_UNION, type ScoredRows, subtract, unscored } from './scored-rows.js';
-import type { TermIds } from './term-ids.js';
+import { editsFor, type Spelling, type TermIds } from './term-ids.js';
 
 /**
  * Candidates' texts read and checked per turn of the event loop when phrases are verified: about
@@ -19,15 +19,22 @@ type Bool = Extract<QueryClause, { kind: 'bool' }>;
  * checked by the index, from its postings' positions.
  */
 export class ClauseSearch {
+  /** `spelling`: the query's typos, for words clauses that set none, and where corrections are noted. */
   constructor(
     private readonly file: CorpusFile,
     private readonly ids: TermIds,
+    private readonly spelling: Spelling,
   ) {}
 
   async matches(index: SearchIndex, clause: QueryClause): Promise<ScoredRows> {
     switch (clause.kind) {
       case 'words':
-        return boosted(await this.words(index, clause.field, clause.terms, clause.operator), clause.boost);
+        return boosted(await this.forgivingWords(index, clause), clause.boost);
+      case 'prefix': {
+        const termIds = this.ids.prefixed(clause.field, clause.prefix);
+        if (termIds.length === 0) return NO_ROWS;
+        return boosted(await index.everyMatch({ terms: termIds, field: clause.field.kind, filters: [], topK: 0 }), clause.boost);
+      }
       case 'phrase':
         return boosted(await this.phrase(index, clause.field, clause.words), clause.boost);
       case 'values':
@@ -76,6 +83,40 @@ export class ClauseSearch {
     rows ??= await index.everyMatch(allowed([]));
     for (const part of clause.mustNot) rows = subtract(rows, await this.matches(index, part));
     return rows;
+  }
+
+  /**
+   * The words, each also matching what lies within its typos' edits (see Typos): with auto, only
+   * a word no document holds, scored as the words it matched; with 1 or 2, every word long enough,
+   * its own matches raised above the best of its typos' so that they rank first.
+   */
+  private async forgivingWords(index: SearchIndex, clause: Extract<QueryClause, { kind: 'words' }>): Promise<ScoredRows> {
+    const typos = clause.typos ?? this.spelling.typos;
+    const exact = this.ids.words(clause.field, clause.terms);
+    const forgiven = clause.terms.map((word, position) => {
+      const edits = typos === 'auto' && exact[position] !== undefined ? 0 : editsFor(word, typos);
+      return this.ids.corrections(clause.field, word, edits);
+    });
+    if (forgiven.every((corrections) => corrections.length === 0)) return this.words(index, clause.field, clause.terms, clause.operator);
+    const perWord: ScoredRows[] = [];
+    for (const [position, word] of clause.terms.entries()) {
+      const corrections = forgiven[position];
+      const own = exact[position] === undefined ? NO_ROWS : await this.words(index, clause.field, [word], 'or');
+      if (corrections.length === 0) {
+        perWord.push(own);
+        continue;
+      }
+      this.spelling.noteCorrections(
+        word,
+        corrections.map((correction) => correction.term),
+      );
+      const near = await index.everyMatch({ terms: corrections.map((correction) => correction.id), field: clause.field.kind, filters: [], topK: 0 });
+      perWord.push(addToUnion(addToUnion(NO_UNION, raisedAbove(own, near), 'max'), near, 'max'));
+    }
+    if (clause.operator === 'and') return perWord.reduce((rows, next) => intersect(rows, next));
+    let united = NO_UNION;
+    for (const rows of perWord) united = addToUnion(united, rows, 'sum');
+    return united;
   }
 
   /** With `and`, each word's matches in the field intersected: a word in the title does not count for a clause on the text. */
@@ -143,6 +184,13 @@ export class ClauseSearch {
     if (rowids.length === 0) return NO_ROWS;
     return index.everyMatch({ ...allowed([]), allowedRows: Float64Array.from(rowids) });
   }
+}
+
+/** `rows` with the best score of `below` added to each: every one of them ranks above every one of those. */
+function raisedAbove(rows: ScoredRows, below: ScoredRows): ScoredRows {
+  let best = 0;
+  for (const score of below.scores) best = Math.max(best, score);
+  return { rowids: rows.rowids, scores: rows.scores.map((score) => score + best) };
 }
 
 /** Every document passing the groups of filter terms, scoring 0. */

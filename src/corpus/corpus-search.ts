@@ -16,7 +16,7 @@ import type { IndexKeeper } from './index-keeper.js';
 import { intersect, NO_ROWS, type ScoredRows, unscored } from './scored-rows.js';
 import { addFacetCounts, countFacets, fuseRankings, semanticCandidates } from './semantic-ranking.js';
 import { type Label, SortOrder } from './sort-order.js';
-import { TermIds } from './term-ids.js';
+import { editsFor, Spelling, TermIds } from './term-ids.js';
 import type { VectorKeeper } from './vector-keeper.js';
 
 const NO_GROUPS: number[][] = [];
@@ -29,7 +29,6 @@ const NO_IDS: number[] = [];
  */
 export class CorpusSearch implements DocumentIndex {
   private readonly ids: TermIds;
-  private readonly clauses: ClauseSearch;
   private readonly sortOrder: SortOrder;
 
   constructor(
@@ -38,7 +37,6 @@ export class CorpusSearch implements DocumentIndex {
     private readonly vectors?: VectorKeeper,
   ) {
     this.ids = new TermIds(() => file.dictionary);
-    this.clauses = new ClauseSearch(file, this.ids);
     this.sortOrder = new SortOrder(file);
   }
 
@@ -60,20 +58,27 @@ export class CorpusSearch implements DocumentIndex {
         countsOf: (counts) => topFacets(request.facets as { fields: string[]; limit: number }, facetValues, counts),
       };
     const ranking = request.ranking ?? { mode: 'lexical' };
+    const spelling = new Spelling(request.typos);
+    const result = await this.searchOf(request, ranking, facets, spelling);
+    const corrected = spelling.corrections();
+    return corrected ? { ...result, corrected } : result;
+  }
+
+  private searchOf(request: IndexQuery, ranking: NonNullable<IndexQuery['ranking']>, facets: Faceting | undefined, spelling: Spelling) {
     switch (ranking.mode) {
       case 'lexical':
-        return this.lexicalSearch(request, facets);
+        return this.lexicalSearch(request, facets, spelling);
       case 'semantic':
-        return this.semanticSearch(request, ranking.vector, facets);
+        return this.semanticSearch(request, ranking.vector, facets, spelling);
       case 'hybrid':
-        return this.hybridSearch(request, ranking.vector, facets);
+        return this.hybridSearch(request, ranking.vector, facets, spelling);
     }
   }
 
   /** A page from `offset` is cut from the best offset + topK, ties by doc_id: pages never overlap. */
-  private async lexicalSearch(request: IndexQuery, facets: Faceting | undefined): Promise<SearchResult> {
+  private async lexicalSearch(request: IndexQuery, facets: Faceting | undefined, spelling: Spelling): Promise<SearchResult> {
     const offset = request.offset ?? 0;
-    const lexical = await this.lexicalRanking(request, offset + request.topK, facets?.terms);
+    const lexical = await this.lexicalRanking(request, offset + request.topK, facets?.terms, spelling);
     return withFacets({ total: lexical.total, hits: lexical.hits.slice(offset) }, facets?.countsOf(lexical.facets));
   }
 
@@ -82,6 +87,7 @@ export class CorpusSearch implements DocumentIndex {
     request: IndexQuery,
     depth: number,
     facetTerms: number[][] | undefined,
+    spelling: Spelling,
   ): Promise<{
     total: number;
     hits: Array<{ docId: string; title: string; score: number }>;
@@ -89,10 +95,9 @@ export class CorpusSearch implements DocumentIndex {
     /** For a structured query: whether a row is among its matches (hybrid tells its near documents apart by it). */
     holds?: (rowid: number) => boolean;
   }> {
-    if (request.clause || request.sort) return this.structuredRanking(request, depth, facetTerms);
+    if (request.clause || request.sort) return this.structuredRanking(request, depth, facetTerms, spelling);
     const index = this.keeper.current();
-    const terms = this.termIds(request);
-    const required = this.requiredGroups(request);
+    const { terms, required } = this.wordIds(request, spelling);
     if (terms.length === 0 || required === undefined) return { total: 0, hits: [] };
     const filters = this.filterTermIds(request.filters);
     const excluded = this.excludedIds(request);
@@ -122,20 +127,19 @@ export class CorpusSearch implements DocumentIndex {
    * A ranking from every match (see ClauseSearch): of the request's clause, or of its words when
    * only a sort is asked; then the top-level filters; ordered by the sort or by score.
    */
-  private async structuredRanking(request: IndexQuery, depth: number, facetTerms: number[][] | undefined) {
+  private async structuredRanking(request: IndexQuery, depth: number, facetTerms: number[][] | undefined, spelling: Spelling) {
     const index = this.keeper.current();
     const level = this.keeper.level;
     const filters = this.filterTermIds(request.filters);
     const excluded = this.excludedIds(request);
     let matches: ScoredRows;
     if (request.clause) {
-      matches = await this.clauses.matches(index, request.clause);
+      matches = await new ClauseSearch(this.file, this.ids, spelling).matches(index, request.clause);
       if (filters.length > 0 || excluded.length > 0)
         matches = intersect(matches, unscored(await index.everyMatch({ terms: [], field: 'all', filters, excluded, topK: 0, matchAll: true })));
     } else {
       // Words and a sort: the filters go with the words, as for a ranking.
-      const terms = this.termIds(request);
-      const required = this.requiredGroups(request);
+      const { terms, required } = this.wordIds(request, spelling);
       matches =
         terms.length === 0 || required === undefined
           ? NO_ROWS
@@ -162,19 +166,19 @@ export class CorpusSearch implements DocumentIndex {
   }
 
   /** The nearest documents passing the filters, by similarity. */
-  private async semanticSearch(request: IndexQuery, vector: Float32Array, facets: Faceting | undefined): Promise<SearchResult> {
+  private async semanticSearch(request: IndexQuery, vector: Float32Array, facets: Faceting | undefined, spelling: Spelling): Promise<SearchResult> {
     const offset = request.offset ?? 0;
-    const { candidates, near } = await this.nearCandidates(request, vector, facets, false);
+    const { candidates, near } = await this.nearCandidates(request, vector, facets, false, spelling);
     const hits = near.slice(offset, offset + request.topK).map((hit) => ({ ...hit, score: Math.min(1, hit.score) }));
     const counts = facets && countFacets(candidates, facets.terms);
     return { ...withFacets({ total: near.length, hits }, facets?.countsOf(counts)), scoresAreConfidences: true };
   }
 
   /** The near documents fused with the lexical ranking (see fuseRankings): its matches are the lexical ones and the near ones together. */
-  private async hybridSearch(request: IndexQuery, vector: Float32Array, facets: Faceting | undefined): Promise<SearchResult> {
+  private async hybridSearch(request: IndexQuery, vector: Float32Array, facets: Faceting | undefined, spelling: Spelling): Promise<SearchResult> {
     const offset = request.offset ?? 0;
-    const { candidates, near } = await this.nearCandidates(request, vector, facets, true);
-    const lexical = await this.lexicalRanking(request, Math.max(SEMANTIC_DEPTH, offset + request.topK), facets?.terms);
+    const { candidates, near } = await this.nearCandidates(request, vector, facets, true, spelling);
+    const lexical = await this.lexicalRanking(request, Math.max(SEMANTIC_DEPTH, offset + request.topK), facets?.terms, spelling);
     const nearOnly = candidates.filter((candidate) => !(lexical.holds?.(candidate.rowid) ?? candidate.matchesLexically));
     const counts = facets && addFacetCounts(lexical.facets ?? facets.terms.map((values) => values.map(() => 0)), countFacets(nearOnly, facets.terms));
     const hits = fuseRankings(lexical.hits, near).slice(offset, offset + request.topK);
@@ -186,10 +190,11 @@ export class CorpusSearch implements DocumentIndex {
    * page's by exact similarity, the rest of the depth by the graph's. Term vectors are read only
    * when something needs them: filters, facets, or (`lexicalToo`) telling which match lexically.
    */
-  private async nearCandidates(request: IndexQuery, vector: Float32Array, facets: Faceting | undefined, lexicalToo: boolean) {
+  private async nearCandidates(request: IndexQuery, vector: Float32Array, facets: Faceting | undefined, lexicalToo: boolean, spelling: Spelling) {
     const offset = request.offset ?? 0;
     const matches = this.vectors ? await this.vectors.nearest(vector, SEMANTIC_DEPTH, offset + request.topK) : [];
     const filters = this.filterTermIds(request.filters);
+    const words = this.wordIds(request, spelling);
     const candidates =
       filters.length > 0 || facets !== undefined || lexicalToo || this.excludedIds(request).length > 0
         ? semanticCandidates(matches, this.storedTerms(matches), {
@@ -197,7 +202,7 @@ export class CorpusSearch implements DocumentIndex {
             excluded: this.excludedIds(request),
             every: request.operator === 'and',
             // With operator and, a word no document holds leaves no lexical match.
-            terms: this.requiredGroups(request) === undefined ? [] : this.termIds(request),
+            terms: words.required === undefined ? [] : words.terms,
             field: request.field.kind,
             counted: facets?.terms.flat() ?? [],
           })
@@ -211,15 +216,34 @@ export class CorpusSearch implements DocumentIndex {
     return { candidates, near };
   }
 
-  private termIds(request: IndexQuery): number[] {
-    return [...new Set(this.ids.words(request.field, request.terms).filter((id) => id !== undefined))];
-  }
-
-  /** With `operator: and`, a group for each query word, which a document must hold; undefined when a word is in no document. */
-  private requiredGroups(request: IndexQuery): number[][] | undefined {
-    if (request.operator !== 'and') return NO_GROUPS;
+  /**
+   * The query's words as term ids: each word's own, or (typos auto) its corrections when no
+   * document holds it; and with `operator: and`, a group per word that a document must hold
+   * (undefined when a word matches nothing).
+   */
+  private wordIds(request: IndexQuery, spelling: Spelling): { terms: number[]; required: number[][] | undefined } {
     const ids = this.ids.words(request.field, request.terms);
-    return ids.includes(undefined) ? undefined : [...new Set(ids as number[])].map((id) => [id]);
+    const groups = request.terms.map((word, position): number[] => {
+      const id = ids[position];
+      const alternatives = request.synonyms?.[word];
+      if (alternatives) {
+        const found = this.ids.words(request.field, alternatives).filter((each) => each !== undefined);
+        return id === undefined ? found : [id, ...found];
+      }
+      if (id !== undefined) return [id];
+      // Typos of 1 or 2 rank a word's own matches first: the clause path does that (ClauseSearch).
+      const corrections = spelling.typos === 'auto' ? this.ids.corrections(request.field, word, editsFor(word, 'auto')) : [];
+      if (corrections.length > 0)
+        spelling.noteCorrections(
+          word,
+          corrections.map((correction) => correction.term),
+        );
+      return corrections.map((correction) => correction.id);
+    });
+    for (const prefix of request.prefixes ?? []) groups.push(this.ids.prefixed(request.field, prefix));
+    const terms = [...new Set(groups.flat())];
+    if (request.operator !== 'and') return { terms, required: NO_GROUPS };
+    return { terms, required: groups.some((group) => group.length === 0) ? undefined : groups };
   }
 
   /** The term ids whose documents are left out: the excluded words' in the queried field, and the values of `not` filters. */

@@ -1,4 +1,4 @@
-import type { FilterRange, QueryField } from '../search/document-index.js';
+import type { Corrections, FilterRange, QueryField, Typos } from '../search/document-index.js';
 import { stemOf } from '../search/engine/analysis.js';
 import type { FilterScalar } from '../search/engine/search-index.js';
 import { filterTerm, metadataWordTerm, type TermDictionary } from '../search/engine/term-vector.js';
@@ -14,6 +14,27 @@ export class TermIds {
       const stem = stemOf(word);
       return dictionary.idOf(field.kind === 'metadata' ? metadataWordTerm(field.name, stem) : stem);
     });
+  }
+
+  /** The word terms of the field that begin with `prefix`, a token as the analyser makes them (not stemmed). */
+  prefixed(field: QueryField, prefix: string): number[] {
+    const marker = field.kind === 'metadata' ? metadataWordTerm(field.name, '') : '';
+    return this.dictionary()
+      .spelling()
+      .withPrefix(marker + prefix, Number.POSITIVE_INFINITY)
+      .map((entry) => entry.id);
+  }
+
+  /**
+   * The terms of the field within `edits` of the word's stem, the word's own left out: those
+   * of the fewest edits found, at most MAX_CORRECTIONS of them; each with its term (unmarked).
+   */
+  corrections(field: QueryField, word: string, edits: number): Array<{ id: number; term: string }> {
+    if (edits === 0) return [];
+    const marker = field.kind === 'metadata' ? metadataWordTerm(field.name, '') : '';
+    const found = this.dictionary().spelling().within(stemOf(word), edits, marker);
+    const fewest = found.filter((entry) => entry.edits === found[0].edits).slice(0, MAX_CORRECTIONS);
+    return fewest.map((entry) => ({ id: entry.id, term: entry.term.slice(marker.length) }));
   }
 
   /** The filter terms of a field's values that some document holds. */
@@ -35,6 +56,40 @@ export class TermIds {
       .valuesOf(field)
       .map((entry) => entry.id);
   }
+}
+
+/** A query's typos (see Typos), and the corrections its words were matched through. */
+export class Spelling {
+  private readonly corrected = new Map<string, Set<string>>();
+
+  constructor(readonly typos: Typos = 'auto') {}
+
+  noteCorrections(word: string, terms: string[]): void {
+    const noted = this.corrected.get(word) ?? new Set<string>();
+    for (const term of terms) noted.add(term);
+    this.corrected.set(word, noted);
+  }
+
+  /** What was corrected, or undefined when nothing was. */
+  corrections(): Corrections | undefined {
+    if (this.corrected.size === 0) return undefined;
+    return Object.fromEntries(Array.from(this.corrected, ([word, terms]) => [word, [...terms]]));
+  }
+}
+
+/** A misspelt word matches at most this many words: the ones of the fewest edits. */
+const MAX_CORRECTIONS = 8;
+
+/**
+ * The edits a word may be away from the words it matches through a typo: with `auto`, 1 from 5
+ * characters, 2 from 9 (applied only to a word no document holds); with 1 or 2, that many from 4
+ * characters. Words with digits are matched exactly.
+ */
+export function editsFor(word: string, typos: Typos): number {
+  if (typos === 0 || /\p{N}/u.test(word)) return 0;
+  const length = [...word].length;
+  if (typos === 'auto') return length >= 9 ? 2 : length >= 5 ? 1 : 0;
+  return length >= 4 ? typos : 0;
 }
 
 /** Whether a value lies within every bound of the range: of the bound's type, numbers by value, strings by code point. */

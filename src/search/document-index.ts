@@ -23,7 +23,10 @@ export type QueryField = { kind: 'all' } | { kind: 'title' } | { kind: 'text' } 
  * do not score.
  */
 export type QueryClause =
-  | { kind: 'words'; field: QueryField; terms: string[]; operator: 'or' | 'and'; boost: number }
+  /** `typos` when the clause set its own (match's fuzziness), else the query's. */
+  | { kind: 'words'; field: QueryField; terms: string[]; operator: 'or' | 'and'; boost: number; typos?: Typos }
+  /** Every word of the field that begins with `prefix` (a token, not stemmed), scored as the query of all of them would be. */
+  | { kind: 'prefix'; field: QueryField; prefix: string; boost: number }
   /** Stems in order, null where a stopword kept its place. */
   | { kind: 'phrase'; field: QueryField; words: Array<string | null>; boost: number }
   | { kind: 'values'; field: string; anyOf: FilterScalar[] }
@@ -41,6 +44,16 @@ export type QueryClause =
       minimumShould: number;
       boost: number;
     };
+
+/**
+ * How a query's words forgive misspelling. auto: a word of 5 to 8 characters that no document
+ * holds matches the words one edit from it, of 9 or more two. 1 or 2: every word of at least 4
+ * characters also matches the words that many edits from it, ranked below the word itself. 0: none.
+ */
+export type Typos = 'auto' | 0 | 1 | 2;
+
+/** Per query word that matched through a typo, the words it matched instead. */
+export type Corrections = Record<string, string[]>;
 
 /** A sort key: a metadata field, title, doc_id or the score, ascending or descending. */
 export interface SortKey {
@@ -63,6 +76,10 @@ export interface IndexQuery {
   terms: string[];
   /** `or` (the default): a document holding any term matches; `and`: only one holding every term. */
   operator?: 'or' | 'and';
+  /** Per query term, the single words it also matches (synonyms), scored as those words. */
+  synonyms?: Record<string, string[]>;
+  /** Prefixes (tokens, not stemmed): each matches the documents holding any word beginning with it, scored as those words. */
+  prefixes?: string[];
   /** Analysed terms whose documents are left out (`-word`). */
   excluded?: string[];
   /** Which field the terms must occur in: title and text together, one of them, or a metadata field. */
@@ -84,6 +101,8 @@ export interface IndexQuery {
   offset?: number;
   /** Metadata fields whose values to count over every match, and how many values to keep per field. */
   facets?: { fields: string[]; limit: number };
+  /** How the words forgive misspelling (absent: auto). */
+  typos?: Typos;
   /** Lexical (BM25 over the terms; absent: lexical), or semantic or hybrid with the prompt's vector from the embedder. */
   ranking?: { mode: 'lexical' } | { mode: 'semantic' | 'hybrid'; vector: Float32Array };
 }
@@ -105,6 +124,8 @@ export interface SearchResult {
   facets?: FacetCounts;
   /** Scores already in [0, 1] (similarities, fused ranks), not BM25's. */
   scoresAreConfidences?: boolean;
+  /** When a word matched through a typo. */
+  corrected?: Corrections;
 }
 
 /**

@@ -31,6 +31,8 @@ interface Word {
 export interface HighlightTerms {
   stems: ReadonlySet<string>;
   phrases: ReadonlyArray<ReadonlyArray<string | null>>;
+  /** Words whose stem begins with one of these are marked too. */
+  prefixes: readonly string[];
 }
 
 /** A span of the text to wrap in tags, with the query word it matched. */
@@ -66,7 +68,8 @@ function wordsOf(text: string): Word[] {
  * ("IL-6") whose joined form is one, as the index also holds compounds joined.
  */
 function marksOf(text: string, words: Word[], terms: HighlightTerms): Mark[] {
-  const { stems } = terms;
+  const { stems, prefixes } = terms;
+  const matches = (stem: string) => stems.has(stem) || (prefixes.length > 0 && prefixes.some((prefix) => stem.startsWith(prefix)));
   const marks: Mark[] = [];
   for (let first = 0; first < words.length; ) {
     let last = first;
@@ -80,8 +83,8 @@ function marksOf(text: string, words: Word[], terms: HighlightTerms): Mark[] {
               .join(''),
           )
         : undefined;
-    if (joined !== undefined && stems.has(joined)) marks.push({ start: words[first].start, end: words[last].end, stem: joined });
-    else for (const word of words.slice(first, last + 1)) if (stems.has(word.stem)) marks.push(word);
+    if (joined !== undefined && matches(joined)) marks.push({ start: words[first].start, end: words[last].end, stem: joined });
+    else for (const word of words.slice(first, last + 1)) if (matches(word.stem)) marks.push(word);
     first = last + 1;
   }
   return terms.phrases.length === 0 ? marks : withPhrases(words, marks, terms.phrases);
@@ -176,10 +179,15 @@ function whole(text: string, terms: HighlightTerms, settings: HighlightSettings)
 }
 
 /** What a query's words and phrases (tokens, null for a stopword) mark in a document. Stopwords alone match nothing. */
-export function highlightTerms(words: string[], phrases: ReadonlyArray<ReadonlyArray<string | null>> = []): HighlightTerms {
+export function highlightTerms(
+  words: string[],
+  phrases: ReadonlyArray<ReadonlyArray<string | null>> = [],
+  matched: { prefixes?: readonly string[]; stems?: readonly string[] } = {},
+): HighlightTerms {
   return {
-    stems: new Set(words.filter((word) => !STOPWORDS.has(word)).map(stemOfWord)),
+    stems: new Set([...words.filter((word) => !STOPWORDS.has(word)).map(stemOfWord), ...(matched.stems ?? [])]),
     phrases: phrases.map((phrase) => phrase.map((word) => (word === null ? null : stemOfWord(word)))),
+    prefixes: matched.prefixes ?? [],
   };
 }
 

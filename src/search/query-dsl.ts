@@ -1,7 +1,8 @@
 import { analyze } from './analyzer.js';
-import type { FilterRange, FilterScalar, QueryClause, QueryField } from './document-index.js';
+import type { FilterRange, FilterScalar, QueryClause, QueryField, Typos } from './document-index.js';
+import { forEachToken } from './engine/analysis.js';
 import { phraseWords } from './phrase.js';
-import { parseQueryText } from './query-text.js';
+import { parseQueryText, prefixTokens } from './query-text.js';
 
 /** Clauses one query may hold in all, nested ones included: bounds the work one request causes. */
 export const MAX_CLAUSES = 32;
@@ -15,7 +16,7 @@ class DslError extends Error {}
 
 /**
  * Reads an object form of `query` (a subset of Elasticsearch's query DSL: match, match_phrase,
- * multi_match, bool, term, terms, range, exists, ids, match_all) into a clause tree, its words
+ * multi_match, bool, term, terms, range, exists, ids, match_all, prefix, fuzzy) into a clause tree, its words
  * analysed as the index analyses them.
  */
 export function readQueryObject(query: Json): ReadQuery {
@@ -28,20 +29,33 @@ export function readQueryObject(query: Json): ReadQuery {
   }
 }
 
-/** Query text in a field as a clause: its words, phrases and exclusions (see parseQueryText). */
-export function textClause(text: string, field: QueryField, operator: 'or' | 'and', boost = 1): QueryClause {
+/** Query text in a field as a clause: its words, phrases, prefixes and exclusions (see parseQueryText). */
+export function textClause(text: string, field: QueryField, operator: 'or' | 'and', boost = 1, typos?: Typos): QueryClause {
   const parsed = parseQueryText(text);
-  const words: QueryClause = { kind: 'words', field, terms: analyze(parsed.wanted), operator, boost };
+  const words: QueryClause = { kind: 'words', field, terms: analyze(parsed.wanted), operator, boost, ...(typos === undefined ? {} : { typos }) };
   const phrases = parsed.phrases.map((phrase): QueryClause => ({ kind: 'phrase', field, words: phraseWords(phrase), boost }));
+  const prefixes = parsed.prefixes.flatMap((prefix) => prefixClauses(prefix, field, boost));
   const mustNot = [
     ...(parsed.excluded ? [{ kind: 'words', field, terms: analyze(parsed.excluded), operator: 'or', boost: 0 } as QueryClause] : []),
     ...parsed.excludedPhrases.map((phrase): QueryClause => ({ kind: 'phrase', field, words: phraseWords(phrase), boost: 0 })),
   ];
-  const wanted = [...(words.terms.length > 0 ? [words] : []), ...phrases.filter((phrase) => phrase.kind === 'phrase' && phrase.words.length > 0)];
+  const wanted = [
+    ...(words.terms.length > 0 ? [words] : []),
+    ...phrases.filter((phrase) => phrase.kind === 'phrase' && phrase.words.length > 0),
+    ...prefixes,
+  ];
   // Only exclusions: every other document matches, as in Meilisearch.
   if (wanted.length === 0 && mustNot.length > 0) return bool({ must: [{ kind: 'every' }], mustNot });
   if (wanted.length === 1 && mustNot.length === 0) return wanted[0];
   return operator === 'and' ? bool({ must: wanted, mustNot }) : bool({ should: wanted, mustNot, minimumShould: 1 });
+}
+
+/** A prefix of the text as clauses: its last token the prefix, any token before it a word (see prefixTokens). */
+function prefixClauses(text: string, field: QueryField, boost: number): QueryClause[] {
+  const { words, prefix } = prefixTokens(text);
+  if (prefix === undefined) return [];
+  const before: QueryClause[] = words.length > 0 ? [{ kind: 'words', field, terms: words, operator: 'or', boost }] : [];
+  return [...before, { kind: 'prefix', field, prefix, boost }];
 }
 
 function bool(parts: Partial<Extract<QueryClause, { kind: 'bool' }>>): QueryClause {
@@ -55,9 +69,25 @@ const CLAUSES: Record<string, (body: Json, at: string, budget: Budget) => QueryC
     if (typeof body === 'string') return textClause(text(body, at), { kind: 'all' }, 'or');
     const [field, value] = oneField(body, at);
     if (typeof value === 'string') return textClause(text(value, `${at}.${field}`), fieldOf(field), 'or');
-    const options = object(value, `${at}.${field}`, ['query', 'operator', 'boost']);
+    const options = object(value, `${at}.${field}`, ['query', 'operator', 'boost', 'fuzziness']);
     const operator = options.operator === undefined ? 'or' : oneOf(options.operator, ['or', 'and'], `${at}.${field}.operator`);
-    return textClause(text(options.query, `${at}.${field}.query`), fieldOf(field), operator, boostOf(options.boost, at));
+    const typos = fuzzinessOf(options.fuzziness, `${at}.${field}.fuzziness`);
+    return textClause(text(options.query, `${at}.${field}.query`), fieldOf(field), operator, boostOf(options.boost, at), typos);
+  },
+  prefix: (body, at) => {
+    const [field, value] = oneField(body, at);
+    const options = typeof value === 'string' ? { value } : object(value, `${at}.${field}`, ['value', 'boost']);
+    const tokens: string[] = [];
+    forEachToken(text(options.value, `${at}.${field}.value`), (token) => tokens.push(token));
+    if (tokens.length !== 1) throw new DslError(`${at}.${field} must be the beginning of one word (letters and digits), such as "prot".`);
+    return { kind: 'prefix', field: fieldOf(field), prefix: tokens[0], boost: boostOf(options.boost, at) };
+  },
+  fuzzy: (body, at) => {
+    const [field, value] = oneField(body, at);
+    const options = typeof value === 'string' ? { value } : object(value, `${at}.${field}`, ['value', 'fuzziness', 'boost']);
+    const words = analyze(text(options.value, `${at}.${field}.value`));
+    const typos = fuzzinessOf(options.fuzziness, `${at}.${field}.fuzziness`) ?? 'auto';
+    return { kind: 'words', field: fieldOf(field), terms: words, operator: 'or', boost: boostOf(options.boost, at), typos };
   },
   match_phrase: (body, at) => {
     const [field, value] = oneField(body, at);
@@ -70,7 +100,7 @@ const CLAUSES: Record<string, (body: Json, at: string, budget: Budget) => QueryC
     };
   },
   multi_match: (body, at) => {
-    const options = object(body, at, ['query', 'fields', 'type', 'operator', 'boost']);
+    const options = object(body, at, ['query', 'fields', 'type', 'operator', 'boost', 'fuzziness']);
     const query = text(options.query, `${at}.query`);
     const fields =
       options.fields === undefined
@@ -79,10 +109,11 @@ const CLAUSES: Record<string, (body: Json, at: string, budget: Budget) => QueryC
     const type = options.type === undefined ? 'best_fields' : oneOf(options.type, ['best_fields', 'most_fields', 'phrase'], `${at}.type`);
     const operator = options.operator === undefined ? 'or' : oneOf(options.operator, ['or', 'and'], `${at}.operator`);
     const boost = boostOf(options.boost, at);
+    const typos = fuzzinessOf(options.fuzziness, `${at}.fuzziness`);
     const perField = fields.map((spec): QueryClause => {
       const [name, weight] = boostedField(spec, `${at}.fields`);
       if (type === 'phrase') return { kind: 'phrase', field: fieldOf(name), words: phraseWords(query), boost: boost * weight };
-      return textClause(query, fieldOf(name), operator, boost * weight);
+      return textClause(query, fieldOf(name), operator, boost * weight, typos);
     });
     return type === 'most_fields' ? bool({ should: perField, minimumShould: 1 }) : { kind: 'max', of: perField };
   },
@@ -191,6 +222,15 @@ function oneOf<T extends string>(value: Json, allowed: readonly T[], at: string)
   return value as T;
 }
 
+/** Elasticsearch's fuzziness: 0, 1 or 2 edits ("0", "1", "2" too), or "AUTO" (this service's auto: see Typos). */
+function fuzzinessOf(value: Json, at: string): Typos | undefined {
+  if (value === undefined) return undefined;
+  if (value === 0 || value === 1 || value === 2) return value;
+  if (value === '0' || value === '1' || value === '2') return Number(value) as 0 | 1 | 2;
+  if (typeof value === 'string' && value.toLowerCase() === 'auto') return 'auto';
+  throw new DslError(`${at} must be 0, 1, 2 or "AUTO".`);
+}
+
 function boostOf(value: Json, at: string): number {
   if (value === undefined) return 1;
   if (typeof value !== 'number' || !(value >= 0) || !Number.isFinite(value)) throw new DslError(`${at}.boost must be a number of 0 or more.`);
@@ -231,13 +271,14 @@ function metadataField(name: string, at: string): string {
   return name;
 }
 
-type FindingClause = Extract<QueryClause, { kind: 'words' | 'phrase' }>;
+type FindingClause = Extract<QueryClause, { kind: 'words' | 'phrase' | 'prefix' }>;
 
 /** The words and phrases a clause finds documents by (not those it leaves out): what highlights mark. */
 export function findingClauses(clause: QueryClause): FindingClause[] {
   switch (clause.kind) {
     case 'words':
     case 'phrase':
+    case 'prefix':
       return [clause];
     case 'max':
       return clause.of.flatMap(findingClauses);

@@ -1,4 +1,4 @@
-import type { FilterRange, FilterScalar, IndexQuery, QueryClause, SortKey } from './document-index.js';
+import type { FilterRange, FilterScalar, IndexQuery, QueryClause, SortKey, Typos } from './document-index.js';
 import type { HighlightSettings } from './highlight.js';
 
 export type SearchMode = 'lexical' | 'semantic' | 'hybrid';
@@ -36,4 +36,8 @@ export interface SearchRequest {
   clause?: QueryClause;
   /** The order of the matches (lexical only); absent: by score. */
   sort?: SortKey[];
+  /** How the words forgive misspelling; absent: auto. */
+  typos?: Typos;
+  /** The text's last word is a prefix too (search as you type). */
+  prefix?: boolean;
 }

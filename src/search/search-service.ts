@@ -1,11 +1,12 @@
 import type { DocumentStore, MetadataValue } from '../documents/document-store.js';
 import type { QueryEmbeddings } from '../embeddings/query-embeddings.js';
 import { analyze } from './analyzer.js';
-import type { DocumentIndex, FacetCounts, FieldFilter, IndexOrigin, IndexQuery } from './document-index.js';
+import type { Corrections, DocumentIndex, FacetCounts, FieldFilter, IndexOrigin, IndexQuery } from './document-index.js';
 import { highlightsOf, highlightTerms } from './highlight.js';
 import { findingClauses, textClause } from './query-dsl.js';
-import { parseQueryText } from './query-text.js';
+import { parseQueryText, prefixTokens, withLastWordPrefix } from './query-text.js';
 import type { FilterValue, SearchRequest } from './search-request.js';
+import type { SynonymSource, SynonymTable } from './synonyms.js';
 
 export interface RankedDocument {
   doc_id: string;
@@ -21,6 +22,8 @@ export interface SearchOutcome {
   total: number;
   documents: RankedDocument[];
   facets?: FacetCounts;
+  /** When a word matched through a typo: what it matched. */
+  corrected?: Corrections;
 }
 
 /**
@@ -46,6 +49,7 @@ export class SearchService {
     private readonly index: DocumentIndex,
     private readonly documents: Pick<DocumentStore, 'getDocument'>,
     readonly embeddings?: QueryEmbeddings,
+    private readonly synonyms?: SynonymSource,
   ) {}
 
   /**
@@ -71,14 +75,17 @@ export class SearchService {
     return this.index.semanticReady?.() ?? true;
   }
 
-  async search(request: SearchRequest): Promise<SearchOutcome> {
-    const result = await this.index.search(indexQueryOf(request));
+  async search(asked: SearchRequest): Promise<SearchOutcome> {
+    const request = asked.prefix && asked.mode !== 'semantic' ? { ...asked, text: withLastWordPrefix(asked.text) } : asked;
+    const synonyms = request.mode === 'semantic' ? undefined : this.synonyms?.current();
+    const result = await this.index.search(indexQueryOf(request, synonyms));
     const confidence = result.scoresAreConfidences ? (score: number) => Number(Math.max(0, Math.min(1, score)).toFixed(6)) : confidenceOf;
     const documents = result.hits.map((hit) => ({ doc_id: hit.docId, title: hit.title, confidence: confidence(hit.score) }));
     return {
       total: result.total,
-      documents: request.fields || request.highlight ? await this.withStored(request, documents) : documents,
+      documents: request.fields || request.highlight ? await this.withStored(request, documents, result.corrected, synonyms) : documents,
       ...(result.facets ? { facets: result.facets } : {}),
+      ...(result.corrected ? { corrected: result.corrected } : {}),
     };
   }
 
@@ -86,12 +93,21 @@ export class SearchService {
    * The hits with what was asked of their stored documents: fields and highlights. A semantic
    * query has no words to mark: its snippets are the texts' beginnings.
    */
-  private async withStored(request: SearchRequest, documents: RankedDocument[]): Promise<RankedDocument[]> {
-    const finding =
-      request.mode === 'semantic' || !request.highlight ? [] : findingClauses(request.clause ?? textClause(request.text, request.field, 'or'));
+  private async withStored(
+    request: SearchRequest,
+    documents: RankedDocument[],
+    corrected: Corrections | undefined,
+    synonyms: SynonymTable | undefined,
+  ): Promise<RankedDocument[]> {
+    const asked = request.clause ?? textClause(request.text, request.field, 'or');
+    const finding = request.mode === 'semantic' || !request.highlight ? [] : findingClauses(synonyms ? synonyms.expand(asked) : asked);
     const terms = highlightTerms(
       finding.flatMap((clause) => (clause.kind === 'words' ? clause.terms : [])),
       finding.flatMap((clause) => (clause.kind === 'phrase' ? [clause.words] : [])),
+      {
+        prefixes: finding.flatMap((clause) => (clause.kind === 'prefix' ? [clause.prefix] : [])),
+        stems: Object.values(corrected ?? {}).flat(),
+      },
     );
     const stored = await Promise.all(documents.map((document) => this.documents.getDocument(document.doc_id)));
     return documents.map((document, position) => {
@@ -106,20 +122,38 @@ export class SearchService {
   }
 }
 
-/** The request as the index runs it: its words analysed, its filters as groups, its ranking with the prompt's vector. */
-function indexQueryOf(request: SearchRequest): IndexQuery {
+/**
+ * The request as the index runs it: its words analysed, its filters as groups, its ranking with
+ * the prompt's vector, its words' synonyms: single words beside the words, or (phrases among
+ * them) the clause with each member matching its alternatives (SynonymTable.expand).
+ */
+function indexQueryOf(request: SearchRequest, synonyms: SynonymTable | undefined): IndexQuery {
   const { mode, vector } = request;
   if (mode !== 'lexical' && !vector) throw new Error(`a ${mode} search needs its prompt's vector`);
-  const { wanted, excluded, phrases, excludedPhrases } = parseQueryText(request.text);
-  const terms = analyze(wanted);
-  // Phrases, and text of exclusions alone, need the clause path; other text is searched as words, as ever.
-  const clause =
+  const { wanted, excluded, phrases, excludedPhrases, prefixes: asked } = parseQueryText(request.text);
+  const prefixes = asked.map(prefixTokens);
+  const terms = [...new Set([...analyze(wanted), ...analyze(prefixes.flatMap((prefix) => prefix.words).join(' '))])];
+  // Phrases, typos ranked below their word, and text of exclusions alone need the clause path;
+  // other text is searched as words (and prefixes as the words they begin), as ever.
+  const needsClauses =
+    phrases.length > 0 ||
+    excludedPhrases.length > 0 ||
+    request.typos === 1 ||
+    request.typos === 2 ||
+    (terms.length === 0 && prefixes.length === 0 && excluded) ||
+    andWithinOneField(request);
+  const alternatives = synonyms && !synonyms.empty && !request.clause && !needsClauses ? synonyms.wordAlternatives(terms) : {};
+  const written =
     request.clause ??
-    (mode !== 'semantic' && (phrases.length > 0 || excludedPhrases.length > 0 || (terms.length === 0 && excluded) || andWithinOneField(request))
+    (mode !== 'semantic' && (needsClauses || alternatives === undefined)
       ? textClause(request.text, request.field, request.operator ?? 'or')
       : undefined);
+  const clause = written && synonyms ? synonyms.expand(written) : written;
+  const prefixed = prefixes.flatMap((prefix) => prefix.prefix ?? []);
   return {
     terms,
+    ...(prefixed.length > 0 && !clause ? { prefixes: prefixed } : {}),
+    ...(alternatives && Object.keys(alternatives).length > 0 && !clause ? { synonyms: alternatives } : {}),
     ...(excluded && !clause ? { excluded: analyze(excluded) } : {}),
     ...(clause ? { clause } : {}),
     ...(request.sort ? { sort: request.sort } : {}),
@@ -129,6 +163,7 @@ function indexQueryOf(request: SearchRequest): IndexQuery {
     topK: request.topK,
     offset: request.offset,
     facets: request.facets,
+    ...(request.typos !== undefined ? { typos: request.typos } : {}),
     ranking: mode === 'lexical' ? { mode } : { mode, vector: vector as Float32Array },
   };
 }

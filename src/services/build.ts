@@ -17,6 +17,7 @@ import { RateLimitService } from '../rate-limit/rate-limit.js';
 import { RedisBuckets } from '../rate-limit/redis-buckets.js';
 import { SearchService } from '../search/search-service.js';
 import type { Store } from '../store/store.js';
+import { SynonymService } from '../synonyms/synonym-service.js';
 import type { AppSettings, Services } from './services.js';
 
 /** Any claim outlives the request that holds it: past this, its holder is presumed dead. */
@@ -25,6 +26,7 @@ const CLAIM_MARGIN_MS = 5000;
 export function buildServices(store: Store, config: Config, log: (message: string, error: unknown) => void): Services {
   const buckets = config.redisUrl ? new RedisBuckets(config.redisUrl) : new MemoryBuckets();
   const face = faceBackend(store, config);
+  const synonyms = new SynonymService(store.synonyms, log);
   return {
     store,
     adminTokens: new AdminTokens(store.admin),
@@ -38,7 +40,8 @@ export function buildServices(store: Store, config: Config, log: (message: strin
     rateLimits: new RateLimitService(buckets, { defaultPerSecond: config.rateLimitPerSecond }, (error) =>
       log('rate-limit buckets unreachable: requests pass unlimited until they return', error),
     ),
-    search: new SearchService(store.index, store.documents, queryEmbeddingsOf(config)),
+    search: new SearchService(store.index, store.documents, queryEmbeddingsOf(config), synonyms),
+    synonyms,
     probeImages: new ProbeImageFetcher({ maxBytes: config.imageMaxBytes, timeoutMs: config.probeFetchTimeoutMs }),
     face,
     checkout: checkoutOf(config),

@@ -10,6 +10,7 @@ import type { Clock } from '../platform/clock.js';
 import type { RateLimitService } from '../rate-limit/rate-limit.js';
 import type { SearchService } from '../search/search-service.js';
 import type { Store } from '../store/store.js';
+import type { SynonymService } from '../synonyms/synonym-service.js';
 
 /** Everything the HTTP layer is given; built by the server (or a test) and injected into the app. */
 export interface Services {
@@ -22,6 +23,8 @@ export interface Services {
   idempotency: IdempotencyService;
   rateLimits: RateLimitService;
   search: SearchService;
+  /** The synonym rules searches apply, kept current from the store. */
+  synonyms: SynonymService;
   /** Fetches probe_image_url for /face/search, refusing non-public addresses. */
   probeImages: ProbeImageFetcher;
   /** What GET /metrics reports; absent when METRICS=false. */

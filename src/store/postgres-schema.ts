@@ -5,6 +5,7 @@ import { DOCUMENTS_POSTGRES_MIGRATIONS } from '../documents/postgres-migrations.
 import { FACES_POSTGRES_MIGRATIONS } from '../faces/postgres-migrations.js';
 import { inVersionOrder } from '../platform/migrations.js';
 import { PORTAL_POSTGRES_MIGRATIONS } from '../portal/postgres-migrations.js';
+import { SYNONYMS_POSTGRES_MIGRATIONS } from '../synonyms/postgres-migrations.js';
 
 /** Any constant shared by every instance: serialises migrations across instances starting together. */
 const MIGRATION_LOCK = 7_204_311_901;
@@ -19,6 +20,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = inVersionOrder(
   DOCUMENTS_POSTGRES_MIGRATIONS,
   FACES_POSTGRES_MIGRATIONS,
   PORTAL_POSTGRES_MIGRATIONS,
+  SYNONYMS_POSTGRES_MIGRATIONS,
 );
 
 /** Applies the migrations this database lacks; returns the versions applied now. */

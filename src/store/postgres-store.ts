@@ -7,6 +7,7 @@ import { PostgresFaces } from '../faces/postgres-gallery.js';
 import { PostgresIdempotency } from '../idempotency/postgres-idempotency.js';
 import { type PostgresConnection, PostgresDatabase } from '../platform/postgres-database.js';
 import { PostgresPortalStore } from '../portal/postgres-portal-store.js';
+import { PostgresSynonymStore } from '../synonyms/postgres-synonym-store.js';
 import { PostgresWebhookStore } from '../webhooks/postgres-webhook-store.js';
 import { migratePostgres } from './postgres-schema.js';
 import type { Store } from './store.js';
@@ -41,6 +42,7 @@ export class PostgresStore implements Store {
   readonly admin: PostgresAdminStore;
   readonly portal: PostgresPortalStore;
   readonly webhooks: PostgresWebhookStore;
+  readonly synonyms: PostgresSynonymStore;
 
   private constructor(
     private readonly db: PostgresDatabase,
@@ -60,6 +62,7 @@ export class PostgresStore implements Store {
     this.admin = new PostgresAdminStore(db);
     this.portal = new PostgresPortalStore(db);
     this.webhooks = new PostgresWebhookStore(db);
+    this.synonyms = new PostgresSynonymStore(db);
   }
 
   /** Connects and applies pending migrations. */

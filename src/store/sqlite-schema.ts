@@ -5,6 +5,7 @@ import { FACES_SQLITE_MIGRATIONS } from '../faces/sqlite-migrations.js';
 import { inVersionOrder } from '../platform/migrations.js';
 import { migrateSqlite } from '../platform/sqlite-open.js';
 import { PORTAL_SQLITE_MIGRATIONS } from '../portal/sqlite-migrations.js';
+import { SYNONYMS_SQLITE_MIGRATIONS } from '../synonyms/sqlite-migrations.js';
 
 /**
  * The versioned schema of ledger.sqlite: accounts and their balances, keys, charges, idempotency entries, the face
@@ -17,6 +18,7 @@ export const LEDGER_MIGRATIONS: readonly string[] = inVersionOrder(
   BILLING_SQLITE_MIGRATIONS,
   FACES_SQLITE_MIGRATIONS,
   PORTAL_SQLITE_MIGRATIONS,
+  SYNONYMS_SQLITE_MIGRATIONS,
 );
 
 export function migrateLedger(db: Database.Database): void {

@@ -10,6 +10,7 @@ import { SqliteIdempotency } from '../idempotency/sqlite-idempotency.js';
 import { BackgroundCheckpoint } from '../platform/background-checkpoint.js';
 import { openSqlite } from '../platform/sqlite-open.js';
 import { SqlitePortalStore } from '../portal/sqlite-portal-store.js';
+import { SqliteSynonymStore } from '../synonyms/sqlite-synonym-store.js';
 import { SqliteWebhookStore } from '../webhooks/sqlite-webhook-store.js';
 import { migrateLedger } from './sqlite-schema.js';
 import type { Store } from './store.js';
@@ -43,6 +44,7 @@ export class SqliteStore implements Store {
   readonly admin: SqliteAdminStore;
   readonly portal: SqlitePortalStore;
   readonly webhooks: SqliteWebhookStore;
+  readonly synonyms: SqliteSynonymStore;
   private readonly db: Database.Database;
   private readonly pingStatement: Database.Statement;
   private readonly checkpoints: BackgroundCheckpoint[] = [];
@@ -57,6 +59,7 @@ export class SqliteStore implements Store {
     this.admin = new SqliteAdminStore(this.db);
     this.portal = new SqlitePortalStore(this.db);
     this.webhooks = new SqliteWebhookStore(this.db);
+    this.synonyms = new SqliteSynonymStore(this.db);
     this.documents = new SqliteCorpus(dataDir, { ...INDEX_UPKEEP, searchThreads: options.searchThreads ?? 1 }, options.warn, options.embeddings);
     this.index = this.documents;
     if (options.backgroundCheckpoints) this.checkpointInBackground(dataDir);

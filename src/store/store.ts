@@ -5,6 +5,7 @@ import type { FaceGalleryStore } from '../faces/gallery.js';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import type { PortalStore } from '../portal/portal-store.js';
 import type { DocumentIndex } from '../search/document-index.js';
+import type { SynonymStore } from '../synonyms/synonym-store.js';
 import type { WebhookStore } from '../webhooks/webhook-store.js';
 
 /**
@@ -25,6 +26,8 @@ export interface Store {
   readonly portal: PortalStore;
   /** The webhook outbox (written by the ledger), endpoints and deliveries. */
   readonly webhooks: WebhookStore;
+  /** The synonym rules searches apply. */
+  readonly synonyms: SynonymStore;
   /** A pooled database's connections (PostgreSQL): in all, idle, and requests waiting for one. */
   connections?(): { total: number; idle: number; waiting: number };
   /** Round-trip time of a trivial query, for /nettest. */

@@ -27,6 +27,7 @@ import type { AppSettings, Services } from '../../src/services/services.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
+import { SynonymService } from '../../src/synonyms/synonym-service.js';
 import { createTestDatabase, PG_TEST_OPTIONS } from './pg.js';
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -166,6 +167,7 @@ export async function createTestApp(
     (database ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS, embeddings }) : new SqliteStore(dir.path, { embeddings }));
   await store.documents.ingestDocuments(documentsOf(options.documents ?? SAMPLE_DOCUMENTS));
   const rateLimits = new RateLimitService(options.buckets ?? new MemoryBuckets(), { defaultPerSecond: options.rateLimitPerSecond ?? 0 });
+  const synonyms = new SynonymService(store.synonyms);
   const services: Services = {
     store,
     adminTokens: new AdminTokens(store.admin),
@@ -178,7 +180,9 @@ export async function createTestApp(
       options.index ? options.index(store.index) : store.index,
       store.documents,
       options.embeddings && new QueryEmbeddings(new OpenAiEmbedder(options.embeddings), options.embeddings),
+      synonyms,
     ),
+    synonyms,
     probeImages:
       options.probeImages ?? new ProbeImageFetcher({ maxBytes: { ...DEFAULT_SETTINGS, ...options.settings }.imageMaxBytes, timeoutMs: 2000 }),
     face: options.face,

@@ -27,6 +27,7 @@ import { refillRoutes } from './routes/refill.js';
 import { rollKeyRoute } from './routes/roll-key.js';
 import { adminSearchRoute } from './routes/search.js';
 import { setKeyRateRoute } from './routes/set-key-rate.js';
+import { synonymRoutes } from './routes/synonyms.js';
 import { currentTokenRoute } from './routes/token.js';
 import { topUpAccountRoute } from './routes/topup-account.js';
 import { topUpKeyRoute } from './routes/topup-key.js';
@@ -80,6 +81,7 @@ export async function registerAdminRoutes(
     // The search steps of /query without its charge: a semantic prompt is embedded for any token that may read documents.
     const search = [readSearchStep(), requireSearchIndexStep(services.search), embedPromptStep(services.search, () => undefined)];
     adminSearchRoute(scope, services, needs('documents:read', ...search));
+    synonymRoutes(scope, services, needs('documents:read'), needs('documents:write'));
     auditLogRoute(scope, services, needs('audit:read'));
     webhookRoutes(scope, services, settings, needs('webhooks:read'), needs('webhooks:write'));
     webhookDeliveryRoutes(scope, services, needs('webhooks:read'), needs('webhooks:write'));

@@ -11,7 +11,7 @@ import {
   successHeaders,
 } from '../schemas/common.js';
 import { FALLBACK_HEADER } from '../search/embed-prompt.js';
-import { searchAnswerSchema, searchBodySchema, searchFieldMessages } from '../search/search-body.js';
+import { searchAnswerOf, searchAnswerSchema, searchBodySchema, searchFieldMessages } from '../search/search-body.js';
 import type { RouteHooks } from '../steps.js';
 
 const schema = {
@@ -62,7 +62,6 @@ export function queryRoute(app: FastifyInstance, services: Services, hooks: Rout
     const started = performance.now();
     const result = await services.search.search(request.search as SearchRequest);
     services.metrics?.search((performance.now() - started) / 1000);
-    const hits = { total: result.total, documents: result.documents };
-    return { status: 200, resp: { statusCode: 200, body: result.facets ? { hits, facets: result.facets } : { hits } } };
+    return { status: 200, resp: { statusCode: 200, body: searchAnswerOf(result) } };
   });
 }

@@ -30,6 +30,8 @@ interface QueryBody {
   operator?: 'or' | 'and';
   fields?: string[];
   highlight?: boolean | { fields?: string[]; pre_tag?: string; post_tag?: string; snippet_chars?: number; escape?: boolean };
+  typos?: 'auto' | 0 | 1 | 2;
+  prefix?: boolean;
 }
 
 /** Reads the validated body into request.search, the one form of the search every later step and the handler use. */
@@ -70,6 +72,8 @@ function searchRequestOf(body: QueryBody): SearchRequest {
     ...(body.operator === 'and' ? { operator: 'and' as const } : {}),
     ...(body.fields ? { fields: [...new Set(body.fields)] } : {}),
     ...(body.highlight ? { highlight: highlightOf(body.highlight) } : {}),
+    ...(body.typos !== undefined && body.typos !== 'auto' ? { typos: body.typos } : {}),
+    ...(body.prefix ? { prefix: true } : {}),
   };
 }
 
@@ -94,7 +98,9 @@ function matchTarget(query: QueryBody['query']): Pick<SearchRequest, 'text' | 'f
   if (plain) return plain;
   const read = readQueryObject(query);
   if ('error' in read) throw new ApiError('INVALID_QUERY', `${read.error} Nothing was charged.`);
-  const words = findingClauses(read.clause).flatMap((found) => (found.kind === 'words' ? found.terms : found.words.filter((word) => word !== null)));
+  const words = findingClauses(read.clause).flatMap((found) =>
+    found.kind === 'words' ? found.terms : found.kind === 'prefix' ? [`${found.prefix}*`] : found.words.filter((word) => word !== null),
+  );
   return { text: words.join(' '), field: { kind: 'all' }, clause: read.clause };
 }
 

@@ -1,5 +1,6 @@
 import { errorCatalogue } from '../../errors.js';
 import { SEMANTIC_DEPTH } from '../../search/document-index.js';
+import type { SearchOutcome } from '../../search/search-service.js';
 
 const text = { type: 'string', pattern: '\\S' } as const;
 const MAX_OFFSET = 10_000;
@@ -12,7 +13,7 @@ const queryObject = {
   type: 'object',
   minProperties: 1,
   description:
-    'A subset of Elasticsearch\'s query DSL, nested as it nests: match ("text", {"<field>": "text"} or {"<field>": {"query": "text", "operator": "and"}}), match_phrase, multi_match (query, fields such as "title^3", type best_fields, most_fields or phrase), bool (must, should, must_not, filter, minimum_should_match), and on metadata fields term, terms, range (gt, gte, lt, lte), exists; ids (values: doc_ids) and match_all. Fields are title, text or a metadata field. must and should add up their scores; filter and must_not do not score. An unknown clause or option is a 400 naming it. Objects other than match are lexical only.',
+    'A subset of Elasticsearch\'s query DSL, nested as it nests: match ("text", {"<field>": "text"} or {"<field>": {"query": "text", "operator": "and", "fuzziness": 1}}), match_phrase, multi_match (query, fields such as "title^3", type best_fields, most_fields or phrase, fuzziness), prefix ({"<field>": "prot"}: every word beginning so, each match scoring its boost), fuzzy ({"<field>": {"value": "word", "fuzziness": 0, 1, 2 or "AUTO"}}), bool (must, should, must_not, filter, minimum_should_match), and on metadata fields term, terms, range (gt, gte, lt, lte), exists; ids (values: doc_ids) and match_all. Fields are title, text or a metadata field. must and should add up their scores; filter and must_not do not score. An unknown clause or option is a 400 naming it. Objects other than match are lexical only.',
 } as const;
 
 /** The body of a search: POST /query's, and POST /admin/search's. */
@@ -97,6 +98,16 @@ export const searchBodySchema = {
         { type: 'boolean' },
       ],
     },
+    typos: {
+      enum: ['auto', 0, 1, 2],
+      description:
+        'How words forgive misspelling (Damerau-Levenshtein: a swap of neighbours is one edit). auto (the default): a word of 5 to 8 characters that no document holds matches the words one edit from it, of 9 or more two, so a correctly spelt query ranks as without it. 1 or 2: every word of at least 4 characters also matches the words that many edits from it, its own matches ranking above them. 0: exact words only. Words in phrases, prefixes and words with digits are matched exactly. The answer\'s "corrected" says which words matched what (stems, as the index holds them).',
+    },
+    prefix: {
+      type: 'boolean',
+      description:
+        'true: the last word of the text is a prefix too, as if it ended in * (search as you type). Absent: false. In the text, word* (at least 2 characters before the *) matches every word that begins with it after stemming; each such match scores alike (its boost), as Lucene scores a prefix query.',
+    },
     filters: {
       type: 'object',
       description:
@@ -133,9 +144,20 @@ export const searchFieldMessages = {
   operator: 'operator must be "or" or "and".',
   sort: 'sort must be a list of at most 3 keys such as "year:desc", "title", "doc_id" or "_score" (field names without double quotes).',
   fields: `fields must be a list of at most ${MAX_FIELDS} metadata field names (non-empty strings), or ["*"].`,
+  typos: 'typos must be "auto", 0, 1 or 2.',
+  prefix: 'prefix must be true or false.',
   highlight:
     'highlight must be true, false, or an object of fields (a list of names), pre_tag and post_tag (strings of at most 100 characters), snippet_chars (an integer from 20 to 2000) and escape (true or false).',
 };
+
+/** A search's outcome as its answer's body: the hits, the corrections when words matched through typos, the facets when asked. */
+export function searchAnswerOf(result: SearchOutcome) {
+  return {
+    hits: { total: result.total, documents: result.documents },
+    ...(result.corrected ? { corrected: result.corrected } : {}),
+    ...(result.facets ? { facets: result.facets } : {}),
+  };
+}
 
 /** What a search answers: the hits, and the facets when they were asked. */
 export const searchAnswerSchema = {
@@ -179,6 +201,12 @@ export const searchAnswerSchema = {
           },
         },
       },
+    },
+    corrected: {
+      type: 'object',
+      description:
+        'When a word matched through a typo (see typos): per query word, the words it matched instead, as the index holds them (stems: "protect" for protection).',
+      additionalProperties: { type: 'array', items: { type: 'string' } },
     },
     facets: {
       type: 'object',

@@ -1,5 +1,6 @@
 import { forEachToken, STOPWORDS, scanTokens, stemOf, type TokenSink, tokenText } from './analysis.js';
 import type { AnalysableValue, FilterScalar } from './search-index.js';
+import { SortedTerms } from './sorted-terms.js';
 import { TokenTable } from './token-table.js';
 import { radixSort, resized } from './typed-arrays.js';
 
@@ -30,6 +31,8 @@ export class TermDictionary {
   private readonly filterTerms = new Map<string, Array<{ id: number; value: FilterScalar }>>();
   private nextId = 1;
   readonly added: Array<[number, string]> = [];
+  /** Made on first use: a dictionary that only analyses (a worker's copy) never holds one. */
+  private sorted: SortedTerms | null = null;
 
   load(rows: Iterable<{ id: number; term: string }>): void {
     for (const { id, term } of rows) this.remember(term, id);
@@ -40,9 +43,19 @@ export class TermDictionary {
     return this.filterTerms.get(field) ?? [];
   }
 
+  /** The word terms (title and text stems, metadata words) by spelling, for prefixes and typos. */
+  spelling(): SortedTerms {
+    if (this.sorted === null) {
+      this.sorted = new SortedTerms((term) => this.ids.get(term));
+      for (const [term, id] of this.ids) if (term.charCodeAt(0) !== 1) this.sorted.add(term, id);
+    }
+    return this.sorted;
+  }
+
   private remember(term: string, id: number): void {
     this.ids.set(term, id);
     if (id >= this.nextId) this.nextId = id + 1;
+    if (this.sorted !== null && term.charCodeAt(0) !== 1) this.sorted.add(term, id);
     const parsed = term.charCodeAt(0) === 1 ? parseFilterTerm(term) : undefined;
     if (!parsed) return;
     let values = this.filterTerms.get(parsed.field);

@@ -250,7 +250,7 @@ describe('POST /query: phrases, object forms and sorts, against a reading of the
     const before = await context.balanceOf(key);
     const refused: Array<[unknown, RegExp]> = [
       [{ fuzzy_match: { text: 'river' } }, /unknown clause "fuzzy_match"/],
-      [{ match: { text: { query: 'river', fuzziness: 2 } } }, /unknown option "fuzziness"/],
+      [{ match: { text: { query: 'river', prefix_length: 2 } } }, /unknown option "prefix_length"/],
       [{ bool: { must: [{ match: 'river' }], shoud: [] } }, /unknown option "shoud"/],
       [{ bool: { must: [{ nope: {} }] } }, /query\.bool\.must\[0\] holds an unknown clause "nope"/],
       [{ range: { year: { from: 2000 } } }, /unknown option "from"/],

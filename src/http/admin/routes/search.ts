@@ -3,7 +3,7 @@ import type { SearchRequest } from '../../../search/search-request.js';
 import type { Services } from '../../../services/services.js';
 import { errorResponse, responseHeaders } from '../../schemas/common.js';
 import { FALLBACK_HEADER } from '../../search/embed-prompt.js';
-import { searchAnswerSchema, searchBodySchema, searchFieldMessages } from '../../search/search-body.js';
+import { searchAnswerOf, searchAnswerSchema, searchBodySchema, searchFieldMessages } from '../../search/search-body.js';
 import type { RouteHooks } from '../../steps.js';
 import { adminErrorResponses, adminSecurity, adminSuccessHeaders } from '../schemas.js';
 
@@ -36,7 +36,6 @@ const schema = {
 export function adminSearchRoute(app: FastifyInstance, services: Services, hooks: RouteHooks): void {
   app.post('/admin/search', { schema, config: { fieldMessages: searchFieldMessages }, ...hooks }, async (request) => {
     const result = await services.search.search(request.search as SearchRequest);
-    const hits = { total: result.total, documents: result.documents };
-    return result.facets ? { hits, facets: result.facets } : { hits };
+    return searchAnswerOf(result);
   });
 }
