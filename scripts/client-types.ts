@@ -54,6 +54,8 @@ const OPERATIONS: Array<{ method: string; path: string; name: string; status?: s
   { method: 'get', path: '/admin/documents', name: 'AdminCountDocuments' },
   { method: 'post', path: '/admin/documents', name: 'AdminIngestDocuments' },
   { method: 'post', path: '/admin/search', name: 'AdminSearch' },
+  { method: 'get', path: '/admin/synonyms', name: 'AdminGetSynonyms' },
+  { method: 'put', path: '/admin/synonyms', name: 'AdminPutSynonyms' },
   { method: 'delete', path: '/admin/documents/{doc_id}', name: 'AdminDeleteDocument' },
 ];
 

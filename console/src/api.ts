@@ -11,6 +11,7 @@ import type {
   AdminCurrentTokenResponse,
   AdminGetAccountResponse,
   AdminGetKeyResponse,
+  AdminGetSynonymsResponse,
   AdminIngestDocumentsResponse,
   AdminKeyChargesResponse,
   AdminKeyEventsResponse,
@@ -18,6 +19,8 @@ import type {
   AdminKeyUsageResponse,
   AdminListAccountsResponse,
   AdminListKeysResponse,
+  AdminPutSynonymsRequest,
+  AdminPutSynonymsResponse,
   AdminRollKeyResponse,
   AdminSearchRequest,
   AdminSearchResponse,
@@ -40,6 +43,7 @@ export type {
   AdminAuditLogResponse,
   AdminGetAccountResponse,
   AdminGetKeyResponse,
+  AdminGetSynonymsResponse,
   AdminKeyChargesResponse,
   AdminKeyEventsResponse,
   AdminKeyUsageResponse,
@@ -129,5 +133,7 @@ export class AdminApi {
   getDocument = (docId: string) => this.call<Record<string, unknown>>('GET', `/admin/documents/${id(docId)}`);
   deleteDocument = (docId: string) => this.call<unknown>('DELETE', `/admin/documents/${id(docId)}`);
   search = (body: AdminSearchRequest) => this.call<AdminSearchResponse>('POST', '/admin/search', { json: body });
+  getSynonyms = () => this.call<AdminGetSynonymsResponse>('GET', '/admin/synonyms');
+  putSynonyms = (body: AdminPutSynonymsRequest) => this.call<AdminPutSynonymsResponse>('PUT', '/admin/synonyms', { json: body });
   auditLog = (query: Query) => this.call<AdminAuditLogResponse>('GET', pathWith('/admin/audit-log', query));
 }

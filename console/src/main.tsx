@@ -12,6 +12,7 @@ import { KeyPage } from './pages/key.js';
 import { KeysPage } from './pages/keys.js';
 import { OverviewPage } from './pages/overview.js';
 import { SearchPage } from './pages/search.js';
+import { SearchSettingsPage } from './pages/search-settings.js';
 import { SignInPage } from './pages/sign-in.js';
 import { type Route, useRoute } from './router.js';
 import { type Can, canOf, type Session, savedSession, saveSession } from './session.js';
@@ -24,6 +25,7 @@ const TITLES: Record<Route['page'], string> = {
   key: 'Key',
   documents: 'Documents',
   search: 'Search',
+  'search-settings': 'Search settings',
   'audit-log': 'Audit log',
   'not-found': 'Not found',
 };
@@ -83,6 +85,8 @@ function Page({ route, api, can }: { route: Route; api: AdminApi; can: Can }) {
       return <DocumentsPage api={api} can={can} />;
     case 'search':
       return <SearchPage api={api} />;
+    case 'search-settings':
+      return <SearchSettingsPage api={api} can={can} />;
     case 'audit-log':
       return <AuditLogPage api={api} />;
     default:

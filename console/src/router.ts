@@ -8,6 +8,7 @@ export type Route =
   | { page: 'key'; keyId: string }
   | { page: 'documents' }
   | { page: 'search' }
+  | { page: 'search-settings' }
   | { page: 'audit-log' }
   | { page: 'not-found' };
 
@@ -19,6 +20,7 @@ export function routeOf(hash: string): Route {
   if (path === '/accounts') return { page: 'accounts' };
   if (path === '/documents') return { page: 'documents' };
   if (path === '/search') return { page: 'search' };
+  if (path === '/search-settings') return { page: 'search-settings' };
   if (path === '/audit-log') return { page: 'audit-log' };
   const key = /^\/keys\/([^/]+)$/.exec(path);
   const keyId = key?.[1] && decoded(key[1]);
@@ -46,6 +48,7 @@ export const hrefOf = {
   key: (keyId: string) => `#/keys/${encodeURIComponent(keyId)}`,
   documents: '#/documents',
   search: '#/search',
+  searchSettings: '#/search-settings',
   auditLog: '#/audit-log',
 };
 

@@ -14,6 +14,7 @@ import { migrateCommand } from './commands/migrate.js';
 import { searchCommand } from './commands/search.js';
 import { serveCommand } from './commands/serve.js';
 import { standInEmbedderCommand } from './commands/stand-in-embedder.js';
+import { synonymsCommand } from './commands/synonyms.js';
 import { CliContext, type CliIo } from './context.js';
 import { CliError } from './errors.js';
 import { printable } from './printable.js';
@@ -34,6 +35,7 @@ export function buildProgram(cli: CliContext): Command {
   auditCommand(program, cli);
   faceServiceCommand(program, cli);
   searchCommand(program, cli);
+  synonymsCommand(program, cli);
   facesCommands(program, cli);
   accountsCommands(program, cli);
   keysCommands(program, cli);

@@ -1203,6 +1203,49 @@ export type AdminSearchResponse = {
   };
 };
 
+/** 200 answer of GET /admin/synonyms. */
+export type AdminGetSynonymsResponse = {
+  synonyms: Array<{
+    /** Members that all match each other. */
+    words: Array<string>;
+  } | {
+    /** A word, or a phrase of at most 10 words. */
+    from: string;
+    /** What `from` matches too (not the other way). */
+    to: Array<string>;
+  }>;
+  version: number;
+  updated_at: string | null;
+};
+
+/** Body of PUT /admin/synonyms. */
+export type AdminPutSynonymsRequest = {
+  synonyms: Array<{
+    /** Members that all match each other. */
+    words: Array<string>;
+  } | {
+    /** A word, or a phrase of at most 10 words. */
+    from: string;
+    /** What `from` matches too (not the other way). */
+    to: Array<string>;
+  }>;
+};
+
+/** 200 answer of PUT /admin/synonyms. */
+export type AdminPutSynonymsResponse = {
+  synonyms: Array<{
+    /** Members that all match each other. */
+    words: Array<string>;
+  } | {
+    /** A word, or a phrase of at most 10 words. */
+    from: string;
+    /** What `from` matches too (not the other way). */
+    to: Array<string>;
+  }>;
+  version: number;
+  updated_at: string | null;
+};
+
 /** 200 answer of DELETE /admin/documents/{doc_id}. */
 export type AdminDeleteDocumentResponse = {
   deleted: string;

@@ -30,6 +30,27 @@ export function synonymRulesError(rules: readonly SynonymRule[]): string | undef
   return undefined;
 }
 
+/**
+ * Rules as a file gives them (`{"synonyms": [...]}`, as PUT /admin/synonyms takes): read and
+ * checked, or what is wrong, naming the rule.
+ */
+export function readSynonymRules(value: unknown): { rules: SynonymRule[] } | { error: string } {
+  const list = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { synonyms?: unknown }).synonyms : undefined;
+  if (!Array.isArray(list)) return { error: 'The rules must be an object {"synonyms": [...]}.' };
+  const isMember = (member: unknown) => typeof member === 'string' && member.trim() !== '';
+  for (const [index, rule] of list.entries()) {
+    const keys = rule !== null && typeof rule === 'object' ? Object.keys(rule).sort().join(',') : '';
+    const words = keys === 'words' && Array.isArray(rule.words) && rule.words.length >= 2 && rule.words.every(isMember);
+    const oneWay = keys === 'from,to' && isMember(rule.from) && Array.isArray(rule.to) && rule.to.length >= 1 && rule.to.every(isMember);
+    if (!words && !oneWay)
+      return {
+        error: `synonyms[${index}] must be {"words": [at least 2 members]} or {"from": "member", "to": [members]}, each member a non-empty string.`,
+      };
+  }
+  const error = synonymRulesError(list as SynonymRule[]);
+  return error ? { error } : { rules: list as SynonymRule[] };
+}
+
 /** A member as a query's words are matched against it: its words' stems, stopwords left out, joined by spaces. */
 function keyOf(words: readonly string[]): string {
   return words

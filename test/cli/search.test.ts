@@ -39,4 +39,26 @@ describe('metered-search search', () => {
     assert.equal(empty.code, 1);
     assert.match(empty.stderr, /text to search/);
   });
+
+  it('synonyms set FILE.json and synonyms list: the rules searches apply, a bad file refused with nothing changed', async () => {
+    const file = join(dir.path, 'synonyms.json');
+    writeFileSync(file, JSON.stringify({ synonyms: [{ words: ['agreement', 'contract'] }, { from: 'breach', to: ['incident'] }] }));
+    const set = await cli(env, 'synonyms', 'set', file);
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stdout, /^2 rules set \(version 1\)/);
+    assert.match((await cli(env, 'synonyms', 'list')).stdout, /agreement = contract\nbreach -> incident/);
+    const found = JSON.parse((await cli(env, 'search', 'agreement', '--json')).stdout);
+    assert.deepEqual(
+      found.hits.documents.map((document: { doc_id: string }) => document.doc_id),
+      ['contract-1'],
+    );
+    const bad = join(dir.path, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ synonyms: [{ words: ['alone'] }] }));
+    const refused = await cli(env, 'synonyms', 'set', bad);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /synonyms\[0\].*Nothing was changed/);
+    const listed = JSON.parse((await cli(env, 'synonyms', 'list', '--json')).stdout);
+    assert.equal(listed.version, 1);
+    assert.equal(listed.synonyms.length, 2);
+  });
 });

@@ -58,7 +58,7 @@ describe('the operator console in Chromium', {
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   }
 
-  const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name });
+  const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true });
   const shoot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, animations: 'disabled' });
 
   before(async () => {
@@ -173,6 +173,47 @@ describe('the operator console in Chromium', {
       headers: { authorization: `Bearer ${writeToken}` },
     });
     assert.equal(deleted.statusCode, 200);
+  });
+
+  it('edits the synonym rules on Search settings, which searches then apply; a read-only token sees them and no button that writes', async () => {
+    const adminSearch = async (query: string) => {
+      const answer = await request(`${server.url}/admin/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${readToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query, top_k: 10 }),
+      });
+      return ((await answer.body.json()) as { hits: { documents: Array<{ doc_id: string }> } }).hits.documents.map((hit) => hit.doc_id);
+    };
+    assert.deepEqual(await adminSearch('deletion'), []);
+    const page = await openBrowser();
+    await signIn(page, writeToken);
+    await nav(page, 'Search settings').click();
+    await page.getByRole('heading', { level: 1, name: 'Search settings' }).waitFor();
+    await page.getByTestId('no-synonyms').filter({ hasText: 'No rules yet.' }).waitFor();
+    await page.getByLabel('Members (comma-separated)').fill('erasure');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByRole('alert').filter({ hasText: 'at least 2 members' }).waitFor();
+    await page.getByLabel('Members (comma-separated)').fill('erasure, deletion, right to be forgotten');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByLabel('Kind').selectOption('one-way');
+    await page.getByLabel('From').fill('gdpr');
+    await page.getByLabel('Also matches (comma-separated)').fill('personal data');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByRole('button', { name: 'Save rules' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved 2 rules (version 1)' }).waitFor();
+    assert.deepEqual((await adminSearch('deletion')).sort(), ['law-2']);
+    await shoot(page, 'search-settings');
+    await page.getByRole('button', { name: 'Remove gdpr → personal data' }).click();
+    await page.getByRole('button', { name: 'Save rules' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved 1 rules (version 2)' }).waitFor();
+    await page.reload();
+    await page.getByTestId('synonym-rule').filter({ hasText: 'erasure = deletion = right to be forgotten' }).waitFor();
+    assert.equal(await page.getByTestId('synonym-rule').count(), 1);
+    const reader = await openBrowser();
+    await signIn(reader, readToken);
+    await nav(reader, 'Search settings').click();
+    await reader.getByTestId('synonym-rule').first().waitFor();
+    assert.equal(await reader.getByRole('button', { name: /Save rules|Add rule|Remove/ }).count(), 0);
   });
 
   it('creates a key shown once, tops it up, and shows its balance and chart move with real traffic', async () => {

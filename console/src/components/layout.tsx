@@ -9,6 +9,7 @@ const LINKS: Array<{ href: string; label: string; pages: Route['page'][]; scope:
   { href: hrefOf.keys, label: 'Keys', pages: ['keys', 'key'], scope: 'keys:read' },
   { href: hrefOf.documents, label: 'Documents', pages: ['documents'], scope: 'documents:read' },
   { href: hrefOf.search, label: 'Search', pages: ['search'], scope: 'documents:read' },
+  { href: hrefOf.searchSettings, label: 'Search settings', pages: ['search-settings'], scope: 'documents:read' },
   { href: hrefOf.auditLog, label: 'Audit log', pages: ['audit-log'], scope: 'audit:read' },
 ];
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_HIGHLIGHT, type HighlightSettings } from '../../search/highlight.js';
 import { type SearchOutcome, SearchService } from '../../search/search-service.js';
+import { SynonymTable } from '../../search/synonyms.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
 import { CliError } from '../errors.js';
@@ -30,7 +31,8 @@ export function searchCommand(program: Command, cli: CliContext): void {
 }
 
 async function search(store: Store, text: string, topK: number, highlight: HighlightSettings): Promise<SearchOutcome> {
-  const service = new SearchService(store.index, store.documents);
+  const synonyms = new SynonymTable((await store.synonyms.read()).rules);
+  const service = new SearchService(store.index, store.documents, undefined, { current: () => synonyms });
   await service.prepare();
   return service.search({ mode: 'lexical', text, field: { kind: 'all' }, filters: {}, topK, offset: 0, highlight });
 }
