@@ -42,6 +42,8 @@ interface Query {
   range?: boolean;
   /** The baseline is this engine on this text (a misspelt query's words as written in the corpus), not FTS5. */
   exact?: string;
+  /** Per word, its synonyms (as SearchService passes a set's single-word members). */
+  synonyms?: Record<string, string[]>;
 }
 
 /** Phrases of `length` words as they occur in the texts: starting with a common word or with a rarer one. */
@@ -78,6 +80,11 @@ function queryClasses(vocabulary: string[]): Record<string, (path: string) => Pr
     '2 words and a -word': list(() => ({ text: `${common()} ${rarer()} -${common()}` })),
     'range (10%) + sort by year': list(() => ({ text: common(), range: true })),
     'prefix, 3 characters of a common word': list(() => ({ text: `${common().slice(0, 3)}*` })),
+    '3 words, one with a 3-member synonym set (baseline: this engine, the members written)': list(() => {
+      const [word, ...others] = [rarer(), rarer(), rarer()];
+      const [second, third] = [common(), rarer()];
+      return { text: `${word} ${second} ${third}`, synonyms: { [word]: others }, exact: `${word} ${others.join(' ')} ${second} ${third}` };
+    }),
     '3 words, one misspelt by an edit (baseline: this engine, as spelt)': list(() => {
       const spelt = [common(), rarerLong(), next() < 0.5 ? common() : rarer()];
       return { text: [spelt[0], misspelt(spelt[1], known, next), spelt[2]].join(' '), exact: spelt.join(' ') };
@@ -167,6 +174,7 @@ function indexQueryOf(query: Query): IndexQuery {
   const base: IndexQuery = { terms: analyze(query.text), field: { kind: 'all' }, filters: [], topK: 10 };
   if (query.range) return { ...base, filters: [{ field: 'year', range: YEARS }], sort: [{ by: { kind: 'field', name: 'year' }, descending: true }] };
   if (query.operator) return { ...base, operator: 'and' };
+  if (query.synonyms) return { ...base, synonyms: query.synonyms };
   if (phrase) return { ...base, terms: [], clause: textClause(query.text, { kind: 'all' }, 'or') };
   return base;
 }
