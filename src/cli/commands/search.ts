@@ -26,7 +26,8 @@ export function searchCommand(program: Command, cli: CliContext): void {
       // In a terminal the matches are in brackets; as JSON, as /query's "highlight": true gives them.
       const highlight = options.json ? DEFAULT_HIGHLIGHT : { preTag: '[', postTag: ']', snippetChars: 120, escape: false };
       const outcome = await cli.withStore((store) => search(store, text, topK, highlight));
-      cli.output(options.json, { hits: { total: outcome.total, documents: outcome.documents } }, () => renderSearch(outcome));
+      const answer = { hits: { total: outcome.total, documents: outcome.documents }, ...(outcome.corrected ? { corrected: outcome.corrected } : {}) };
+      cli.output(options.json, answer, () => renderSearch(outcome));
     });
 }
 
