@@ -199,44 +199,61 @@ function commonPrefix(a: string, b: string): number {
  */
 class EditRows {
   private readonly rows: Int32Array[];
+  /** Per row, its least distance. */
+  private readonly least: Int32Array;
+  private readonly codes: Int32Array;
 
   constructor(
-    private readonly word: string,
+    word: string,
     private readonly maxEdits: number,
     private readonly skip: number,
   ) {
     const depth = skip + word.length + maxEdits + 1;
-    this.rows = Array.from({ length: depth + 1 }, () => new Int32Array(word.length + 1));
-    for (let column = 0; column <= word.length; column++) this.rows[skip][column] = column;
+    this.codes = Int32Array.from(word, (_, index) => word.charCodeAt(index));
+    this.rows = Array.from({ length: depth + 1 }, () => new Int32Array(word.length + 2));
+    this.least = new Int32Array(depth + 1);
+    for (let column = 0; column <= word.length; column++) this.rows[skip][column] = Math.min(column, maxEdits + 1);
   }
 
-  /** Fills row `depth` from the term's character there; false when no longer term can come within the edits. */
+  /**
+   * Fills row `depth` from the term's character there; false when no longer term can come within
+   * the edits. Only the band of columns within the edits of the diagonal can be: the cells just
+   * outside it are set past the edits, so that the next row reads no stale cell.
+   */
   compute(depth: number, term: string): boolean {
     if (depth <= this.skip) return true;
-    const { word, maxEdits } = this;
+    const { codes, maxEdits } = this;
+    const beyond = maxEdits + 1;
+    const length = codes.length;
     const row = this.rows[depth];
     const above = this.rows[depth - 1];
     const twoAbove = depth - 2 >= this.skip ? this.rows[depth - 2] : null;
     const character = term.charCodeAt(depth - 1);
     const previous = term.charCodeAt(depth - 2);
-    row[0] = depth - this.skip;
+    const read = depth - this.skip;
+    const low = Math.max(1, read - maxEdits);
+    const high = Math.min(length, read + maxEdits);
+    row[0] = Math.min(read, beyond);
     let least = row[0];
-    for (let column = 1; column <= word.length; column++) {
-      const substitution = above[column - 1] + (word.charCodeAt(column - 1) === character ? 0 : 1);
+    if (low > 1) row[low - 1] = beyond;
+    for (let column = low; column <= high; column++) {
+      const substitution = above[column - 1] + (codes[column - 1] === character ? 0 : 1);
       let cost = Math.min(above[column] + 1, row[column - 1] + 1, substitution);
-      if (twoAbove && column > 1 && word.charCodeAt(column - 1) === previous && word.charCodeAt(column - 2) === character)
+      if (twoAbove && column > 1 && codes[column - 1] === previous && codes[column - 2] === character)
         cost = Math.min(cost, twoAbove[column - 2] + 1);
       row[column] = cost;
       if (cost < least) least = cost;
     }
+    if (high < length) row[high + 1] = beyond;
+    this.least[depth] = least;
     // A swap reaches back two rows: a row can rise past the edits and the next come back by one.
-    let leastAbove = maxEdits;
-    for (let column = 0; column <= word.length; column++) leastAbove = Math.min(leastAbove, above[column]);
+    const leastAbove = depth - 1 > this.skip ? this.least[depth - 1] : 0;
     return least <= maxEdits || leastAbove < maxEdits;
   }
 
   distance(depth: number): number {
-    return this.rows[depth][this.word.length];
+    const length = this.codes.length;
+    return Math.abs(depth - this.skip - length) > this.maxEdits ? this.maxEdits + 1 : this.rows[depth][length];
   }
 }
 
