@@ -42,9 +42,11 @@ const texts = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 200 }),
   fc.string({ unit: 'binary', maxLength: 200 }),
   fc.constantFrom('"', '*', 'AND', 'OR NOT', 'NEAR(a b)', '^', ':', '\u0000', '\uD800', '🔥'.repeat(500), 'a'.repeat(20_000)),
-  // The query text's own syntax, in any order: quotes, minus signs, stopwords and words.
+  // The query text's own syntax, in any order: quotes, minus signs, stars, stopwords, words and typos.
   fc
-    .array(fc.constantFrom('"', '-', '-"', ' ', 'breach', 'data', 'the', 'of', 'privacy', 'IL-6', 'é'), { maxLength: 30 })
+    .array(fc.constantFrom('"', '-', '-"', ' ', '*', 'breach', 'data', 'the', 'of', 'privacy', 'IL-6', 'é', 'brea*', 'privcay', 'dat*', '日本語'), {
+      maxLength: 30,
+    })
     .map((parts) => parts.join('')),
 );
 
@@ -59,6 +61,8 @@ const clauseNames = fc.constantFrom(
   'exists',
   'ids',
   'match_all',
+  'prefix',
+  'fuzzy',
   'must',
   'nope',
 );
@@ -70,7 +74,7 @@ const queryObjects = fc.letrec((tie) => ({
     tie('bool'),
   ),
   fields: fc.dictionary(
-    fc.constantFrom('title', 'text', 'year', 'jurisdiction', 'query', 'operator', 'gte', 'values', 'field'),
+    fc.constantFrom('title', 'text', 'year', 'jurisdiction', 'query', 'operator', 'gte', 'values', 'field', 'value', 'fuzziness'),
     fc.oneof(texts, fc.jsonValue()),
     { maxKeys: 3 },
   ),
@@ -91,7 +95,16 @@ const bodies = fc.oneof(
   fc.jsonValue().map((value) => JSON.stringify(value)),
   hostileObject.map((value) => JSON.stringify(value)),
   fc
-    .record({ query: fc.oneof(texts, fc.jsonValue()), top_k: fc.jsonValue(), filters: fc.oneof(hostileObject, fc.jsonValue()) }, { requiredKeys: [] })
+    .record(
+      {
+        query: fc.oneof(texts, fc.jsonValue()),
+        top_k: fc.jsonValue(),
+        filters: fc.oneof(hostileObject, fc.jsonValue()),
+        typos: fc.oneof(fc.constantFrom('auto', 0, 1, 2), fc.jsonValue()),
+        prefix: fc.oneof(fc.boolean(), fc.jsonValue()),
+      },
+      { requiredKeys: [] },
+    )
     .map((v) => JSON.stringify(v)),
   fc
     .record(
