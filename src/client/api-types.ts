@@ -97,7 +97,7 @@ export type QueryRequest = {
   } | boolean;
   /** How words forgive misspelling (Damerau-Levenshtein: a swap of neighbours is one edit). auto (the default): a word of 5 to 8 characters that no document holds matches the words one edit from it, of 9 or more two, so a correctly spelt query ranks as without it. 1 or 2: every word of at least 4 characters also matches the words that many edits from it, its own matches ranking above them. 0: exact words only. Words in phrases, prefixes and words with digits are matched exactly. The answer's "corrected" says which words matched what (stems, as the index holds them). */
   typos?: "auto" | 0 | 1 | 2;
-  /** true: the last word of the text is a prefix too, as if it ended in * (search as you type). Absent: false. In the text, word* (at least 2 characters before the *) matches every word that begins with it after stemming; each such match scores alike (its boost), as Lucene scores a prefix query. */
+  /** true: the last word of the text is a prefix too, as if it ended in * (search as you type). Absent: false. In the text, word* (at least 2 characters before the *) matches every word that begins with it after stemming (and, when stemming changes the prefix, with its stem: a word typed whole finds itself), ranked as the query of all those words. */
   prefix?: boolean;
   /** Metadata filters, all of which must hold: a field equals the scalar, or any of the list; lies within a range ({"gte": 2016, "lt": 2020}: numbers compare as numbers, strings by code point, so ISO-8601 dates work, and a value of another type does not match); or equals none of {"not": <scalar or list>} (a document lacking the field passes). An array field matches when any element does. */
   filters?: {
@@ -1155,7 +1155,7 @@ export type AdminSearchRequest = {
   } | boolean;
   /** How words forgive misspelling (Damerau-Levenshtein: a swap of neighbours is one edit). auto (the default): a word of 5 to 8 characters that no document holds matches the words one edit from it, of 9 or more two, so a correctly spelt query ranks as without it. 1 or 2: every word of at least 4 characters also matches the words that many edits from it, its own matches ranking above them. 0: exact words only. Words in phrases, prefixes and words with digits are matched exactly. The answer's "corrected" says which words matched what (stems, as the index holds them). */
   typos?: "auto" | 0 | 1 | 2;
-  /** true: the last word of the text is a prefix too, as if it ended in * (search as you type). Absent: false. In the text, word* (at least 2 characters before the *) matches every word that begins with it after stemming; each such match scores alike (its boost), as Lucene scores a prefix query. */
+  /** true: the last word of the text is a prefix too, as if it ended in * (search as you type). Absent: false. In the text, word* (at least 2 characters before the *) matches every word that begins with it after stemming (and, when stemming changes the prefix, with its stem: a word typed whole finds itself), ranked as the query of all those words. */
   prefix?: boolean;
   /** Metadata filters, all of which must hold: a field equals the scalar, or any of the list; lies within a range ({"gte": 2016, "lt": 2020}: numbers compare as numbers, strings by code point, so ISO-8601 dates work, and a value of another type does not match); or equals none of {"not": <scalar or list>} (a document lacking the field passes). An array field matches when any element does. */
   filters?: {

@@ -16,13 +16,18 @@ export class TermIds {
     });
   }
 
-  /** The word terms of the field that begin with `prefix`, a token as the analyser makes them (not stemmed). */
+  /**
+   * The word terms of the field that begin with `prefix`, a token as the analyser makes them; and,
+   * when stemming changes it, those that begin with its stem, so that a word typed whole
+   * ("privacy", stemmed "privaci") or into its stemmed ending ("studie") still finds itself.
+   */
   prefixed(field: QueryField, prefix: string): number[] {
     const marker = field.kind === 'metadata' ? metadataWordTerm(field.name, '') : '';
-    return this.dictionary()
-      .spelling()
-      .withPrefix(marker + prefix, Number.POSITIVE_INFINITY)
-      .map((entry) => entry.id);
+    const spelling = this.dictionary().spelling();
+    const stem = stemOf(prefix);
+    const found = spelling.withPrefix(marker + prefix, Number.POSITIVE_INFINITY).map((entry) => entry.id);
+    if (stem === prefix) return found;
+    return [...new Set([...found, ...spelling.withPrefix(marker + stem, Number.POSITIVE_INFINITY).map((entry) => entry.id)])];
   }
 
   /**

@@ -13,7 +13,7 @@ const queryObject = {
   type: 'object',
   minProperties: 1,
   description:
-    'A subset of Elasticsearch\'s query DSL, nested as it nests: match ("text", {"<field>": "text"} or {"<field>": {"query": "text", "operator": "and", "fuzziness": 1}}), match_phrase, multi_match (query, fields such as "title^3", type best_fields, most_fields or phrase, fuzziness), prefix ({"<field>": "prot"}: every word beginning so, each match scoring its boost), fuzzy ({"<field>": {"value": "word", "fuzziness": 0, 1, 2 or "AUTO"}}), bool (must, should, must_not, filter, minimum_should_match), and on metadata fields term, terms, range (gt, gte, lt, lte), exists; ids (values: doc_ids) and match_all. Fields are title, text or a metadata field. must and should add up their scores; filter and must_not do not score. An unknown clause or option is a 400 naming it. Objects other than match are lexical only.',
+    'A subset of Elasticsearch\'s query DSL, nested as it nests: match ("text", {"<field>": "text"} or {"<field>": {"query": "text", "operator": "and", "fuzziness": 1}}), match_phrase, multi_match (query, fields such as "title^3", type best_fields, most_fields or phrase, fuzziness), prefix ({"<field>": "prot"}: every word beginning so, ranked as the query of those words), fuzzy ({"<field>": {"value": "word", "fuzziness": 0, 1, 2 or "AUTO"}}), bool (must, should, must_not, filter, minimum_should_match), and on metadata fields term, terms, range (gt, gte, lt, lte), exists; ids (values: doc_ids) and match_all. Fields are title, text or a metadata field. must and should add up their scores; filter and must_not do not score. An unknown clause or option is a 400 naming it. Objects other than match are lexical only.',
 } as const;
 
 /** The body of a search: POST /query's, and POST /admin/search's. */
@@ -106,7 +106,7 @@ export const searchBodySchema = {
     prefix: {
       type: 'boolean',
       description:
-        'true: the last word of the text is a prefix too, as if it ended in * (search as you type). Absent: false. In the text, word* (at least 2 characters before the *) matches every word that begins with it after stemming; each such match scores alike (its boost), as Lucene scores a prefix query.',
+        'true: the last word of the text is a prefix too, as if it ended in * (search as you type). Absent: false. In the text, word* (at least 2 characters before the *) matches every word that begins with it after stemming (and, when stemming changes the prefix, with its stem: a word typed whole finds itself), ranked as the query of all those words.',
     },
     filters: {
       type: 'object',

@@ -50,6 +50,12 @@ describe('POST /query with prefixes and typos, against a reading of the document
       assert.deepEqual(found, await ranking({ query: expanded }), `${prefix}* ranks as "${expanded}"`);
     }
     assert.deepEqual(await ranking({ query: 'zebr*' }), { total: 0, ids: [] });
+    // A word typed whole, or into the ending its stem changes, finds itself.
+    for (const word of ['stony', 'studies', 'studie', 'glacier']) {
+      const found = new Set((await ranking({ query: `${word}*` })).ids);
+      for (const docId of holding((stem) => WORDS.some((each) => each.startsWith(word) && stemOf(each) === stem)))
+        assert.ok(found.has(docId), `${word}*: ${docId}`);
+    }
     const inTitle = await ranking({ query: { prefix: { title: 'riv' } } });
     assert.deepEqual(new Set(inTitle.ids), new Set(holding((stem) => stem.startsWith('riv'), 'title')));
     assert.deepEqual(inTitle, await ranking({ query: { match: { title: 'river rivet riviera' } } }));
