@@ -170,13 +170,12 @@ class Fts5 {
 }
 
 function indexQueryOf(query: Query): IndexQuery {
-  const phrase = query.text.includes('"') || query.text.includes(' -');
+  // Phrases, exclusions and prefixes take the clause path, as in SearchService.
+  const phrase = query.text.includes('"') || query.text.includes(' -') || query.text.endsWith('*');
   const base: IndexQuery = { terms: analyze(query.text), field: { kind: 'all' }, filters: [], topK: 10 };
   if (query.range) return { ...base, filters: [{ field: 'year', range: YEARS }], sort: [{ by: { kind: 'field', name: 'year' }, descending: true }] };
   if (query.operator) return { ...base, operator: 'and' };
   if (query.synonyms) return { ...base, synonyms: query.synonyms };
-  // As SearchService passes a lone prefix: the words it begins, ranked as those words.
-  if (query.text.endsWith('*')) return { ...base, terms: [], prefixes: [query.text.slice(0, -1)] };
   if (phrase) return { ...base, terms: [], clause: textClause(query.text, { kind: 'all' }, 'or') };
   return base;
 }

@@ -240,7 +240,6 @@ export class CorpusSearch implements DocumentIndex {
         );
       return corrections.map((correction) => correction.id);
     });
-    for (const prefix of request.prefixes ?? []) groups.push(this.ids.prefixed(request.field, prefix));
     const terms = [...new Set(groups.flat())];
     if (request.operator !== 'and') return { terms, required: NO_GROUPS };
     return { terms, required: groups.some((group) => group.length === 0) ? undefined : groups };

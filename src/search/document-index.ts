@@ -78,8 +78,6 @@ export interface IndexQuery {
   operator?: 'or' | 'and';
   /** Per query term, the single words it also matches (synonyms), scored as those words. */
   synonyms?: Record<string, string[]>;
-  /** Prefixes (tokens, not stemmed): each matches the documents holding any word beginning with it, scored as those words. */
-  prefixes?: string[];
   /** Analysed terms whose documents are left out (`-word`). */
   excluded?: string[];
   /** Which field the terms must occur in: title and text together, one of them, or a metadata field. */

@@ -4,7 +4,7 @@ import { analyze } from './analyzer.js';
 import type { Corrections, DocumentIndex, FacetCounts, FieldFilter, IndexOrigin, IndexQuery } from './document-index.js';
 import { highlightsOf, highlightTerms } from './highlight.js';
 import { findingClauses, textClause } from './query-dsl.js';
-import { parseQueryText, prefixTokens, withLastWordPrefix } from './query-text.js';
+import { parseQueryText, withLastWordPrefix } from './query-text.js';
 import type { FilterValue, SearchRequest } from './search-request.js';
 import type { SynonymSource, SynonymTable } from './synonyms.js';
 
@@ -130,17 +130,18 @@ export class SearchService {
 function indexQueryOf(request: SearchRequest, synonyms: SynonymTable | undefined): IndexQuery {
   const { mode, vector } = request;
   if (mode !== 'lexical' && !vector) throw new Error(`a ${mode} search needs its prompt's vector`);
-  const { wanted, excluded, phrases, excludedPhrases, prefixes: asked } = parseQueryText(request.text);
-  const prefixes = asked.map(prefixTokens);
-  const terms = [...new Set([...analyze(wanted), ...analyze(prefixes.flatMap((prefix) => prefix.words).join(' '))])];
-  // Phrases, typos ranked below their word, and text of exclusions alone need the clause path;
-  // other text is searched as words (and prefixes as the words they begin), as ever.
+  const { wanted, excluded, phrases, excludedPhrases, prefixes } = parseQueryText(request.text);
+  const terms = analyze(wanted);
+  // Phrases, prefixes, typos ranked below their word, and text of exclusions alone need the clause
+  // path; other text is searched as words, as ever. A prefix's expansions are many (hundreds for 3
+  // characters): every match scored once is far faster than a best-k search over that many terms.
   const needsClauses =
     phrases.length > 0 ||
     excludedPhrases.length > 0 ||
+    prefixes.length > 0 ||
     request.typos === 1 ||
     request.typos === 2 ||
-    (terms.length === 0 && prefixes.length === 0 && excluded) ||
+    (terms.length === 0 && excluded) ||
     andWithinOneField(request);
   const alternatives = synonyms && !synonyms.empty && !request.clause && !needsClauses ? synonyms.wordAlternatives(terms) : {};
   const written =
@@ -149,10 +150,8 @@ function indexQueryOf(request: SearchRequest, synonyms: SynonymTable | undefined
       ? textClause(request.text, request.field, request.operator ?? 'or')
       : undefined);
   const clause = written && synonyms ? synonyms.expand(written) : written;
-  const prefixed = prefixes.flatMap((prefix) => prefix.prefix ?? []);
   return {
     terms,
-    ...(prefixed.length > 0 && !clause ? { prefixes: prefixed } : {}),
     ...(alternatives && Object.keys(alternatives).length > 0 && !clause ? { synonyms: alternatives } : {}),
     ...(excluded && !clause ? { excluded: analyze(excluded) } : {}),
     ...(clause ? { clause } : {}),
