@@ -37,7 +37,11 @@ export class TermIds {
   corrections(field: QueryField, word: string, edits: number): Array<{ id: number; term: string }> {
     if (edits === 0) return [];
     const marker = field.kind === 'metadata' ? metadataWordTerm(field.name, '') : '';
-    const found = this.dictionary().spelling().within(stemOf(word), edits, marker);
+    const spelling = this.dictionary().spelling();
+    // One edit first: its spellings are looked up by name, and when any is found, words two
+    // edits away would be dropped anyway (only the fewest edits are kept).
+    let found = spelling.within(stemOf(word), 1, marker);
+    if (found.length === 0 && edits > 1) found = spelling.within(stemOf(word), edits, marker);
     const fewest = found.filter((entry) => entry.edits === found[0].edits).slice(0, MAX_CORRECTIONS);
     return fewest.map((entry) => ({ id: entry.id, term: entry.term.slice(marker.length) }));
   }
