@@ -86,6 +86,9 @@ export class Spelling {
   }
 }
 
+/** Longer words are matched exactly: no word is that long, and one edit's spellings grow with the length. */
+const MAX_TYPO_WORD_LENGTH = 40;
+
 /** A misspelt word matches at most this many words: the ones of the fewest edits. */
 const MAX_CORRECTIONS = 8;
 
@@ -95,7 +98,7 @@ const MAX_CORRECTIONS = 8;
  * characters. Words with digits are matched exactly.
  */
 export function editsFor(word: string, typos: Typos): number {
-  if (typos === 0 || /\p{N}/u.test(word)) return 0;
+  if (typos === 0 || word.length > MAX_TYPO_WORD_LENGTH || /\p{N}/u.test(word)) return 0;
   const length = [...word].length;
   if (typos === 'auto') return length >= 9 ? 2 : length >= 5 ? 1 : 0;
   return length >= 4 ? typos : 0;

@@ -93,6 +93,10 @@ describe('POST /query with prefixes and typos, against a reading of the document
     // Nine characters and more: two edits.
     const long = await query({ query: 'harbormastr', top_k: 1 });
     assert.deepEqual(long.body.resp.body.corrected, { harbormastr: ['harbourmast'] });
+    // A word longer than any word is matched as it is, however many edits are allowed.
+    const huge = await query({ query: `${'glacier'.repeat(3000)} copper`, typos: 2, top_k: 1 });
+    assert.equal(huge.status, 200);
+    assert.equal(huge.body.resp.body.corrected, undefined);
     // Four characters: too short for auto; 0: no typos at all.
     assert.equal((await ranking({ query: 'rivr' })).total, 0);
     assert.equal((await ranking({ query: 'glaceir', typos: 0 })).total, 0);
