@@ -37,10 +37,6 @@ export class SortedTerms {
     if (this.idOf) for (const character of term) if (character >= FIRST_UNMARKED) this.alphabet.add(character);
   }
 
-  get size(): number {
-    return this.terms.length + this.unsorted.length;
-  }
-
   /** The terms that begin with `prefix`, at most `limit` of them (the first in code unit order, then the newest). */
   withPrefix(prefix: string, limit: number): SpeltTerm[] {
     this.settle();
