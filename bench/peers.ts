@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyze } from '../src/search/analyzer.js';
-import { STOPWORDS } from '../src/search/engine/analysis.js';
+import { STOPWORDS } from '../src/search/engine/languages.js';
 import { machineLine } from './lib.js';
 import { Fts5Peer } from './peers/fts5-peer.js';
 import type { BuildFigures, FacetCounts, Peer } from './peers/peer.js';

@@ -20,7 +20,7 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { analyze } from '../src/search/analyzer.js';
 import type { IndexQuery } from '../src/search/document-index.js';
-import { stemOf } from '../src/search/engine/analysis.js';
+import { ENGLISH } from '../src/search/engine/languages.js';
 import { textClause } from '../src/search/query-dsl.js';
 import { random } from '../test/support/random.js';
 import { machineLine } from './lib.js';
@@ -65,7 +65,7 @@ async function phrasesOf(path: string, vocabulary: string[], length: number, com
 
 function queryClasses(vocabulary: string[]): Record<string, (path: string) => Promise<Query[]>> {
   const next = random(99);
-  const known = new Set([...vocabulary, ...vocabulary.map(stemOf)]);
+  const known = new Set([...vocabulary, ...vocabulary.map((word) => ENGLISH.stem(word))]);
   // Words long enough for a typo to be forgiven (5 characters and more).
   const long = vocabulary.filter((word) => word.length >= 5);
   const common = () => vocabulary[Math.floor(next() * 100)];
@@ -97,7 +97,7 @@ function misspelt(word: string, known: ReadonlySet<string>, next: () => number):
   for (;;) {
     const at = 1 + Math.floor(next() * (word.length - 1));
     const typo = `${word.slice(0, at)}${'xqzjkvw'[Math.floor(next() * 7)]}${word.slice(at + 1)}`;
-    if (!known.has(typo) && !known.has(stemOf(typo))) return typo;
+    if (!known.has(typo) && !known.has(ENGLISH.stem(typo))) return typo;
   }
 }
 
@@ -176,7 +176,7 @@ function indexQueryOf(query: Query): IndexQuery {
   if (query.range) return { ...base, filters: [{ field: 'year', range: YEARS }], sort: [{ by: { kind: 'field', name: 'year' }, descending: true }] };
   if (query.operator) return { ...base, operator: 'and' };
   if (query.synonyms) return { ...base, synonyms: query.synonyms };
-  if (phrase) return { ...base, terms: [], clause: textClause(query.text, { kind: 'all' }, 'or') };
+  if (phrase) return { ...base, terms: [], clause: textClause(query.text, { kind: 'all' }, 'or', ENGLISH) };
   return base;
 }
 

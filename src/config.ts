@@ -10,6 +10,7 @@ import {
   PRICE_NAMES,
   PRICED_MODES,
   type PricedMode,
+  SEARCH_LANGUAGES,
 } from './rules.js';
 
 export interface Config {
@@ -28,6 +29,8 @@ export interface Config {
    * machine's cores, at most 4, for one process; 1 per process with several (see searchThreadsOf).
    */
   searchThreads: number | undefined;
+  /** SEARCH_LANGUAGE: what documents and queries without a `language` of their own are analysed in (ISO 639-1, or none). */
+  searchLanguage: string;
   faceServiceUrl: string | undefined;
   faceServiceTimeoutMs: number;
   faceBreakerFailures: number;
@@ -121,6 +124,12 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function searchLanguageOf(env: NodeJS.ProcessEnv): string {
+  const code = optional(env, 'SEARCH_LANGUAGE') ?? 'en';
+  if (!SEARCH_LANGUAGES.includes(code)) throw new ConfigError(`SEARCH_LANGUAGE must be one of ${SEARCH_LANGUAGES.join(', ')}, got "${code}"`);
+  return code;
 }
 
 function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -283,6 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     replicaPollMs: integer(env, 'REPLICA_POLL_MS', 250, 10),
     workers: integer(env, 'WORKERS', 1, 1),
     searchThreads: env.SEARCH_THREADS === undefined || env.SEARCH_THREADS === '' ? undefined : integer(env, 'SEARCH_THREADS', 1, 1),
+    searchLanguage: searchLanguageOf(env),
     faceServiceUrl,
     faceServiceTimeoutMs: integer(env, 'FACE_SERVICE_TIMEOUT_MS', 5000, 1),
     faceBreakerFailures: integer(env, 'FACE_BREAKER_FAILURES', 5, 1),

@@ -41,3 +41,29 @@ export interface CreditPack {
   price_id: string;
   label: string;
 }
+
+/**
+ * The languages documents and queries may be analysed in (ISO 639-1; `none`: no stemming, no
+ * stopwords): a document's `language`, a query's, SEARCH_LANGUAGE. The engine's table
+ * (search/engine/languages.ts) holds one analysis for each, which a test checks.
+ */
+export const SEARCH_LANGUAGES: readonly string[] = [
+  'da',
+  'de',
+  'en',
+  'es',
+  'fi',
+  'fr',
+  'hu',
+  'it',
+  'ja',
+  'nl',
+  'no',
+  'none',
+  'pt',
+  'ro',
+  'ru',
+  'sv',
+  'tr',
+  'zh',
+];

@@ -85,6 +85,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const origin = await services.search.prepare();
     const seconds = Number(((performance.now() - loading) / 1000).toFixed(2));
     log.info({ seconds }, origin === 'segments' ? 'search index read from disk' : 'search index built from the stored documents');
+    const change = services.search.languageChange();
+    if (change)
+      log.info(
+        change,
+        `SEARCH_LANGUAGE is now ${change.to} (was ${change.from}): ${change.documents} documents without a language of their own were analysed again`,
+      );
     await services.face?.ready;
     if (options.listenWhenReady) await listen();
   } catch (error) {

@@ -54,6 +54,9 @@ describe('configuration from the environment', () => {
     assert.throws(() => loadConfig({ FACE_SERVICE_URL: 'ftp://x' }), /FACE_SERVICE_URL/);
     assert.throws(() => loadConfig({ SEED_DEMO: 'maybe' }), /SEED_DEMO/);
     assert.throws(() => loadConfig({ SEARCH_THREADS: '0' }), /SEARCH_THREADS must be an integer >= 1/);
+    assert.throws(() => loadConfig({ SEARCH_LANGUAGE: 'german' }), /SEARCH_LANGUAGE must be one of da, de, en, .*got "german"/);
+    assert.equal(loadConfig({}).searchLanguage, 'en');
+    assert.equal(loadConfig({ SEARCH_LANGUAGE: 'de' }).searchLanguage, 'de');
     assert.throws(() => loadConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }), /HEADERS_TIMEOUT_MS/);
   });
 

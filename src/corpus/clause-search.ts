@@ -153,7 +153,7 @@ export class ClauseSearch {
   private async verifiedByText(candidates: ScoredRows, field: QueryField, words: Array<string | null>): Promise<ScoredRows> {
     if (words.length <= 1 || candidates.rowids.length === 0) return candidates;
     const keep = new Uint8Array(candidates.rowids.length);
-    const holdsPhrase = phraseMatcher(words);
+    const holdsPhrase = phraseMatcher(words, this.ids.language);
     for (let start = 0; start < candidates.rowids.length; start += PHRASE_ROWS_PER_READ) {
       const rowids = Array.from(candidates.rowids.subarray(start, start + PHRASE_ROWS_PER_READ));
       const rows = this.file.sql.textsOfRows.all(field.kind === 'metadata' ? 1 : 0, JSON.stringify(rowids)) as Array<{

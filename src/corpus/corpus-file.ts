@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { ExternalWrites } from '../platform/external-writes.js';
 import { openSqlite } from '../platform/sqlite-open.js';
+import type { LanguageChange } from '../search/document-index.js';
+import { ENGLISH, LANGUAGE_CODES, type Language } from '../search/engine/languages.js';
 import { DocumentAnalyser, TermDictionary } from '../search/engine/term-vector.js';
 import { migrateCorpus } from './corpus-schema.js';
 import { INDEX_ROW_COLUMNS } from './index-loader.js';
@@ -117,18 +119,26 @@ export class CorpusFile {
   readonly path: string;
   readonly sql: CorpusStatements;
   private terms = new TermDictionary();
-  private termAnalyser = new DocumentAnalyser(this.terms);
+  private termAnalyser: DocumentAnalyser;
   private readonly externalWrites: ExternalWrites;
   private readonly listeners: Array<() => void> = [];
   /** Which corpus file this is, whatever its path: see the corpus_identity migration. */
   readonly identity: string;
+  /** When the corpus's language differed from the one its documents were analysed in, on this open. */
+  readonly languageChange: LanguageChange | undefined;
 
-  constructor(dir: string) {
+  /** `language`: SEARCH_LANGUAGE, what documents without a `language` of their own are analysed in. */
+  constructor(
+    dir: string,
+    readonly language: Language = ENGLISH,
+  ) {
     this.path = join(dir, 'corpus.sqlite');
     this.db = openSqlite(this.path, { pageSize: CORPUS_PAGE_SIZE });
     migrateCorpus(this.db);
+    this.termAnalyser = new DocumentAnalyser(this.terms, language);
     this.externalWrites = new ExternalWrites(this.db, dir, 'corpus.sqlite');
     this.sql = prepareStatements(this.db);
+    this.languageChange = this.adoptLanguage();
     this.analyseOlderDocuments();
     this.identity = this.db.prepare('SELECT id FROM corpus_identity').pluck().get() as string;
   }
@@ -179,7 +189,7 @@ export class CorpusFile {
   rollbackWrite(): void {
     if (this.db.inTransaction) this.db.exec('ROLLBACK');
     this.terms = new TermDictionary();
-    this.termAnalyser = new DocumentAnalyser(this.terms);
+    this.termAnalyser = new DocumentAnalyser(this.terms, this.language);
     this.changed();
   }
 
@@ -201,6 +211,27 @@ export class CorpusFile {
 
   private changed(): void {
     for (const listener of this.listeners) listener();
+  }
+
+  /**
+   * When the corpus's language is not the one its documents were analysed in, the documents
+   * without a language of their own (or with one not analysed here) are marked to be analysed
+   * again, which analyseOlderDocuments then does, in the same open.
+   */
+  private adoptLanguage(): LanguageChange | undefined {
+    const analysedIn = this.db.prepare('SELECT language FROM corpus_analysis').pluck().get() as string;
+    if (analysedIn === this.language.code) return undefined;
+    let documents = 0;
+    this.write(() => {
+      documents = this.db
+        .prepare(
+          `UPDATE documents SET title_length = NULL, text_length = NULL, terms = NULL
+           WHERE coalesce(json_extract(metadata, '$.language') IN (SELECT value FROM json_each(?)), 0) = 0`,
+        )
+        .run(JSON.stringify(LANGUAGE_CODES)).changes;
+      this.db.prepare('UPDATE corpus_analysis SET language = ?').run(this.language.code);
+    });
+    return { from: analysedIn, to: this.language.code, documents };
   }
 
   /**

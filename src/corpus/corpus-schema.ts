@@ -87,6 +87,13 @@ export const corpusMigrations: readonly string[] = [
   // Term vectors carry their terms' positions, which the index keeps for phrases: every document
   // is analysed again on the next open (an index persisted before then is built anew).
   `UPDATE documents SET title_length = NULL, text_length = NULL, terms = NULL;`,
+  // Words are analysed in the document's language, else in the corpus's (SEARCH_LANGUAGE), which
+  // this row remembers so that a change of it is noticed (see CorpusFile). Documents that carried
+  // a language were analysed in English until now: they are analysed again on the next open.
+  `CREATE TABLE corpus_analysis (language TEXT NOT NULL);
+   INSERT INTO corpus_analysis (language) VALUES ('en');
+   UPDATE documents SET title_length = NULL, text_length = NULL, terms = NULL
+   WHERE json_extract(metadata, '$.language') IS NOT NULL AND json_extract(metadata, '$.language') IS NOT 'en';`,
 ];
 
 export function migrateCorpus(db: Database.Database): void {

@@ -6,6 +6,7 @@ import {
   SEMANTIC_DEPTH,
   type SearchResult,
 } from '../search/document-index.js';
+import { languageNamed } from '../search/engine/languages.js';
 import { cutAtTopK } from '../search/engine/ranking.js';
 import { kthHighest } from '../search/engine/scoring/top-scores.js';
 import type { FilterScalar, SearchField, SearchIndex } from '../search/engine/search-index.js';
@@ -36,7 +37,7 @@ export class CorpusSearch implements DocumentIndex {
     private readonly keeper: IndexKeeper,
     private readonly vectors?: VectorKeeper,
   ) {
-    this.ids = new TermIds(() => file.dictionary);
+    this.ids = new TermIds(() => file.dictionary, file.language);
     this.sortOrder = new SortOrder(file);
   }
 
@@ -134,7 +135,7 @@ export class CorpusSearch implements DocumentIndex {
     const excluded = this.excludedIds(request);
     let matches: ScoredRows;
     if (request.clause) {
-      matches = await new ClauseSearch(this.file, this.ids, spelling).matches(index, request.clause);
+      matches = await new ClauseSearch(this.file, this.idsOf(request), spelling).matches(index, request.clause);
       if (filters.length > 0 || excluded.length > 0)
         matches = intersect(matches, unscored(await index.everyMatch({ terms: [], field: 'all', filters, excluded, topK: 0, matchAll: true })));
     } else {
@@ -222,17 +223,18 @@ export class CorpusSearch implements DocumentIndex {
    * (undefined when a word matches nothing).
    */
   private wordIds(request: IndexQuery, spelling: Spelling): { terms: number[]; required: number[][] | undefined } {
-    const ids = this.ids.words(request.field, request.terms);
+    const termIds = this.idsOf(request);
+    const ids = termIds.words(request.field, request.terms);
     const groups = request.terms.map((word, position): number[] => {
       const id = ids[position];
       const alternatives = request.synonyms?.[word];
       if (alternatives) {
-        const found = this.ids.words(request.field, alternatives).filter((each) => each !== undefined);
+        const found = termIds.words(request.field, alternatives).filter((each) => each !== undefined);
         return id === undefined ? found : [id, ...found];
       }
       if (id !== undefined) return [id];
       // Typos of 1 or 2 rank a word's own matches first: the clause path does that (ClauseSearch).
-      const corrections = spelling.typos === 'auto' ? this.ids.corrections(request.field, word, editsFor(word, 'auto')) : [];
+      const corrections = spelling.typos === 'auto' ? termIds.corrections(request.field, word, editsFor(word, 'auto')) : [];
       if (corrections.length > 0)
         spelling.noteCorrections(
           word,
@@ -245,11 +247,23 @@ export class CorpusSearch implements DocumentIndex {
     return { terms, required: groups.some((group) => group.length === 0) ? undefined : groups };
   }
 
+  /** Term ids of the request's words, stemmed in its language. */
+  private idsOf(request: IndexQuery): TermIds {
+    return request.language === undefined ? this.ids : this.ids.in(languageNamed(request.language) ?? this.file.language);
+  }
+
   /** The term ids whose documents are left out: the excluded words' in the queried field, and the values of `not` filters. */
   private excludedIds(request: IndexQuery): number[] {
     const nots = request.filters.flatMap((filter) => ('not' in filter ? this.ids.values(filter.field, filter.not) : []));
     if (!request.excluded?.length && nots.length === 0) return NO_IDS;
-    return [...new Set([...this.ids.words(request.field, request.excluded ?? []).filter((id) => id !== undefined), ...nots])];
+    return [
+      ...new Set([
+        ...this.idsOf(request)
+          .words(request.field, request.excluded ?? [])
+          .filter((id) => id !== undefined),
+        ...nots,
+      ]),
+    ];
   }
 
   /**

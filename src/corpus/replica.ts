@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChangeFeed, DocumentReplica } from '../documents/document-store.js';
-import type { DocumentIndex, IndexOrigin, IndexQuery, SearchResult } from '../search/document-index.js';
+import type { DocumentIndex, IndexOrigin, IndexQuery, LanguageChange, SearchResult } from '../search/document-index.js';
+import type { Language } from '../search/engine/languages.js';
 import { ReplicaFolder } from './replica-folder.js';
 import { INDEX_UPKEEP, type IndexUpkeep, SqliteCorpus } from './sqlite-corpus.js';
 
@@ -42,6 +43,8 @@ export class SearchReplica implements DocumentIndex, DocumentReplica {
       warn?: (message: string, error: unknown) => void;
       /** With it, the replica keeps a vector index of the vectors of this length its feed brings. */
       vectorDimensions?: number;
+      /** SEARCH_LANGUAGE (see SqliteCorpus); absent: English. */
+      language?: Language;
     },
   ) {}
 
@@ -55,6 +58,10 @@ export class SearchReplica implements DocumentIndex, DocumentReplica {
 
   semanticReady(): boolean {
     return this.replica?.corpus.semanticReady() ?? true;
+  }
+
+  languageChange(): LanguageChange | undefined {
+    return this.replica?.corpus.languageChange();
   }
 
   /** The replica, caught up with the feed at least once. */
@@ -97,7 +104,7 @@ export class SearchReplica implements DocumentIndex, DocumentReplica {
     if (kept && position?.source !== source) kept.clear();
     const dir = kept?.dir ?? mkdtempSync(join(tmpdir(), 'metered-search-replica-'));
     const upkeep = { ...(this.options.upkeep ?? INDEX_UPKEEP), searchThreads: this.options.searchThreads };
-    const corpus = new SqliteCorpus(dir, upkeep, this.options.warn, undefined, this.options.vectorDimensions);
+    const corpus = new SqliteCorpus(dir, upkeep, this.options.warn, undefined, this.options.vectorDimensions, this.options.language);
     return { corpus, dir, seq: position?.source === source ? position.seq : 0, source, kept };
   }
 

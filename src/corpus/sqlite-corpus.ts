@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { DocumentChange, DocumentRecord, DocumentStore, IngestProgress, StoredDocument } from '../documents/document-store.js';
 import type { DocumentEmbeddings } from '../embeddings/document-embeddings.js';
-import type { DocumentIndex, IndexOrigin, IndexQuery, SearchResult } from '../search/document-index.js';
+import type { DocumentIndex, IndexOrigin, IndexQuery, LanguageChange, SearchResult } from '../search/document-index.js';
+import { ENGLISH, type Language } from '../search/engine/languages.js';
 import { CorpusFile } from './corpus-file.js';
 import { CorpusSearch } from './corpus-search.js';
 import { INDEX_UPKEEP, IndexKeeper, type IndexUpkeep } from './index-keeper.js';
@@ -27,6 +28,8 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
    * `warn` is told of what goes wrong in the background: a failed write of the index to disk. With
    * `embeddings`, ingested documents get their vectors, and a vector index is kept beside the text
    * index; a replica is given none, and keeps the vectors its feed brings (`vectorDimensions`).
+   * `language` (SEARCH_LANGUAGE) analyses the documents without a `language` of their own, and
+   * the queries without one.
    */
   constructor(
     dir: string,
@@ -34,8 +37,9 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
     warn?: (message: string, error: unknown) => void,
     private readonly embeddings?: DocumentEmbeddings,
     vectorDimensions = embeddings?.embedder.dimensions,
+    language: Language = ENGLISH,
   ) {
-    this.file = new CorpusFile(dir);
+    this.file = new CorpusFile(dir, language);
     this.documents = new SqliteDocuments(this.file);
     this.keeper = new IndexKeeper(this.file, upkeep, new IndexSegments(join(dir, 'index'), upkeep, warn));
     this.vectors = vectorDimensions
@@ -85,6 +89,10 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
 
   semanticReady(): boolean {
     return this.searches.semanticReady();
+  }
+
+  languageChange(): LanguageChange | undefined {
+    return this.file.languageChange;
   }
 
   /** The documents the search index holds, live and deleted (postings not dropped yet), and whether a new one is being built. */

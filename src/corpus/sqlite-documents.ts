@@ -162,7 +162,7 @@ export class SqliteDocuments implements DocumentStore {
   }
 
   startBackgroundAnalyser(): BackgroundAnalyser {
-    return new BackgroundAnalyser(this.file.dictionary, startModuleWorker);
+    return new BackgroundAnalyser(this.file.dictionary, this.file.language, startModuleWorker);
   }
 
   /** Unknown ids are cached too (as null), so probing for missing documents costs no more reads. */

@@ -1,17 +1,25 @@
 import type { Corrections, FilterRange, QueryField, Typos } from '../search/document-index.js';
-import { stemOf } from '../search/engine/analysis.js';
+import type { Language } from '../search/engine/languages.js';
 import type { FilterScalar } from '../search/engine/search-index.js';
 import { filterTerm, metadataWordTerm, type TermDictionary } from '../search/engine/term-vector.js';
 
-/** A query's words and values as the dictionary's term ids. */
+/** A query's words (stemmed in its language) and values as the dictionary's term ids. */
 export class TermIds {
-  constructor(private readonly dictionary: () => TermDictionary) {}
+  constructor(
+    private readonly dictionary: () => TermDictionary,
+    readonly language: Language,
+  ) {}
+
+  /** The same dictionary, words stemmed in `language`. */
+  in(language: Language): TermIds {
+    return language === this.language ? this : new TermIds(this.dictionary, language);
+  }
 
   /** Analysed words as term ids in the field (undefined: no document holds it). */
   words(field: QueryField, words: readonly string[]): Array<number | undefined> {
     const dictionary = this.dictionary();
     return words.map((word) => {
-      const stem = stemOf(word);
+      const stem = this.language.stem(word);
       return dictionary.idOf(field.kind === 'metadata' ? metadataWordTerm(field.name, stem) : stem);
     });
   }
@@ -24,7 +32,7 @@ export class TermIds {
   prefixed(field: QueryField, prefix: string): number[] {
     const marker = field.kind === 'metadata' ? metadataWordTerm(field.name, '') : '';
     const spelling = this.dictionary().spelling();
-    const stem = stemOf(prefix);
+    const stem = this.language.stem(prefix);
     const found = spelling.withPrefix(marker + prefix, Number.POSITIVE_INFINITY).map((entry) => entry.id);
     if (stem === prefix) return found;
     return [...new Set([...found, ...spelling.withPrefix(marker + stem, Number.POSITIVE_INFINITY).map((entry) => entry.id)])];
@@ -40,8 +48,9 @@ export class TermIds {
     const spelling = this.dictionary().spelling();
     // One edit first: its spellings are looked up by name, and when any is found, words two
     // edits away would be dropped anyway (only the fewest edits are kept).
-    let found = spelling.within(stemOf(word), 1, marker);
-    if (found.length === 0 && edits > 1) found = spelling.within(stemOf(word), edits, marker);
+    const stem = this.language.stem(word);
+    let found = spelling.within(stem, 1, marker);
+    if (found.length === 0 && edits > 1) found = spelling.within(stem, edits, marker);
     const fewest = found.filter((entry) => entry.edits === found[0].edits).slice(0, MAX_CORRECTIONS);
     return fewest.map((entry) => ({ id: entry.id, term: entry.term.slice(marker.length) }));
   }

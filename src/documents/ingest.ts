@@ -1,6 +1,7 @@
 import { open, readFile } from 'node:fs/promises';
 import { CONTROL, CONTROL_IN_TEXT } from '../platform/control-characters.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../platform/json-depth.js';
+import { SEARCH_LANGUAGES } from '../rules.js';
 import type { DocumentRecord, MetadataValue } from './document-store.js';
 
 /** A bad record, located by 1-based line (JSONL) or 0-based index (JSON array). */
@@ -56,6 +57,9 @@ export function toDocument(value: unknown): DocumentRecord | string {
   if (title instanceof Error) return title.message;
   const text = optionalString(record, TEXT_FIELDS);
   if (text instanceof Error) return text.message;
+  const language = record.language;
+  if (language !== undefined && language !== null && !(typeof language === 'string' && SEARCH_LANGUAGES.includes(language)))
+    return `language must be one of ${SEARCH_LANGUAGES.join(', ')} (ISO 639-1 in lower case, or none), got ${JSON.stringify(language)}`;
   const metadata: Record<string, MetadataValue> = {};
   for (const [field, fieldValue] of Object.entries(record)) {
     if (RESERVED.has(field)) continue;

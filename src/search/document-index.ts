@@ -64,6 +64,13 @@ export interface SortKey {
 /** Where a start's search index came from: read back from disk, or built from the stored documents. */
 export type IndexOrigin = 'segments' | 'corpus';
 
+/** SEARCH_LANGUAGE changed since the documents were analysed: those without a language of their own are analysed again. */
+export interface LanguageChange {
+  from: string;
+  to: string;
+  documents: number;
+}
+
 /**
  * The nearest documents a semantic or hybrid query considers: its semantic matches are those of
  * them that pass the filters. Pages past them are empty.
@@ -101,6 +108,8 @@ export interface IndexQuery {
   facets?: { fields: string[]; limit: number };
   /** How the words forgive misspelling (absent: auto). */
   typos?: Typos;
+  /** The language the terms are stemmed in (a code languageNamed knows); absent: the corpus's. */
+  language?: string;
   /** Lexical (BM25 over the terms; absent: lexical), or semantic or hybrid with the prompt's vector from the embedder. */
   ranking?: { mode: 'lexical' } | { mode: 'semantic' | 'hybrid'; vector: Float32Array };
 }
@@ -136,4 +145,6 @@ export interface DocumentIndex {
   prepareSearch(): Promise<IndexOrigin>;
   /** False while the vector index is built after a start (a semantic search would wait for it); absent: always ready. */
   semanticReady?(): boolean;
+  /** After prepareSearch: whether this start analysed documents again for a changed SEARCH_LANGUAGE. */
+  languageChange?(): LanguageChange | undefined;
 }

@@ -1,4 +1,5 @@
-import { STOPWORDS, scanTokens, stemOf } from './engine/analysis.js';
+import { scanTokens } from './engine/analysis.js';
+import { ENGLISH, type Language } from './engine/languages.js';
 
 /** How a hit's highlights are made (the body's "highlight"). */
 export interface HighlightSettings {
@@ -42,23 +43,34 @@ interface Mark {
   stem: string;
 }
 
-/** A word as the index analyses it (lower case, NFKC, Latin diacritics removed), stemmed. */
-function stemOfWord(word: string): string {
-  if (ASCII.test(word)) return stemOf(word.toLowerCase());
-  return stemOf(word.normalize('NFKC').toLowerCase().normalize('NFD').replace(LATIN_DIACRITICS, '').normalize('NFC'));
+/** A word as the index analyses it (lower case, NFKC, Latin diacritics removed), stemmed in the language. */
+function stemOfWord(word: string, language: Language): string {
+  if (ASCII.test(word)) return language.stem(word.toLowerCase());
+  return language.stem(word.normalize('NFKC').toLowerCase().normalize('NFD').replace(LATIN_DIACRITICS, '').normalize('NFC'));
 }
 
 /**
  * The words of a text with their places in it. ASCII text is scanned as the index scans it; other
- * text word by word, since normalising it first would move the places.
+ * text word by word, since normalising it first would move the places; Chinese and Japanese text
+ * by the language's segmenter, as the index splits it.
  */
-function wordsOf(text: string): Word[] {
+function wordsOf(text: string, language: Language): Word[] {
+  const { segmenter } = language;
+  if (segmenter !== undefined) {
+    return Array.from(segmenter.segment(text))
+      .filter((segment) => segment.isWordLike)
+      .map(({ segment, index }) => ({ start: index, end: index + segment.length, stem: stemOfWord(segment, language) }));
+  }
   if (!ASCII.test(text)) {
-    return Array.from(text.matchAll(WORD), (match) => ({ start: match.index, end: match.index + match[0].length, stem: stemOfWord(match[0]) }));
+    return Array.from(text.matchAll(WORD), (match) => ({
+      start: match.index,
+      end: match.index + match[0].length,
+      stem: stemOfWord(match[0], language),
+    }));
   }
   const words: Word[] = [];
   scanTokens(text, (source, start, end, _plain, _hash, joined) => {
-    if (!joined) words.push({ start, end, stem: stemOf(source.slice(start, end).toLowerCase()) });
+    if (!joined) words.push({ start, end, stem: language.stem(source.slice(start, end).toLowerCase()) });
   });
   return words;
 }
@@ -67,7 +79,7 @@ function wordsOf(text: string): Word[] {
  * The spans of `text` that match a query stem: each word whose stem is one, and each compound
  * ("IL-6") whose joined form is one, as the index also holds compounds joined.
  */
-function marksOf(text: string, words: Word[], terms: HighlightTerms): Mark[] {
+function marksOf(text: string, words: Word[], terms: HighlightTerms, language: Language): Mark[] {
   const { stems, prefixes } = terms;
   const matches = (stem: string) => stems.has(stem) || (prefixes.length > 0 && prefixes.some((prefix) => stem.startsWith(prefix)));
   const marks: Mark[] = [];
@@ -81,6 +93,7 @@ function marksOf(text: string, words: Word[], terms: HighlightTerms): Mark[] {
               .slice(first, last + 1)
               .map((word) => text.slice(word.start, word.end))
               .join(''),
+            language,
           )
         : undefined;
     if (joined !== undefined && matches(joined)) marks.push({ start: words[first].start, end: words[last].end, stem: joined });
@@ -165,28 +178,33 @@ function bestWindow(text: string, words: Word[], marks: Mark[], chars: number): 
 }
 
 /** The text's best snippet, marked, with `…` where it was cut. */
-function snippet(text: string, terms: HighlightTerms, settings: HighlightSettings): string {
-  const words = wordsOf(text);
-  const marks = marksOf(text, words, terms);
+function snippet(text: string, terms: HighlightTerms, settings: HighlightSettings, language: Language): string {
+  const words = wordsOf(text, language);
+  const marks = marksOf(text, words, terms, language);
   const { from, to } = bestWindow(text, words, marks, settings.snippetChars);
   const before = from > 0 && text.slice(0, from).trim() !== '' ? ELLIPSIS : '';
   const after = to < text.length && text.slice(to).trim() !== '' ? ELLIPSIS : '';
   return before + render(text, from, to, marks, settings) + after;
 }
 
-function whole(text: string, terms: HighlightTerms, settings: HighlightSettings): string {
-  return render(text, 0, text.length, marksOf(text, wordsOf(text), terms), settings);
+function whole(text: string, terms: HighlightTerms, settings: HighlightSettings, language: Language): string {
+  return render(text, 0, text.length, marksOf(text, wordsOf(text, language), terms, language), settings);
 }
 
-/** What a query's words and phrases (tokens, null for a stopword) mark in a document. Stopwords alone match nothing. */
+/**
+ * What a query's words and phrases (tokens, null for a stopword) mark in a document, stemmed in
+ * the query's language. Stopwords alone match nothing.
+ */
 export function highlightTerms(
   words: string[],
   phrases: ReadonlyArray<ReadonlyArray<string | null>> = [],
   matched: { prefixes?: readonly string[]; stems?: readonly string[] } = {},
+  language: Language = ENGLISH,
 ): HighlightTerms {
+  const stemOf = (word: string) => stemOfWord(word, language);
   return {
-    stems: new Set([...words.filter((word) => !STOPWORDS.has(word)).map(stemOfWord), ...(matched.stems ?? [])]),
-    phrases: phrases.map((phrase) => phrase.map((word) => (word === null ? null : stemOfWord(word)))),
+    stems: new Set([...words.filter((word) => !language.stopwords.has(word)).map(stemOf), ...(matched.stems ?? [])]),
+    phrases: phrases.map((phrase) => phrase.map((word) => (word === null ? null : stemOf(word)))),
     prefixes: matched.prefixes ?? [],
   };
 }
@@ -194,20 +212,21 @@ export function highlightTerms(
 /**
  * A hit's highlights: the title whole, the text as its best snippet, and named string metadata
  * fields whole, each with the words and phrases of `terms` wrapped in the tags. Fields the document lacks
- * (or whose value is not a string) are left out.
+ * (or whose value is not a string) are left out. The document's words are read in its language.
  */
 export function highlightsOf(
   document: { title: string; text: string; metadata: Record<string, unknown> },
   terms: HighlightTerms,
   settings: HighlightSettings,
+  language: Language = ENGLISH,
 ): Record<string, string> {
   const highlights: Record<string, string> = {};
   for (const field of settings.fields ?? ['title', 'text']) {
-    if (field === 'text') highlights.text = snippet(document.text, terms, settings);
-    else if (field === 'title') highlights.title = whole(document.title, terms, settings);
+    if (field === 'text') highlights.text = snippet(document.text, terms, settings, language);
+    else if (field === 'title') highlights.title = whole(document.title, terms, settings, language);
     else {
       const value = document.metadata[field];
-      if (typeof value === 'string') highlights[field] = whole(value, terms, settings);
+      if (typeof value === 'string') highlights[field] = whole(value, terms, settings, language);
     }
   }
   return highlights;

@@ -1,4 +1,5 @@
-import { STOPWORDS, scanTokens, stemOf, tokenText } from './engine/analysis.js';
+import { scanTokens, tokenText } from './engine/analysis.js';
+import { ENGLISH, type Language } from './engine/languages.js';
 
 /**
  * A phrase's words as the index reads them: its tokens in order, null for a stopword,
@@ -6,13 +7,17 @@ import { STOPWORDS, scanTokens, stemOf, tokenText } from './engine/analysis.js';
  * "erasure", any word). Gaps at either end constrain nothing and are dropped. A compound's joined
  * token is left out: its parts carry the positions.
  */
-export function phraseWords(text: string): Array<string | null> {
+export function phraseWords(text: string, language: Language = ENGLISH): Array<string | null> {
   const words: Array<string | null> = [];
-  scanTokens(text, (source, start, end, plain, _hash, joined) => {
-    if (joined) return;
-    const token = tokenText(source, start, end, plain, false);
-    words.push(STOPWORDS.has(token) ? null : token);
-  });
+  scanTokens(
+    text,
+    (source, start, end, plain, _hash, joined) => {
+      if (joined) return;
+      const token = tokenText(source, start, end, plain, false);
+      words.push(language.stopwords.has(token) ? null : token);
+    },
+    language.segmenter,
+  );
   while (words.length > 0 && words[0] === null) words.shift();
   while (words.length > 0 && words[words.length - 1] === null) words.pop();
   return words;
@@ -22,9 +27,11 @@ export function phraseWords(text: string): Array<string | null> {
  * Whether a text holds the phrase: its words' stems at consecutive positions, stopwords included
  * in the count. Made once per query and used on every candidate: a token of ASCII letters and
  * digits is looked up by the hash the scan computes, its characters compared with the token
- * remembered under it, so most tokens cost no string and no stemming.
+ * remembered under it, so most tokens cost no string and no stemming. The text is read in the
+ * phrase's language.
  */
-export function phraseMatcher(phrase: ReadonlyArray<string | null>): (text: string) => boolean {
+export function phraseMatcher(phrase: ReadonlyArray<string | null>, language: Language = ENGLISH): (text: string) => boolean {
+  const stemOf = (token: string) => language.stem(token);
   const stems = [...new Set(phrase.filter((word): word is string => word !== null).map(stemOf))];
   // Per position of the phrase, the index of its stem (-1: any word, a stopword's place).
   const wanted = Int32Array.from(phrase, (word) => (word === null ? -1 : stems.indexOf(stemOf(word))));
@@ -45,18 +52,23 @@ export function phraseMatcher(phrase: ReadonlyArray<string | null>): (text: stri
     if (length === 0) return false;
     let count = 0;
     let found = false;
-    scanTokens(text, (source, start, end, plain, hash, joined) => {
-      if (joined || found) return;
-      const code = plain ? codeOfPlain(source, start, end, hash) : codeOfStem(stemOf(tokenText(source, start, end, plain, false)));
-      recent[count % length] = code;
-      count++;
-      if (count < length || code !== wanted[length - 1]) return;
-      found = true;
-      for (let offset = 0; offset < length && found; offset++) {
-        const need = wanted[offset];
-        if (need !== -1 && recent[(count - length + offset) % length] !== need) found = false;
-      }
-    });
+    const segmenter = language.segmenter;
+    scanTokens(
+      text,
+      (source, start, end, plain, hash, joined) => {
+        if (joined || found) return;
+        const code = plain ? codeOfPlain(source, start, end, hash) : codeOfStem(stemOf(tokenText(source, start, end, plain, false)));
+        recent[count % length] = code;
+        count++;
+        if (count < length || code !== wanted[length - 1]) return;
+        found = true;
+        for (let offset = 0; offset < length && found; offset++) {
+          const need = wanted[offset];
+          if (need !== -1 && recent[(count - length + offset) % length] !== need) found = false;
+        }
+      },
+      segmenter,
+    );
     return found;
   };
 }

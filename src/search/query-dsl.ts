@@ -1,6 +1,7 @@
 import { analyze } from './analyzer.js';
 import type { FilterRange, FilterScalar, QueryClause, QueryField, Typos } from './document-index.js';
 import { forEachToken } from './engine/analysis.js';
+import type { Language } from './engine/languages.js';
 import { phraseWords } from './phrase.js';
 import { parseQueryText, prefixTokens } from './query-text.js';
 
@@ -17,10 +18,10 @@ class DslError extends Error {}
 /**
  * Reads an object form of `query` (a subset of Elasticsearch's query DSL: match, match_phrase,
  * multi_match, bool, term, terms, range, exists, ids, match_all, prefix, fuzzy) into a clause tree, its words
- * analysed as the index analyses them.
+ * analysed as the index analyses them, in the query's language.
  */
-export function readQueryObject(query: Json): ReadQuery {
-  const budget = { left: MAX_CLAUSES };
+export function readQueryObject(query: Json, language: Language): ReadQuery {
+  const budget = { left: MAX_CLAUSES, language };
   try {
     return { clause: clauseOf(query, 'query', budget) };
   } catch (error) {
@@ -30,14 +31,21 @@ export function readQueryObject(query: Json): ReadQuery {
 }
 
 /** Query text in a field as a clause: its words, phrases, prefixes and exclusions (see parseQueryText). */
-export function textClause(text: string, field: QueryField, operator: 'or' | 'and', boost = 1, typos?: Typos): QueryClause {
+export function textClause(text: string, field: QueryField, operator: 'or' | 'and', language: Language, boost = 1, typos?: Typos): QueryClause {
   const parsed = parseQueryText(text);
-  const words: QueryClause = { kind: 'words', field, terms: analyze(parsed.wanted), operator, boost, ...(typos === undefined ? {} : { typos }) };
-  const phrases = parsed.phrases.map((phrase): QueryClause => ({ kind: 'phrase', field, words: phraseWords(phrase), boost }));
+  const words: QueryClause = {
+    kind: 'words',
+    field,
+    terms: analyze(parsed.wanted, language),
+    operator,
+    boost,
+    ...(typos === undefined ? {} : { typos }),
+  };
+  const phrases = parsed.phrases.map((phrase): QueryClause => ({ kind: 'phrase', field, words: phraseWords(phrase, language), boost }));
   const prefixes = parsed.prefixes.flatMap((prefix) => prefixClauses(prefix, field, boost));
   const mustNot = [
-    ...(parsed.excluded ? [{ kind: 'words', field, terms: analyze(parsed.excluded), operator: 'or', boost: 0 } as QueryClause] : []),
-    ...parsed.excludedPhrases.map((phrase): QueryClause => ({ kind: 'phrase', field, words: phraseWords(phrase), boost: 0 })),
+    ...(parsed.excluded ? [{ kind: 'words', field, terms: analyze(parsed.excluded, language), operator: 'or', boost: 0 } as QueryClause] : []),
+    ...parsed.excludedPhrases.map((phrase): QueryClause => ({ kind: 'phrase', field, words: phraseWords(phrase, language), boost: 0 })),
   ];
   const wanted = [
     ...(words.terms.length > 0 ? [words] : []),
@@ -62,17 +70,18 @@ function bool(parts: Partial<Extract<QueryClause, { kind: 'bool' }>>): QueryClau
   return { kind: 'bool', must: [], should: [], mustNot: [], filter: [], minimumShould: 0, boost: 1, ...parts };
 }
 
-type Budget = { left: number };
+/** What reading a query carries along: the clauses it may still hold, and the language its words are read in. */
+type Budget = { left: number; language: Language };
 
 const CLAUSES: Record<string, (body: Json, at: string, budget: Budget) => QueryClause> = {
-  match: (body, at) => {
-    if (typeof body === 'string') return textClause(text(body, at), { kind: 'all' }, 'or');
+  match: (body, at, { language }) => {
+    if (typeof body === 'string') return textClause(text(body, at), { kind: 'all' }, 'or', language);
     const [field, value] = oneField(body, at);
-    if (typeof value === 'string') return textClause(text(value, `${at}.${field}`), fieldOf(field), 'or');
+    if (typeof value === 'string') return textClause(text(value, `${at}.${field}`), fieldOf(field), 'or', language);
     const options = object(value, `${at}.${field}`, ['query', 'operator', 'boost', 'fuzziness']);
     const operator = options.operator === undefined ? 'or' : oneOf(options.operator, ['or', 'and'], `${at}.${field}.operator`);
     const typos = fuzzinessOf(options.fuzziness, `${at}.${field}.fuzziness`);
-    return textClause(text(options.query, `${at}.${field}.query`), fieldOf(field), operator, boostOf(options.boost, at), typos);
+    return textClause(text(options.query, `${at}.${field}.query`), fieldOf(field), operator, language, boostOf(options.boost, at), typos);
   },
   prefix: (body, at) => {
     const [field, value] = oneField(body, at);
@@ -82,24 +91,24 @@ const CLAUSES: Record<string, (body: Json, at: string, budget: Budget) => QueryC
     if (tokens.length !== 1) throw new DslError(`${at}.${field} must be the beginning of one word (letters and digits), such as "prot".`);
     return { kind: 'prefix', field: fieldOf(field), prefix: tokens[0], boost: boostOf(options.boost, at) };
   },
-  fuzzy: (body, at) => {
+  fuzzy: (body, at, { language }) => {
     const [field, value] = oneField(body, at);
     const options = typeof value === 'string' ? { value } : object(value, `${at}.${field}`, ['value', 'fuzziness', 'boost']);
-    const words = analyze(text(options.value, `${at}.${field}.value`));
+    const words = analyze(text(options.value, `${at}.${field}.value`), language);
     const typos = fuzzinessOf(options.fuzziness, `${at}.${field}.fuzziness`) ?? 'auto';
     return { kind: 'words', field: fieldOf(field), terms: words, operator: 'or', boost: boostOf(options.boost, at), typos };
   },
-  match_phrase: (body, at) => {
+  match_phrase: (body, at, { language }) => {
     const [field, value] = oneField(body, at);
     const options = typeof value === 'string' ? { query: value } : object(value, `${at}.${field}`, ['query', 'boost']);
     return {
       kind: 'phrase',
       field: fieldOf(field),
-      words: phraseWords(text(options.query, `${at}.${field}.query`)),
+      words: phraseWords(text(options.query, `${at}.${field}.query`), language),
       boost: boostOf(options.boost, at),
     };
   },
-  multi_match: (body, at) => {
+  multi_match: (body, at, { language }) => {
     const options = object(body, at, ['query', 'fields', 'type', 'operator', 'boost', 'fuzziness']);
     const query = text(options.query, `${at}.query`);
     const fields =
@@ -112,8 +121,8 @@ const CLAUSES: Record<string, (body: Json, at: string, budget: Budget) => QueryC
     const typos = fuzzinessOf(options.fuzziness, `${at}.fuzziness`);
     const perField = fields.map((spec): QueryClause => {
       const [name, weight] = boostedField(spec, `${at}.fields`);
-      if (type === 'phrase') return { kind: 'phrase', field: fieldOf(name), words: phraseWords(query), boost: boost * weight };
-      return textClause(query, fieldOf(name), operator, boost * weight, typos);
+      if (type === 'phrase') return { kind: 'phrase', field: fieldOf(name), words: phraseWords(query, language), boost: boost * weight };
+      return textClause(query, fieldOf(name), operator, language, boost * weight, typos);
     });
     return type === 'most_fields' ? bool({ should: perField, minimumShould: 1 }) : { kind: 'max', of: perField };
   },

@@ -1,11 +1,16 @@
-import { forEachToken, STOPWORDS } from './engine/analysis.js';
+import { forEachToken } from './engine/analysis.js';
+import { ENGLISH, type Language } from './engine/languages.js';
 
-/** A text's words as the index's analyser makes them, in order, stopwords left out (duplicates kept). */
-export function queryWords(text: string): string[] {
+/** A text's words as the index's analyser makes them, in order, the language's stopwords left out (duplicates kept). */
+export function queryWords(text: string, language: Language = ENGLISH): string[] {
   const words: string[] = [];
-  forEachToken(text, (token) => {
-    if (!STOPWORDS.has(token)) words.push(token);
-  });
+  forEachToken(
+    text,
+    (token) => {
+      if (!language.stopwords.has(token)) words.push(token);
+    },
+    language,
+  );
   return words;
 }
 

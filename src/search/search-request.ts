@@ -1,4 +1,5 @@
 import type { FilterRange, FilterScalar, IndexQuery, QueryClause, SortKey, Typos } from './document-index.js';
+import type { Language } from './engine/languages.js';
 import type { HighlightSettings } from './highlight.js';
 
 export type SearchMode = 'lexical' | 'semantic' | 'hybrid';
@@ -40,4 +41,6 @@ export interface SearchRequest {
   typos?: Typos;
   /** The text's last word is a prefix too (search as you type). */
   prefix?: boolean;
+  /** The language the words are analysed in; absent: the corpus's (SEARCH_LANGUAGE). */
+  language?: Language;
 }

@@ -1,7 +1,9 @@
 import type { DocumentStore, MetadataValue } from '../documents/document-store.js';
 import type { QueryEmbeddings } from '../embeddings/query-embeddings.js';
 import { analyze } from './analyzer.js';
-import type { Corrections, DocumentIndex, FacetCounts, FieldFilter, IndexOrigin, IndexQuery } from './document-index.js';
+import type { Corrections, DocumentIndex, FacetCounts, FieldFilter, IndexOrigin, IndexQuery, LanguageChange } from './document-index.js';
+import { ENGLISH, type Language } from './engine/languages.js';
+import { documentLanguage } from './engine/term-vector.js';
 import { highlightsOf, highlightTerms } from './highlight.js';
 import { findingClauses, textClause } from './query-dsl.js';
 import { parseQueryText, withLastWordPrefix } from './query-text.js';
@@ -50,6 +52,7 @@ export class SearchService {
     private readonly documents: Pick<DocumentStore, 'getDocument'>,
     readonly embeddings?: QueryEmbeddings,
     private readonly synonyms?: SynonymSource,
+    readonly language: Language = ENGLISH,
   ) {}
 
   /**
@@ -70,6 +73,11 @@ export class SearchService {
     return !this.loading;
   }
 
+  /** After prepare: whether this start analysed documents again for a changed SEARCH_LANGUAGE. */
+  languageChange(): LanguageChange | undefined {
+    return this.index.languageChange?.();
+  }
+
   /** False while the vector index is built after a start: a semantic or hybrid query then would wait for it. */
   get semanticReady(): boolean {
     return this.index.semanticReady?.() ?? true;
@@ -78,12 +86,13 @@ export class SearchService {
   async search(asked: SearchRequest): Promise<SearchOutcome> {
     const request = asked.prefix && asked.mode !== 'semantic' ? { ...asked, text: withLastWordPrefix(asked.text) } : asked;
     const synonyms = request.mode === 'semantic' ? undefined : this.synonyms?.current();
-    const result = await this.index.search(indexQueryOf(request, synonyms));
+    const language = request.language ?? this.language;
+    const result = await this.index.search(indexQueryOf(request, synonyms, language));
     const confidence = result.scoresAreConfidences ? (score: number) => Number(Math.max(0, Math.min(1, score)).toFixed(6)) : confidenceOf;
     const documents = result.hits.map((hit) => ({ doc_id: hit.docId, title: hit.title, confidence: confidence(hit.score) }));
     return {
       total: result.total,
-      documents: request.fields || request.highlight ? await this.withStored(request, documents, result.corrected, synonyms) : documents,
+      documents: request.fields || request.highlight ? await this.withStored(request, documents, result.corrected, synonyms, language) : documents,
       ...(result.facets ? { facets: result.facets } : {}),
       ...(result.corrected ? { corrected: result.corrected } : {}),
     };
@@ -98,8 +107,9 @@ export class SearchService {
     documents: RankedDocument[],
     corrected: Corrections | undefined,
     synonyms: SynonymTable | undefined,
+    language: Language,
   ): Promise<RankedDocument[]> {
-    const asked = request.clause ?? textClause(request.text, request.field, 'or');
+    const asked = request.clause ?? textClause(request.text, request.field, 'or', language);
     const finding = request.mode === 'semantic' || !request.highlight ? [] : findingClauses(synonyms ? synonyms.expand(asked) : asked);
     const terms = highlightTerms(
       finding.flatMap((clause) => (clause.kind === 'words' ? clause.terms : [])),
@@ -108,6 +118,7 @@ export class SearchService {
         prefixes: finding.flatMap((clause) => (clause.kind === 'prefix' ? [clause.prefix] : [])),
         stems: Object.values(corrected ?? {}).flat(),
       },
+      language,
     );
     const stored = await Promise.all(documents.map((document) => this.documents.getDocument(document.doc_id)));
     return documents.map((document, position) => {
@@ -116,7 +127,7 @@ export class SearchService {
       return {
         ...document,
         ...(request.fields ? { fields: pickFields(found.metadata, request.fields) } : {}),
-        ...(request.highlight ? { highlights: highlightsOf(found, terms, request.highlight) } : {}),
+        ...(request.highlight ? { highlights: highlightsOf(found, terms, request.highlight, documentLanguage(found.metadata, this.language)) } : {}),
       };
     });
   }
@@ -127,11 +138,11 @@ export class SearchService {
  * the prompt's vector, its words' synonyms: single words beside the words, or (phrases among
  * them) the clause with each member matching its alternatives (SynonymTable.expand).
  */
-function indexQueryOf(request: SearchRequest, synonyms: SynonymTable | undefined): IndexQuery {
+function indexQueryOf(request: SearchRequest, synonyms: SynonymTable | undefined, language: Language): IndexQuery {
   const { mode, vector } = request;
   if (mode !== 'lexical' && !vector) throw new Error(`a ${mode} search needs its prompt's vector`);
   const { wanted, excluded, phrases, excludedPhrases, prefixes } = parseQueryText(request.text);
-  const terms = analyze(wanted);
+  const terms = analyze(wanted, language);
   // Phrases, prefixes, typos ranked below their word, and text of exclusions alone need the clause
   // path; other text is searched as words, as ever. A prefix's expansions are many (hundreds for 3
   // characters): every match scored once is far faster than a best-k search over that many terms.
@@ -147,13 +158,13 @@ function indexQueryOf(request: SearchRequest, synonyms: SynonymTable | undefined
   const written =
     request.clause ??
     (mode !== 'semantic' && (needsClauses || alternatives === undefined)
-      ? textClause(request.text, request.field, request.operator ?? 'or')
+      ? textClause(request.text, request.field, request.operator ?? 'or', language)
       : undefined);
   const clause = written && synonyms ? synonyms.expand(written) : written;
   return {
     terms,
     ...(alternatives && Object.keys(alternatives).length > 0 && !clause ? { synonyms: alternatives } : {}),
-    ...(excluded && !clause ? { excluded: analyze(excluded) } : {}),
+    ...(excluded && !clause ? { excluded: analyze(excluded, language) } : {}),
     ...(clause ? { clause } : {}),
     ...(request.sort ? { sort: request.sort } : {}),
     ...(request.operator === 'and' ? { operator: 'and' as const } : {}),
@@ -163,6 +174,7 @@ function indexQueryOf(request: SearchRequest, synonyms: SynonymTable | undefined
     offset: request.offset,
     facets: request.facets,
     ...(request.typos !== undefined ? { typos: request.typos } : {}),
+    language: language.code,
     ranking: mode === 'lexical' ? { mode } : { mode, vector: vector as Float32Array },
   };
 }

@@ -1,5 +1,5 @@
 import type { QueryClause } from './document-index.js';
-import { STOPWORDS, stemOf } from './engine/analysis.js';
+import { ENGLISH } from './engine/languages.js';
 import { phraseWords } from './phrase.js';
 import { queryWords } from './query-text.js';
 
@@ -51,11 +51,14 @@ export function readSynonymRules(value: unknown): { rules: SynonymRule[] } | { e
   return error ? { error } : { rules: list as SynonymRule[] };
 }
 
-/** A member as a query's words are matched against it: its words' stems, stopwords left out, joined by spaces. */
+/**
+ * A member as a query's words are matched against it: its words' stems, stopwords left out, joined
+ * by spaces. Rules are read as English, whatever the query's language.
+ */
 function keyOf(words: readonly string[]): string {
   return words
-    .filter((word) => !STOPWORDS.has(word))
-    .map(stemOf)
+    .filter((word) => !ENGLISH.stopwords.has(word))
+    .map((word) => ENGLISH.stem(word))
     .join(' ');
 }
 

@@ -15,6 +15,7 @@ import { type MetricSources, Metrics } from '../metrics/metrics.js';
 import { MemoryBuckets } from '../rate-limit/memory-buckets.js';
 import { RateLimitService } from '../rate-limit/rate-limit.js';
 import { RedisBuckets } from '../rate-limit/redis-buckets.js';
+import { languageNamed } from '../search/analyzer.js';
 import { SearchService } from '../search/search-service.js';
 import type { Store } from '../store/store.js';
 import { SynonymService } from '../synonyms/synonym-service.js';
@@ -40,7 +41,7 @@ export function buildServices(store: Store, config: Config, log: (message: strin
     rateLimits: new RateLimitService(buckets, { defaultPerSecond: config.rateLimitPerSecond }, (error) =>
       log('rate-limit buckets unreachable: requests pass unlimited until they return', error),
     ),
-    search: new SearchService(store.index, store.documents, queryEmbeddingsOf(config), synonyms),
+    search: new SearchService(store.index, store.documents, queryEmbeddingsOf(config), synonyms, languageNamed(config.searchLanguage)),
     synonyms,
     probeImages: new ProbeImageFetcher({ maxBytes: config.imageMaxBytes, timeoutMs: config.probeFetchTimeoutMs }),
     face,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { type Config, searchThreadsOf } from '../config.js';
 import { DocumentEmbeddings } from '../embeddings/document-embeddings.js';
 import { OpenAiEmbedder } from '../embeddings/openai-embedder.js';
+import { ENGLISH, type Language, languageNamed } from '../search/engine/languages.js';
 import { type PostgresOptions, PostgresStore } from './postgres-store.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
@@ -15,6 +16,7 @@ type StoreConfig = Pick<
   | 'pgStatementTimeoutMs'
   | 'replicaPollMs'
   | 'searchThreads'
+  | 'searchLanguage'
   | 'workers'
   | 'lowBalanceThreshold'
   | 'embeddings'
@@ -35,7 +37,13 @@ export function postgresOptions(config: StoreConfig & { databaseUrl: string }): 
     searchThreads: searchThreadsOf(config),
     lowBalanceThreshold: config.lowBalanceThreshold,
     embeddings: documentEmbeddingsOf(config),
+    language: languageOf(config),
   };
+}
+
+/** SEARCH_LANGUAGE as the corpus analyses it (config.ts has refused a code not analysed here). */
+function languageOf(config: StoreConfig): Language {
+  return languageNamed(config.searchLanguage) ?? ENGLISH;
 }
 
 /**
@@ -56,5 +64,6 @@ export async function openStore(
     lowBalanceThreshold: config.lowBalanceThreshold,
     warn: options.warn,
     embeddings: documentEmbeddingsOf(config),
+    language: languageOf(config),
   });
 }

@@ -7,6 +7,7 @@ import { PostgresFaces } from '../faces/postgres-gallery.js';
 import { PostgresIdempotency } from '../idempotency/postgres-idempotency.js';
 import { type PostgresConnection, PostgresDatabase } from '../platform/postgres-database.js';
 import { PostgresPortalStore } from '../portal/postgres-portal-store.js';
+import type { Language } from '../search/engine/languages.js';
 import { PostgresSynonymStore } from '../synonyms/postgres-synonym-store.js';
 import { PostgresWebhookStore } from '../webhooks/postgres-webhook-store.js';
 import { migratePostgres } from './postgres-schema.js';
@@ -25,6 +26,8 @@ export interface PostgresOptions extends PostgresConnection {
   lowBalanceThreshold?: number | null;
   /** The embedder ingested documents get their vectors from, for semantic search; none: lexical only. */
   embeddings?: DocumentEmbeddings;
+  /** SEARCH_LANGUAGE: what documents and queries without a language of their own are analysed in; absent: English. */
+  language?: Language;
 }
 
 /**
@@ -55,6 +58,7 @@ export class PostgresStore implements Store {
       dir: options.replicaDir,
       warn: options.warn,
       vectorDimensions: options.embeddings?.embedder.dimensions,
+      language: options.language,
     });
     this.documents = new PostgresDocuments(db, this.index, options.embeddings);
     this.idempotency = new PostgresIdempotency(db);

@@ -10,6 +10,7 @@ import { SqliteIdempotency } from '../idempotency/sqlite-idempotency.js';
 import { BackgroundCheckpoint } from '../platform/background-checkpoint.js';
 import { openSqlite } from '../platform/sqlite-open.js';
 import { SqlitePortalStore } from '../portal/sqlite-portal-store.js';
+import type { Language } from '../search/engine/languages.js';
 import { SqliteSynonymStore } from '../synonyms/sqlite-synonym-store.js';
 import { SqliteWebhookStore } from '../webhooks/sqlite-webhook-store.js';
 import { migrateLedger } from './sqlite-schema.js';
@@ -26,6 +27,8 @@ export interface SqliteStoreOptions {
   warn?: (message: string, error: unknown) => void;
   /** The embedder ingested documents get their vectors from, for semantic search; none: lexical only. */
   embeddings?: DocumentEmbeddings;
+  /** SEARCH_LANGUAGE: what documents and queries without a language of their own are analysed in; absent: English. */
+  language?: Language;
 }
 
 /**
@@ -60,7 +63,14 @@ export class SqliteStore implements Store {
     this.portal = new SqlitePortalStore(this.db);
     this.webhooks = new SqliteWebhookStore(this.db);
     this.synonyms = new SqliteSynonymStore(this.db);
-    this.documents = new SqliteCorpus(dataDir, { ...INDEX_UPKEEP, searchThreads: options.searchThreads ?? 1 }, options.warn, options.embeddings);
+    this.documents = new SqliteCorpus(
+      dataDir,
+      { ...INDEX_UPKEEP, searchThreads: options.searchThreads ?? 1 },
+      options.warn,
+      options.embeddings,
+      options.embeddings?.embedder.dimensions,
+      options.language,
+    );
     this.index = this.documents;
     if (options.backgroundCheckpoints) this.checkpointInBackground(dataDir);
     this.pingStatement = this.db.prepare('SELECT 1');

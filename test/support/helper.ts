@@ -21,6 +21,7 @@ import type { TokenBuckets } from '../../src/rate-limit/buckets.js';
 import { MemoryBuckets } from '../../src/rate-limit/memory-buckets.js';
 import { RateLimitService } from '../../src/rate-limit/rate-limit.js';
 import type { DocumentIndex } from '../../src/search/document-index.js';
+import type { Language } from '../../src/search/engine/languages.js';
 import { SearchService } from '../../src/search/search-service.js';
 import { metricSources } from '../../src/services/build.js';
 import type { AppSettings, Services } from '../../src/services/services.js';
@@ -157,6 +158,8 @@ export async function createTestApp(
     embeddings?: EmbeddingsConfig;
     /** Wraps the store's search index: a test holds its vector index back, as while it is built after a start. */
     index?: (stored: DocumentIndex) => DocumentIndex;
+    /** SEARCH_LANGUAGE: what documents and queries without a language of their own are analysed in; absent: English. */
+    language?: Language;
   } = {},
 ): Promise<TestContext> {
   const dir = tempDir();
@@ -164,7 +167,9 @@ export async function createTestApp(
   const embeddings = options.embeddings && new DocumentEmbeddings(new OpenAiEmbedder(options.embeddings), options.embeddings.maxChars);
   const store: Store =
     options.store ??
-    (database ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS, embeddings }) : new SqliteStore(dir.path, { embeddings }));
+    (database
+      ? await PostgresStore.open({ url: database.url, ...PG_TEST_OPTIONS, embeddings, language: options.language })
+      : new SqliteStore(dir.path, { embeddings, language: options.language }));
   await store.documents.ingestDocuments(documentsOf(options.documents ?? SAMPLE_DOCUMENTS));
   const rateLimits = new RateLimitService(options.buckets ?? new MemoryBuckets(), { defaultPerSecond: options.rateLimitPerSecond ?? 0 });
   const synonyms = new SynonymService(store.synonyms);
@@ -181,6 +186,7 @@ export async function createTestApp(
       store.documents,
       options.embeddings && new QueryEmbeddings(new OpenAiEmbedder(options.embeddings), options.embeddings),
       synonyms,
+      options.language,
     ),
     synonyms,
     probeImages:

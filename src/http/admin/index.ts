@@ -79,7 +79,11 @@ export async function registerAdminRoutes(
     usageRoutes(scope, services, needs('keys:read'));
     documentRoutes(scope, services, needs('documents:read'), needs('documents:write'));
     // The search steps of /query without its charge: a semantic prompt is embedded for any token that may read documents.
-    const search = [readSearchStep(), requireSearchIndexStep(services.search), embedPromptStep(services.search, () => undefined)];
+    const search = [
+      readSearchStep(services.search.language),
+      requireSearchIndexStep(services.search),
+      embedPromptStep(services.search, () => undefined),
+    ];
     adminSearchRoute(scope, services, needs('documents:read', ...search));
     synonymRoutes(scope, services, needs('documents:read'), needs('documents:write'));
     auditLogRoute(scope, services, needs('audit:read'));

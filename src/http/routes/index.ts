@@ -45,7 +45,15 @@ export async function registerRoutes(app: FastifyInstance, services: Services, s
     queryRoute(
       keyedScope,
       services,
-      billable(readSearchStep(), identify, limitRate, claimIdempotencyKey, requireSearchIndex, embedPrompt, charge('/query', pricedModeOf)),
+      billable(
+        readSearchStep(services.search.language),
+        identify,
+        limitRate,
+        claimIdempotencyKey,
+        requireSearchIndex,
+        embedPrompt,
+        charge('/query', pricedModeOf),
+      ),
     );
     faceSearchRoute(
       keyedScope,

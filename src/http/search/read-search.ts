@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
+import { type Language, languageNamed } from '../../search/analyzer.js';
 import type { SortKey } from '../../search/document-index.js';
 import { DEFAULT_HIGHLIGHT, type HighlightSettings } from '../../search/highlight.js';
 import { findingClauses, readQueryObject } from '../../search/query-dsl.js';
@@ -32,12 +33,16 @@ interface QueryBody {
   highlight?: boolean | { fields?: string[]; pre_tag?: string; post_tag?: string; snippet_chars?: number; escape?: boolean };
   typos?: 'auto' | 0 | 1 | 2;
   prefix?: boolean;
+  language?: string;
 }
 
-/** Reads the validated body into request.search, the one form of the search every later step and the handler use. */
-export function readSearchStep(): Step {
+/**
+ * Reads the validated body into request.search, the one form of the search every later step and
+ * the handler use; its words are read in its `language`, else in `corpusLanguage` (SEARCH_LANGUAGE).
+ */
+export function readSearchStep(corpusLanguage: Language): Step {
   return (request) => {
-    request.search = searchRequestOf(request.body as QueryBody);
+    request.search = searchRequestOf(request.body as QueryBody, corpusLanguage);
     return undefined;
   };
 }
@@ -53,9 +58,11 @@ export function pricedModeOf(request: FastifyRequest): string | undefined {
   return search.highlight ? '/query:highlight' : undefined;
 }
 
-function searchRequestOf(body: QueryBody): SearchRequest {
+function searchRequestOf(body: QueryBody, corpusLanguage: Language): SearchRequest {
   const mode = body.mode ?? 'lexical';
-  const target = matchTarget(body.query);
+  // The schema allows only the codes languageNamed knows.
+  const language = body.language === undefined ? undefined : languageNamed(body.language);
+  const target = matchTarget(body.query, language ?? corpusLanguage);
   if (mode !== 'lexical' && ('clause' in target || body.sort))
     throw new ApiError(
       'INVALID_QUERY',
@@ -74,6 +81,7 @@ function searchRequestOf(body: QueryBody): SearchRequest {
     ...(body.highlight ? { highlight: highlightOf(body.highlight) } : {}),
     ...(body.typos !== undefined && body.typos !== 'auto' ? { typos: body.typos } : {}),
     ...(body.prefix ? { prefix: true } : {}),
+    ...(language ? { language } : {}),
   };
 }
 
@@ -92,11 +100,11 @@ function highlightOf(asked: Exclude<QueryBody['highlight'], false | undefined>):
  * Text, or a match clause of one field's text (the form searched as text has always been), or
  * any other query object as its clause tree, its words kept as text for highlights.
  */
-function matchTarget(query: QueryBody['query']): Pick<SearchRequest, 'text' | 'field' | 'clause'> {
+function matchTarget(query: QueryBody['query'], language: Language): Pick<SearchRequest, 'text' | 'field' | 'clause'> {
   if (typeof query === 'string') return { text: query, field: { kind: 'all' } };
   const plain = plainMatch(query);
   if (plain) return plain;
-  const read = readQueryObject(query);
+  const read = readQueryObject(query, language);
   if ('error' in read) throw new ApiError('INVALID_QUERY', `${read.error} Nothing was charged.`);
   const words = findingClauses(read.clause).flatMap((found) =>
     found.kind === 'words' ? found.terms : found.kind === 'prefix' ? [`${found.prefix}*`] : found.words.filter((word) => word !== null),

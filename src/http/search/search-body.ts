@@ -1,4 +1,5 @@
 import { errorCatalogue } from '../../errors.js';
+import { SEARCH_LANGUAGES } from '../../rules.js';
 import { SEMANTIC_DEPTH } from '../../search/document-index.js';
 import type { SearchOutcome } from '../../search/search-service.js';
 
@@ -103,6 +104,11 @@ export const searchBodySchema = {
       description:
         'How words forgive misspelling (Damerau-Levenshtein: a swap of neighbours is one edit). auto (the default): a word of 5 to 8 characters that no document holds matches the words one edit from it, of 9 or more two, so a correctly spelt query ranks as without it. 1 or 2: every word of at least 4 characters also matches the words that many edits from it, its own matches ranking above them. 0: exact words only. Words in phrases, prefixes and words with digits are matched exactly. The answer\'s "corrected" says which words matched what (stems, as the index holds them).',
     },
+    language: {
+      enum: SEARCH_LANGUAGES,
+      description:
+        'The language the query is analysed in (ISO 639-1, or none: no stemming, no stopwords), so that its words find the inflections of documents in that language ("Vertrag" finds "Verträgen" in German). Absent: SEARCH_LANGUAGE (en unless the operator set another). zh and ja split the text into words as the documents of those languages are.',
+    },
     prefix: {
       type: 'boolean',
       description:
@@ -146,6 +152,7 @@ export const searchFieldMessages = {
   fields: `fields must be a list of at most ${MAX_FIELDS} metadata field names (non-empty strings), or ["*"].`,
   typos: 'typos must be "auto", 0, 1 or 2.',
   prefix: 'prefix must be true or false.',
+  language: `language must be one of ${SEARCH_LANGUAGES.join(', ')} (ISO 639-1 codes in lower case, or none).`,
   highlight:
     'highlight must be true, false, or an object of fields (a list of names), pre_tag and post_tag (strings of at most 100 characters), snippet_chars (an integer from 20 to 2000) and escape (true or false).',
 };

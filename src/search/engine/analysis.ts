@@ -1,49 +1,10 @@
-import { stemmer } from 'stemmer';
-
-/** Lucene's English stopword list (33 words). */
-export const STOPWORDS: ReadonlySet<string> = new Set([
-  'a',
-  'an',
-  'and',
-  'are',
-  'as',
-  'at',
-  'be',
-  'but',
-  'by',
-  'for',
-  'if',
-  'in',
-  'into',
-  'is',
-  'it',
-  'no',
-  'not',
-  'of',
-  'on',
-  'or',
-  'such',
-  'that',
-  'the',
-  'their',
-  'then',
-  'there',
-  'these',
-  'they',
-  'this',
-  'to',
-  'was',
-  'will',
-  'with',
-]);
+import { ENGLISH, type Language } from './languages.js';
 
 // Token characters as in SQLite FTS5's unicode61 tokenizer: letters, numbers, marks, private use.
 const TOKEN_CHARACTER = /^[\p{L}\p{N}\p{M}\p{Co}]$/u;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is all of ASCII, control characters included
 const NON_ASCII = /[^\x00-\x7f]/;
 const LATIN_DIACRITICS = /[\u0300-\u036f]/g;
-const ASCII_WORD = /^[a-z]+$/;
-const STEM_CACHE_LIMIT = 200_000;
 
 /**
  * Receives one token of a scanned text, at `source.slice(start, end)`; `tokenText` makes it a
@@ -95,15 +56,21 @@ function tokenCharacterWidth(source: string, index: number): number {
  * lower-cased, each compound's joined token after its parts; text with non-ASCII characters is
  * NFKC-normalised and lower-cased first. The scan
  * runs on character codes because it is the inner loop of ingestion; only non-ASCII characters
- * are tested against the Unicode classes.
+ * are tested against the Unicode classes. With a segmenter (Chinese, Japanese: no spaces between
+ * words), only its word-like segments are scanned.
  */
-export function scanTokens(text: string, sink: TokenSink): void {
+export function scanTokens(text: string, sink: TokenSink, segmenter?: Intl.Segmenter): void {
   const source = NON_ASCII.test(text) ? text.normalize('NFKC').toLowerCase() : text;
-  const length = source.length;
-  let index = 0;
+  if (segmenter === undefined) scanRange(source, 0, source.length, sink);
+  else for (const { segment, index, isWordLike } of segmenter.segment(source)) if (isWordLike) scanRange(source, index, index + segment.length, sink);
+}
+
+/** Scans `source.slice(from, to)`, already normalised, for tokens (see scanTokens). */
+function scanRange(source: string, from: number, to: number, sink: TokenSink): void {
+  let index = from;
   let compoundStart = -1;
   let compoundPlain = true;
-  while (index < length) {
+  while (index < to) {
     const first = source.charCodeAt(index);
     if (first < 128 ? ASCII_TOKEN_CODES[first] === 0 : tokenCharacterWidth(source, index) === 0) {
       index += first >= 0xd800 && first < 0xdc00 ? 2 : 1;
@@ -112,7 +79,7 @@ export function scanTokens(text: string, sink: TokenSink): void {
     const start = index;
     let plain = true;
     let hash = 0x811c9dc5;
-    while (index < length) {
+    while (index < to) {
       const code = source.charCodeAt(index);
       if (code < 128) {
         const lower = ASCII_TOKEN_CODES[code];
@@ -127,7 +94,7 @@ export function scanTokens(text: string, sink: TokenSink): void {
       }
     }
     sink(source, start, index, plain, hash, false);
-    if (index + 1 < length && isJoiner(source.charCodeAt(index)) && startsToken(source, index + 1)) {
+    if (index + 1 < to && isJoiner(source.charCodeAt(index)) && startsToken(source, index + 1)) {
       if (compoundStart < 0) {
         compoundStart = start;
         compoundPlain = plain;
@@ -151,29 +118,20 @@ export function tokenText(source: string, start: number, end: number, plain: boo
   return plain ? token.toLowerCase() : token.normalize('NFD').replace(LATIN_DIACRITICS, '').normalize('NFC');
 }
 
-/** Calls `onToken` with each token of `text`, in order (see scanTokens and tokenText). */
-export function forEachToken(text: string, onToken: (token: string) => void): void {
-  scanTokens(text, (source, start, end, plain, _hash, joined) => onToken(tokenText(source, start, end, plain, joined)));
+/** Calls `onToken` with each token of `text` in the language, in order (see scanTokens and tokenText). */
+export function forEachToken(text: string, onToken: (token: string) => void, language: Language = ENGLISH): void {
+  scanTokens(text, (source, start, end, plain, _hash, joined) => onToken(tokenText(source, start, end, plain, joined)), language.segmenter);
 }
 
-/** Query text to its distinct tokens, stopwords dropped, at most `limit` of them (the first ones). */
-export function queryTokens(text: string, limit: number): string[] {
+/** Query text to its distinct tokens, the language's stopwords dropped, at most `limit` of them (the first ones). */
+export function queryTokens(text: string, limit: number, language: Language = ENGLISH): string[] {
   const tokens = new Set<string>();
-  forEachToken(text, (token) => {
-    if (tokens.size < limit && !STOPWORDS.has(token)) tokens.add(token);
-  });
+  forEachToken(
+    text,
+    (token) => {
+      if (tokens.size < limit && !language.stopwords.has(token)) tokens.add(token);
+    },
+    language,
+  );
   return [...tokens];
-}
-
-const stems = new Map<string, string>();
-
-/** Porter stem of an English word; other tokens (digits, other scripts) are kept as they are. */
-export function stemOf(token: string): string {
-  let stem = stems.get(token);
-  if (stem === undefined) {
-    stem = token.length > 2 && ASCII_WORD.test(token) ? stemmer(token) : token;
-    if (stems.size >= STEM_CACHE_LIMIT) stems.clear();
-    stems.set(token, stem);
-  }
-  return stem;
 }

@@ -1,4 +1,5 @@
-import { forEachToken, STOPWORDS, scanTokens, stemOf, type TokenSink, tokenText } from './analysis.js';
+import { forEachToken, scanTokens, type TokenSink, tokenText } from './analysis.js';
+import { ENGLISH, type Language, languageNamed } from './languages.js';
 import type { AnalysableValue, FilterScalar } from './search-index.js';
 import { SortedTerms } from './sorted-terms.js';
 import { TokenTable } from './token-table.js';
@@ -142,10 +143,30 @@ export function metadataWordTerm(field: string, stem: string): string {
   return `\u0000${field}\u0000${stem}`;
 }
 
+/** The language a document's words are analysed in: its own `language`, else the corpus's. */
+export function documentLanguage(metadata: Record<string, AnalysableValue>, corpusLanguage: Language): Language {
+  const code = metadata.language;
+  return (typeof code === 'string' && languageNamed(code)) || corpusLanguage;
+}
+
+/** A language's analysis remembered across documents: term ids by token, and metadata values' term ids. */
+interface LanguageTerms {
+  language: Language;
+  /** Term id by token (STOPWORD for stopwords): one lookup per word instead of three. */
+  plainTokens: TokenTable;
+  otherTokens: Map<string, number>;
+  metadataTerms: Map<string, Map<FilterScalar, Int32Array>>;
+}
+
+function languageTerms(language: Language): LanguageTerms {
+  return { language, plainTokens: new TokenTable(TOKEN_CACHE_LIMIT), otherTokens: new Map(), metadataTerms: new Map() };
+}
+
 /**
- * Turns documents into term vectors: title and text words (stemmed, stopwords out) counted per
- * field, metadata string words as field-qualified terms, and every metadata scalar as a filter
- * term. Only title and text words count towards the field lengths BM25F normalises by.
+ * Turns documents into term vectors: title and text words (stemmed, stopwords out, in the
+ * document's language) counted per field, metadata string words as field-qualified terms, and
+ * every metadata scalar as a filter term. Only title and text words count towards the field
+ * lengths BM25F normalises by.
  */
 export class DocumentAnalyser {
   private titleCounts: Uint32Array = new Uint32Array(1024);
@@ -167,14 +188,21 @@ export class DocumentAnalyser {
   private groupStarts: Uint32Array = new Uint32Array(256);
   private output: Uint8Array = new Uint8Array(4096);
   private positionsOutput: Uint8Array = new Uint8Array(4096);
-  /** Term id by token (STOPWORD for stopwords): one lookup per word instead of three. */
-  private readonly plainTokens = new TokenTable(TOKEN_CACHE_LIMIT);
-  private readonly otherTokens = new Map<string, number>();
-  private readonly metadataTerms = new Map<string, Map<FilterScalar, Int32Array>>();
+  private readonly corpusTerms: LanguageTerms;
+  private readonly otherLanguages = new Map<string, LanguageTerms>();
+  /** The language of the document being analysed. */
+  private current: LanguageTerms;
 
   private knownOnly = false;
 
-  constructor(private readonly dictionary: TermDictionary) {}
+  /** `corpusLanguage`: SEARCH_LANGUAGE, for documents without a `language` of their own. */
+  constructor(
+    private readonly dictionary: TermDictionary,
+    corpusLanguage: Language = ENGLISH,
+  ) {
+    this.corpusTerms = languageTerms(corpusLanguage);
+    this.current = this.corpusTerms;
+  }
 
   /** The document's term vector, adding its new terms to the dictionary. */
   analyse(title: string, text: string, metadata: Record<string, AnalysableValue>): AnalysedDocument {
@@ -196,11 +224,13 @@ export class DocumentAnalyser {
     this.titleLength = 0;
     this.textLength = 0;
     this.occurrenceCount = 0;
+    this.current = this.termsIn(documentLanguage(metadata, this.corpusTerms.language));
+    const segmenter = this.current.language.segmenter;
     try {
       this.position = 0;
-      scanTokens(title, this.titleToken);
+      scanTokens(title, this.titleToken, segmenter);
       this.position = 0;
-      scanTokens(text, this.textToken);
+      scanTokens(text, this.textToken, segmenter);
       for (const field in metadata) {
         metadataScalars(metadata[field], (scalar) => {
           for (const id of this.metadataTermIds(field, scalar)) this.countInText(id);
@@ -214,25 +244,40 @@ export class DocumentAnalyser {
     return { titleLength: this.titleLength, textLength: this.textLength, terms: this.encode() };
   }
 
+  private termsIn(language: Language): LanguageTerms {
+    if (language === this.corpusTerms.language) return this.corpusTerms;
+    let terms = this.otherLanguages.get(language.code);
+    if (terms === undefined) {
+      terms = languageTerms(language);
+      this.otherLanguages.set(language.code, terms);
+    }
+    return terms;
+  }
+
   /**
    * The term ids a metadata scalar counts for: its filter term, and for a string each of its words'
    * field-qualified terms. Remembered per field and value, because metadata values repeat from
    * document to document (jurisdictions, categories, years) and building the terms is string work.
    */
   private metadataTermIds(field: string, scalar: FilterScalar): Int32Array {
-    let values = this.metadataTerms.get(field);
+    const { language, metadataTerms } = this.current;
+    let values = metadataTerms.get(field);
     if (values === undefined) {
-      if (this.metadataTerms.size >= METADATA_CACHE_FIELDS) this.metadataTerms.clear();
+      if (metadataTerms.size >= METADATA_CACHE_FIELDS) metadataTerms.clear();
       values = new Map();
-      this.metadataTerms.set(field, values);
+      metadataTerms.set(field, values);
     }
     let ids = values.get(scalar);
     if (ids === undefined) {
       const found = [this.idOf(filterTerm(field, scalar))];
       if (typeof scalar === 'string') {
-        forEachToken(scalar, (token) => {
-          if (!STOPWORDS.has(token)) found.push(this.idOf(metadataWordTerm(field, stemOf(token))));
-        });
+        forEachToken(
+          scalar,
+          (token) => {
+            if (!language.stopwords.has(token)) found.push(this.idOf(metadataWordTerm(field, language.stem(token))));
+          },
+          language,
+        );
       }
       ids = Int32Array.from(found);
       if (values.size >= METADATA_CACHE_VALUES) values.clear();
@@ -279,27 +324,29 @@ export class DocumentAnalyser {
   }
 
   private termOfToken(source: string, start: number, end: number, plain: boolean, hash: number, joined: boolean): number {
+    const { plainTokens, otherTokens } = this.current;
     if (plain) {
-      const found = this.plainTokens.find(source, start, end, hash);
+      const found = plainTokens.find(source, start, end, hash);
       if (found >= 0) return found;
       // Keyed by the scanned characters, joiners included, which is what `find` compares.
       const scanned = source.slice(start, end).toLowerCase();
       const id = this.termOfWord(joined ? tokenText(source, start, end, plain, joined) : scanned);
-      this.plainTokens.insert(scanned, hash, id);
+      plainTokens.insert(scanned, hash, id);
       return id;
     }
     const token = tokenText(source, start, end, plain, joined);
-    let id = this.otherTokens.get(token);
+    let id = otherTokens.get(token);
     if (id === undefined) {
       id = this.termOfWord(token);
-      if (this.otherTokens.size >= TOKEN_CACHE_LIMIT) this.otherTokens.clear();
-      this.otherTokens.set(token, id);
+      if (otherTokens.size >= TOKEN_CACHE_LIMIT) otherTokens.clear();
+      otherTokens.set(token, id);
     }
     return id;
   }
 
   private termOfWord(token: string): number {
-    return STOPWORDS.has(token) ? STOPWORD : this.idOf(stemOf(token));
+    const { language } = this.current;
+    return language.stopwords.has(token) ? STOPWORD : this.idOf(language.stem(token));
   }
 
   private encode(): Uint8Array {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { STOPWORDS } from '../../../src/search/analyzer.js';
+import { STOPWORDS } from '../../../src/search/engine/languages.js';
 import { assertEnvelope, createTestApp, json, type TestContext } from '../../support/helper.js';
 
 describe('POST /query', () => {

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { forEachToken, queryTokens, scanTokens, stemOf } from '../../../src/search/engine/analysis.js';
+import { forEachToken, queryTokens, scanTokens } from '../../../src/search/engine/analysis.js';
+import { ENGLISH } from '../../../src/search/engine/languages.js';
+
+const stemOf = (word: string) => ENGLISH.stem(word);
+
 import { TokenTable } from '../../../src/search/engine/token-table.js';
 
 function tokens(text: string): string[] {

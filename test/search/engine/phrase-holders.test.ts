@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { startModuleWorker } from '../../../src/platform/worker-thread.js';
-import { stemOf } from '../../../src/search/engine/analysis.js';
+import { ENGLISH } from '../../../src/search/engine/languages.js';
 import type { IndexedDocument, SearchField, TermSearch } from '../../../src/search/engine/search-index.js';
 import { ON_DISK_ARRAYS } from '../../../src/search/engine/segments/documents-segment.js';
 import { runInSlices } from '../../../src/search/engine/segments/in-slices.js';
@@ -49,7 +49,7 @@ function analysed(documents: Written[], dictionary: TermDictionary): IndexedDocu
 }
 
 function phraseSearch(dictionary: TermDictionary, words: Array<string | null>, field: SearchField): TermSearch | undefined {
-  const ids = words.map((word) => (word === null ? 0 : dictionary.idOf(stemOf(word))));
+  const ids = words.map((word) => (word === null ? 0 : dictionary.idOf(ENGLISH.stem(word))));
   if (ids.includes(undefined)) return undefined;
   const terms = [...new Set(ids.filter((id) => id !== 0))] as number[];
   return { terms, field, filters: [], topK: 0, phrase: ids as number[] };

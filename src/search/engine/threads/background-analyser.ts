@@ -1,4 +1,5 @@
 import type { Worker } from 'node:worker_threads';
+import type { Language } from '../languages.js';
 import type { AnalysableDocument } from '../search-index.js';
 import type { AnalysedDocument, TermDictionary } from '../term-vector.js';
 import { type StartWorker, threadModule } from './start-worker.js';
@@ -28,9 +29,10 @@ export class BackgroundAnalyser {
 
   constructor(
     private readonly dictionary: TermDictionary,
+    corpusLanguage: Language,
     startWorker: StartWorker,
   ) {
-    this.worker = startWorker(WORKER_URL, { workerData: { terms: dictionary.entries() } });
+    this.worker = startWorker(WORKER_URL, { workerData: { terms: dictionary.entries(), language: corpusLanguage.code } });
     this.worker.on('message', (reply: AnalysisReply) => {
       for (const [id, term] of reply.added) this.dictionary.adopt(id, term);
       this.waiting.shift()?.resolve(reply);
