@@ -41,10 +41,21 @@ function zipfSampler(next: () => number): () => number {
   };
 }
 
-export async function writeCorpus(path: string, size: number, vocabulary: string[]): Promise<void> {
+/**
+ * The corpus as JSON lines. `inflected` gives each occurrence of a word its written form (a German
+ * ending, say); `language` is written on every document.
+ */
+export async function writeCorpus(
+  path: string,
+  size: number,
+  vocabulary: string[],
+  options: { inflected?: (word: string, next: () => number) => string; language?: string } = {},
+): Promise<void> {
   const next = random(size);
   const rank = zipfSampler(next);
-  const text = (count: number) => Array.from({ length: count }, () => vocabulary[rank()]).join(' ');
+  const { inflected } = options;
+  const word = inflected ? () => inflected(vocabulary[rank()], next) : () => vocabulary[rank()];
+  const text = (count: number) => Array.from({ length: count }, word).join(' ');
   const out = createWriteStream(path);
   for (let index = 0; index < size; index++) {
     const document = {
@@ -54,6 +65,7 @@ export async function writeCorpus(path: string, size: number, vocabulary: string
       jurisdiction: JURISDICTIONS[Math.min(JURISDICTIONS.length - 1, Math.floor(-Math.log(1 - next()) * 2.5))],
       category: CATEGORIES[Math.floor(next() * CATEGORIES.length)],
       year: 1990 + Math.floor(next() * 35),
+      ...(options.language ? { language: options.language } : {}),
     };
     if (!out.write(`${JSON.stringify(document)}\n`)) await once(out, 'drain');
   }
