@@ -100,6 +100,16 @@ export class SqliteCorpus implements DocumentStore, DocumentIndex {
     return this.keeper.statistics();
   }
 
+  /**
+   * After a bulk write where nothing is served (a CLI ingest, `embed --missing`): the text index
+   * built and the vector index brought level on every core, both written to disk (the text index
+   * on close), so that the next start reads them back instead of building them.
+   */
+  async writeIndexes(): Promise<void> {
+    await this.keeper.prepare();
+    await this.vectors?.writeLevel();
+  }
+
   async close(): Promise<void> {
     try {
       await this.vectors?.close();

@@ -71,6 +71,17 @@ export class VectorKeeper {
     await this.catchUp(STEPS.starting);
   }
 
+  /**
+   * Where nothing is served (a CLI ingest, `embed --missing`): the index read back or begun, brought
+   * level with every stored vector on every core, and written, so that the next start reads it.
+   */
+  async writeLevel(): Promise<void> {
+    await this.building?.stop();
+    this.index ??= this.readBack() ?? new VectorIndex(this.dimensions);
+    await this.catchUp(STEPS.starting);
+    if (this.addedSinceWrite > 0 || !this.written) this.persist();
+  }
+
   /** False while the index is built on a worker after a start: a semantic search would wait for it. */
   get ready(): boolean {
     return this.building === undefined;

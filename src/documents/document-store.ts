@@ -74,4 +74,10 @@ export interface DocumentStore {
   countDocuments(): Promise<number>;
   /** Up to `limit` documents after `afterDocId` in doc_id order, with their vectors' keys: what `embed --missing` walks. */
   documentsPage(afterDocId: string, limit: number): Promise<StoredDocument[]>;
+  /**
+   * After a bulk write in a process that serves nothing (a CLI ingest, `embed --missing`): the
+   * search indexes kept beside the documents brought level and written, so that the next start
+   * reads them. Absent (PostgreSQL): each instance's replica keeps its own.
+   */
+  writeIndexes?(): Promise<void>;
 }

@@ -106,6 +106,28 @@ describe('the vector index beside a corpus file', () => {
     }
   });
 
+  it('a CLI ingest that writes its indexes leaves a start with nothing to build: both are read back, semantic ready at once', async () => {
+    const dir = tempDir();
+    try {
+      // Every index written, whatever its size (a service writes the text index past 50,000 documents).
+      const upkeep = { ...INDEX_UPKEEP, vectorBuildInPlaceRows: 0, persistRows: 0 };
+      const cli = new SqliteCorpus(dir.path, upkeep, (message) => warnings.push(message), embeddings);
+      await cli.ingestDocuments(documentsOf(DOCUMENTS));
+      await cli.writeIndexes();
+      await cli.close();
+      assert.deepEqual(keptFiles(dir.path), stateAndNamedFile(dir.path), 'the vector index and its state');
+      const warned = warnings.length;
+      const starting = new SqliteCorpus(dir.path, upkeep, (message) => warnings.push(message), embeddings);
+      assert.equal(await starting.prepareSearch(), 'segments', 'the text index read back');
+      assert.equal(starting.semanticReady(), true, 'no build on a worker');
+      assert.equal(warnings.length, warned, 'nothing to warn of');
+      assert.deepEqual(await nearCar(starting), ['auto', 'truck']);
+      await starting.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
   it('closed while its index is built on a worker: stops the worker and leaves no partial file', async () => {
     const dir = tempDir();
     try {

@@ -16,7 +16,11 @@ export function embedCommand(program: Command, cli: CliContext): void {
       const embeddings = documentEmbeddingsOf(cli.config());
       if (!embeddings) throw new CliError('No embedding model is configured: set EMBEDDINGS_URL, EMBEDDINGS_MODEL and EMBEDDINGS_DIMENSIONS.');
       const bar = cli.io.interactive && !options.json ? (progress: EmbedProgress) => cli.io.stderr(`\r${progressBar(progress)}`) : undefined;
-      const result = await cli.withStore((store) => embedMissing(store.documents, embeddings, bar));
+      const result = await cli.withStore(async (store) => {
+        const done = await embedMissing(store.documents, embeddings, bar);
+        await store.documents.writeIndexes?.();
+        return done;
+      });
       if (bar) cli.io.stderr('\n');
       cli.output(options.json, result, (done) =>
         done.embedded === 0

@@ -293,11 +293,11 @@ export class DocumentAnalyser {
     return id;
   }
 
-  private readonly titleToken: TokenSink = (source, start, end, plain, hash, joined) =>
-    this.countWord(true, this.termOfToken(source, start, end, plain, hash, joined), joined);
+  private readonly titleToken: TokenSink = (source, start, end, plain, hash, joined, narrow) =>
+    this.countWord(true, this.termOfToken(source, start, end, plain, hash, joined, narrow), joined);
 
-  private readonly textToken: TokenSink = (source, start, end, plain, hash, joined) =>
-    this.countWord(false, this.termOfToken(source, start, end, plain, hash, joined), joined);
+  private readonly textToken: TokenSink = (source, start, end, plain, hash, joined, narrow) =>
+    this.countWord(false, this.termOfToken(source, start, end, plain, hash, joined, narrow), joined);
 
   /**
    * Counts a title or text word towards its term and its field's length, and notes its position;
@@ -323,23 +323,26 @@ export class DocumentAnalyser {
     this.occurrenceCounts[id]++;
   }
 
-  private termOfToken(source: string, start: number, end: number, plain: boolean, hash: number, joined: boolean): number {
+  private termOfToken(source: string, start: number, end: number, plain: boolean, hash: number, joined: boolean, narrow: boolean): number {
     const { plainTokens, otherTokens } = this.current;
-    if (plain) {
+    if (narrow) {
       const found = plainTokens.find(source, start, end, hash);
       if (found >= 0) return found;
-      // Keyed by the scanned characters, joiners included, which is what `find` compares.
+      // Keyed by the scanned characters, joiners and diacritics included, which is what `find`
+      // compares (a Latin-1 token's characters fit the table's bytes).
       const scanned = source.slice(start, end).toLowerCase();
-      const id = this.termOfWord(joined ? tokenText(source, start, end, plain, joined) : scanned);
+      const id = this.termOfWord(joined || !plain ? tokenText(source, start, end, plain, joined) : scanned);
       plainTokens.insert(scanned, hash, id);
       return id;
     }
-    const token = tokenText(source, start, end, plain, joined);
-    let id = otherTokens.get(token);
+    // Keyed by the scanned characters too: folding the diacritics of every occurrence cost more
+    // than the lookup. A joined token's characters hold its joiners, so no single token has them.
+    const scanned = source.slice(start, end);
+    let id = otherTokens.get(scanned);
     if (id === undefined) {
-      id = this.termOfWord(token);
+      id = this.termOfWord(tokenText(source, start, end, plain, joined));
       if (otherTokens.size >= TOKEN_CACHE_LIMIT) otherTokens.clear();
-      otherTokens.set(token, id);
+      otherTokens.set(scanned, id);
     }
     return id;
   }

@@ -10,7 +10,7 @@ const INLINE_OFFSET_BYTES = 16;
 const INLINE_CHARACTERS = SLOT_BYTES - INLINE_OFFSET_BYTES;
 
 /**
- * Term ids by token for tokens of ASCII characters, found by the scanner's hash and a character
+ * Term ids by token for tokens of characters below U+0100 (ASCII and Latin-1), found by the scanner's hash and a character
  * comparison with the scanned text, so that the common case makes no string at all. Open
  * addressing, linear probing. Ingestion looks a token up for every word it reads and is bound by
  * the memory reads of a lookup, so a slot (32 bytes, half a cache line) holds the hash, the id and,
@@ -57,7 +57,7 @@ export class TokenTable {
     }
   }
 
-  /** Stores `id` for a lower-case ASCII token. */
+  /** Stores `id` for a lower-case token of characters below U+0100 (one byte each). */
   insert(token: string, hash: number, id: number): void {
     if (this.size * 2 >= this.capacity) {
       if (this.size >= this.limit) this.reset();

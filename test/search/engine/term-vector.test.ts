@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { forEachStoredTerm, writeVarint } from '../../../src/search/engine/term-vector.js';
+import { DocumentAnalyser, forEachStoredTerm, TermDictionary, writeVarint } from '../../../src/search/engine/term-vector.js';
 
 /** A stored vector as the corpus holds it: each term id as the gap from the previous, then its title and text frequencies. */
 function storedVector(terms: Array<[number, number, number]>): Uint8Array {
@@ -45,5 +45,28 @@ describe('forEachStoredTerm', () => {
         `up to ${lastTermId}`,
       );
     }
+  });
+});
+
+describe('DocumentAnalyser in a language with accented letters', () => {
+  /** The document's terms by name, with their title and text frequencies. */
+  const termsOf = (analyser: DocumentAnalyser, dictionary: TermDictionary, title: string, text: string, language: string) => {
+    const vector = analyser.analyse(title, text, { language }).terms;
+    const names = new Map(dictionary.entries().map(({ id, term }) => [id, term]));
+    const read: Record<string, [number, number]> = {};
+    forEachStoredTerm(vector, (termId, inTitle, inText) => {
+      const name = names.get(termId);
+      if (name && name.charCodeAt(0) > 1) read[name] = [inTitle, inText];
+    });
+    return read;
+  };
+
+  it('finds a word written in any case, composed or decomposed, as one term, and folds what NFKC folds', () => {
+    const dictionary = new TermDictionary();
+    const analyser = new DocumentAnalyser(dictionary);
+    // The same words again in a second document, so that the token table answers them.
+    termsOf(analyser, dictionary, 'Häuser', 'x', 'de');
+    const terms = termsOf(analyser, dictionary, 'Häuser HÄUSER ha\u0308user', 'Straße ª\u00a0Verträgen', 'de');
+    assert.deepEqual(terms, { haus: [3, 0], strass: [0, 1], a: [0, 1], vertrag: [0, 1] });
   });
 });
