@@ -56,8 +56,7 @@ function asciiHash(source: string, start: number, end: number): number {
  */
 const BMP_TOKEN_CHARACTERS = (() => {
   const table = new Uint8Array(0x10000);
-  for (let code = 0; code < 0x10000; code++)
-    if ((code < 0xd800 || code > 0xdfff) && TOKEN_CHARACTER.test(String.fromCharCode(code))) table[code] = 1;
+  for (let code = 0; code < 0x10000; code++) if ((code < 0xd800 || code > 0xdfff) && TOKEN_CHARACTER.test(String.fromCharCode(code))) table[code] = 1;
   return table;
 })();
 
