@@ -94,7 +94,9 @@ async function main(): Promise<void> {
     const path = join(scratch, 'corpus.jsonl');
     const vocabulary = words();
     await writeCorpus(path, SIZE, vocabulary);
-    const corpus = new SqliteCorpus(dataDir, INDEX_UPKEEP, undefined, new DocumentEmbeddings(new InstantEmbedder(), 2000));
+    // Split over as many search threads as `serve` (and the CLI) use here, so that the start reads the text index written.
+    const upkeep = { ...INDEX_UPKEEP, searchThreads: Math.min(4, availableParallelism()) };
+    const corpus = new SqliteCorpus(dataDir, upkeep, undefined, new DocumentEmbeddings(new InstantEmbedder(), 2000));
     await corpus.ingestDocuments(await readDocuments(path));
     const writing = performance.now();
     await corpus.writeIndexes();
