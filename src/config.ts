@@ -80,7 +80,7 @@ export interface Config {
   stripe: { webhookSecret: string; priceCredits: Record<string, number> } | undefined;
   /** The customer portal (/portal): where callers reach the service (PUBLIC_URL), and what it sells. */
   portal: PortalConfig;
-  /** The operator's embedding model (EMBEDDINGS_*), for semantic and hybrid queries; undefined: every query is lexical. */
+  /** The embedding model (EMBEDDINGS_*), for semantic and hybrid queries; undefined: every query is lexical. */
   embeddings: EmbeddingsConfig | undefined;
 }
 
@@ -91,24 +91,40 @@ export interface PortalConfig {
   checkout: { secretKey: string; apiBase: string | undefined; packs: CreditPack[] } | undefined;
 }
 
-/** The operator's embedding model (EMBEDDINGS_*): an endpoint speaking OpenAI's embeddings API. */
-export interface EmbeddingsConfig {
-  url: string;
-  model: string;
-  apiKey: string | undefined;
-  dimensions: number;
+/** The embedding model: the operator's endpoint (EMBEDDINGS_URL) or a model folder run in process (EMBEDDINGS_MODEL_DIR). */
+export type EmbeddingsConfig = EndpointEmbeddingsConfig | LocalModelConfig;
+
+/** What every embedding model is given, wherever it runs. */
+interface EmbeddingsLimits {
   /** Characters of title and text embedded per document; the rest is not. */
   maxChars: number;
-  /** Texts per request to the endpoint. */
+  /** Texts per request to the endpoint, or per run of a local model. */
   batchSize: number;
-  timeoutMs: number;
-  /** Attempts after the first, on 429, 5xx, a timeout or a refused connection. */
-  retries: number;
   /** Query prompts being embedded at once; past it semantic is a 503 and hybrid lexical. */
   concurrency: number;
   /** Consecutive failures that open the query prompts' breaker, and how long it stays open. */
   breakerFailures: number;
   breakerCooldownMs: number;
+}
+
+/** An endpoint speaking OpenAI's embeddings API. */
+export interface EndpointEmbeddingsConfig extends EmbeddingsLimits {
+  url: string;
+  model: string;
+  apiKey: string | undefined;
+  dimensions: number;
+  timeoutMs: number;
+  /** Attempts after the first, on 429, 5xx, a timeout or a refused connection. */
+  retries: number;
+}
+
+/** A folder in the Hugging Face layout holding an ONNX model, run on worker threads (the vectors' length is its config.json's). */
+export interface LocalModelConfig extends EmbeddingsLimits {
+  modelDir: string;
+  /** The model's name in stored vectors' keys; undefined: the folder's name. */
+  model: string | undefined;
+  /** Model worker threads, one core each. */
+  threads: number;
 }
 
 export class ConfigError extends Error {}
@@ -332,11 +348,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-/** EMBEDDINGS_URL with its model and dimensions, or none of the three. */
+/** EMBEDDINGS_URL with its model and dimensions, or EMBEDDINGS_MODEL_DIR, or neither. */
 function embeddingsOf(env: NodeJS.ProcessEnv): EmbeddingsConfig | undefined {
   const url = httpUrl(env, 'EMBEDDINGS_URL');
   const model = optional(env, 'EMBEDDINGS_MODEL');
   const dimensions = integer(env, 'EMBEDDINGS_DIMENSIONS', 0, 1);
+  const modelDir = optional(env, 'EMBEDDINGS_MODEL_DIR');
+  if (modelDir !== undefined) {
+    if (url !== undefined) throw new ConfigError('EMBEDDINGS_URL and EMBEDDINGS_MODEL_DIR name two models: set one of them');
+    if (dimensions > 0)
+      throw new ConfigError(
+        "EMBEDDINGS_DIMENSIONS is not set with EMBEDDINGS_MODEL_DIR: the vectors' length is the model's (config.json's hidden_size)",
+      );
+    return { modelDir, model, threads: integer(env, 'EMBEDDINGS_THREADS', availableParallelism(), 1), ...embeddingsLimitsOf(env, 32) };
+  }
   if (url === undefined) {
     if (model !== undefined || dimensions > 0)
       throw new ConfigError('EMBEDDINGS_MODEL and EMBEDDINGS_DIMENSIONS need EMBEDDINGS_URL (an OpenAI-style /v1/embeddings endpoint)');
@@ -349,10 +374,17 @@ function embeddingsOf(env: NodeJS.ProcessEnv): EmbeddingsConfig | undefined {
     model,
     apiKey: optional(env, 'EMBEDDINGS_API_KEY'),
     dimensions,
-    maxChars: integer(env, 'EMBEDDINGS_MAX_CHARS', 2000, 1),
-    batchSize: integer(env, 'EMBEDDINGS_BATCH', 64, 1),
     timeoutMs: integer(env, 'EMBEDDINGS_TIMEOUT_MS', 10_000, 1),
     retries: integer(env, 'EMBEDDINGS_RETRIES', 3, 0),
+    ...embeddingsLimitsOf(env, 64),
+  };
+}
+
+/** A local model's batch is padded to its longest text: smaller batches than an endpoint's waste less. */
+function embeddingsLimitsOf(env: NodeJS.ProcessEnv, batchSize: number): EmbeddingsLimits {
+  return {
+    maxChars: integer(env, 'EMBEDDINGS_MAX_CHARS', 2000, 1),
+    batchSize: integer(env, 'EMBEDDINGS_BATCH', batchSize, 1),
     concurrency: integer(env, 'EMBEDDINGS_CONCURRENCY', 16, 1),
     breakerFailures: integer(env, 'EMBEDDINGS_BREAKER_FAILURES', 5, 1),
     breakerCooldownMs: integer(env, 'EMBEDDINGS_BREAKER_COOLDOWN_MS', 10_000, 0),

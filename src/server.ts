@@ -78,6 +78,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   };
   probeEmbedder(services, log);
   try {
+    // A model run in process loads its file first (under a second): one that cannot be loaded stops the start, named.
+    await services.search.embeddings?.embedder.ready;
     if (!options.listenWhenReady) await listen();
     // The index takes seconds to build at a million documents (under one to read back from disk),
     // and the face models to warm up: before the first query, not during it.

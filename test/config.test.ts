@@ -144,6 +144,27 @@ describe('configuration from the environment', () => {
     assert.throws(() => loadConfig({ EMBEDDINGS_MODEL: 'm' }), /need EMBEDDINGS_URL/);
   });
 
+  it('reads a model run in process: EMBEDDINGS_MODEL_DIR, its threads (a core each by default), and its name', () => {
+    assert.deepEqual(loadConfig({ EMBEDDINGS_MODEL_DIR: 'models/all-MiniLM-L6-v2' }).embeddings, {
+      modelDir: 'models/all-MiniLM-L6-v2',
+      model: undefined,
+      threads: availableParallelism(),
+      maxChars: 2000,
+      batchSize: 32,
+      concurrency: 16,
+      breakerFailures: 5,
+      breakerCooldownMs: 10_000,
+    });
+    const named = loadConfig({ EMBEDDINGS_MODEL_DIR: 'm', EMBEDDINGS_MODEL: 'minilm', EMBEDDINGS_THREADS: '1' }).embeddings;
+    assert.deepEqual([named?.model, named && 'threads' in named && named.threads], ['minilm', 1]);
+    assert.throws(
+      () => loadConfig({ EMBEDDINGS_MODEL_DIR: 'm', EMBEDDINGS_URL: 'http://127.0.0.1:1/v1/embeddings' }),
+      /name two models: set one of them/,
+    );
+    assert.throws(() => loadConfig({ EMBEDDINGS_MODEL_DIR: 'm', EMBEDDINGS_DIMENSIONS: '384' }), /config\.json's hidden_size/);
+    assert.throws(() => loadConfig({ EMBEDDINGS_MODEL_DIR: 'm', EMBEDDINGS_THREADS: '0' }), /EMBEDDINGS_THREADS must be an integer >= 1/);
+  });
+
   it('splits search over a thread per core, up to 4, in one process, and one per process with several, unless SEARCH_THREADS says', () => {
     assert.equal(searchThreadsOf(loadConfig({})), Math.min(4, availableParallelism()));
     assert.equal(searchThreadsOf(loadConfig({ WORKERS: '2' })), 1);

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { IngestError } from '../documents/ingest.js';
 import { EmbedderError } from '../embeddings/embedder.js';
+import { ModelFolderError } from '../embeddings/local/model-folder.js';
 import { accountsCommands } from './commands/accounts.js';
 import { adminCommands } from './commands/admin.js';
 import { auditCommand } from './commands/audit.js';
@@ -69,7 +70,7 @@ function failureMessage(error: unknown): string | undefined {
   if (error instanceof IngestError) return `${error.message}\nNothing from this file was written.`;
   if (error instanceof EmbedderError)
     return `${error.message}\nThe documents being written when it failed were not written: run the command again once the endpoint answers.`;
-  if (error instanceof CliError || error instanceof ConfigError) return error.message;
+  if (error instanceof CliError || error instanceof ConfigError || error instanceof ModelFolderError) return error.message;
   const { code, path } = error as NodeJS.ErrnoException;
   if (code === 'ENOENT') return `The file ${path} does not exist.`;
   if (code === 'EACCES') return `The file ${path} cannot be read: permission denied.`;

@@ -1,18 +1,20 @@
 import { createHash } from 'node:crypto';
-import type { EmbeddingsConfig } from '../config.js';
+import type { EmbeddingsConfig, EndpointEmbeddingsConfig, LocalModelConfig } from '../config.js';
 
-export type { EmbeddingsConfig };
+export type { EmbeddingsConfig, EndpointEmbeddingsConfig, LocalModelConfig };
 
 /**
  * A model that turns texts into vectors of `dimensions` numbers, close together for texts of like
- * meaning. The service speaks to the operator's own (openai-embedder.ts); a local model runner
- * would be another implementation.
+ * meaning: the operator's endpoint (openai-embedder.ts), or a model run in process
+ * (local/local-embedder.ts).
  */
 export interface Embedder {
   readonly model: string;
   readonly dimensions: number;
   /** One vector per text, in their order; rejects with an EmbedderError saying what went wrong. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /** For a model loaded at start: resolves once it is, rejects saying which file could not be. */
+  readonly ready?: Promise<void>;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Embedder, EmbedderError, type EmbeddingsConfig, unusableVector } from './embedder.js';
+import { type Embedder, EmbedderError, type EndpointEmbeddingsConfig, unusableVector } from './embedder.js';
 
 /** The first retry's wait; each next one doubles it, unless the endpoint says how long (Retry-After). */
 const FIRST_BACKOFF_MS = 200;
@@ -20,7 +20,7 @@ export class OpenAiEmbedder implements Embedder {
   readonly dimensions: number;
 
   constructor(
-    private readonly config: EmbeddingsConfig,
+    private readonly config: EndpointEmbeddingsConfig,
     private readonly wait: (ms: number) => Promise<unknown> = sleep,
   ) {
     this.model = config.model;

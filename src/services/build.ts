@@ -2,7 +2,7 @@ import { AdminTokens } from '../admin/admin-tokens.js';
 import { CreditService } from '../billing/credit-service.js';
 import { StripeCheckout } from '../billing/stripe-checkout.js';
 import type { Config } from '../config.js';
-import { OpenAiEmbedder } from '../embeddings/openai-embedder.js';
+import { embedderOf } from '../embeddings/embedders.js';
 import { QueryEmbeddings } from '../embeddings/query-embeddings.js';
 import { EmbeddedFaceSearch } from '../faces/embedded.js';
 import { FaceEnginePool } from '../faces/engine/pool.js';
@@ -54,10 +54,7 @@ const QUERY_EMBEDDING_RETRIES = 1;
 
 function queryEmbeddingsOf(config: Config): QueryEmbeddings | undefined {
   const embeddings = config.embeddings;
-  return (
-    embeddings &&
-    new QueryEmbeddings(new OpenAiEmbedder({ ...embeddings, retries: Math.min(embeddings.retries, QUERY_EMBEDDING_RETRIES) }), embeddings)
-  );
+  return embeddings && new QueryEmbeddings(embedderOf(embeddings, QUERY_EMBEDDING_RETRIES), embeddings);
 }
 
 function checkoutOf(config: Config): StripeCheckout | undefined {

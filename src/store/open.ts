@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type Config, searchThreadsOf } from '../config.js';
 import { DocumentEmbeddings } from '../embeddings/document-embeddings.js';
-import { OpenAiEmbedder } from '../embeddings/openai-embedder.js';
+import { embedderOf } from '../embeddings/embedders.js';
 import { ENGLISH, type Language, languageNamed } from '../search/engine/languages.js';
 import { type PostgresOptions, PostgresStore } from './postgres-store.js';
 import { SqliteStore } from './sqlite-store.js';
@@ -24,7 +24,7 @@ type StoreConfig = Pick<
 
 /** What ingested documents get their vectors from, when EMBEDDINGS_URL names a model. */
 export function documentEmbeddingsOf(config: Pick<Config, 'embeddings'>): DocumentEmbeddings | undefined {
-  return config.embeddings && new DocumentEmbeddings(new OpenAiEmbedder(config.embeddings), config.embeddings.maxChars);
+  return config.embeddings && new DocumentEmbeddings(embedderOf(config.embeddings), config.embeddings.maxChars);
 }
 
 export function postgresOptions(config: StoreConfig & { databaseUrl: string }): PostgresOptions {

@@ -32,7 +32,10 @@ export async function spawnServer(env: Record<string, string>, args: string[] = 
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', () => reject(new Error(`server exited:\n${output}`)));
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`server exited:\n${output}`));
+    });
   });
   return { url, child, output: () => output, exited };
 }

@@ -9,8 +9,8 @@ import { KeyAdmin } from '../../src/billing/key-admin.js';
 import type { StripeCheckout } from '../../src/billing/stripe-checkout.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
 import { DocumentEmbeddings } from '../../src/embeddings/document-embeddings.js';
-import type { EmbeddingsConfig } from '../../src/embeddings/embedder.js';
-import { OpenAiEmbedder } from '../../src/embeddings/openai-embedder.js';
+import type { EmbeddingsConfig, EndpointEmbeddingsConfig } from '../../src/embeddings/embedder.js';
+import { embedderOf } from '../../src/embeddings/embedders.js';
 import { QueryEmbeddings } from '../../src/embeddings/query-embeddings.js';
 import type { FaceSearchBackend } from '../../src/faces/face-search.js';
 import { ProbeImageFetcher } from '../../src/faces/probe-fetch.js';
@@ -164,7 +164,7 @@ export async function createTestApp(
 ): Promise<TestContext> {
   const dir = tempDir();
   const database = !options.store && process.env.TEST_STORE === 'postgres' ? await createTestDatabase() : undefined;
-  const embeddings = options.embeddings && new DocumentEmbeddings(new OpenAiEmbedder(options.embeddings), options.embeddings.maxChars);
+  const embeddings = options.embeddings && new DocumentEmbeddings(embedderOf(options.embeddings), options.embeddings.maxChars);
   const store: Store =
     options.store ??
     (database
@@ -184,7 +184,7 @@ export async function createTestApp(
     search: new SearchService(
       options.index ? options.index(store.index) : store.index,
       store.documents,
-      options.embeddings && new QueryEmbeddings(new OpenAiEmbedder(options.embeddings), options.embeddings),
+      options.embeddings && new QueryEmbeddings(embedderOf(options.embeddings), options.embeddings),
       synonyms,
       options.language,
     ),
@@ -247,7 +247,7 @@ export async function eventually(assertion: () => Promise<void>, withinMs = 2000
 }
 
 /** The service's embedder settings for a stand-in at `url`: small batches, short timeouts, one retry, so faults show fast. */
-export function standInEmbeddings(url: string, dimensions: number, overrides: Partial<EmbeddingsConfig> = {}): EmbeddingsConfig {
+export function standInEmbeddings(url: string, dimensions: number, overrides: Partial<EndpointEmbeddingsConfig> = {}): EndpointEmbeddingsConfig {
   return {
     url,
     model: 'stand-in',
