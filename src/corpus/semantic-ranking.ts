@@ -1,3 +1,4 @@
+import { HELD_IN_FIELD, type SearchField } from '../search/engine/search-index.js';
 import { forEachStoredTerm } from '../search/engine/term-vector.js';
 import type { VectorMatch } from '../search/vector-index.js';
 
@@ -17,7 +18,53 @@ export interface SemanticCandidate extends VectorMatch {
   matchesLexically: boolean;
 }
 
-export type FieldKind = 'all' | 'title' | 'text' | 'metadata';
+/**
+ * Of the term ids asked about, those the near document at this position of the matches holds,
+ * each with HELD, and HELD_IN_FIELD when the queried field holds it; undefined when its row is gone.
+ */
+export type HeldTermsOf = (position: number) => ReadonlyMap<number, number> | undefined;
+
+/** HeldTermsOf from SearchIndex.termsHeld's answer for the matches' rows and these `terms`. */
+export function heldFromIndex(held: Uint8Array, terms: readonly number[]): HeldTermsOf {
+  return (position) => {
+    const found = new Map<number, number>();
+    terms.forEach((termId, term) => {
+      const flags = held[position * terms.length + term];
+      if (flags !== 0) found.set(termId, flags);
+    });
+    return found;
+  };
+}
+
+/** HeldTermsOf from the matches' stored term vectors (row id to vector, null or absent when gone). */
+export function heldFromTermVectors(
+  matches: readonly VectorMatch[],
+  storedTerms: ReadonlyMap<number, Uint8Array | null>,
+  terms: readonly number[],
+  field: SearchField,
+): HeldTermsOf {
+  const asked = new Set(terms);
+  // A stored vector lists its terms by id: past the highest asked about, nothing is read.
+  const lastTermId = Math.max(-1, ...terms);
+  return (position) => {
+    const vector = storedTerms.get(matches[position].rowid);
+    if (!vector) return undefined;
+    const found = new Map<number, number>();
+    forEachStoredTerm(
+      vector,
+      (termId, title, text) => {
+        if (asked.has(termId)) found.set(termId, 1 | ((field === 'title' ? title > 0 : field === 'text' ? text > 0 : true) ? HELD_IN_FIELD : 0));
+      },
+      lastTermId,
+    );
+    return found;
+  };
+}
+
+/** Every term id semanticCandidates asks about for this query: filter values, exclusions, facet values and the words. */
+export function askedTerms(query: { filters: number[][]; excluded: number[]; terms: number[]; counted: number[] }): number[] {
+  return [...new Set([...query.filters.flat(), ...query.excluded, ...query.counted, ...query.terms])];
+}
 
 /**
  * The near documents that pass the filters (each a group of term ids, one of which the document
@@ -26,29 +73,22 @@ export type FieldKind = 'all' | 'title' | 'text' | 'metadata';
  */
 export function semanticCandidates(
   matches: VectorMatch[],
-  storedTerms: ReadonlyMap<number, Uint8Array | null>,
-  query: { filters: number[][]; excluded: number[]; every: boolean; terms: number[]; field: FieldKind; counted: number[] },
+  heldTerms: HeldTermsOf,
+  query: { filters: number[][]; excluded: number[]; every: boolean; terms: number[]; counted: number[] },
 ): SemanticCandidate[] {
-  const { filters, field } = query;
+  const { filters } = query;
   const candidates: SemanticCandidate[] = [];
   const wanted = new Set(query.terms);
   const asked = new Set([...filters.flat(), ...query.excluded, ...query.counted]);
-  // A stored vector lists its terms by id: past the highest asked about, nothing is read.
-  let lastTermId = -1;
-  for (const termId of [...asked, ...wanted]) lastTermId = Math.max(lastTermId, termId);
-  for (const match of matches) {
-    const vector = storedTerms.get(match.rowid);
-    if (!vector) continue;
+  for (const [position, match] of matches.entries()) {
+    const found = heldTerms(position);
+    if (!found) continue;
     const terms = new Set<number>();
     const held = new Set<number>();
-    forEachStoredTerm(
-      vector,
-      (termId, title, text) => {
-        if (asked.has(termId)) terms.add(termId);
-        if (wanted.has(termId) && (field === 'title' ? title > 0 : field === 'text' ? text > 0 : true)) held.add(termId);
-      },
-      lastTermId,
-    );
+    for (const [termId, flags] of found) {
+      if (asked.has(termId)) terms.add(termId);
+      if (wanted.has(termId) && (flags & HELD_IN_FIELD) !== 0) held.add(termId);
+    }
     // With operator and, a lexical match holds every query word, as the lexical ranking's do.
     const matchesLexically = query.every ? held.size > 0 && held.size === wanted.size : held.size > 0;
     const allowed = filters.every((group) => group.some((termId) => terms.has(termId))) && !query.excluded.some((termId) => terms.has(termId));

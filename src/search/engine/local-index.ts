@@ -1,6 +1,6 @@
 import type { PackedLabels } from './document-labels.js';
 import { FilterBitmaps } from './filter-bitmaps.js';
-import type { IndexedDocument, MatchedRows, RankedRows, SearchIndex, TermSearch } from './search-index.js';
+import type { IndexedDocument, MatchedRows, RankedRows, SearchField, SearchIndex, TermSearch } from './search-index.js';
 import { ON_DISK_ARRAYS } from './segments/documents-segment.js';
 import { runInSlices } from './segments/in-slices.js';
 import { readSegment, SegmentError, type SegmentRecord, writeSegment } from './segments/segment-file.js';
@@ -65,6 +65,10 @@ export class LocalIndex implements SearchIndex {
 
   everyMatch(query: TermSearch): MatchedRows {
     return this.index.everyMatch({ ...query, filter: this.filters.forSearch(this.index, query) });
+  }
+
+  termsHeld(rowids: Float64Array, terms: readonly number[], field: SearchField): Uint8Array {
+    return this.index.termsHeld(rowids, terms, field);
   }
 
   /** Writes the index as of now to one segment file in `dir`, a slice per turn of the event loop. */

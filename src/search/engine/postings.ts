@@ -300,6 +300,41 @@ export class PostingList {
   }
 
   /**
+   * Calls `visit(position, frequencyByte)` for each of `documents` (ascending) this list holds, by
+   * its position there: a bit and a rank each when dense; else one pass over the stream, as far
+   * as the last of them. For a few documents (a semantic search's near ones), not a whole list.
+   */
+  forEachOf(documents: Int32Array, visit: (position: number, frequency: number) => void): void {
+    if (documents.length === 0 || documents[0] > this.lastDocument) return;
+    if (this.bits) {
+      const bits = this.bits;
+      documents.forEach((document, position) => {
+        const word = document >>> 5;
+        const bit = 1 << (document & 31);
+        if (document > this.lastDocument || (bits[word] & bit) === 0) return;
+        const rank = this.groupRanks![word >>> RANK_GROUP_SHIFT] + this.wordRanks![word] + popcount(bits[word] & (bit - 1));
+        visit(position, this.frequencies![rank]);
+      });
+      return;
+    }
+    const stream = this.stream!;
+    const last = documents[documents.length - 1];
+    let offset = 0;
+    let document = -1;
+    let next = 0;
+    for (let index = 0; index < this.count && document < last; index++) {
+      let byte = stream[offset++];
+      let value = byte & 0x7f;
+      // biome-ignore lint/suspicious/noAssignInExpressions: varint decoding reads the next byte inside the loop
+      for (let shift = 7; byte & 0x80; shift += 7) value |= ((byte = stream[offset++]) & 0x7f) << shift;
+      document += value >>> 1;
+      const frequency = value & 1 ? stream[offset++] : USUAL_FREQUENCY;
+      while (next < documents.length && documents[next] < document) next++;
+      if (next < documents.length && documents[next] === document) visit(next, frequency);
+    }
+  }
+
+  /**
    * Dense form: calls `visit(document, frequencyByte)` for every posting from document `first` on,
    * up to (not including) document `end` when given, a multiple of 32.
    */

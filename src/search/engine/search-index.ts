@@ -103,6 +103,10 @@ export interface MatchedRows {
   unverified?: boolean;
 }
 
+/** In SearchIndex.termsHeld's answer: the row's document holds the term; and holds it in the field asked about. */
+export const HELD = 1;
+export const HELD_IN_FIELD = 2;
+
 /** The matches' count and the best hits by row id, with every hit tied with the last (see ranking.ts). */
 export interface RankedRows {
   total: number;
@@ -138,6 +142,12 @@ export interface SearchIndex {
   search(query: TermSearch): RankedRows | Promise<RankedRows>;
   /** Every match of the search, not only the best (for sorts and structured queries); `topK` is not read. */
   everyMatch(query: TermSearch): MatchedRows | Promise<MatchedRows>;
+  /**
+   * Which of `terms` the live documents of `rowids` hold, read from the postings: per row, in their
+   * order, a byte per term of HELD, with HELD_IN_FIELD when `field` (title or text) holds it too.
+   * For a few rows (a semantic search's near documents); a row not in the index holds none.
+   */
+  termsHeld(rowids: Float64Array, terms: readonly number[], field: SearchField): Uint8Array | Promise<Uint8Array>;
   /**
    * Writes the index as it is now to segment files in `dir`, named from `prefix`, synced to disk;
    * resolves with them. Changes meanwhile are not in them.

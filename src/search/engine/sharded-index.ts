@@ -1,6 +1,6 @@
 import { DocumentLabels, type PackedLabels } from './document-labels.js';
 import { type PackedDocuments, packDocuments } from './packed-documents.js';
-import type { CorpusStatistics, IndexedDocument, MatchedRows, RankedRows, SearchIndex, TermSearch } from './search-index.js';
+import type { CorpusStatistics, IndexedDocument, MatchedRows, RankedRows, SearchField, SearchIndex, TermSearch } from './search-index.js';
 import { runInSlices } from './segments/in-slices.js';
 import { type ReadSegment, readSegment, SegmentError, type SegmentRecord, writeSegment } from './segments/segment-file.js';
 import { countStoredTerms } from './term-vector.js';
@@ -133,6 +133,28 @@ export class ShardedIndex implements SearchIndex {
       Array.from({ length: this.threads.count }, (_, thread) => this.threads.ask(thread, { kind: 'every', index: this.id, query, statistics })),
     );
     return mergeMatches(shares.map((answer) => answer.matched as MatchedRows));
+  }
+
+  /** Each thread's rows asked of it, its answers put back in the rows' order. */
+  async termsHeld(rowids: Float64Array, terms: readonly number[], field: SearchField): Promise<Uint8Array> {
+    const held = new Uint8Array(rowids.length * terms.length);
+    const rowsOf: number[][] = Array.from({ length: this.threads.count }, () => []);
+    rowids.forEach((rowid, row) => {
+      const number = positionOf(this.rowids, this.documents, rowid);
+      if (number >= 0) rowsOf[this.threadOf[number]].push(row);
+    });
+    await Promise.all(
+      rowsOf.map(async (rows, thread) => {
+        if (rows.length === 0 || terms.length === 0) return;
+        const asked = Float64Array.from(rows, (row) => rowids[row]);
+        const answer = await this.threads.ask(thread, { kind: 'held', index: this.id, rowids: asked, terms, field });
+        const share = answer.held as Uint8Array;
+        rows.forEach((row, position) => {
+          held.set(share.subarray(position * terms.length, (position + 1) * terms.length), row * terms.length);
+        });
+      }),
+    );
+    return held;
   }
 
   private statisticsFor(query: TermSearch): CorpusStatistics {

@@ -5,7 +5,7 @@ import { countInAny, unionCount } from './scoring/bitmap-counts.js';
 import { BM25F, FIELD_CODES, normOf, pseudoFrequency, textLengthAt, titleLengthAt } from './scoring/bm25f.js';
 import { type ScoredTerm, TermScorer } from './scoring/term-scoring.js';
 import { kthHighest, noneBest, TopScores } from './scoring/top-scores.js';
-import type { CorpusStatistics, IndexQuery, IndexResult, MatchedRows } from './search-index.js';
+import { type CorpusStatistics, HELD, HELD_IN_FIELD, type IndexQuery, type IndexResult, type MatchedRows, type SearchField } from './search-index.js';
 import { SharedDocuments } from './shared-documents.js';
 
 /**
@@ -50,6 +50,23 @@ export class TextIndex extends IndexedDocuments {
 
   protected resizeWorkingMemory(capacity: number): void {
     this.scorer.resizeWorkingMemory(capacity);
+  }
+
+  /** See SearchIndex.termsHeld. */
+  termsHeld(rowids: Float64Array, terms: readonly number[], field: SearchField): Uint8Array {
+    const held = new Uint8Array(rowids.length * terms.length);
+    const rows = Array.from(rowids, (rowid, row) => ({ document: this.documentOf(rowid), row }))
+      .filter(({ document }) => document >= 0 && !this.isDeleted(document))
+      .sort((a, b) => a.document - b.document);
+    const documents = Int32Array.from(rows, ({ document }) => document);
+    const inField =
+      field === 'title' ? (frequency: number) => frequency >>> 6 > 0 : field === 'text' ? (frequency: number) => (frequency & 63) > 0 : () => true;
+    terms.forEach((termId, term) => {
+      this.lists[termId]?.forEachOf(documents, (position, frequency) => {
+        held[rows[position].row * terms.length + term] = HELD | (inField(frequency) ? HELD_IN_FIELD : 0);
+      });
+    });
+    return held;
   }
 
   /** Scored with `statistics` when given (this index holding a share of the corpus), else with its own. */

@@ -204,6 +204,12 @@ function handle(command: SearchThreadCommand): SearchThreadReply | undefined {
         matched: entry.index.everyMatch({ ...query, filter: entry.filters.forSearch(entry.index, query) }, statistics),
       };
     }
+    case 'held': {
+      const entry = indexes.get(command.index);
+      if (!entry) return { answer: command.answer, held: new Uint8Array(command.rowids.length * command.terms.length) };
+      carryOut(entry, false);
+      return { answer: command.answer, held: entry.index.termsHeld(command.rowids, command.terms, command.field) };
+    }
     case 'sync':
       for (const entry of indexes.values()) carryOut(entry, true);
       return { search: command.search, total: 0, hits: NO_HITS };

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { type PackedDocuments, packedBuffers } from '../packed-documents.js';
 import { withTies } from '../ranking.js';
-import type { CorpusStatistics, MatchedRows, RankedRows, TermSearch } from '../search-index.js';
+import type { CorpusStatistics, MatchedRows, RankedRows, SearchField, TermSearch } from '../search-index.js';
 import { newShareSlots } from './shared-best-scores.js';
 import { type StartWorker, threadModule } from './start-worker.js';
 
@@ -24,6 +24,8 @@ export type SearchThreadCommand =
   | { kind: 'sync'; search: number }
   /** Every match in the thread's share of an index, with its score (TextIndex.everyMatch); answered with them. */
   | { kind: 'every'; index: number; query: TermSearch; statistics: CorpusStatistics; answer: number }
+  /** Which of the terms the rows of the thread's share hold (TextIndex.termsHeld); answered with them. */
+  | { kind: 'held'; index: number; rowids: Float64Array; terms: readonly number[]; field: SearchField; answer: number }
   /** Writes the thread's share of an index to a segment file; answered with its record. */
   | { kind: 'persist'; index: number; path: string; answer: number }
   /** Reads the thread's share of an index from a segment file, checked against its record. */
@@ -34,6 +36,7 @@ export interface SearchThreadAnswer {
   answer: number;
   segment?: { bytes: number; crc: number };
   matched?: MatchedRows;
+  held?: Uint8Array;
   error?: string;
 }
 
