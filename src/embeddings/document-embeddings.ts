@@ -3,6 +3,12 @@ import { type Embedder, EmbedderError, embeddingKey, textToEmbed } from './embed
 
 /** Documents looked up and embedded together on their way into a store. */
 const DOCUMENTS_PER_STEP = 256;
+/**
+ * Steps being embedded while the one before them is written: the model's time overlaps the
+ * store's, and an endpoint or local workers get more than one batch at once. A text repeated in
+ * two steps in flight is embedded twice, and its vector stored once (the stores ignore a key held).
+ */
+const STEPS_AHEAD = 2;
 
 /**
  * Gives each ingested document its vector: the key of its text (see embeddingKey), and the vector
@@ -20,15 +26,24 @@ export class DocumentEmbeddings implements IngestEmbedding {
   }
 
   async *withVectors(source: AsyncIterable<DocumentRecord>, stored: StoredKeys): AsyncGenerator<DocumentRecord> {
+    const ahead: Array<Promise<DocumentRecord[]>> = [];
+    const embedAhead = (batch: DocumentRecord[]) => {
+      const embedded = this.embedBatch(batch, stored);
+      // Its failure is thrown when it is awaited, in turn; until then it is not unhandled.
+      embedded.catch(() => undefined);
+      ahead.push(embedded);
+    };
     let batch: DocumentRecord[] = [];
     for await (const document of source) {
       batch.push(document);
       if (batch.length === DOCUMENTS_PER_STEP) {
-        yield* await this.embedBatch(batch, stored);
+        embedAhead(batch);
         batch = [];
+        if (ahead.length > STEPS_AHEAD) yield* await (ahead.shift() as Promise<DocumentRecord[]>);
       }
     }
-    if (batch.length > 0) yield* await this.embedBatch(batch, stored);
+    if (batch.length > 0) embedAhead(batch);
+    while (ahead.length > 0) yield* await (ahead.shift() as Promise<DocumentRecord[]>);
   }
 
   private async embedBatch(documents: DocumentRecord[], stored: StoredKeys): Promise<DocumentRecord[]> {

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { corpusMigrations } from '../../src/corpus/corpus-schema.js';
 import { INDEX_UPKEEP } from '../../src/corpus/index-keeper.js';
 import { SqliteCorpus } from '../../src/corpus/sqlite-corpus.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
@@ -123,6 +125,34 @@ describe('the vector index beside a corpus file', () => {
       assert.equal(warnings.length, warned, 'nothing to warn of');
       assert.deepEqual(await nearCar(starting), ['auto', 'truck']);
       await starting.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('vectors stored by an older schema (a WITHOUT ROWID table) are kept through the upgrade, and found', async () => {
+    const dir = tempDir();
+    try {
+      await ingestWithCli(dir.path);
+      const old = new Database(join(dir.path, 'corpus.sqlite'));
+      old.exec(`CREATE TABLE old_embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
+        INSERT INTO old_embeddings SELECT key, vector FROM embeddings;
+        DROP TABLE embeddings;
+        ALTER TABLE old_embeddings RENAME TO embeddings;`);
+      old.pragma(`user_version = ${corpusMigrations.length - 1}`);
+      old.close();
+      const corpus = open(dir.path);
+      try {
+        assert.deepEqual(await nearCar(corpus), ['auto', 'truck']);
+        const upgraded = new Database(join(dir.path, 'corpus.sqlite'), { readonly: true });
+        const schema = upgraded.prepare("SELECT sql FROM sqlite_master WHERE name = 'embeddings'").pluck().get() as string;
+        const stored = upgraded.prepare('SELECT count(*) FROM embeddings').pluck().get();
+        upgraded.close();
+        assert.match(schema, /id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE/);
+        assert.equal(stored, DOCUMENTS.length);
+      } finally {
+        await corpus.close();
+      }
     } finally {
       dir.remove();
     }
