@@ -1,35 +1,30 @@
 import type { Embedder } from '../src/embeddings/embedder.js';
-import { random } from '../test/support/random.js';
 
 export const INSTANT_DIMENSIONS = 384;
 
-/** Seeded random vectors that every text's vector is mixed from. */
-const POOL = 1024;
-
 /**
- * A vector per text, mixed from two of a fixed pool of seeded random vectors picked by a hash of
- * the text's first characters: no model, no wait, a few hundred additions a text, so that the
- * figures are what the embedding path itself costs. Texts of different starts get different vectors.
+ * A vector per text of seeded random numbers in [-0.5, 0.5), keyed by the text's first
+ * characters: no model, no wait, a generator step a number in one tight loop, so that the figures
+ * are what the embedding path itself costs. Independent random vectors are the hardest case for a
+ * graph index to search: the semantic figures do not flatter it.
  */
 export class InstantEmbedder implements Embedder {
   readonly model = 'instant';
   readonly dimensions = INSTANT_DIMENSIONS;
-  private readonly pool: Float32Array;
-
-  constructor() {
-    const next = random(97);
-    this.pool = Float32Array.from({ length: POOL * INSTANT_DIMENSIONS }, () => next() - 0.5);
-  }
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     return texts.map((text) => {
-      let hash = 2_166_136_261 ^ text.length;
-      for (let i = 0; i < Math.min(64, text.length); i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16_777_619);
-      const first = ((hash >>> 0) % POOL) * INSTANT_DIMENSIONS;
-      const second = ((hash >>> 10) % POOL) * INSTANT_DIMENSIONS;
-      const weight = 0.25 + ((hash >>> 20) & 0xff) / 512;
+      let state = text.length;
+      for (let i = 0; i < Math.min(64, text.length); i++) state = Math.imul(state ^ text.charCodeAt(i), 16_777_619);
       const vector = new Float32Array(INSTANT_DIMENSIONS);
-      for (let d = 0; d < INSTANT_DIMENSIONS; d++) vector[d] = this.pool[first + d] + weight * this.pool[second + d];
+      // mulberry32, as test/support/random.ts, inlined.
+      for (let d = 0; d < INSTANT_DIMENSIONS; d++) {
+        state = (state + 0x6d2b79f5) | 0;
+        let t = state;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        vector[d] = ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296 - 0.5;
+      }
       return vector;
     });
   }
