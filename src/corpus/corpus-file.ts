@@ -92,7 +92,7 @@ function prepareStatements(db: Database.Database): CorpusStatements {
     storedEmbeddingKeys: db.prepare('SELECT key FROM embeddings WHERE key IN (SELECT value FROM json_each(?))').pluck(),
     vectorsFrom: db.prepare(VECTORS_FROM_SQL),
     vectorsOfRows: db.prepare(
-      'SELECT d.id, e.vector FROM documents d JOIN embeddings e ON e.key = d.embedding_key WHERE d.id IN (SELECT value FROM json_each(?))',
+      'SELECT d.id, e.vector FROM documents d INDEXED BY documents_embedding_keys JOIN embeddings e ON e.key = d.embedding_key WHERE d.id IN (SELECT value FROM json_each(?))',
     ),
     termsOfRows: db.prepare('SELECT id, terms FROM documents WHERE id IN (SELECT value FROM json_each(?))'),
     // Metadata only when the phrase is looked for in a metadata field (the second parameter 1).

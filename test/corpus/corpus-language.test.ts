@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { corpusMigrations } from '../../src/corpus/corpus-schema.js';
 import { INDEX_UPKEEP, SqliteCorpus } from '../../src/corpus/sqlite-corpus.js';
 import type { DocumentRecord } from '../../src/documents/document-store.js';
 import { type Language, languageNamed } from '../../src/search/engine/languages.js';
@@ -58,9 +59,9 @@ describe('the corpus language (SEARCH_LANGUAGE)', () => {
       // A corpus from before languages: no corpus_analysis, and term vectors that are not these
       // documents' (empty here), so that a document analysed again is told apart.
       const old = new Database(join(dir.path, 'corpus.sqlite'));
-      const version = old.pragma('user_version', { simple: true }) as number;
+      const beforeLanguages = corpusMigrations.findIndex((migration) => migration.includes('CREATE TABLE corpus_analysis'));
       old.exec(`DROP TABLE corpus_analysis; UPDATE documents SET terms = x'', title_length = 0, text_length = 0`);
-      old.pragma(`user_version = ${version - 1}`);
+      old.pragma(`user_version = ${beforeLanguages}`);
       old.close();
       const upgraded = open(dir.path);
       assert.deepEqual(await found(upgraded, ['donnee'], 'fr'), ['french'], 'the French document is analysed again, in French');

@@ -363,7 +363,9 @@ describe('SqliteCorpus files', () => {
     const old = new Database(join(dir.path, 'corpus.sqlite'));
     old.exec(`UPDATE documents SET terms = x'', title_length = 0, text_length = 0`);
     // and without what later migrations added.
-    old.exec('DROP TABLE embeddings; DROP TABLE corpus_analysis; ALTER TABLE documents DROP COLUMN embedding_key;');
+    old.exec(
+      'DROP INDEX documents_embedding_keys; DROP TABLE embeddings; DROP TABLE corpus_analysis; ALTER TABLE documents DROP COLUMN embedding_key;',
+    );
     old.pragma('user_version = 2');
     await old.close();
     const corpus = new SqliteCorpus(dir.path);
