@@ -1,40 +1,57 @@
 // bench:vector-build — where building the vector index goes, and what the graph's settings trade:
 // VECTOR_BUILD_SIZE clustered 384-dimension vectors (default 200,000; bench:vectors' kind), added
-// to usearch's HNSW (int8) on 1 thread and on every core, at the service's settings and at fewer
-// candidates while adding (expansion_add) or fewer links (connectivity); each build's vectors/s, and
-// recall@10 of 200 queries at the service's search (expansion 128, best 40 reranked by exact cosine).
-// VECTOR_BUILD_VARIANTS (say "2,4") runs only those rows of the table, by position from 0.
+// to usearch's HNSW (int8) in the service's steps of 20,000 on 1 thread and on every core, at the
+// service's settings and at fewer candidates while adding (expansion_add) or fewer links
+// (connectivity); beside LanceDB's IVF_HNSW_SQ build of the same vectors in the same run. Each
+// build's seconds, its ratio to LanceDB's, and recall@10 of 200 queries at the service's search
+// (expansion 128, best 40 reranked by exact cosine) and at LanceDB's ef 128 and 256.
+// VECTOR_BUILD_VARIANTS (say "2,4") runs only those usearch rows, by position from 0;
+// VECTOR_BUILD_LANCEDB=0 leaves LanceDB out.
 //
 //   npm run bench:vector-build
-import { availableParallelism } from 'node:os';
-import { REFINE_FACTOR, VECTOR_SETTINGS, VectorIndex, type VectorSettings } from '../src/search/vector-index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { int8Of, REFINE_FACTOR, VECTOR_SETTINGS, VectorIndex, type VectorSettings } from '../src/search/vector-index.js';
+import { buildLanceDb, lanceNearest } from './lancedb-vectors.js';
 import { machineLine } from './lib.js';
 import { clusteredVectors, DIMENSIONS, exactNearest, K } from './vector-data.js';
 
 const SIZE = Number(process.env.VECTOR_BUILD_SIZE ?? 200_000);
 const QUERIES = 200;
+const STEP = 20_000;
 
 function build(vectors: Float32Array, settings: VectorSettings, threads: number): { index: VectorIndex; seconds: number } {
   const index = new VectorIndex(DIMENSIONS, settings);
   const rowids = Array.from({ length: SIZE }, (_, row) => row + 1);
   const started = performance.now();
-  const step = 20_000;
-  for (let start = 0; start < SIZE; start += step) {
-    const end = Math.min(SIZE, start + step);
+  for (let start = 0; start < SIZE; start += STEP) {
+    const end = Math.min(SIZE, start + STEP);
     index.add(rowids.slice(start, end), vectors.subarray(start * DIMENSIONS, end * DIMENSIONS), threads);
   }
   return { index, seconds: (performance.now() - started) / 1000 };
 }
 
-function recall(index: VectorIndex, vectors: Float32Array, queries: Float32Array, truth: number[][]): number {
-  const exact = (rowids: readonly number[]) => rowids.map((rowid) => vectors.subarray((rowid - 1) * DIMENSIONS, rowid * DIMENSIONS));
+/** What of a build is the vectors' quantisation to int8, done in the same steps on this thread. */
+function quantisingSeconds(vectors: Float32Array): number {
+  const started = performance.now();
+  for (let start = 0; start < SIZE; start += STEP)
+    int8Of(vectors.subarray(start * DIMENSIONS, Math.min(SIZE, start + STEP) * DIMENSIONS), DIMENSIONS);
+  return (performance.now() - started) / 1000;
+}
+
+async function recall(nearest: (query: Float32Array) => Promise<number[]> | number[], queries: Float32Array, truth: number[][]): Promise<number> {
   let found = 0;
   for (let query = 0; query < QUERIES; query++) {
-    const nearest = index.nearest(queries.subarray(query * DIMENSIONS, (query + 1) * DIMENSIONS), K, exact, K);
     const wanted = new Set(truth[query]);
-    found += nearest.filter((match) => wanted.has(match.rowid - 1)).length;
+    found += (await nearest(queries.subarray(query * DIMENSIONS, (query + 1) * DIMENSIONS))).filter((row) => wanted.has(row)).length;
   }
   return found / (QUERIES * K);
+}
+
+function usearchNearest(index: VectorIndex, vectors: Float32Array): (query: Float32Array) => number[] {
+  const exact = (rowids: readonly number[]) => rowids.map((rowid) => vectors.subarray((rowid - 1) * DIMENSIONS, rowid * DIMENSIONS));
+  return (query) => index.nearest(query, K, exact, K).map((match) => match.rowid - 1);
 }
 
 async function main(): Promise<void> {
@@ -50,13 +67,32 @@ async function main(): Promise<void> {
     [`M 16, expansion_add 40, ${cores} threads`, { ...VECTOR_SETTINGS, addExpansion: 40 }, cores],
     [`M 12, expansion_add 64, ${cores} threads`, { ...VECTOR_SETTINGS, connectivity: 12, addExpansion: 64 }, cores],
   ];
-  console.log(`\n${SIZE.toLocaleString('en')} vectors; search: expansion ${VECTOR_SETTINGS.searchExpansion}, best ${REFINE_FACTOR * K} reranked\n`);
-  console.log('| build | seconds | vectors/s | recall@10 |');
+  console.log(`\n${SIZE.toLocaleString('en')} vectors; quantising them to int8: ${quantisingSeconds(vectors).toFixed(1)} s on one thread`);
+  console.log(`usearch's search: expansion ${VECTOR_SETTINGS.searchExpansion}, best ${REFINE_FACTOR * K} reranked\n`);
+  let lanceSeconds: number | undefined;
+  const rows: string[] = [];
+  if (process.env.VECTOR_BUILD_LANCEDB !== '0') {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-vector-build-'));
+    try {
+      const lance = await buildLanceDb(vectors, DIMENSIONS, dir);
+      lanceSeconds = lance.seconds;
+      const recalls: number[] = [];
+      for (const ef of [128, 256]) recalls.push(await recall((query) => lanceNearest(lance.table, query, K, ef), queries, truth));
+      rows.push(
+        `| LanceDB IVF_HNSW_SQ (M 16, ef_construction 128), written and indexed | ${lance.seconds.toFixed(1)} | 1 | ${recalls.map((r) => r.toFixed(3)).join(' (ef 128), ')} (ef 256) |`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  console.log('| build | seconds | / LanceDB | recall@10 |');
   console.log('|---|---:|---:|---:|');
+  for (const row of rows) console.log(row);
   const chosen = process.env.VECTOR_BUILD_VARIANTS?.split(',').map(Number);
   for (const [name, settings, threads] of variants.filter((_, position) => !chosen || chosen.includes(position))) {
     const { index, seconds } = build(vectors, settings, threads);
-    console.log(`| ${name} | ${seconds.toFixed(1)} | ${(SIZE / seconds).toFixed(0)} | ${recall(index, vectors, queries, truth).toFixed(3)} |`);
+    const ratio = lanceSeconds ? (seconds / lanceSeconds).toFixed(2) : '-';
+    console.log(`| ${name} | ${seconds.toFixed(1)} | ${ratio} | ${(await recall(usearchNearest(index, vectors), queries, truth)).toFixed(3)} |`);
   }
 }
 

@@ -9,11 +9,12 @@
 //
 //   npm run bench:vectors
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type ExactVectors, REFINE_FACTOR, VECTOR_SETTINGS, VectorIndex } from '../src/search/vector-index.js';
+import { buildLanceDb, lanceNearest } from './lancedb-vectors.js';
 import { machineLine, median, ROOT } from './lib.js';
 import { CLUSTERS, clusteredVectors, DIMENSIONS, exactNearest, K } from './vector-data.js';
 
@@ -78,40 +79,6 @@ async function buildUsearch(vectors: Float32Array, dir: string): Promise<string>
   return path;
 }
 
-async function buildLanceDb(vectors: Float32Array, dir: string) {
-  const lancedb = await import('@lancedb/lancedb');
-  const arrow = await import('apache-arrow');
-  const db = await lancedb.connect(join(dir, 'lancedb'));
-  const before = rssMb();
-  const started = performance.now();
-  const CHUNK = 50_000;
-  let table: Awaited<ReturnType<typeof db.createTable>> | undefined;
-  for (let from = 0; from < SIZE; from += CHUNK) {
-    const count = Math.min(CHUNK, SIZE - from);
-    const rows = Array.from({ length: count }, (_, i) => ({
-      id: from + i,
-      vector: Array.from(vectors.subarray((from + i) * DIMENSIONS, (from + i + 1) * DIMENSIONS)),
-    }));
-    const data = lancedb.makeArrowTable(rows, { vectorColumns: { vector: { type: new arrow.Float32() } } });
-    if (table) await table.add(data);
-    else table = await db.createTable('vectors', data);
-  }
-  if (!table) throw new Error('no vectors');
-  await table.createIndex('vector', { config: lancedb.Index.hnswSq({ distanceType: 'cosine', m: 16, efConstruction: 128 }) });
-  const buildS = (performance.now() - started) / 1000;
-  console.log(
-    `LanceDB IVF_HNSW_SQ: written and indexed in ${buildS.toFixed(1)} s; RSS grew ${(rssMb() - before).toFixed(0)} MB; ${(folderBytes(join(dir, 'lancedb')) / 2 ** 20).toFixed(0)} MB on disk`,
-  );
-  return table;
-}
-
-function folderBytes(path: string): number {
-  return readdirSync(path, { withFileTypes: true }).reduce(
-    (sum, entry) => sum + (entry.isDirectory() ? folderBytes(join(path, entry.name)) : statSync(join(path, entry.name)).size),
-    0,
-  );
-}
-
 /**
  * The float vectors in a SQLite table, as the service keeps them (the corpus's embeddings): what a
  * refined search reads its candidates' exact vectors from.
@@ -148,7 +115,10 @@ async function main(): Promise<void> {
   try {
     const path = await buildUsearch(vectors, dir);
     const exact = floatStore(vectors, dir);
-    const table = await buildLanceDb(vectors, dir);
+    const lance = await buildLanceDb(vectors, DIMENSIONS, dir);
+    console.log(
+      `LanceDB IVF_HNSW_SQ: written and indexed in ${lance.seconds.toFixed(1)} s; RSS grew ${lance.rssGrowthMb.toFixed(0)} MB; ${lance.diskMb.toFixed(0)} MB on disk`,
+    );
     // Every setting of both engines, then all of them again: drift over the run falls on both alike.
     const settings: Array<{ engine: string; setting: string; search: (query: Float32Array) => Promise<number[]> | number[] }> = [];
     for (const [searchExpansion, reranked] of [
@@ -170,10 +140,7 @@ async function main(): Promise<void> {
       settings.push({
         engine: 'LanceDB',
         setting: `ef ${ef}`,
-        search: async (query) =>
-          (await table.vectorSearch(Array.from(query)).distanceType('cosine').ef(ef).limit(K).select(['id', '_distance']).toArray()).map((row) =>
-            Number(row.id),
-          ),
+        search: (query) => lanceNearest(lance.table, query, K, ef),
       });
     }
     const sweeps = new Map<string, Sweep & { engine: string; times: number[] }>();

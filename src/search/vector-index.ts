@@ -138,7 +138,7 @@ export class VectorIndex {
  * length): usearch is handed a quarter of the float bytes. Recall is the same as with usearch's own
  * conversion (0.92@10 at 20,000 clustered vectors): the exact reranking in `nearest` makes up for it.
  */
-function int8Of(vectors: Float32Array, dimensions: number): Int8Array {
+export function int8Of(vectors: Float32Array, dimensions: number): Int8Array {
   const quantized = new Int8Array(vectors.length);
   for (let start = 0; start < vectors.length; start += dimensions) {
     let largest = 0;
