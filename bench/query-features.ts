@@ -11,6 +11,8 @@
 // - 3 words with operator and; 2 words and a -word.
 // - 1 common word, year in a range of about 10% of the documents, sorted by year descending:
 //   this engine's sort, FTS5's MATCH joined to a table with an index on year, ORDER BY year DESC.
+// - Prefixes are also timed beside Xapian's wildcard (OP_WILDCARD through its QueryParser, exact
+//   totals), where python3-xapian is installed, alternated with the other two query by query.
 //
 //   npm run build && npm run bench:features
 import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
@@ -20,12 +22,13 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { analyze } from '../src/search/analyzer.js';
 import type { IndexQuery } from '../src/search/document-index.js';
-import { ENGLISH } from '../src/search/engine/languages.js';
+import { ENGLISH, STOPWORDS } from '../src/search/engine/languages.js';
 import { textClause } from '../src/search/query-dsl.js';
 import { random } from '../test/support/random.js';
 import { machineLine } from './lib.js';
 import { medianMs } from './peers/peer.js';
 import { ThisEngine } from './peers/this-engine.js';
+import { XapianPeer, xapianMissing } from './peers/xapian-peer.js';
 import { words, writeCorpus } from './synthetic-corpus.js';
 
 const SIZE = Number(process.env.FEATURES_SIZE ?? 100_000);
@@ -180,6 +183,22 @@ function indexQueryOf(query: Query): IndexQuery {
   return base;
 }
 
+const isPrefixClass = (name: string) => name.startsWith('prefix');
+
+/** Xapian, built over the corpus, when a prefix class is timed and python3-xapian is installed (else a line says why not). */
+async function xapianForPrefixes(classes: Array<[string, Query[]]>, folder: string, path: string): Promise<XapianPeer | undefined> {
+  if (!classes.some(([name]) => isPrefixClass(name))) return undefined;
+  const missing = xapianMissing();
+  if (missing) {
+    console.error(`${missing}: prefixes are timed beside FTS5 alone`);
+    return undefined;
+  }
+  const xapian = new XapianPeer(folder, [...STOPWORDS]);
+  const built = await xapian.build(path, { id: 'doc_id', title: 'title', text: 'text' });
+  console.error(`Xapian: ${built.documents} documents indexed in ${built.seconds.toFixed(0)} s`);
+  return xapian;
+}
+
 const percentile = (values: number[], share: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(share * values.length))];
 
@@ -199,6 +218,8 @@ async function main(): Promise<void> {
     // FTS5 is built only when a class is timed beside it (at a million documents it takes most of the run).
     const fts5 = new Fts5(folder);
     if (classes.some(([, queries]) => queries.some((query) => query.exact === undefined))) await fts5.build(path);
+    const xapian = await xapianForPrefixes(classes, folder, path);
+    const besideXapian: string[] = [];
     console.log(
       `\n| ${SIZE.toLocaleString('en')} documents${FROM_DISK ? ', this engine from its index on disk' : ''}, top 10, exact totals, ms | this p50 / p99 | FTS5 p50 / p99 | this / FTS5 p50 / p99 |`,
     );
@@ -206,13 +227,20 @@ async function main(): Promise<void> {
     for (const [name, queries] of classes) {
       const mine: number[] = [];
       const theirs: number[] = [];
+      const xapians: number[] = [];
       let differing = 0;
+      let xapianDiffering = 0;
       for (const query of queries) {
         // Alternated query by query, so that drift falls on both.
         const request = indexQueryOf(query);
         mine.push(await medianMs(() => engine.searchWith(request), PASSES));
         const exact = query.exact === undefined ? undefined : indexQueryOf({ text: query.exact });
         theirs.push(await medianMs(() => (exact ? engine.searchWith(exact) : fts5.run(query)), PASSES));
+        if (xapian && isPrefixClass(name)) {
+          const timed = await xapian.time([query.text], { k: 10, exactTotals: true, passes: PASSES });
+          xapians.push(timed.ms[0]);
+          if (timed.totals[0] !== (await engine.searchWith(request)).total) xapianDiffering++;
+        }
         if (exact) continue;
         const [ours, other] = [(await engine.searchWith(request)).total, fts5.run(query)];
         if (ours !== other) {
@@ -225,7 +253,18 @@ async function main(): Promise<void> {
       console.log(
         `| ${name} (${queries.length}) | ${p50.toFixed(3)} / ${p99.toFixed(3)} | ${fts50.toFixed(2)} / ${fts99.toFixed(2)} | **${(p50 / fts50).toFixed(3)} / ${(p99 / fts99).toFixed(3)}** |${differing ? ` totals differ on ${differing}` : ''}`,
       );
+      if (xapians.length > 0) {
+        const [x50, x99] = [percentile(xapians, 0.5), percentile(xapians, 0.99)];
+        besideXapian.push(
+          `| ${name} (${queries.length}) | ${p50.toFixed(3)} / ${p99.toFixed(3)} | ${x50.toFixed(2)} / ${x99.toFixed(2)} | **${(p50 / x50).toFixed(3)} / ${(p99 / x99).toFixed(3)}** |${xapianDiffering ? ` totals differ on ${xapianDiffering}` : ''}`,
+        );
+      }
     }
+    if (besideXapian.length > 0) {
+      console.log(`\n| beside Xapian's wildcard, ms | this p50 / p99 | Xapian p50 / p99 | this / Xapian p50 / p99 |\n|---|---:|---:|---:|`);
+      for (const line of besideXapian) console.log(line);
+    }
+    await xapian?.close();
     console.log(`\n${machineLine('bench:features')}`);
     await engine.close();
     fts5.close();

@@ -3,8 +3,9 @@
 // to usearch's HNSW (int8) in the service's steps of 20,000 on 1 thread and on every core, at the
 // service's settings and at fewer candidates while adding (expansion_add) or fewer links
 // (connectivity); beside LanceDB's IVF_HNSW_SQ build of the same vectors in the same run. Each
-// build's seconds, its ratio to LanceDB's, and recall@10 of 200 queries at the service's search
-// (expansion 128, best 40 reranked by exact cosine) and at LanceDB's ef 128 and 256.
+// build's seconds, its ratio to LanceDB's, and recall@10 of 200 queries with their p50 at the
+// service's search (expansion 128, best 40 reranked by exact cosine) and wider ones (256, 512);
+// LanceDB's at ef 128 and 256.
 // VECTOR_BUILD_VARIANTS (say "2,4") runs only those usearch rows, by position from 0;
 // VECTOR_BUILD_LANCEDB=0 leaves LanceDB out.
 //
@@ -14,12 +15,14 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { int8Of, REFINE_FACTOR, VECTOR_SETTINGS, VectorIndex, type VectorSettings } from '../src/search/vector-index.js';
 import { buildLanceDb, lanceNearest } from './lancedb-vectors.js';
-import { machineLine } from './lib.js';
+import { machineLine, median } from './lib.js';
 import { clusteredVectors, DIMENSIONS, exactNearest, K } from './vector-data.js';
 
 const SIZE = Number(process.env.VECTOR_BUILD_SIZE ?? 200_000);
 const QUERIES = 200;
 const STEP = 20_000;
+/** The service's search expansion, then wider ones: what a graph built with fewer candidates needs to find as much. */
+const SEARCH_EXPANSIONS = [VECTOR_SETTINGS.searchExpansion, 256, 512];
 
 function build(vectors: Float32Array, settings: VectorSettings, threads: number): { index: VectorIndex; seconds: number } {
   const index = new VectorIndex(DIMENSIONS, settings);
@@ -47,6 +50,34 @@ async function recall(nearest: (query: Float32Array) => Promise<number[]> | numb
     found += (await nearest(queries.subarray(query * DIMENSIONS, (query + 1) * DIMENSIONS))).filter((row) => wanted.has(row)).length;
   }
   return found / (QUERIES * K);
+}
+
+/** Recall@10 and p50 ms of the index searched at `expansion`: saved and read back with it, as usearch sets it only when an index is made. */
+async function searchedAt(
+  index: VectorIndex,
+  settings: VectorSettings,
+  expansion: number,
+  vectors: Float32Array,
+  queries: Float32Array,
+  truth: number[][],
+) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-vector-build-'));
+  try {
+    index.save(join(dir, 'usearch.index'));
+    const searched = VectorIndex.load(join(dir, 'usearch.index'), DIMENSIONS, { ...settings, searchExpansion: expansion });
+    const nearest = usearchNearest(searched, vectors);
+    const times: number[] = [];
+    const timed = (query: Float32Array) => {
+      const started = performance.now();
+      const found = nearest(query);
+      times.push(performance.now() - started);
+      return found;
+    };
+    const found = await recall(timed, queries, truth);
+    return { recall: found, p50Ms: median(times.sort((a, b) => a - b)) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function usearchNearest(index: VectorIndex, vectors: Float32Array): (query: Float32Array) => number[] {
@@ -85,14 +116,18 @@ async function main(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  console.log('| build | seconds | / LanceDB | recall@10 |');
+  console.log(`| build | seconds | / LanceDB | recall@10 (p50) at search expansion ${SEARCH_EXPANSIONS.join(' / ')} |`);
   console.log('|---|---:|---:|---:|');
   for (const row of rows) console.log(row);
   const chosen = process.env.VECTOR_BUILD_VARIANTS?.split(',').map(Number);
   for (const [name, settings, threads] of variants.filter((_, position) => !chosen || chosen.includes(position))) {
     const { index, seconds } = build(vectors, settings, threads);
     const ratio = lanceSeconds ? (seconds / lanceSeconds).toFixed(2) : '-';
-    console.log(`| ${name} | ${seconds.toFixed(1)} | ${ratio} | ${(await recall(usearchNearest(index, vectors), queries, truth)).toFixed(3)} |`);
+    const searches = [];
+    for (const expansion of SEARCH_EXPANSIONS) searches.push(await searchedAt(index, settings, expansion, vectors, queries, truth));
+    console.log(
+      `| ${name} | ${seconds.toFixed(1)} | ${ratio} | ${searches.map((found) => `${found.recall.toFixed(3)} (${found.p50Ms.toFixed(2)} ms)`).join(' / ')} |`,
+    );
   }
 }
 

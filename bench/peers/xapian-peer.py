@@ -3,7 +3,8 @@
 build {path, db, id, title, text}: indexes a JSON lines file (title words at twice the weight of
 text words, English stemmer, no positions), answers {documents, seconds, bytes}.
 time {queries, k, exact, passes}: each query's median time in ms over the passes, and its total
-(exact: the whole match set counted; else Xapian's estimate), searched BM25 (k1 1.2, b 0.75).
+(exact: the whole match set counted; else Xapian's estimate), searched BM25 (k1 1.2, b 0.75);
+a query ending in * is a wildcard.
 rank {queries, k}: each query's top k document ids.
 facets {queries, k, fields, passes}: each query's median time in ms for its top k and a
 ValueCountMatchSpy per field over every match (the fields kept as values at build), and the counts.
@@ -69,7 +70,8 @@ def enquire_for(text):
     for word in STOPWORDS:
         stopper.add(word)
     parser.set_stopper(stopper)
-    query = parser.parse_query(text, 0)
+    # A trailing * is Xapian's wildcard (every term beginning so, OR'd), as bench:features' prefixes ask.
+    query = parser.parse_query(text, xapian.QueryParser.FLAG_WILDCARD if text.endswith("*") else 0)
     enquire = xapian.Enquire(db)
     enquire.set_weighting_scheme(xapian.BM25Weight(1.2, 0, 1, 0.75, 0.5))
     enquire.set_query(query)
