@@ -28,6 +28,15 @@ export const DENSE_FRACTION = 1 / 32;
 /** Below this many documents every term stays sparse: bitmaps would only add churn. */
 export const DENSE_MINIMUM_DOCUMENTS = 4096;
 
+/** Where a list read range by range (forEachBelow) goes on from: the last document visited, and in a stream, the next posting's byte and number. */
+export interface PostingCursor {
+  document: number;
+  offset: number;
+  index: number;
+}
+
+export const newCursor = (): PostingCursor => ({ document: -1, offset: 0, index: 0 });
+
 export const MAX_TITLE_FREQUENCY = 3;
 export const MAX_TEXT_FREQUENCY = 63;
 
@@ -278,6 +287,37 @@ export class PostingList {
       previous = document;
     }
     this.streamBytes = offset;
+  }
+
+  /**
+   * Calls `visit(document, frequencyByte)` for the postings from `cursor` on, below document `end`
+   * (a multiple of 32), and leaves the cursor at the first posting not visited: a list read range
+   * by range, each range across many lists before the next (see TextIndex.everyMatch).
+   */
+  forEachBelow(cursor: PostingCursor, end: number, visit: (document: number, frequency: number) => void): void {
+    if (this.bits) {
+      this.forEachFrom(cursor.document + 1, visit, end);
+      cursor.document = end - 1;
+      return;
+    }
+    const stream = this.stream!;
+    let { offset, document, index } = cursor;
+    for (; index < this.count; index++) {
+      let at = offset;
+      let byte = stream[at++];
+      let value = byte & 0x7f;
+      // biome-ignore lint/suspicious/noAssignInExpressions: varint decoding reads the next byte inside the loop
+      for (let shift = 7; byte & 0x80; shift += 7) value |= ((byte = stream[at++]) & 0x7f) << shift;
+      const next = document + (value >>> 1);
+      if (next >= end) break;
+      document = next;
+      const frequency = value & 1 ? stream[at++] : USUAL_FREQUENCY;
+      offset = at;
+      visit(document, frequency);
+    }
+    cursor.offset = offset;
+    cursor.document = document;
+    cursor.index = index;
   }
 
   /** Calls `visit(document, frequencyByte)` for every posting, in document order. */

@@ -1,6 +1,6 @@
 import { IndexedDocuments } from './indexed-documents.js';
 import { phraseHolders } from './phrase-holders.js';
-import { popcount, RANK_GROUP_SHIFT, SATURATION_STEPS } from './postings.js';
+import { newCursor, popcount, RANK_GROUP_SHIFT, SATURATION_STEPS } from './postings.js';
 import { countInAny, unionCount } from './scoring/bitmap-counts.js';
 import { BM25F, FIELD_CODES, normOf, pseudoFrequency, textLengthAt, titleLengthAt } from './scoring/bm25f.js';
 import { type ScoredTerm, TermScorer } from './scoring/term-scoring.js';
@@ -18,6 +18,11 @@ import { SharedDocuments } from './shared-documents.js';
 export const RARE_FRACTION = 1 / 64;
 
 /** The set bits of every 16-bit number, for counting facets. */
+/**
+ * Documents per range when everyMatch reads many terms (see there): 256 KB of scores, which stay
+ * in a core's cache while a prefix's thousands of expansions add to them.
+ */
+const EVERY_MATCH_RANGE = 1 << 16;
 const HALF_WORD_BITS = Uint8Array.from({ length: 1 << 16 }, (_, value) => popcount(value));
 
 /**
@@ -95,17 +100,23 @@ export class TextIndex extends IndexedDocuments {
       this.updateNorms(titleTotal / liveDocuments, textTotal / liveDocuments);
       const field = FIELD_CODES[query.field];
       const { k1 } = BM25F;
-      query.terms.forEach((termId, position) => {
+      const scored = query.terms.flatMap((termId, position) => {
         const list = this.lists[termId];
-        if (!list || list.liveCount === 0) return;
+        if (!list || list.liveCount === 0) return [];
         const frequency = documentFrequencies[position];
         const multiplier = Math.log(1 + (liveDocuments - frequency + 0.5) / (frequency + 0.5)) * (k1 + 1);
-        list.forEach((document, frequencyByte) => {
+        const visit = (document: number, frequencyByte: number) => {
           if (!allowed(document) || pseudoFrequency(field, frequencyByte, 1, 1) === 0) return;
           matches[document >>> 5] |= 1 << (document & 31);
           scores[document] += this.postingScore(field, frequencyByte, document, multiplier);
-        });
+        };
+        return [{ list, visit, cursor: newCursor() }];
       });
+      // Many terms (a prefix's expansions) are read range by range, each range's scores staying in
+      // cache while every term adds to them; each document's sum keeps the terms' order.
+      const range = scored.length > 1 ? EVERY_MATCH_RANGE : this.documents;
+      for (let start = 0; start < this.documents; start += range)
+        for (const { list, visit, cursor } of scored) list.forEachBelow(cursor, start + range, visit);
     }
     let count = 0;
     for (let word = 0; word < words; word++) count += popcount(matches[word]);

@@ -57,6 +57,23 @@ describe('every match of a search (for sorts and structured queries)', () => {
     }
   });
 
+  it('reads many terms, as a prefix expands, over many ranges of documents: the scores of each term alone, summed in order', () => {
+    const documents = corpus(70_000, 47);
+    const next = random(9);
+    const index = new TextIndex();
+    index.add(documents.map(encode));
+    for (const document of documents.filter(() => next() < 0.05)) index.remove(document.rowid, encode(document).terms);
+    const terms = Array.from({ length: 40 }, (_, position) => 1 + ((position * 37) % VOCABULARY));
+    const together = index.everyMatch({ terms, field: 'all', filter: null, topK: 0 });
+    const summed = new Map<number, number>();
+    for (const term of terms) {
+      const alone = index.everyMatch({ terms: [term], field: 'all', filter: null, topK: 0 });
+      alone.rowids.forEach((rowid, position) => summed.set(rowid, (summed.get(rowid) ?? 0) + alone.scores[position]));
+    }
+    assert.ok(together.rowids[together.rowids.length - 1] > documents[65_536].rowid, 'the matches span more than one range');
+    assert.deepEqual(rounded(asRows(together)), rounded([...summed].map(([rowid, score]) => ({ rowid, score }))));
+  });
+
   it('with matchAll, every document the filter and the allowed rows allow, scoring 0 without a term', async () => {
     const documents = corpus(2500, 43);
     const local = new LocalIndex();
