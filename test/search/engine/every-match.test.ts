@@ -68,7 +68,9 @@ describe('every match of a search (for sorts and structured queries)', () => {
     const summed = new Map<number, number>();
     for (const term of terms) {
       const alone = index.everyMatch({ terms: [term], field: 'all', filter: null, topK: 0 });
-      alone.rowids.forEach((rowid, position) => summed.set(rowid, (summed.get(rowid) ?? 0) + alone.scores[position]));
+      alone.rowids.forEach((rowid, position) => {
+        summed.set(rowid, (summed.get(rowid) ?? 0) + alone.scores[position]);
+      });
     }
     assert.ok(together.rowids[together.rowids.length - 1] > documents[65_536].rowid, 'the matches span more than one range');
     assert.deepEqual(rounded(asRows(together)), rounded([...summed].map(([rowid, score]) => ({ rowid, score }))));
