@@ -13,6 +13,8 @@
 //   this engine's sort, FTS5's MATCH joined to a table with an index on year, ORDER BY year DESC.
 // - Prefixes are also timed beside Xapian's wildcard (OP_WILDCARD through its QueryParser, exact
 //   totals), where python3-xapian is installed, alternated with the other two query by query.
+// - Misspelt queries are also timed beside LanceDB's fuzzy match (fuzziness 1 on every word, its
+//   top 10 by BM25; LanceDB counts no totals), alternated likewise.
 //
 //   npm run build && npm run bench:features
 import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
@@ -26,6 +28,7 @@ import { ENGLISH, STOPWORDS } from '../src/search/engine/languages.js';
 import { textClause } from '../src/search/query-dsl.js';
 import { random } from '../test/support/random.js';
 import { machineLine } from './lib.js';
+import { buildLanceText, type LanceText, lanceMatch } from './peers/lancedb-text.js';
 import { medianMs } from './peers/peer.js';
 import { ThisEngine } from './peers/this-engine.js';
 import { XapianPeer, xapianMissing } from './peers/xapian-peer.js';
@@ -184,6 +187,7 @@ function indexQueryOf(query: Query): IndexQuery {
 }
 
 const isPrefixClass = (name: string) => name.startsWith('prefix');
+const isMisspeltClass = (name: string) => name.includes('misspelt');
 
 /** Xapian, built over the corpus, when a prefix class is timed and python3-xapian is installed (else a line says why not). */
 async function xapianForPrefixes(classes: Array<[string, Query[]]>, folder: string, path: string): Promise<XapianPeer | undefined> {
@@ -197,6 +201,20 @@ async function xapianForPrefixes(classes: Array<[string, Query[]]>, folder: stri
   const built = await xapian.build(path, { id: 'doc_id', title: 'title', text: 'text' });
   console.error(`Xapian: ${built.documents} documents indexed in ${built.seconds.toFixed(0)} s`);
   return xapian;
+}
+
+/** LanceDB's FTS over the corpus, when a misspelt class is timed. */
+async function lanceForTypos(classes: Array<[string, Query[]]>, folder: string, path: string): Promise<LanceText | undefined> {
+  if (!classes.some(([name]) => isMisspeltClass(name))) return undefined;
+  const built = await buildLanceText(path, folder);
+  console.error(`LanceDB: ${built.documents} documents indexed in ${built.seconds.toFixed(0)} s`);
+  return built;
+}
+
+function besideLine(name: string, count: number, mine: number[], theirs: number[], differing = 0): string {
+  const [p50, p99] = [percentile(mine, 0.5), percentile(mine, 0.99)];
+  const [their50, their99] = [percentile(theirs, 0.5), percentile(theirs, 0.99)];
+  return `| ${name} (${count}) | ${p50.toFixed(3)} / ${p99.toFixed(3)} | ${their50.toFixed(2)} / ${their99.toFixed(2)} | **${(p50 / their50).toFixed(3)} / ${(p99 / their99).toFixed(3)}** |${differing ? ` totals differ on ${differing}` : ''}`;
 }
 
 const percentile = (values: number[], share: number) =>
@@ -219,7 +237,9 @@ async function main(): Promise<void> {
     const fts5 = new Fts5(folder);
     if (classes.some(([, queries]) => queries.some((query) => query.exact === undefined))) await fts5.build(path);
     const xapian = await xapianForPrefixes(classes, folder, path);
+    const lance = await lanceForTypos(classes, folder, path);
     const besideXapian: string[] = [];
+    const besideLance: string[] = [];
     console.log(
       `\n| ${SIZE.toLocaleString('en')} documents${FROM_DISK ? ', this engine from its index on disk' : ''}, top 10, exact totals, ms | this p50 / p99 | FTS5 p50 / p99 | this / FTS5 p50 / p99 |`,
     );
@@ -228,6 +248,7 @@ async function main(): Promise<void> {
       const mine: number[] = [];
       const theirs: number[] = [];
       const xapians: number[] = [];
+      const lances: number[] = [];
       let differing = 0;
       let xapianDiffering = 0;
       for (const query of queries) {
@@ -241,6 +262,7 @@ async function main(): Promise<void> {
           xapians.push(timed.ms[0]);
           if (timed.totals[0] !== (await engine.searchWith(request)).total) xapianDiffering++;
         }
+        if (lance && isMisspeltClass(name)) lances.push(await medianMs(() => lanceMatch(lance.table, query.text, 10, 1), PASSES));
         if (exact) continue;
         const [ours, other] = [(await engine.searchWith(request)).total, fts5.run(query)];
         if (ours !== other) {
@@ -248,21 +270,17 @@ async function main(): Promise<void> {
           differing++;
         }
       }
-      const [p50, p99] = [percentile(mine, 0.5), percentile(mine, 0.99)];
-      const [fts50, fts99] = [percentile(theirs, 0.5), percentile(theirs, 0.99)];
-      console.log(
-        `| ${name} (${queries.length}) | ${p50.toFixed(3)} / ${p99.toFixed(3)} | ${fts50.toFixed(2)} / ${fts99.toFixed(2)} | **${(p50 / fts50).toFixed(3)} / ${(p99 / fts99).toFixed(3)}** |${differing ? ` totals differ on ${differing}` : ''}`,
-      );
-      if (xapians.length > 0) {
-        const [x50, x99] = [percentile(xapians, 0.5), percentile(xapians, 0.99)];
-        besideXapian.push(
-          `| ${name} (${queries.length}) | ${p50.toFixed(3)} / ${p99.toFixed(3)} | ${x50.toFixed(2)} / ${x99.toFixed(2)} | **${(p50 / x50).toFixed(3)} / ${(p99 / x99).toFixed(3)}** |${xapianDiffering ? ` totals differ on ${xapianDiffering}` : ''}`,
-        );
-      }
+      console.log(besideLine(name, queries.length, mine, theirs, differing));
+      if (xapians.length > 0) besideXapian.push(besideLine(name, queries.length, mine, xapians, xapianDiffering));
+      if (lances.length > 0) besideLance.push(besideLine(name, queries.length, mine, lances));
     }
     if (besideXapian.length > 0) {
       console.log(`\n| beside Xapian's wildcard, ms | this p50 / p99 | Xapian p50 / p99 | this / Xapian p50 / p99 |\n|---|---:|---:|---:|`);
       for (const line of besideXapian) console.log(line);
+    }
+    if (besideLance.length > 0) {
+      console.log(`\n| beside LanceDB's fuzzy match, ms | this p50 / p99 | LanceDB p50 / p99 | this / LanceDB p50 / p99 |\n|---|---:|---:|---:|`);
+      for (const line of besideLance) console.log(line);
     }
     await xapian?.close();
     console.log(`\n${machineLine('bench:features')}`);

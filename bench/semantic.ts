@@ -3,7 +3,9 @@
 // random numbers per text): what the embedding path costs beside the model's own time.
 //   - ingest documents/s, lexical only and with vectors, alternated SEMANTIC_ROUNDS times (default 2);
 //   - per query p50 and p99 of lexical, semantic and hybrid searches of the same 200 3-word queries,
-//     the prompts' vectors computed beforehand (as the LRU cache holds a repeated prompt's).
+//     the prompts' vectors computed beforehand (as the LRU cache holds a repeated prompt's);
+//   - beside them, LanceDB's hybrid search over the same documents and vectors (its FTS and its
+//     IVF_HNSW_SQ index, fused by its RRF reranker; SEMANTIC_LANCEDB=0 leaves it out).
 //
 //   npm run bench:semantic
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,15 +15,19 @@ import { INDEX_UPKEEP } from '../src/corpus/index-keeper.js';
 import { SqliteCorpus } from '../src/corpus/sqlite-corpus.js';
 import { readDocuments } from '../src/documents/ingest.js';
 import { DocumentEmbeddings } from '../src/embeddings/document-embeddings.js';
+import { textToEmbed } from '../src/embeddings/embedder.js';
 import { analyze } from '../src/search/analyzer.js';
 import { SEMANTIC_DEPTH } from '../src/search/document-index.js';
 import { VectorIndex } from '../src/search/vector-index.js';
 import { INSTANT_DIMENSIONS as DIMENSIONS, InstantEmbedder } from './instant-embedder.js';
 import { machineLine, median } from './lib.js';
+import { buildLanceText, type LanceText, lanceHybrid } from './peers/lancedb-text.js';
 import { queries, words, writeCorpus } from './synthetic-corpus.js';
 
 const SIZE = Number(process.env.SEMANTIC_SIZE ?? 100_000);
 const ROUNDS = Number(process.env.SEMANTIC_ROUNDS ?? 2);
+const WITH_LANCEDB = process.env.SEMANTIC_LANCEDB !== '0';
+const MAX_CHARS = 2000;
 
 async function ingest(path: string, embeddings: DocumentEmbeddings | undefined): Promise<{ seconds: number; dir: string; corpus: SqliteCorpus }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-semantic-'));
@@ -42,6 +48,13 @@ function percentiles(times: number[]): string {
   return `p50 ${median(sorted).toFixed(3)} ms, p99 ${sorted[Math.floor(sorted.length * 0.99)].toFixed(3)} ms`;
 }
 
+/** LanceDB over the same documents, each with the vector the ingest gave it. */
+async function lanceBeside(path: string, dir: string, embedder: InstantEmbedder): Promise<LanceText> {
+  const built = await buildLanceText(path, dir, { of: (rows) => embedder.embed(rows.map((row) => textToEmbed(row, MAX_CHARS))) });
+  console.log(`LanceDB: ${built.documents} documents, FTS and vector indexes built in ${built.seconds.toFixed(1)} s`);
+  return built;
+}
+
 async function main(): Promise<void> {
   console.log(machineLine('bench:semantic'));
   const scratch = mkdtempSync(join(tmpdir(), 'bench-semantic-corpus-'));
@@ -49,7 +62,7 @@ async function main(): Promise<void> {
   const vocabulary = words();
   await writeCorpus(path, SIZE, vocabulary);
   const embedder = new InstantEmbedder();
-  const embeddings = new DocumentEmbeddings(embedder, 2000);
+  const embeddings = new DocumentEmbeddings(embedder, MAX_CHARS);
   const rates: Record<'lexical' | 'with vectors', number[]> = { lexical: [], 'with vectors': [] };
   let kept: { dir: string; corpus: SqliteCorpus } | undefined;
   for (let round = 0; round < ROUNDS; round++) {
@@ -73,26 +86,32 @@ async function main(): Promise<void> {
     const prepared = performance.now();
     await corpus.prepareSearch();
     console.log(`text and vector index built from the stored documents in ${((performance.now() - prepared) / 1000).toFixed(1)} s`);
+    const lance = WITH_LANCEDB ? await lanceBeside(path, scratch, embedder) : undefined;
+    const reranker = lance ? await (await import('@lancedb/lancedb')).rerankers.RRFReranker.create() : undefined;
     const prompts = queries(vocabulary, 3);
     const vectors = await embedder.embed(prompts);
-    const times: Record<'lexical' | 'semantic' | 'hybrid', number[]> = { lexical: [], semantic: [], hybrid: [] };
+    const modes = ['lexical', 'semantic', 'hybrid', ...(lance ? (['LanceDB hybrid'] as const) : [])] as const;
+    const times: Record<(typeof modes)[number], number[]> = { lexical: [], semantic: [], hybrid: [], 'LanceDB hybrid': [] };
     for (let pass = 0; pass < 2; pass++) {
       for (const [position, prompt] of prompts.entries()) {
-        for (const mode of ['lexical', 'semantic', 'hybrid'] as const) {
+        for (const mode of modes) {
           const started = performance.now();
-          await corpus.search({
-            terms: analyze(prompt),
-            field: { kind: 'all' },
-            filters: [],
-            topK: 10,
-            ...(mode === 'lexical' ? {} : { ranking: { mode, vector: vectors[position] } }),
-          });
+          if (mode === 'LanceDB hybrid' && lance && reranker) await lanceHybrid(lance.table, prompt, vectors[position], 10, reranker);
+          else
+            await corpus.search({
+              terms: analyze(prompt),
+              field: { kind: 'all' },
+              filters: [],
+              topK: 10,
+              ...(mode === 'lexical' ? {} : { ranking: { mode: mode === 'semantic' ? 'semantic' : 'hybrid', vector: vectors[position] } }),
+            });
           if (pass === 1) times[mode].push(performance.now() - started);
         }
       }
     }
-    for (const mode of ['lexical', 'semantic', 'hybrid'] as const) console.log(`  ${mode.padEnd(9)} ${percentiles(times[mode])}`);
+    for (const mode of modes) console.log(`  ${mode.padEnd(14)} ${percentiles(times[mode])}`);
     console.log(`hybrid / lexical at p50: ${(median(times.hybrid) / median(times.lexical)).toFixed(2)}x`);
+    if (lance) console.log(`hybrid / LanceDB hybrid at p50: ${(median(times.hybrid) / median(times['LanceDB hybrid'])).toFixed(3)}x`);
     // The floor under both: the graph's own search for the SEMANTIC_DEPTH nearest, nothing reranked or read.
     await corpus.writeIndexes();
     const written = JSON.parse(readFileSync(join(dir, 'vectors', 'vectors.json'), 'utf8')) as { file?: { name: string } };
