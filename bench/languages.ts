@@ -153,9 +153,9 @@ async function main(): Promise<void> {
     console.log('|---|---|---:|---:|---:|---:|---:|');
     const ratios: Record<string, { ingest: number[]; p50: number[] }> = {};
     for (let round = 1; round <= ROUNDS; round++) {
-      // Every ingest before any service starts: a service just started (loading its indexes,
-      // checkpointing its WAL) would take CPU from the next ingest. Each round starts with the
-      // next corpus, so that none always follows another's writes still being flushed.
+      // Every ingest before any service starts, so that none shares the machine with a service
+      // loading its indexes; each round starts with the next corpus, so that none always follows
+      // another's writes still being flushed.
       const corpora = [files.en, files.de, files.inflected];
       const ingestedInTurn: Ingested[] = [];
       for (let turn = 0; turn < corpora.length; turn++) {
