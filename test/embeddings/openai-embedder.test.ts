@@ -49,7 +49,8 @@ describe('OpenAiEmbedder', () => {
       const embedder = new OpenAiEmbedder(standInEmbeddings(endpoint.url, 8, { apiKey: 'sk-test', batchSize: 2 }));
       const vectors = await embedder.embed(['car', 'privacy data', 'truck', 'nothing known']);
       assert.equal(endpoint.seen.length, 2);
-      assert.deepEqual(endpoint.seen[0].body, { model: 'stand-in', input: ['car', 'privacy data'], encoding_format: 'float' });
+      // Asked for as base64; this endpoint answers lists of numbers, which are read as well.
+      assert.deepEqual(endpoint.seen[0].body, { model: 'stand-in', input: ['car', 'privacy data'], encoding_format: 'base64' });
       assert.equal(endpoint.seen[0].headers.authorization, 'Bearer sk-test');
       assert.equal(endpoint.seen[0].headers['content-type'], 'application/json');
       assert.deepEqual(
@@ -58,6 +59,83 @@ describe('OpenAiEmbedder', () => {
       );
     } finally {
       await endpoint.close();
+    }
+  });
+
+  it('reads base64 float32s as the stand-in sends them, equal to the lists it sends when asked for those', async () => {
+    const embedder = new OpenAiEmbedder(standInEmbeddings(standIn.url, 16));
+    const [car, privacy] = await embedder.embed(['car', 'privacy data']);
+    assert.deepEqual(Array.from(car), Array.from(Float32Array.from(standInVector('car', 16))));
+    assert.deepEqual(Array.from(privacy), Array.from(Float32Array.from(standInVector('privacy data', 16))));
+  });
+
+  it('asks an endpoint that refuses base64 again for lists of numbers, and from then on only for lists', async () => {
+    const refusal = '{"error":{"message":"encoding_format must be float","param":"encoding_format"}}';
+    const endpoint = await scriptedEndpoint([{ status: 400, body: refusal }]);
+    try {
+      const embedder = new OpenAiEmbedder(standInEmbeddings(endpoint.url, 8, { retries: 0 }));
+      const [car] = await embedder.embed(['car']);
+      assert.deepEqual(Array.from(car), Array.from(Float32Array.from(standInVector('car', 8))));
+      await embedder.embed(['truck']);
+      assert.deepEqual(
+        endpoint.seen.map((seen) => seen.body.encoding_format),
+        ['base64', 'float', 'float'],
+      );
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it('asks again for lists every request that was in flight for base64 when the first refusal came', async () => {
+    const refusal = '{"error":{"message":"encoding_format must be float"}}';
+    const endpoint = await scriptedEndpoint([
+      { status: 400, body: refusal },
+      { status: 400, body: refusal },
+    ]);
+    try {
+      const embedder = new OpenAiEmbedder(standInEmbeddings(endpoint.url, 8, { retries: 0 }));
+      const [[car], [truck]] = await Promise.all([embedder.embed(['car']), embedder.embed(['truck'])]);
+      assert.deepEqual(Array.from(car), Array.from(Float32Array.from(standInVector('car', 8))));
+      assert.deepEqual(Array.from(truck), Array.from(Float32Array.from(standInVector('truck', 8))));
+      assert.deepEqual(
+        endpoint.seen.map((seen) => seen.body.encoding_format),
+        ['base64', 'base64', 'float', 'float'],
+      );
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it('reports a 400 that lists of numbers do not cure, with what the endpoint said', async () => {
+    const tooLong = '{"error":{"message":"input is too long"}}';
+    const endpoint = await scriptedEndpoint([
+      { status: 400, body: tooLong },
+      { status: 400, body: tooLong },
+    ]);
+    try {
+      const embedder = new OpenAiEmbedder(standInEmbeddings(endpoint.url, 8, { retries: 3 }), async () => undefined);
+      await assert.rejects(embedder.embed(['car']), /refused the request with 400: .*input is too long/);
+      assert.equal(endpoint.seen.length, 2);
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it('refuses base64 that is not whole float32s, or of the wrong length', async () => {
+    const threeBytes = Buffer.from([1, 2, 3]).toString('base64');
+    const fourFloats = Buffer.from(Float32Array.from([1, 0, 0, 0]).buffer).toString('base64');
+    const cases: Array<[string, RegExp]> = [
+      [threeBytes, /answered an embedding that is neither a list of numbers nor base64 of float32s/],
+      ['', /answered an embedding that is neither a list of numbers nor base64 of float32s/],
+      [fourFloats, /answered vectors of 4 dimensions for model stand-in; EMBEDDINGS_DIMENSIONS is 8/],
+    ];
+    for (const [embedding, expected] of cases) {
+      const endpoint = await scriptedEndpoint([{ status: 200, body: JSON.stringify({ object: 'list', data: [{ index: 0, embedding }] }) }]);
+      try {
+        await assert.rejects(new OpenAiEmbedder(standInEmbeddings(endpoint.url, 8)).embed(['car']), expected, JSON.stringify(embedding));
+      } finally {
+        await endpoint.close();
+      }
     }
   });
 
@@ -138,7 +216,7 @@ describe('OpenAiEmbedder', () => {
         await assert.rejects(embedder.embed(['car', 'truck']), (error: Error) => {
           assert.ok(error instanceof EmbedderError, embedding);
           assert.equal(error.textIndex, 1, embedding);
-          assert.match(error.message, /not a list of numbers|not a finite number|all zeros/, embedding);
+          assert.match(error.message, /neither a list of numbers|not a finite number|all zeros/, embedding);
           return true;
         });
       } finally {
