@@ -11,7 +11,9 @@
 //     lexical searches sent one at a time; and the same start idle, sent only a semantic query
 //     each second.
 // Printed: seconds to ready of each; for the first starts, seconds until a semantic query is
-// answered (200, not 503), and the lexical searches' p50 and p99 beside those after a start from disk.
+// answered (200, not 503), and the lexical searches' p50 and p99 beside those after a start from disk;
+// then, after one more start from disk, lexical, semantic and hybrid searches over HTTP, alternated
+// prompt by prompt, their p50 and p99 and the ratios to lexical's p50.
 //
 //   npm run build && npm run bench:restart-semantic
 import { execFileSync } from 'node:child_process';
@@ -75,6 +77,32 @@ async function timedStart(env: Record<string, string>, key: string, bodies: stri
     }
     if (env.EMBEDDINGS_URL && (await post(server.url, key, SEMANTIC_BODY)).status !== 200) throw new Error('a semantic search failed');
     return { readySeconds, lexicalMs };
+  } finally {
+    await stop(server.child);
+  }
+}
+
+const MODES = ['lexical', 'semantic', 'hybrid'] as const;
+
+/**
+ * A start from disk, then each prompt in every mode in turn over HTTP, one request at a time,
+ * twice: the second pass is timed, every prompt's vector then in the service's cache.
+ */
+async function modesOverHttp(env: Record<string, string>, key: string, prompts: string[]): Promise<Record<(typeof MODES)[number], number[]>> {
+  const server = await start([CLI, 'serve'], env, null);
+  const times: Record<(typeof MODES)[number], number[]> = { lexical: [], semantic: [], hybrid: [] };
+  try {
+    while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let pass = 0; pass < 2; pass++) {
+      for (const query of prompts) {
+        for (const mode of MODES) {
+          const answered = await post(server.url, key, JSON.stringify({ query, top_k: 10, ...(mode === 'lexical' ? {} : { mode }) }));
+          if (answered.status !== 200) throw new Error(`a ${mode} search answered ${answered.status}`);
+          if (pass === 1) times[mode].push(answered.ms);
+        }
+      }
+    }
+    return times;
   } finally {
     await stop(server.child);
   }
@@ -161,6 +189,12 @@ async function main(): Promise<void> {
     console.log(
       `semantic with no vector index on disk / lexical, ready: ${(ready('semantic, no vector index on disk') / ready('lexical')).toFixed(2)}`,
     );
+    const overHttp = await modesOverHttp(semanticEnv, key, queries(vocabulary, 3));
+    console.log('\nover HTTP after a start from disk, one request at a time, each prompt in every mode in turn (prompts cached):');
+    for (const mode of MODES) {
+      const ratio = median(overHttp[mode]) / median(overHttp.lexical);
+      console.log(`  ${mode.padEnd(9)} ${percentiles(overHttp[mode])}${mode === 'lexical' ? '' : `: ${ratio.toFixed(2)}x lexical at p50`}`);
+    }
   } finally {
     await standIn.close();
     rmSync(scratch, { recursive: true, force: true });

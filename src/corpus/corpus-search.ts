@@ -188,8 +188,11 @@ export class CorpusSearch implements DocumentIndex {
   /** The near documents fused with the lexical ranking (see fuseRankings): its matches are the lexical ones and the near ones together. */
   private async hybridSearch(request: IndexQuery, vector: Float32Array, facets: Faceting | undefined, spelling: Spelling): Promise<SearchResult> {
     const offset = request.offset ?? 0;
-    const { candidates, near } = await this.nearCandidates(request, vector, facets, true, spelling);
-    const lexical = await this.lexicalRanking(request, Math.max(SEMANTIC_DEPTH, offset + request.topK), facets?.terms, spelling);
+    // The lexical ranking first: on search threads it runs while this thread searches the graph.
+    const [lexical, { candidates, near }] = await Promise.all([
+      this.lexicalRanking(request, Math.max(SEMANTIC_DEPTH, offset + request.topK), facets?.terms, spelling),
+      this.nearCandidates(request, vector, facets, true, spelling),
+    ]);
     const nearOnly = candidates.filter((candidate) => !(lexical.holds?.(candidate.rowid) ?? candidate.matchesLexically));
     const counts = facets && addFacetCounts(lexical.facets ?? facets.terms.map((values) => values.map(() => 0)), countFacets(nearOnly, facets.terms));
     const hits = fuseRankings(lexical.hits, near).slice(offset, offset + request.topK);
