@@ -3,7 +3,8 @@
 // random numbers per text): what the embedding path costs beside the model's own time.
 //   - ingest documents/s, lexical only and with vectors, alternated SEMANTIC_ROUNDS times (default 2);
 //   - per query p50 and p99 of lexical, semantic and hybrid searches of the same 200 3-word queries,
-//     the prompts' vectors computed beforehand (as the LRU cache holds a repeated prompt's);
+//     the prompts' vectors computed beforehand (as the LRU cache holds a repeated prompt's), on as
+//     many search threads as `serve` uses here (SEMANTIC_SEARCH_THREADS; the ingests use one);
 //   - beside them, LanceDB's hybrid search over the same documents and vectors (its FTS and its
 //     IVF_HNSW_SQ index, fused by its RRF reranker; SEMANTIC_LANCEDB=0 leaves it out).
 //
@@ -11,6 +12,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { searchThreadsOf } from '../src/config.js';
 import { INDEX_UPKEEP } from '../src/corpus/index-keeper.js';
 import { SqliteCorpus } from '../src/corpus/sqlite-corpus.js';
 import { readDocuments } from '../src/documents/ingest.js';
@@ -27,17 +29,19 @@ import { queries, words, writeCorpus } from './synthetic-corpus.js';
 const SIZE = Number(process.env.SEMANTIC_SIZE ?? 100_000);
 const ROUNDS = Number(process.env.SEMANTIC_ROUNDS ?? 2);
 const WITH_LANCEDB = process.env.SEMANTIC_LANCEDB !== '0';
+/** Searches run on as many search threads as `serve` uses here, unless SEMANTIC_SEARCH_THREADS says. */
+const SEARCH_THREADS = Number(process.env.SEMANTIC_SEARCH_THREADS ?? searchThreadsOf({ searchThreads: undefined, workers: 1 }));
 const MAX_CHARS = 2000;
+
+function openCorpus(dir: string, embeddings: DocumentEmbeddings | undefined, searchThreads: number): SqliteCorpus {
+  // The vector index is built before the searches are timed, as a start with few vectors does.
+  const upkeep = { ...INDEX_UPKEEP, searchThreads, vectorBuildInPlaceRows: Number.POSITIVE_INFINITY };
+  return new SqliteCorpus(dir, upkeep, undefined, embeddings);
+}
 
 async function ingest(path: string, embeddings: DocumentEmbeddings | undefined): Promise<{ seconds: number; dir: string; corpus: SqliteCorpus }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-semantic-'));
-  // The vector index is built before the searches are timed, as a start with few vectors does.
-  const corpus = new SqliteCorpus(
-    dir,
-    { ...INDEX_UPKEEP, searchThreads: 1, vectorBuildInPlaceRows: Number.POSITIVE_INFINITY },
-    undefined,
-    embeddings,
-  );
+  const corpus = openCorpus(dir, embeddings, 1);
   const started = performance.now();
   await corpus.ingestDocuments(await readDocuments(path));
   return { seconds: (performance.now() - started) / 1000, dir, corpus };
@@ -81,7 +85,10 @@ async function main(): Promise<void> {
   console.log(
     `ingest: lexical ${lexicalRate.toFixed(0)} docs/s, with vectors ${vectorRate.toFixed(0)} docs/s: ratio ${(vectorRate / lexicalRate).toFixed(2)} (runs ${rates.lexical.map((r) => r.toFixed(0)).join(', ')} / ${rates['with vectors'].map((r) => r.toFixed(0)).join(', ')})`,
   );
-  const { corpus, dir } = kept as { dir: string; corpus: SqliteCorpus };
+  const { dir } = kept as { dir: string; corpus: SqliteCorpus };
+  await kept?.corpus.close();
+  const corpus = openCorpus(dir, embeddings, SEARCH_THREADS);
+  console.log(`searches on ${SEARCH_THREADS} search thread${SEARCH_THREADS === 1 ? '' : 's'}, as serve here`);
   try {
     const prepared = performance.now();
     await corpus.prepareSearch();
